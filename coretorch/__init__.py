@@ -1,0 +1,64 @@
+"""coretorch: a small, readable deep-learning framework with PyTorch's architecture and API.
+
+Backends (cpu, meta, cuda, third-party) are separately installed plugins, discovered here on
+import through the ``coretorch.backends`` entry-point group.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import dtypes as _dtypes
+from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, half,  # noqa: A004
+                     float, double, short, int, long, dtype, promote_types, result_type,
+                     set_default_dtype, get_default_dtype, finfo, iinfo)
+from .device import device, set_default_device, get_default_device
+from .tensor.tensor import Tensor
+from .tensor.size import Size
+from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
+from . import dispatch, library, record_function as _record_function_module  # noqa: F401
+from . import ops
+from .ops.factories_public import tensor, as_tensor, asarray, from_numpy
+from . import plugins as _plugins
+
+# every declared op with a PyTorch-style free function becomes coretorch.<name>
+_NOT_FUNCTIONS = {"view", "slice", "alias", "expand", "expand_as", "view_as", "contiguous",
+                  "unfold"}
+
+
+def _export_ops() -> None:
+    g = globals()
+    for _name, _decl in ops.REGISTRY.items():
+        if _name.startswith("_") or _name.endswith("_") or _name in _NOT_FUNCTIONS:
+            continue
+        if _name not in g:
+            g[_name] = _decl.op
+
+
+_export_ops()
+
+
+def is_tensor(obj) -> "bool":
+    """Whether `obj` is a coretorch tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(t: Tensor) -> "int":
+    return t.numel()
+
+
+def is_floating_point(t: Tensor) -> "bool":
+    return t.is_floating_point()
+
+
+_plugins.load_backends()
+
+
+def _expose_device_modules() -> None:
+    from .device import device_types
+    g = globals()
+    for _name, _entry in device_types().items():
+        if _entry.module is not None and _name not in g:
+            g[_name] = _entry.module
+
+
+_expose_device_modules()

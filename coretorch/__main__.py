@@ -1,0 +1,35 @@
+"""`python -m coretorch`: the discovered backends, their status, devices and op coverage."""
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    import coretorch
+    from coretorch.ops import REGISTRY, primitives
+    from coretorch.plugins import backends
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"coretorch {coretorch.__version__} backends")
+    for col in ("backend", "version", "status", "device type", "dispatch key", "ops implemented"):
+        table.add_column(col)
+    n_prims = len(primitives())
+    for info in backends().values():
+        status = info.status if not info.reason else f"{info.status}: {info.reason}"
+        style = {"loaded": "green", "failed": "red", "unavailable": "yellow"}.get(info.status, "")
+        table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]" if style else status,
+                      ", ".join(info.device_types) or "-", ", ".join(info.dispatch_keys) or "-",
+                      f"{info.ops_implemented()} ({n_prims} primitives)")
+    if not backends():
+        console.print("[red]no coretorch backends are installed[/] (install coretorch-cpu-numba "
+                      "or coretorch-meta)")
+    console.print(table)
+    console.print(f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
+                  f"CORETORCH_BACKENDS limits which backends load.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""dtype objects and PyTorch's type-promotion rules.
+
+Categories order bool < integer < floating. Promotion between two dtypes is a fixed table
+(`promote_types`); `result_type` adds PyTorch's three priority levels: tensors with dimensions,
+zero-dimensional tensors, then Python scalars ("weak" types that only matter when they raise the
+category).
+"""
+from __future__ import annotations
+
+import threading
+
+import builtins as _builtins
+
+import numpy as np
+
+_pybool, _pyint, _pyfloat = _builtins.bool, _builtins.int, _builtins.float
+
+__all__ = [
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+    "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
+    "set_default_dtype", "get_default_dtype", "all_dtypes", "from_numpy_dtype", "finfo", "iinfo",
+]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type (``coretorch.float32`` ...). Compare with ``is`` or ``==``."""
+
+    __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank")
+
+    def __init__(self, name: str, numpy_dtype: type, category: int, is_signed: bool, rank: int):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.itemsize = self.numpy.itemsize
+        self.category = category
+        self.is_signed = is_signed
+        self._rank = rank
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == _FLOAT
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> "dtype":
+        return self
+
+    def __repr__(self) -> str:
+        return f"coretorch.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+bool = dtype("bool", np.bool_, _BOOL, False, 0)  # noqa: A001 - mirrors torch.bool
+uint8 = dtype("uint8", np.uint8, _INT, False, 1)
+int8 = dtype("int8", np.int8, _INT, True, 2)
+int16 = dtype("int16", np.int16, _INT, True, 3)
+int32 = dtype("int32", np.int32, _INT, True, 4)
+int64 = dtype("int64", np.int64, _INT, True, 5)
+float16 = dtype("float16", np.float16, _FLOAT, True, 6)
+float32 = dtype("float32", np.float32, _FLOAT, True, 7)
+float64 = dtype("float64", np.float64, _FLOAT, True, 8)
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in all_dtypes}
+_BY_NUMPY = {d.numpy: d for d in all_dtypes}
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The coretorch dtype of a numpy dtype; TypeError for types coretorch does not have."""
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(f"can't convert numpy dtype {np.dtype(np_dtype)}: coretorch supports "
+                        f"{', '.join(d.name for d in all_dtypes)}") from None
+
+
+def _promote_pair(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a.category != b.category:
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        if hi.category == _FLOAT or lo.category == _BOOL:
+            return hi
+    if a.category == _FLOAT and b.category == _FLOAT:
+        return a if a._rank > b._rank else b
+    # both integers (bool handled above): numpy's rule is PyTorch's (uint8 + int8 -> int16)
+    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+
+
+_PROMOTE = {(a, b): _promote_pair(a, b) for a in all_dtypes for b in all_dtypes}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both promote to, as ``torch.promote_types``."""
+    return _PROMOTE[type1, type2]
+
+
+class _DefaultDtype(threading.local):
+    value = float32
+
+
+_default = _DefaultDtype()
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the dtype of float factories and of Python floats in promotion (float32 by default)."""
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"set_default_dtype(): expected a floating point dtype, got {d!r}")
+    _default.value = d
+
+
+def get_default_dtype() -> dtype:
+    return _default.value
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype PyTorch gives a Python scalar: bool, int64, or the default float dtype."""
+    if isinstance(value, _pybool):
+        return bool
+    if isinstance(value, _pyint):
+        return int64
+    if isinstance(value, _pyfloat):
+        return _default.value
+    if isinstance(value, np.generic):
+        return from_numpy_dtype(value.dtype)
+    raise TypeError(f"expected a tensor or a Python scalar (bool, int or float), "
+                    f"got {type(value).__name__}")
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    # PyTorch's combine_categories: a lower priority level only counts if it raises the category
+    if higher is None:
+        return lower
+    if lower is None or higher.category == _FLOAT:
+        return higher
+    if higher.category == _BOOL or lower.category == _FLOAT:
+        return _PROMOTE[higher, lower]
+    return higher
+
+
+def result_type(*operands) -> dtype:
+    """PyTorch's result type of tensors, dtypes and Python scalars.
+
+    Three priority levels: tensors with dimensions (and dtype objects), zero-dim tensors, Python
+    scalars. A lower level only counts when it is of a higher category (bool < int < float).
+    """
+    dim_t = zero_t = scalar_t = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype):
+            if x.ndim:
+                dim_t = d if dim_t is None else _PROMOTE[dim_t, d]
+            else:
+                zero_t = d if zero_t is None else _PROMOTE[zero_t, d]
+        elif isinstance(x, dtype):
+            dim_t = x if dim_t is None else _PROMOTE[dim_t, x]
+        else:
+            s = scalar_dtype(x)
+            scalar_t = s if scalar_t is None else _PROMOTE[scalar_t, s]
+    result = _combine(dim_t, _combine(zero_t, scalar_t))
+    if result is None:
+        raise TypeError("result_type(): expected at least one tensor, dtype or scalar")
+    return result
+
+
+class finfo:
+    """Machine limits of a floating dtype (``coretorch.finfo(coretorch.float32).eps``)."""
+
+    def __init__(self, d: dtype = None):
+        d = d or _default.value
+        if not d.is_floating_point:
+            raise TypeError(f"finfo(): expected a floating point dtype, got {d!r}")
+        i = np.finfo(d.numpy)
+        self.dtype, self.bits, self.eps = d, i.bits, _pyfloat(i.eps)
+        self.max, self.min, self.tiny = _pyfloat(i.max), _pyfloat(i.min), _pyfloat(i.tiny)
+        self.smallest_normal, self.resolution = _pyfloat(i.smallest_normal), _pyfloat(i.resolution)
+
+
+class iinfo:
+    """Limits of an integer dtype."""
+
+    def __init__(self, d: dtype):
+        if d.category != _INT:
+            raise TypeError(f"iinfo(): expected an integer dtype, got {d!r}")
+        i = np.iinfo(d.numpy)
+        self.dtype, self.bits, self.max, self.min = d, i.bits, _pyint(i.max), _pyint(i.min)

@@ -1,0 +1,100 @@
+"""`coretorch.library.Library`: define operators and register kernels and fallbacks.
+
+    lib = Library("myops", "DEF")
+    lib.define("scale(Tensor self, float factor) -> Tensor")
+
+    @lib.impl("scale", dispatch_key="CPU")
+    def scale_cpu(self, factor): ...
+
+    coretorch.ops.myops.scale(x, 2.0)
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .dispatch.keys import DispatchKey
+from .dispatch.operator import (Operator, _operators, fallthrough_kernel, get_operator,
+                                register_fallback)
+
+__all__ = ["Library", "fallthrough_kernel"]
+
+_KINDS = ("DEF", "IMPL", "FRAGMENT")
+_SCHEMA = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*(->.*)?$")
+
+
+class Library:
+    """A handle for registering into `namespace` (``"aten"`` is the core's).
+
+    kind: ``"DEF"`` (this library owns the namespace and may define ops), ``"FRAGMENT"`` (adds
+    definitions to an existing namespace) or ``"IMPL"`` (only registers kernels).
+    dispatch_key: the default key of `impl` and `fallback` calls.
+    """
+
+    def __init__(self, namespace: str, kind: str, dispatch_key: "str | DispatchKey" = ""):
+        if kind not in _KINDS:
+            raise ValueError(f"Library(): kind must be one of {_KINDS}, got {kind!r}")
+        self.ns, self.kind = namespace, kind
+        self.dispatch_key = DispatchKey.get(dispatch_key) if dispatch_key else None
+        self._registrations: list[tuple[Operator | None, DispatchKey]] = []
+
+    def define(self, schema: str, doc: str | None = None) -> Operator:
+        """Define a new operator from a schema string ``"name(Tensor x, float a) -> Tensor"``."""
+        if self.kind == "IMPL":
+            raise RuntimeError("Library.define(): an IMPL library cannot define operators; "
+                               "use kind 'DEF' or 'FRAGMENT'")
+        m = _SCHEMA.match(schema)
+        if not m:
+            raise ValueError(f"Library.define(): cannot parse schema {schema!r}; expected "
+                             f"'name(Type arg, ...) -> Type'")
+        op = Operator(f"{self.ns}::{m.group(1)}", schema.strip(), doc)
+        self._registrations.append((op, None))
+        return op
+
+    def impl(self, op_name: "str | Operator", fn: Callable | None = None,
+             dispatch_key: "str | DispatchKey" = "", *, with_keyset: bool = False):
+        """Register `fn` as the kernel of `op_name` at `dispatch_key` (default: the library's).
+
+        Usable as a decorator: ``@lib.impl("add")``. With ``with_keyset=True`` the kernel gets the
+        DispatchKeySet below its key as first argument (for `Operator.redispatch`).
+        """
+        key = DispatchKey.get(dispatch_key) if dispatch_key else self.dispatch_key
+        if key is None:
+            raise ValueError(f"Library.impl({op_name!r}): no dispatch_key given and the library "
+                             f"has no default")
+        op = op_name if isinstance(op_name, Operator) else self._op(op_name)
+
+        def register(f: Callable) -> Callable:
+            op.register(key, f, with_keyset=with_keyset)
+            self._registrations.append((op, key))
+            return f
+
+        return register if fn is None else register(fn)
+
+    def fallback(self, fn: Callable, dispatch_key: "str | DispatchKey" = "") -> Callable:
+        """Register a boxed fallback ``fn(op, keyset_below, args, kwargs)`` for every op at the key
+        (pass `fallthrough_kernel` to make every op skip the key)."""
+        key = DispatchKey.get(dispatch_key) if dispatch_key else self.dispatch_key
+        if key is None:
+            raise ValueError("Library.fallback(): no dispatch_key given and the library has none")
+        register_fallback(key, fn)
+        self._registrations.append((None, key))
+        return fn
+
+    def _op(self, name: str) -> Operator:
+        qual = name if "::" in name else f"{self.ns}::{name}"
+        if qual not in _operators:
+            raise RuntimeError(f"Library.impl(): operator {qual} is not defined (define it first "
+                               f"with Library('{self.ns}', 'DEF').define(...))")
+        return get_operator(qual)
+
+    def _destroy(self) -> None:
+        """Undo this library's registrations (tests and plugin unloading use it)."""
+        for op, key in reversed(self._registrations):
+            if op is None:
+                register_fallback(key, None)
+            elif key is None:
+                _operators.pop(op.qualname, None)
+            else:
+                op.unregister(key)
+        self._registrations.clear()

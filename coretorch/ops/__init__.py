@@ -1,0 +1,37 @@
+"""Operator declarations (one per op) and the operator namespaces.
+
+``coretorch.ops.aten.add`` is the `Operator` object of ``add``; `REGISTRY` maps each op name to
+its `OpDecl`; `primitives()` lists the ops a backend implements natively (everything else is
+composite and written once here).
+"""
+from __future__ import annotations
+
+from ..dispatch.operator import get_operator
+from . import declare as _declare_mod
+from . import pointwise, factories, views, copy  # noqa: F401  (declare their ops)
+from . import methods as _methods
+from .declare import REGISTRY, OpDecl, declare, primitives
+
+_methods.bind_methods()
+
+
+class _Namespace:
+    """``coretorch.ops.<namespace>.<op>`` access to operators (``coretorch.ops.aten.add``)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, op: str):
+        try:
+            return get_operator(f"{self._name}::{op}")
+        except RuntimeError as e:
+            raise AttributeError(str(e)) from None
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Namespace(name)
+
+
+__all__ = ["REGISTRY", "OpDecl", "declare", "primitives"]

@@ -1,0 +1,121 @@
+"""Factories from Python data: `tensor`, `as_tensor`, `asarray`, `from_numpy`."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..device import get_device_type
+from ..tensor.impl import TensorImpl
+from .declare import alloc
+from .meta_rules import resolve_device
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "as_index_tensor"]
+
+_T = TensorImpl
+
+
+def _to_array(data, op: str) -> np.ndarray:
+    """numpy array of Python data (nested sequences, scalars, 0-d tensors, numpy arrays)."""
+    if isinstance(data, _T):
+        return np.asarray(get_device_type(data._device).read_numpy(data))
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(x, _T) for x in _flat_first(data)):
+            data = _tensors_to_lists(data)
+        try:
+            return np.array(data)
+        except ValueError as e:
+            raise ValueError(f"{op}(): expected a sequence of equal-length sequences (a "
+                             f"rectangular nested list); {e}") from None
+    if isinstance(data, (bool, int, float, np.ndarray, np.generic)):
+        return np.asarray(data)
+    raise TypeError(f"{op}(): could not infer dtype of {type(data).__name__}; expected a number, "
+                    f"a (nested) sequence of numbers, a numpy array or a tensor")
+
+
+def _flat_first(data):
+    while isinstance(data, (list, tuple)) and data:
+        yield data[0]
+        data = data[0]
+
+
+def _tensors_to_lists(data):
+    if isinstance(data, _T):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_lists(x) for x in data]
+    return data
+
+
+def _infer_dtype(data, arr: np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):
+        return dt.from_numpy_dtype(arr.dtype)
+    if isinstance(data, _T):
+        return data._dtype
+    kind = arr.dtype.kind
+    if kind == "b":
+        return dt.bool
+    if kind in "iu":
+        return dt.int64
+    if kind == "f":
+        return dt.get_default_dtype()
+    if kind == "O" or kind == "U" or kind == "S" or kind == "c":
+        raise TypeError(f"tensor(): could not convert data of numpy kind {arr.dtype} to a tensor; "
+                        f"coretorch supports bool, integer and float data")
+    return dt.from_numpy_dtype(arr.dtype)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False):
+    """A new tensor holding a copy of `data` (dtype inferred as in PyTorch)."""
+    if isinstance(data, _T):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach() rather than coretorch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    arr = _to_array(data, "tensor")
+    dtype = dtype or _infer_dtype(data, arr)
+    dev = resolve_device(device)
+    out = alloc(tuple(arr.shape), dtype, dev)
+    get_device_type(dev).write_numpy(out, arr.astype(dtype.numpy, copy=False))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def as_tensor(data, dtype=None, device=None):
+    """`data` as a tensor, without copying when it already is one with that dtype and device."""
+    if isinstance(data, _T):
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray) and (device is None or resolve_device(device).type == "cpu") \
+            and (dtype is None or dt.from_numpy_dtype(data.dtype) is dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray):
+    """A cpu tensor sharing memory with `ndarray` (writes through both ways)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy(): expected np.ndarray (got {type(ndarray).__name__})")
+    entry = get_device_type("cpu")
+    if entry.wrap_numpy is None:
+        raise RuntimeError("from_numpy(): the loaded cpu backend cannot share numpy memory")
+    return entry.wrap_numpy(ndarray)
+
+
+def as_index_tensor(i, device):
+    """An index (tensor, list, numpy array, bool) as an integer or bool tensor on `device`."""
+    if isinstance(i, _T):
+        if i._dtype.is_floating_point:
+            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, "
+                             f"got {i._dtype.name}")
+        return i
+    if isinstance(i, bool):
+        return tensor(i, device=device)
+    arr = _to_array(i, "index")
+    if arr.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return tensor(arr, dtype=dt.bool if arr.dtype.kind == "b" else dt.int64, device=device)

@@ -1,0 +1,134 @@
+"""Shared pieces of meta rules: broadcasting, type promotion, devices, dims, size arguments.
+
+Every error names the op, what was expected and what was given, with PyTorch's exception types.
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..device import device as _device_cls, get_default_device
+from ..tensor.impl import TensorImpl
+
+__all__ = ["broadcast_shapes", "common_device", "wrap_dim", "reduced_shape", "size_arg",
+           "promote", "float_result", "is_tensor", "dims_arg", "check_int_arg"]
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, TensorImpl)
+
+
+def broadcast_shapes(op: str, *shapes: tuple) -> tuple:
+    """NumPy/PyTorch broadcasting of shapes; RuntimeError naming the op on mismatch."""
+    if len(shapes) == 2:
+        a, b = shapes
+        if a == b:
+            return a
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, d in enumerate(s):
+            cur = out[off + i]
+            if d != cur:
+                if cur == 1:
+                    out[off + i] = d
+                elif d != 1:
+                    raise RuntimeError(
+                        f"{op}(): The size of tensor a ({cur}) must match the size of tensor b ({d}) "
+                        f"at non-singleton dimension {off + i} (shapes "
+                        f"{' and '.join(str(list(x)) for x in shapes)})")
+    return tuple(out)
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, TensorImpl):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, TensorImpl):
+                    yield t
+
+
+def common_device(op: str, *args):
+    """The device shared by the tensor arguments (zero-dim cpu tensors may join any device, as
+    in PyTorch); the default device when there are none."""
+    dev = first = None
+    for t in _tensors(args):
+        d = t._device
+        if dev is None:
+            dev, first = d, t
+        elif d is not dev:
+            if d.type == "cpu" and not t._shape:
+                continue
+            if dev.type == "cpu" and not first._shape:
+                dev, first = d, t
+                continue
+            raise RuntimeError(f"{op}(): expected all tensors to be on the same device, got "
+                               f"{dev} and {d}")
+    return dev if dev is not None else get_default_device()
+
+
+def promote(*args):
+    """Result dtype of tensors and Python scalars (PyTorch rules, see `dtypes.result_type`)."""
+    return _dt.result_type(*[a for a in args if a is not None])
+
+
+def float_result(dt):
+    """The dtype of a float-valued op (exp, sqrt, div...) on input dtype `dt`."""
+    return dt if dt.is_floating_point else _dt.get_default_dtype()
+
+
+def wrap_dim(op: str, dim, ndim: int) -> int:
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def dims_arg(op: str, dim, ndim: int) -> tuple:
+    """Normalize a reduction's `dim` (None, int, or sequence) to sorted unique non-negative ints."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        return (wrap_dim(op, dim, ndim),)
+    dims = tuple(wrap_dim(op, d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"{op}(): dim {list(dim)} appears multiple times in the list of dims")
+    if not dims:
+        return tuple(range(ndim))
+    return tuple(sorted(dims))
+
+
+def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def size_arg(op: str, size: tuple) -> tuple:
+    """Factories and view take sizes as ``f(2, 3)`` or ``f((2, 3))``; return a tuple of ints."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)) or (
+            len(size) == 1 and hasattr(size[0], "__len__") and not isinstance(size[0], TensorImpl)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, TensorImpl):
+            s = int(s)
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{op}(): size must be a sequence of ints, but got element of type "
+                            f"{type(s).__name__}")
+        out.append(s)
+    return tuple(out)
+
+
+def check_int_arg(op: str, name: str, value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+    return value
+
+
+def resolve_device(device):
+    return get_default_device() if device is None else _device_cls(device)

@@ -1,0 +1,88 @@
+"""Random number generators: `Generator`, `manual_seed`, `seed`, `initial_seed`.
+
+Every backend draws from a `Generator`; its state is a numpy PCG64 bit generator, so a seed gives
+the same numbers on every machine and every run (a device backend may keep its own stream).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .device import device as _device
+
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator",
+           "get_rng_state", "set_rng_state"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so an unseeded program is repeatable
+
+
+class Generator:
+    """A random stream for `device` (``coretorch.Generator().manual_seed(0)``)."""
+
+    def __init__(self, device="cpu"):
+        self.device = _device(device)
+        self._seed = _DEFAULT_SEED
+        self.numpy = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed: int) -> "Generator":
+        seed = int(seed)
+        self._seed = seed
+        self.numpy = np.random.Generator(np.random.PCG64(seed & ((1 << 128) - 1)))
+        return self
+
+    def seed(self) -> int:
+        """Reseed from OS entropy and return the new seed."""
+        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> dict:
+        return self.numpy.bit_generator.state
+
+    def set_state(self, state: dict) -> None:
+        self.numpy.bit_generator.state = state
+
+
+default_generator = Generator("cpu")
+_device_generators: dict[str, Generator] = {}
+
+
+def generator_for(dev) -> Generator:
+    """The default generator of device `dev` (one per device, created on first use)."""
+    d = _device(dev)
+    if d.type == "cpu":
+        return default_generator
+    g = _device_generators.get(str(d))
+    if g is None:
+        g = _device_generators[str(d)] = Generator(d)
+        g.manual_seed(default_generator.initial_seed())
+    return g
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generators of every device."""
+    default_generator.manual_seed(seed)
+    for g in _device_generators.values():
+        g.manual_seed(seed)
+    return default_generator
+
+
+def seed() -> int:
+    s = default_generator.seed()
+    for g in _device_generators.values():
+        g.manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> dict:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: dict) -> None:
+    default_generator.set_state(state)

@@ -1,0 +1,229 @@
+"""RecordFunction: start/end callbacks around every dispatched op, backward node and user scope.
+
+The dispatcher checks one flag (`state.active`) per call; only when a callback is registered does
+it build a `RecordFunction`. Observers (the profiler, the anomaly detector) register callbacks
+here and never patch the core.
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import threading
+import time
+from typing import Any, Callable
+
+__all__ = ["RecordScope", "RecordFunction", "add_global_callback", "add_thread_local_callback",
+           "remove_callback", "record_function", "peek_sequence_nr", "next_sequence_nr"]
+
+
+class RecordScope(enum.IntEnum):
+    FUNCTION = 0            # a dispatched operator
+    BACKWARD_FUNCTION = 1   # an autograd node run by the engine
+    USER_SCOPE = 2          # record_function("name")
+    FALLBACK = 3            # an op run through a backend's CPU fallback
+
+
+class _State:
+    active = False  # any callback registered anywhere: the dispatcher's one flag check
+
+
+state = _State()
+
+
+class _Callback:
+    __slots__ = ("start", "end", "scopes", "handle")
+
+    def __init__(self, start, end, scopes, handle):
+        self.start, self.end, self.scopes, self.handle = start, end, scopes, handle
+
+
+_global: list[_Callback] = []
+_thread_local_count = 0
+_lock = threading.Lock()
+_next_handle = 1
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.callbacks: list[_Callback] = []
+        self.seq_nr = 0
+        self.stack: list["RecordFunction"] = []
+
+
+_local = _Local()
+
+
+def peek_sequence_nr() -> int:
+    """The sequence number the next autograd node created in this thread will get."""
+    return _local.seq_nr
+
+
+def next_sequence_nr() -> int:
+    """Take a sequence number for a new autograd node."""
+    n = _local.seq_nr
+    _local.seq_nr = n + 1
+    return n
+
+
+class RecordFunction:
+    """One recorded region. Callbacks read its fields; `state` of each start callback is kept."""
+
+    __slots__ = ("name", "scope", "args", "kwargs", "seq_nr", "outputs", "thread_id",
+                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra")
+
+    def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
+                 seq_nr: int = -1):
+        self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
+        self.outputs = None
+        self.thread_id = threading.get_ident()
+        self.fwd_thread_id = self.thread_id
+        self.start_ns = self.end_ns = 0
+        self.parent = _local.stack[-1] if _local.stack else None
+        self.extra: dict[str, Any] = {}
+        self._cbs = _callbacks_for(scope)
+        self._states: list[Any] = []
+
+    @property
+    def active(self) -> bool:
+        return bool(self._cbs)
+
+    def inputs(self) -> list:
+        """Positional then keyword arguments, as given to the op."""
+        return list(self.args) + list((self.kwargs or {}).values())
+
+    def input_shapes(self) -> list[list[int]]:
+        """Shape of each tensor input (lists of tensors give a list of shapes); [] for others."""
+        return [_shape_of(a) for a in self.inputs()]
+
+    def input_dtypes(self) -> list[str]:
+        return [_dtype_of(a) for a in self.inputs()]
+
+    def __enter__(self) -> "RecordFunction":
+        _local.stack.append(self)
+        self.start_ns = time.perf_counter_ns()
+        for cb in self._cbs:
+            self._states.append(cb.start(self) if cb.start else None)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.end_ns = time.perf_counter_ns()
+        for cb, st in zip(self._cbs, self._states):
+            if cb.end:
+                cb.end(self, st)
+        _local.stack.pop()
+
+
+def _shape_of(a) -> list:
+    s = getattr(a, "shape", None)
+    if s is not None and hasattr(a, "dtype"):
+        return list(s)
+    if isinstance(a, (list, tuple)) and a and hasattr(a[0], "shape"):
+        return [list(t.shape) for t in a]
+    return []
+
+
+def _dtype_of(a) -> str:
+    d = getattr(a, "dtype", None)
+    if d is not None and hasattr(a, "shape"):
+        return str(d.name) if hasattr(d, "name") else str(d)
+    if isinstance(a, (list, tuple)) and a and hasattr(a[0], "dtype"):
+        return "TensorList"
+    return "Scalar" if isinstance(a, (int, float, bool)) else ""
+
+
+def _callbacks_for(scope: RecordScope) -> list[_Callback]:
+    cbs = [c for c in _global if scope in c.scopes]
+    if _local.callbacks:
+        cbs += [c for c in _local.callbacks if scope in c.scopes]
+    return cbs
+
+
+def _refresh() -> None:
+    state.active = bool(_global) or _thread_local_count > 0
+
+
+def _make(start, end, scopes) -> _Callback:
+    global _next_handle
+    with _lock:
+        handle = _next_handle
+        _next_handle += 1
+    scopes = frozenset(RecordScope) if scopes is None else frozenset(scopes)
+    return _Callback(start, end, scopes, handle)
+
+
+def add_global_callback(start: Callable[[RecordFunction], Any] | None,
+                        end: Callable[[RecordFunction, Any], None] | None = None,
+                        scopes=None) -> int:
+    """Call `start(rf)` before and `end(rf, start_result)` after every recorded region in every
+    thread (restricted to `scopes` if given). Returns a handle for `remove_callback`."""
+    cb = _make(start, end, scopes)
+    with _lock:
+        _global.append(cb)
+        _refresh()
+    return cb.handle
+
+
+def add_thread_local_callback(start, end=None, scopes=None) -> int:
+    """Like `add_global_callback` but only for regions recorded in the calling thread."""
+    global _thread_local_count
+    cb = _make(start, end, scopes)
+    with _lock:
+        if not _local.callbacks:
+            _thread_local_count += 1
+        _local.callbacks.append(cb)
+        _refresh()
+    return cb.handle
+
+
+def remove_callback(handle: int) -> None:
+    """Remove a callback added by either function (thread-local ones from their own thread)."""
+    global _thread_local_count
+    with _lock:
+        _global[:] = [c for c in _global if c.handle != handle]
+        had = bool(_local.callbacks)
+        _local.callbacks[:] = [c for c in _local.callbacks if c.handle != handle]
+        if had and not _local.callbacks:
+            _thread_local_count -= 1
+        _refresh()
+
+
+def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, seq_nr: int) -> Any:
+    """Run a dispatched op inside a FUNCTION RecordFunction (the dispatcher's slow path)."""
+    rf = RecordFunction(name, RecordScope.FUNCTION, args, kwargs, seq_nr)
+    if not rf._cbs:
+        return fn(*args, **kwargs)
+    with rf:
+        rf.outputs = fn(*args, **kwargs)
+    return rf.outputs
+
+
+class record_function:
+    """Annotate a region of user code: ``with record_function("data"):`` or as a decorator.
+
+    Shows in the profiler as a `user_annotation` slice enclosing the ops it ran.
+    """
+
+    def __init__(self, name: str, args: str | None = None):
+        self.name, self.args = name, args
+        self._rf: RecordFunction | None = None
+
+    def __enter__(self) -> "record_function":
+        if state.active:
+            self._rf = RecordFunction(self.name, RecordScope.USER_SCOPE)
+            if self._rf._cbs:
+                self._rf.__enter__()
+            else:
+                self._rf = None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._rf is not None:
+            self._rf.__exit__(*exc)
+            self._rf = None
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with record_function(self.name, self.args):
+                return fn(*a, **k)
+        return wrapper

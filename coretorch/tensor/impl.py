@@ -1,0 +1,84 @@
+"""`TensorImpl`: the data model of a tensor (storage, sizes, strides, offset, dtype, device, key
+set, version counter, autograd metadata). `Tensor` adds the user-facing methods on top.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .storage import Storage
+
+__all__ = ["TensorImpl", "AutogradMeta", "contiguous_strides", "device_key_bits"]
+
+# device type name -> dispatch-key bit of its backend; filled by backend registration
+device_key_bits: dict[str, int] = {}
+
+
+class AutogradMeta:
+    """Autograd state of a tensor; absent (None) on tensors autograd never touched."""
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
+                 "post_accumulate_grad_hooks", "grad_accumulator", "name")
+
+    def __init__(self, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.retains_grad = False
+        self.hooks: list | None = None
+        self.post_accumulate_grad_hooks: list | None = None
+        self.grad_accumulator = None
+        self.name: str | None = None
+
+
+class TensorImpl:
+    """Storage + geometry + dtype/device + dispatch keys + version counter + autograd meta.
+
+    `_vc` is a one-element list shared by a tensor and all its views: bumping it records an
+    in-place change that autograd can detect. `_base` is the tensor a view was taken from.
+    `_cache` belongs to the backend (the cpu backend keeps its numpy view there).
+    """
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_keys", "_vc",
+                 "_autograd", "_base", "_cache", "__weakref__", "__dict__")
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _bump_version(self) -> None:
+        self._vc[0] += 1
+
+
+def contiguous_strides(shape: tuple) -> tuple:
+    """Row-major strides (in elements) for `shape`."""
+    n = len(shape)
+    if n == 0:
+        return ()
+    if n == 1:
+        return (1,)
+    strides = [1] * n
+    acc = 1
+    for i in range(n - 1, 0, -1):
+        d = shape[i]
+        acc *= d if d > 1 else 1
+        strides[i - 1] = acc
+    return tuple(strides)
+
+
+def new_impl(cls, storage: Storage, shape: tuple, stride: tuple, offset: int, dtype, device,
+             keys: int, vc: list | None = None, base: Any = None):
+    """Create a tensor object of class `cls` without running any __init__ (hot path)."""
+    t = object.__new__(cls)
+    t._storage = storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t._dtype = dtype
+    t._device = device
+    t._keys = keys
+    t._vc = [0] if vc is None else vc
+    t._autograd = None
+    t._base = base
+    t._cache = None
+    return t

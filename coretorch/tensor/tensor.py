@@ -1,0 +1,274 @@
+"""`Tensor`: the user-facing tensor. Geometry and metadata live here; every computation is an
+operator in `coretorch.ops`, attached to this class as a method by `coretorch.ops.methods`."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import dtype as _dtype_cls
+from .impl import TensorImpl
+from .size import Size
+
+__all__ = ["Tensor"]
+
+
+class Tensor(TensorImpl):
+    """A multi-dimensional array on a device, with autograd support (mirrors ``torch.Tensor``).
+
+    Create tensors with factories (`coretorch.tensor`, `zeros`, `randn`, ...), not this class.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("coretorch.Tensor(...) is not a constructor; use coretorch.tensor(data), "
+                        "coretorch.empty(size) or another factory")
+
+    # ---- geometry --------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of dimension `dim`."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape), "size")]
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, or the stride of dimension `dim`."""
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for d in self._shape:
+            n *= d
+        return n
+
+    nelement = numel
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def untyped_storage(self):
+        return self._storage
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def data_ptr(self) -> int:
+        return self._storage.address + self._offset * self._dtype.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether elements are laid out row-major with no gaps (size-1 dims are ignored)."""
+        expected = 1
+        for d, s in zip(reversed(self._shape), reversed(self._stride)):
+            if d == 0:
+                return True
+            if d != 1:
+                if s != expected:
+                    return False
+                expected *= d
+        return True
+
+    def is_set_to(self, other: "Tensor") -> bool:
+        return (self._storage is other._storage and self._offset == other._offset
+                and self._shape == other._shape and self._stride == other._stride)
+
+    # ---- metadata --------------------------------------------------------------------------
+    @property
+    def dtype(self) -> _dtype_cls:
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def _base_tensor(self):
+        return self._base
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ---- Python protocol -------------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} values is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def _scalar(self, what: str):
+        if self.numel() != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"(asked {what}() of a tensor of shape {list(self._shape)})")
+        return self.item()
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0 and self._device.type != "meta" and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), which "
+                        "never executes code when loading")
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment")
+        new = self.detach().clone()
+        if self.requires_grad:
+            new.requires_grad_(True)
+        memo[id(self)] = new
+        return new
+
+
+def _wrap_dim(dim: int, ndim: int, op: str) -> int:
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def _autograd_meta(t: TensorImpl):
+    from .impl import AutogradMeta
+    m = t._autograd
+    if m is None:
+        m = t._autograd = AutogradMeta()
+    return m
+
+
+def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
+    from ..dispatch.keys import AUTOGRAD_BIT
+    m = t._autograd
+    if m is not None and m.grad_fn is not None:
+        if not flag:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
+                               "want to use a computed variable in a subgraph that doesn't require "
+                               "differentiation use var_no_grad = var.detach().")
+        return
+    if flag and not t._dtype.is_floating_point:
+        raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
+                           f"(got {t._dtype.name})")
+    _autograd_meta(t).requires_grad = bool(flag)
+    t._keys = (t._keys | AUTOGRAD_BIT) if flag else (t._keys & ~AUTOGRAD_BIT)
+
+
+def _tensor_autograd_properties():
+    def requires_grad(self) -> bool:
+        m = self._autograd
+        return m is not None and (m.requires_grad or m.grad_fn is not None)
+
+    def set_requires_grad(self, flag: bool) -> None:
+        _set_requires_grad(self, flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set whether autograd records operations on this (leaf) tensor; returns self."""
+        _set_requires_grad(self, requires_grad)
+        return self
+
+    def is_leaf(self) -> bool:
+        m = self._autograd
+        return m is None or m.grad_fn is None
+
+    def grad_fn(self):
+        m = self._autograd
+        return None if m is None else m.grad_fn
+
+    def grad(self):
+        m = self._autograd
+        return None if m is None else m.grad
+
+    def set_grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._shape != self._shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected "
+                                   f"{list(self._shape)}, got {list(value._shape)}")
+            if value._device != self._device:
+                raise RuntimeError(f"assigned grad has data located on a different device: "
+                                   f"expected {self._device}, got {value._device}")
+        _autograd_meta(self).grad = value
+
+    Tensor.requires_grad = property(requires_grad, set_requires_grad)
+    Tensor.requires_grad_ = requires_grad_
+    Tensor.is_leaf = property(is_leaf)
+    Tensor.grad_fn = property(grad_fn)
+    Tensor.grad = property(grad, set_grad)
+
+
+_tensor_autograd_properties()
