@@ -18,6 +18,10 @@ from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, s
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
 from .ops.factories_public import tensor, as_tensor, asarray, from_numpy
+from .dlpack import from_dlpack
+from . import autograd
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                       is_inference_mode_enabled)
 from . import plugins as _plugins
 
 # every declared op with a PyTorch-style free function becomes coretorch.<name>
@@ -54,11 +58,44 @@ _plugins.load_backends()
 
 
 def _expose_device_modules() -> None:
+    import sys
     from .device import device_types
     g = globals()
     for _name, _entry in device_types().items():
         if _entry.module is not None and _name not in g:
             g[_name] = _entry.module
+            sys.modules.setdefault(f"{__name__}.{_name}", _entry.module)
+    if "cuda" not in g:  # PyTorch scripts ask coretorch.cuda.is_available() on any machine
+        g["cuda"] = sys.modules.setdefault(f"{__name__}.cuda", _no_cuda_module())
+
+
+def _no_cuda_module():
+    """`coretorch.cuda` when no cuda backend is loaded: nothing is available."""
+    import types
+    m = types.ModuleType(f"{__name__}.cuda", "No cuda backend is loaded (install "
+                                            "coretorch-cuda-cupy; `python -m coretorch` lists "
+                                            "backends).")
+
+    def unavailable(name: str):
+        def f(*args, **kwargs):
+            raise RuntimeError(f"coretorch.cuda.{name}(): no cuda backend is loaded (install "
+                               f"coretorch-cuda-cupy; `python -m coretorch` lists backends)")
+        f.__name__ = name
+        return f
+    m.is_available = lambda: False
+    m.device_count = lambda: 0
+    # as in PyTorch, seeding and emptying the cache of absent devices do nothing
+    m.manual_seed = m.manual_seed_all = lambda seed: None
+    m.empty_cache = lambda: None
+    for _n in ("current_device", "synchronize", "memory_allocated", "max_memory_allocated",
+               "memory_reserved", "Stream", "Event", "current_stream", "set_device",
+               "get_device_name"):
+        setattr(m, _n, unavailable(_n))
+    return m
 
 
 _expose_device_modules()
+
+# PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
+from . import nn, optim, utils  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401

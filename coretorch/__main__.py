@@ -18,6 +18,8 @@ def main() -> int:
     n_prims = len(primitives())
     for info in backends().values():
         status = info.status if not info.reason else f"{info.status}: {info.reason}"
+        if info.status == "loaded" and info.reason:
+            status = f"loaded ({info.reason})"
         style = {"loaded": "green", "failed": "red", "unavailable": "yellow"}.get(info.status, "")
         table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]" if style else status,
                       ", ".join(info.device_types) or "-", ", ".join(info.dispatch_keys) or "-",

@@ -32,16 +32,21 @@ class device:
                 raise ValueError("device(): index given twice")
             return type
         key = (type, index)
-        found = cls._interned.get(key)
+        try:
+            found = cls._interned.get(key)
+        except TypeError:  # unhashable: reported as a bad type below
+            found = None
         if found is not None:
             return found
         if not isinstance(type, str):
             raise TypeError(f"device(): expected a string or device, got {type.__class__.__name__}")
+        if not type:
+            raise RuntimeError("device(): Device string must not be empty")
         name, idx = type, index
         if ":" in type:
             if index is not None:
-                raise ValueError(f"device(): type ({type!r}) must not include an index because "
-                                 f"index was passed explicitly ({index})")
+                raise RuntimeError(f"device(): type (string) must not include an index because "
+                                   f"index was passed explicitly: {type}")
             name, _, num = type.partition(":")
             if not num.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}'")

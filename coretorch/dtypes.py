@@ -7,8 +7,6 @@ category).
 """
 from __future__ import annotations
 
-import threading
-
 import builtins as _builtins
 
 import numpy as np
@@ -106,7 +104,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     return _PROMOTE[type1, type2]
 
 
-class _DefaultDtype(threading.local):
+class _DefaultDtype:
+    # process-wide, as torch.set_default_dtype
     value = float32
 
 

@@ -14,8 +14,8 @@ import re
 from typing import Callable
 
 from .dispatch.keys import DispatchKey
-from .dispatch.operator import (Operator, _operators, fallthrough_kernel, get_operator,
-                                register_fallback)
+from .dispatch.operator import (Operator, _fallbacks, _operators, fallthrough_kernel,
+                                get_operator, register_fallback)
 
 __all__ = ["Library", "fallthrough_kernel"]
 
@@ -36,7 +36,8 @@ class Library:
             raise ValueError(f"Library(): kind must be one of {_KINDS}, got {kind!r}")
         self.ns, self.kind = namespace, kind
         self.dispatch_key = DispatchKey.get(dispatch_key) if dispatch_key else None
-        self._registrations: list[tuple[Operator | None, DispatchKey]] = []
+        # (op, key, entry it replaced): op None for a fallback, key None for a definition
+        self._registrations: list[tuple[Operator | None, DispatchKey | None, object]] = []
 
     def define(self, schema: str, doc: str | None = None) -> Operator:
         """Define a new operator from a schema string ``"name(Tensor x, float a) -> Tensor"``."""
@@ -48,7 +49,7 @@ class Library:
             raise ValueError(f"Library.define(): cannot parse schema {schema!r}; expected "
                              f"'name(Type arg, ...) -> Type'")
         op = Operator(f"{self.ns}::{m.group(1)}", schema.strip(), doc)
-        self._registrations.append((op, None))
+        self._registrations.append((op, None, None))
         return op
 
     def impl(self, op_name: "str | Operator", fn: Callable | None = None,
@@ -58,15 +59,13 @@ class Library:
         Usable as a decorator: ``@lib.impl("add")``. With ``with_keyset=True`` the kernel gets the
         DispatchKeySet below its key as first argument (for `Operator.redispatch`).
         """
-        key = DispatchKey.get(dispatch_key) if dispatch_key else self.dispatch_key
-        if key is None:
-            raise ValueError(f"Library.impl({op_name!r}): no dispatch_key given and the library "
-                             f"has no default")
+        key = self._key(dispatch_key, f"Library.impl({op_name!r})")
         op = op_name if isinstance(op_name, Operator) else self._op(op_name)
 
         def register(f: Callable) -> Callable:
+            replaced = op._table.get(key)
             op.register(key, f, with_keyset=with_keyset)
-            self._registrations.append((op, key))
+            self._registrations.append((op, key, replaced))
             return f
 
         return register if fn is None else register(fn)
@@ -74,12 +73,18 @@ class Library:
     def fallback(self, fn: Callable, dispatch_key: "str | DispatchKey" = "") -> Callable:
         """Register a boxed fallback ``fn(op, keyset_below, args, kwargs)`` for every op at the key
         (pass `fallthrough_kernel` to make every op skip the key)."""
+        key = self._key(dispatch_key, "Library.fallback()")
+        replaced = _fallbacks.get(key)
+        register_fallback(key, fn)
+        self._registrations.append((None, key, replaced))
+        return fn
+
+    def _key(self, dispatch_key: "str | DispatchKey", who: str) -> DispatchKey:
+        """`dispatch_key`, or the library's default when none is given."""
         key = DispatchKey.get(dispatch_key) if dispatch_key else self.dispatch_key
         if key is None:
-            raise ValueError("Library.fallback(): no dispatch_key given and the library has none")
-        register_fallback(key, fn)
-        self._registrations.append((None, key))
-        return fn
+            raise ValueError(f"{who}: no dispatch_key given and the library has no default")
+        return key
 
     def _op(self, name: str) -> Operator:
         qual = name if "::" in name else f"{self.ns}::{name}"
@@ -89,12 +94,18 @@ class Library:
         return get_operator(qual)
 
     def _destroy(self) -> None:
-        """Undo this library's registrations (tests and plugin unloading use it)."""
-        for op, key in reversed(self._registrations):
+        """Undo this library's registrations (tests and plugin unloading use it): what a
+        registration replaced (another library's kernel or fallback) is put back."""
+        for op, key, replaced in reversed(self._registrations):
             if op is None:
                 register_fallback(key, None)
+                if replaced is not None:
+                    _fallbacks[key] = replaced
             elif key is None:
                 _operators.pop(op.qualname, None)
+            elif replaced is not None:
+                op._table[key] = replaced
+                op._cache.clear()
             else:
                 op.unregister(key)
         self._registrations.clear()

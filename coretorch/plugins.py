@@ -37,7 +37,8 @@ class BackendSpec:
     @hookspec
     def coretorch_backend_available(self) -> "tuple[bool, str]":
         """Whether the hardware can be used now, and why not (``(False, "no CUDA driver")``).
-        An unavailable backend stays registered (its device type exists) but reports why."""
+        An unavailable backend stays registered (its device type exists) but reports why.
+        An available one may return a note shown beside "loaded" (``(True, "emulated: ...")``)."""
 
 
 class BackendLoadError(RuntimeError):
@@ -93,6 +94,11 @@ class BackendRegistry:
         device_key_bits[name] = 1 << key.bit
         self._info.device_types.append(name)
         return entry
+
+    def use_cpu_fallback(self, dispatch_key: str) -> None:
+        """Run every op this backend has no kernel for through the core's boxed CPU fallback."""
+        from .ops.cpu_fallback import cpu_fallback
+        self.library(dispatch_key).fallback(cpu_fallback)
 
     def library(self, dispatch_key: str):
         """A `Library("aten", "IMPL", dispatch_key)` for registering this backend's kernels."""
@@ -158,15 +164,15 @@ def _load_one(ep: md.EntryPoint, info: BackendInfo) -> None:
         obj = ep.load()
         plugin = obj() if isinstance(obj, type) else obj
         _manager.register(plugin, name=ep.name)
-        hook = _manager.subset_hook_caller("coretorch_register_backend",
-                                           remove_plugins=[p for p in _manager.get_plugins()
-                                                           if p is not plugin])
-        hook(registry=registry)
-        avail = _manager.subset_hook_caller(
-            "coretorch_backend_available",
-            remove_plugins=[p for p in _manager.get_plugins() if p is not plugin])()
+        # call this plugin's hooks only (the others were registered before it)
+        others = [p for p in _manager.get_plugins() if p is not plugin]
+        _manager.subset_hook_caller("coretorch_register_backend",
+                                    remove_plugins=others)(registry=registry)
+        avail = _manager.subset_hook_caller("coretorch_backend_available",
+                                            remove_plugins=others)()
         ok, why = avail[0] if avail else (True, "")
-        info.status, info.reason = ("loaded", "") if ok else ("unavailable", why)
+        # a loaded backend may still say something about itself ("emulated: ...")
+        info.status, info.reason = ("loaded", why or "") if ok else ("unavailable", why)
     except Exception as e:  # a broken plugin must never break `import coretorch`
         info.status, info.reason = "failed", f"{type(e).__name__}: {e}"
         info.error, info.traceback = e, traceback.format_exc()

@@ -10,10 +10,16 @@ import enum
 import functools
 import threading
 import time
+from threading import get_ident as _get_ident
 from typing import Any, Callable
 
+from .tensor.impl import TensorImpl as _Impl
+
 __all__ = ["RecordScope", "RecordFunction", "add_global_callback", "add_thread_local_callback",
-           "remove_callback", "record_function", "peek_sequence_nr", "next_sequence_nr"]
+           "remove_callback", "record_function", "peek_sequence_nr", "next_sequence_nr",
+           "inputs_meta", "plain_shapes"]
+
+_SCALARS = (int, float, bool)
 
 
 class RecordScope(enum.IntEnum):
@@ -38,6 +44,7 @@ class _Callback:
 
 
 _global: list[_Callback] = []
+_global_by_scope: dict[RecordScope, tuple[_Callback, ...]] = {}
 _thread_local_count = 0
 _lock = threading.Lock()
 _next_handle = 1
@@ -69,19 +76,27 @@ class RecordFunction:
     """One recorded region. Callbacks read its fields; `state` of each start callback is kept."""
 
     __slots__ = ("name", "scope", "args", "kwargs", "seq_nr", "outputs", "thread_id",
-                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra")
+                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "_extra")
 
     def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
                  seq_nr: int = -1):
         self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
         self.outputs = None
-        self.thread_id = threading.get_ident()
-        self.fwd_thread_id = self.thread_id
+        self.thread_id = self.fwd_thread_id = _get_ident()
         self.start_ns = self.end_ns = 0
-        self.parent = _local.stack[-1] if _local.stack else None
-        self.extra: dict[str, Any] = {}
+        stack = _local.stack
+        self.parent = stack[-1] if stack else None
+        self._extra: dict[str, Any] | None = None
         self._cbs = _callbacks_for(scope)
         self._states: list[Any] = []
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Free-form data observers attach (the autograd engine puts the backward node here)."""
+        e = self._extra
+        if e is None:
+            e = self._extra = {}
+        return e
 
     @property
     def active(self) -> bool:
@@ -93,10 +108,11 @@ class RecordFunction:
 
     def input_shapes(self) -> list[list[int]]:
         """Shape of each tensor input (lists of tensors give a list of shapes); [] for others."""
-        return [_shape_of(a) for a in self.inputs()]
+        return plain_shapes(inputs_meta(self.args, self.kwargs)[0])
 
     def input_dtypes(self) -> list[str]:
-        return [_dtype_of(a) for a in self.inputs()]
+        """Dtype name of each tensor input; "TensorList", "Scalar" or "" for others."""
+        return inputs_meta(self.args, self.kwargs)[1]
 
     def __enter__(self) -> "RecordFunction":
         _local.stack.append(self)
@@ -107,39 +123,58 @@ class RecordFunction:
 
     def __exit__(self, *exc) -> None:
         self.end_ns = time.perf_counter_ns()
+        # an end callback may raise (the anomaly detector does): the others still run, the
+        # stack stays balanced, and the first error propagates to the op's caller
+        err = None
         for cb, st in zip(self._cbs, self._states):
             if cb.end:
-                cb.end(self, st)
+                try:
+                    cb.end(self, st)
+                except BaseException as e:  # noqa: BLE001
+                    if err is None:
+                        err = e
         _local.stack.pop()
+        if err is not None:
+            raise err
 
 
-def _shape_of(a) -> list:
-    s = getattr(a, "shape", None)
-    if s is not None and hasattr(a, "dtype"):
-        return list(s)
-    if isinstance(a, (list, tuple)) and a and hasattr(a[0], "shape"):
-        return [list(t.shape) for t in a]
-    return []
+def inputs_meta(args: tuple, kwargs: dict | None) -> tuple[list, list]:
+    """(shapes, dtype names) of an op's inputs, positional then keyword: a tensor gives its shape
+    tuple and dtype name, a list of tensors a tuple of shapes and "TensorList", anything else ()
+    and "Scalar" (a Python number) or "". Cheap to keep: no reference to a tensor survives."""
+    shapes, dtypes = [], []
+    for a in (args if not kwargs else (*args, *kwargs.values())):
+        if isinstance(a, _Impl):
+            shapes.append(a._shape)
+            dtypes.append(a._dtype.name)
+        elif (a.__class__ is list or a.__class__ is tuple) and a and isinstance(a[0], _Impl):
+            shapes.append(tuple(t._shape for t in a))
+            dtypes.append("TensorList")
+        else:
+            shapes.append(())
+            dtypes.append("Scalar" if isinstance(a, _SCALARS) else "")
+    return shapes, dtypes
 
 
-def _dtype_of(a) -> str:
-    d = getattr(a, "dtype", None)
-    if d is not None and hasattr(a, "shape"):
-        return str(d.name) if hasattr(d, "name") else str(d)
-    if isinstance(a, (list, tuple)) and a and hasattr(a[0], "dtype"):
-        return "TensorList"
-    return "Scalar" if isinstance(a, (int, float, bool)) else ""
+def plain_shapes(shapes: list | None) -> list:
+    """`inputs_meta` shapes as PyTorch prints them: lists, [] for non-tensors."""
+    if shapes is None:
+        return []
+    return [[list(s) for s in x] if x and isinstance(x[0], tuple) else list(x) for x in shapes]
 
 
-def _callbacks_for(scope: RecordScope) -> list[_Callback]:
-    cbs = [c for c in _global if scope in c.scopes]
-    if _local.callbacks:
-        cbs += [c for c in _local.callbacks if scope in c.scopes]
+def _callbacks_for(scope: RecordScope) -> tuple[_Callback, ...]:
+    cbs = _global_by_scope.get(scope, ())
+    if _thread_local_count and _local.callbacks:
+        cbs = cbs + tuple(c for c in _local.callbacks if scope in c.scopes)
     return cbs
 
 
 def _refresh() -> None:
+    global _global_by_scope
     state.active = bool(_global) or _thread_local_count > 0
+    # per-scope tuples, rebuilt on (rare) registration, so each recorded region skips the filter
+    _global_by_scope = {s: tuple(c for c in _global if s in c.scopes) for s in RecordScope}
 
 
 def _make(start, end, scopes) -> _Callback:
@@ -189,11 +224,14 @@ def remove_callback(handle: int) -> None:
 
 def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, seq_nr: int) -> Any:
     """Run a dispatched op inside a FUNCTION RecordFunction (the dispatcher's slow path)."""
-    rf = RecordFunction(name, RecordScope.FUNCTION, args, kwargs, seq_nr)
-    if not rf._cbs:
+    if not _callbacks_for(RecordScope.FUNCTION):
         return fn(*args, **kwargs)
-    with rf:
+    rf = RecordFunction(name, RecordScope.FUNCTION, args, kwargs, seq_nr)
+    rf.__enter__()
+    try:
         rf.outputs = fn(*args, **kwargs)
+    finally:
+        rf.__exit__()
     return rf.outputs
 
 

@@ -71,6 +71,7 @@ class DispatchKey:
 
     @staticmethod
     def backends() -> list["DispatchKey"]:
+        """Every backend key allocated so far."""
         return [k for k in DispatchKey._by_bit.values() if k.is_backend]
 
 

@@ -39,13 +39,14 @@ class Operator:
     """A dispatched operator (``coretorch.ops.aten.add``). Call it like the function it names."""
 
     __slots__ = ("name", "qualname", "schema", "decl", "_table", "_cache", "adapt_backend_kernel",
-                 "doc", "__weakref__")
+                 "doc", "__name__", "__weakref__")
 
     def __init__(self, qualname: str, schema: str = "", doc: str | None = None):
         if qualname in _operators:
             raise RuntimeError(f"operator {qualname} is already defined")
         self.qualname = qualname
         self.name = qualname.split("::", 1)[-1]
+        self.__name__ = self.name   # a bound method of Tensor reports it (introspection, pytest)
         self.schema = schema or f"{self.name}(...)"
         self.decl = None                       # the op's declaration (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
@@ -104,6 +105,7 @@ class Operator:
         self._cache.clear()
 
     def unregister(self, key: DispatchKey) -> None:
+        """Remove the kernel registered directly at `key`, if any."""
         self._table.pop(key, None)
         self._cache.clear()
 
@@ -112,6 +114,7 @@ class Operator:
         return key in self._table
 
     def kernel_keys(self) -> list[str]:
+        """Names of the keys with a kernel registered directly (aliases included)."""
         return [k.name for k in self._table]
 
     # ---- lookup ----------------------------------------------------------------------------
@@ -182,6 +185,7 @@ def register_fallback(key: DispatchKey, fn: Callable | None) -> None:
 
 
 def get_operator(qualname: str) -> Operator:
+    """The operator called `qualname` (``"myops::scale"``; a bare name means ``aten::``)."""
     try:
         return _operators[qualname if "::" in qualname else f"aten::{qualname}"]
     except KeyError:
@@ -189,4 +193,5 @@ def get_operator(qualname: str) -> Operator:
 
 
 def all_operators() -> dict[str, Operator]:
+    """A copy of the qualified-name -> Operator table."""
     return dict(_operators)

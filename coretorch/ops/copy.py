@@ -12,6 +12,7 @@ from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, alloc, declare
 from .meta_rules import broadcast_shapes
+from .view_derivatives import copy_backward, identity_backward
 
 _T = TensorImpl
 
@@ -39,10 +40,15 @@ def _copy_(self, src, non_blocking=False):
     return self
 
 
+def _fresh(t):
+    t._vc[0] = 0  # a new tensor starts at version 0, whatever filling it took
+    return t
+
+
 def _clone(self, *, memory_format=None):
     """A copy with its own (contiguous) storage."""
     out = alloc(self._shape, self._dtype, self._device)
-    return _copy_same_device(out, self)
+    return _fresh(_copy_same_device(out, self))
 
 
 def _to_copy(self, *, dtype=None, device=None, non_blocking=False, memory_format=None):
@@ -50,12 +56,16 @@ def _to_copy(self, *, dtype=None, device=None, non_blocking=False, memory_format
     dev = self._device if device is None else _device(device)
     out = alloc(self._shape, dtype or self._dtype, dev)
     if dev is self._device:
-        return _copy_same_device(out, self)
-    return _copy_(out, self)
+        return _fresh(_copy_same_device(out, self))
+    return _fresh(_copy_(out, self))
 
 
-_decl = declare("_copy_", _meta_copy_, inplace_only=True, method=False, family="copy")
+_decl = declare("_copy_", _meta_copy_, inplace_only=True, method=False, family="copy",
+                derivative=copy_backward)
 _copy_same_device = _decl.op
-declare("copy_", kind=EXPLICIT, impl=_copy_, inplace_only=True, family="copy")
-declare("clone", kind=EXPLICIT, impl=_clone, family="copy", out=False)
-declare("_to_copy", kind=EXPLICIT, impl=_to_copy, family="copy", method=False, out=False)
+declare("copy_", kind=EXPLICIT, impl=_copy_, inplace_only=True, family="copy",
+        derivative=copy_backward)
+declare("clone", kind=EXPLICIT, impl=_clone, family="copy", out=False,
+        derivative=identity_backward)
+declare("_to_copy", kind=EXPLICIT, impl=_to_copy, family="copy", method=False, out=False,
+        derivative=identity_backward)

@@ -35,10 +35,10 @@ from typing import Any, Callable
 from ..device import _registry as _device_registry
 from ..dispatch.keys import DispatchKey
 from ..dispatch.operator import Operator
-from ..tensor.impl import contiguous_strides, device_key_bits, new_impl
+from ..tensor.impl import contiguous_strides, device_key_bits, new_impl, shape_numel
 from ..tensor.tensor import Tensor
 
-__all__ = ["OpDecl", "declare", "REGISTRY", "primitives", "alloc", "Spec"]
+__all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -114,6 +114,11 @@ def declare(name: str, meta: Callable | None = None, *, kind: str = PRIMITIVE,
     return d
 
 
+def op_named(name: str) -> Operator:
+    """The Operator of declared op `name` (look it up when called: it may be declared later)."""
+    return REGISTRY[name].op
+
+
 def primitives() -> list[str]:
     """Names of the ops a backend implements natively (everything else is composite)."""
     return sorted(n for n, d in REGISTRY.items() if d.kind == PRIMITIVE)
@@ -123,29 +128,18 @@ def primitives() -> list[str]:
 
 def alloc(shape: tuple, dtype, device) -> Tensor:
     """A new contiguous tensor on `device`, allocated through its backend's allocator."""
-    n = 1
-    for s in shape:
-        n *= s
     entry = _device_registry.get(device.type)
     if entry is None:
         from ..device import get_device_type
         entry = get_device_type(device)  # raises the "no backend loaded" error
-    storage = entry.allocator.allocate(n * dtype.itemsize, device)
+    storage = entry.allocator.allocate(shape_numel(shape) * dtype.itemsize, device)
     return new_impl(Tensor, storage, shape, contiguous_strides(shape), 0, dtype, device,
                     device_key_bits[device.type])
 
 
-def _alloc_spec(spec):
-    if spec.__class__ is list:
-        return tuple(alloc(*s) for s in spec)
-    return alloc(*spec)
-
-
 def can_cast(from_dtype, to_dtype) -> bool:
     """PyTorch's same-kind rule for writing results: no float->int, no non-bool->bool."""
-    if from_dtype.category > to_dtype.category:
-        return False
-    return True
+    return from_dtype.category <= to_dtype.category
 
 
 def _check_out(name: str, out, spec):
@@ -181,7 +175,22 @@ def _functional_adapter(d: OpDecl):
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         def structured(*args, out=None, **kwargs):
             spec = meta(*args, **kwargs)
-            res = _alloc_spec(spec) if out is None else _check_out(name, out, spec)
+            if out is not None:
+                res = _check_out(name, out, spec)
+            elif spec.__class__ is tuple:  # one output: alloc() inlined, this is the hot path
+                shape, dtype, device = spec
+                n = 1
+                for s in shape:
+                    n *= s
+                entry = _device_registry.get(device.type)
+                if entry is None:
+                    res = alloc(shape, dtype, device)
+                else:
+                    res = new_impl(Tensor, entry.allocator.allocate(n * dtype.itemsize, device),
+                                   shape, contiguous_strides(shape), 0, dtype, device,
+                                   device_key_bits[device.type])
+            else:
+                res = tuple(alloc(*s) for s in spec)
             kernel(res, *args, **kwargs)
             if returns is not None:
                 return returns(*res)

@@ -43,6 +43,7 @@ def _check_size(op: str, shape: tuple) -> tuple:
 
 
 def _finish(t, requires_grad: bool):
+    t._vc[0] = 0  # a new tensor starts at version 0, whatever filling it took
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -53,6 +53,9 @@ def _infer_dtype(data, arr: np.ndarray):
         return dt.from_numpy_dtype(arr.dtype)
     if isinstance(data, _T):
         return data._dtype
+    leaf = next(iter(_flat_first(data)), None) if isinstance(data, (list, tuple)) else None
+    if isinstance(leaf, np.generic) and arr.dtype.kind in "biuf":
+        return dt.from_numpy_dtype(arr.dtype)  # numpy scalars keep their dtype, as in torch
     kind = arr.dtype.kind
     if kind == "b":
         return dt.bool

@@ -7,13 +7,9 @@ from .. import dtypes as dt
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
-from .declare import REGISTRY
+from .declare import REGISTRY, op_named as _op
 
 _T = TensorImpl
-
-
-def _op(name: str):
-    return REGISTRY[name].op
 
 
 def _inplace(name: str):
@@ -43,7 +39,7 @@ def _dunders() -> dict:
     bnot, lnot = _op("bitwise_not"), _op("logical_not")
 
     def matmul(a, b):
-        return REGISTRY["matmul"].op(a, b)
+        return _op("matmul")(a, b)
 
     def invert(a):
         return lnot(a) if a._dtype is dt.bool else bnot(a)
@@ -51,16 +47,21 @@ def _dunders() -> dict:
     def r(fn):
         return lambda self, other: fn(other, self)
 
+    def f(fn):
+        # a plain function: an Operator as class attribute would build a bound method per call
+        return lambda self, other: fn(self, other)
+
     d = {
-        "__add__": add, "__radd__": add, "__iadd__": _inplace("add"),
-        "__sub__": sub, "__rsub__": r(sub), "__isub__": _inplace("sub"),
-        "__mul__": mul, "__rmul__": mul, "__imul__": _inplace("mul"),
-        "__truediv__": div, "__rtruediv__": r(div), "__itruediv__": _inplace("div"),
+        "__add__": f(add), "__radd__": f(add), "__iadd__": _inplace("add"),
+        "__sub__": f(sub), "__rsub__": r(sub), "__isub__": _inplace("sub"),
+        "__mul__": f(mul), "__rmul__": f(mul), "__imul__": _inplace("mul"),
+        "__truediv__": f(div), "__rtruediv__": r(div), "__itruediv__": _inplace("div"),
         "__floordiv__": fdiv, "__rfloordiv__": r(fdiv), "__ifloordiv__": _inplace("floor_divide"),
         "__mod__": rem, "__rmod__": r(rem), "__imod__": _inplace("remainder"),
         "__pow__": pow_, "__rpow__": r(pow_), "__ipow__": _inplace("pow"),
         "__matmul__": matmul, "__rmatmul__": r(matmul),
-        "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+        "__eq__": f(eq), "__ne__": f(ne), "__lt__": f(lt), "__le__": f(le), "__gt__": f(gt),
+        "__ge__": f(ge),
         "__and__": band, "__rand__": band, "__iand__": _inplace("bitwise_and"),
         "__or__": bor, "__ror__": bor, "__ior__": _inplace("bitwise_or"),
         "__xor__": bxor, "__rxor__": bxor, "__ixor__": _inplace("bitwise_xor"),
@@ -98,7 +99,7 @@ def getitem(self, idx):
     view, adv = _basic_index(self, idx)
     if adv is None:
         return view
-    return REGISTRY["index"].op(view, adv)
+    return _op("index")(view, adv)
 
 
 def _basic_index(self, idx):
@@ -136,9 +137,8 @@ def _basic_index(self, idx):
             t = _as_index_tensor(i, result)
             adv.append(t)
             has_adv = True
-            dim += max(_consumed(t), 1) if t._dtype is dt.bool else 1
-            if t._dtype is dt.bool:
-                adv.extend([None] * (len(t._shape) - 1))
+            # a k-dim bool mask covers k dims (one entry, as aten::index takes it)
+            dim += _consumed(t) if t._dtype is dt.bool else 1
         else:
             try:
                 k = int(i.__index__()) if not isinstance(i, int) else i
@@ -204,7 +204,7 @@ def to(self, *args, **kwargs):
     same = (dev is None or dev == self._device) and (dtype is None or dtype is self._dtype)
     if same and not copy:
         return self
-    return REGISTRY["_to_copy"].op(self, dtype=dtype, device=dev)
+    return _op("_to_copy")(self, dtype=dtype, device=dev)
 
 
 def _read(self):
@@ -261,19 +261,19 @@ def _extra_methods() -> dict:
         return to(self, dtype)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return REGISTRY["empty"].op(*size, dtype=dtype or self._dtype,
+        return _op("empty")(*size, dtype=dtype or self._dtype,
                                     device=device or self._device, requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return REGISTRY["zeros"].op(*size, dtype=dtype or self._dtype,
+        return _op("zeros")(*size, dtype=dtype or self._dtype,
                                     device=device or self._device, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return REGISTRY["ones"].op(*size, dtype=dtype or self._dtype,
+        return _op("ones")(*size, dtype=dtype or self._dtype,
                                    device=device or self._device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        return REGISTRY["full"].op(size, fill_value, dtype=dtype or self._dtype,
+        return _op("full")(size, fill_value, dtype=dtype or self._dtype,
                                    device=device or self._device, requires_grad=requires_grad)
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
@@ -295,4 +295,6 @@ def _extra_methods() -> dict:
                     ("int", dt.int32), ("long", dt.int64), ("short", dt.int16),
                     ("bool", dt.bool), ("byte", dt.uint8), ("char", dt.int8)):
         m[name] = cast(d)
+    from ..dlpack import dlpack_methods
+    m.update(dlpack_methods())
     return m

@@ -9,6 +9,7 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
+from .pointwise_derivatives import grad_of
 
 _T = TensorImpl
 
@@ -44,21 +45,47 @@ def _need_tensor(op: str, x) -> None:
                         f"{type(x).__name__}")
 
 
+# "same"-dtype unary ops that reject a bool input: (exception type, message)
+_UNARY_BOOL_ERRORS = {
+    **{n: (NotImplementedError, f"{n}(): not implemented for 'Bool'")
+       for n in ("floor", "ceil", "trunc", "frac")},
+    "positive": (RuntimeError, "positive(): The `+` operator, on a bool tensor is not supported."),
+    "neg": (RuntimeError, "neg(): Negation, the `-` operator, on a bool tensor is not supported. "
+                          "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                          "operator instead."),
+}
+
+
 def _unary_meta(name: str, result: str):
-    def meta(self):
-        _need_tensor(name, self)
-        d = self._dtype
-        if result == "float":
-            d = float_result(d)
-        elif result == "bool":
-            d = dt.bool
-        elif result == "int" and d.is_floating_point:
-            raise TypeError(f"{name}(): expected an integer or bool tensor, got {d.name}")
-        elif name in ("neg",) and d is dt.bool:
-            raise RuntimeError("neg(): Negation, the `-` operator, on a bool tensor is not "
-                               "supported. If you are trying to invert a mask, use the `~` or "
-                               "`logical_not()` operator instead.")
-        return (self._shape, d, self._device)
+    """The meta rule of unary op `name` whose result dtype is `result` ("same", "float", "bool"
+    or "int"); the rule is picked here, once, not on every call."""
+    if result == "float":
+        def meta(self):
+            _need_tensor(name, self)
+            return (self._shape, float_result(self._dtype), self._device)
+    elif result == "bool":
+        def meta(self):
+            _need_tensor(name, self)
+            return (self._shape, dt.bool, self._device)
+    elif result == "int":
+        def meta(self):
+            _need_tensor(name, self)
+            d = self._dtype
+            if d.is_floating_point:
+                raise TypeError(f"{name}(): expected an integer or bool tensor, got {d.name}")
+            return (self._shape, d, self._device)
+    else:
+        bool_error = _UNARY_BOOL_ERRORS.get(name)
+        bool_result = dt.int64 if name == "square" else dt.bool
+
+        def meta(self):
+            _need_tensor(name, self)
+            d = self._dtype
+            if d is dt.bool:
+                if bool_error is not None:
+                    raise bool_error[0](bool_error[1])
+                d = bool_result
+            return (self._shape, d, self._device)
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -109,9 +136,11 @@ def _meta_add(self, other, *, alpha=1):
 
 def _meta_sub(self, other, *, alpha=1):
     spec = _binary_spec("sub", self, other, "promote")
-    if spec[1] is dt.bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(x is True or x is False or (isinstance(x, _T) and x._dtype is dt.bool)
+           for x in (self, other)):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     return spec
 
 
@@ -123,7 +152,10 @@ def _meta_div(self, other, *, rounding_mode=None):
 
 
 def _meta_pow(self, exponent):
-    return _binary_spec("pow", self, exponent, "promote")
+    spec = _binary_spec("pow", self, exponent, "promote")
+    if spec[1] is dt.bool and isinstance(exponent, _T):  # bool ** True is allowed, as in torch
+        raise NotImplementedError("pow(): not implemented for 'Bool'")
+    return spec
 
 
 def _meta_where(condition, self, other):
@@ -186,8 +218,11 @@ def _meta_nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 
 def _meta_lerp(self, end, weight):
     shapes = [x._shape for x in (self, end, weight) if isinstance(x, _T)]
-    return (broadcast_shapes("lerp", *shapes), promote(self, end),
-            common_device("lerp", self, end, weight))
+    d = promote(self, end)
+    if not d.is_floating_point:
+        raise NotImplementedError(f"lerp(): not implemented for '{d.name}'; expected float "
+                                  f"tensors")
+    return (broadcast_shapes("lerp", *shapes), d, common_device("lerp", self, end, weight))
 
 
 def _meta_addcmul(self, tensor1, tensor2, *, value=1):
@@ -209,46 +244,62 @@ def _meta_addcdiv(self, tensor1, tensor2, *, value=1):
 def _declare_all() -> None:
     for name in UNARY_SAME:
         declare(name, _unary_meta(name, "same"), family="unary", inplace=True,
-                flops=flops_pointwise)
+                flops=flops_pointwise, **grad_of(name))
     for name in UNARY_FLOAT:
         declare(name, _unary_meta(name, "float"), family="unary", inplace=True,
-                flops=flops_pointwise)
+                flops=flops_pointwise, **grad_of(name))
     for name in UNARY_BOOL:
         declare(name, _unary_meta(name, "bool"), family="unary", differentiable=False,
                 inplace=name not in _INPLACE_UNARY_EXCLUDE)
     for name in UNARY_INT:
         declare(name, _unary_meta(name, "int"), family="unary", inplace=True,
                 differentiable=False)
-    declare("round", _meta_round, family="unary", inplace=True, flops=flops_pointwise)
-    declare("nan_to_num", _meta_nan_to_num, family="unary", inplace=True)
-    declare("leaky_relu", _meta_leaky_relu, family="unary", inplace=True, flops=flops_pointwise)
-    declare("gelu", _meta_gelu, family="unary", inplace=True, flops=flops_pointwise)
-    declare("softplus", _meta_softplus, family="unary", flops=flops_pointwise)
-    declare("elu", _meta_elu, family="unary", inplace=True, flops=flops_pointwise)
-    declare("hardtanh", _meta_hardtanh, family="unary", inplace=True, flops=flops_pointwise)
+    declare("round", _meta_round, family="unary", inplace=True, flops=flops_pointwise,
+            **grad_of("round"))
+    declare("nan_to_num", _meta_nan_to_num, family="unary", inplace=True,
+            **grad_of("nan_to_num"))
+    declare("leaky_relu", _meta_leaky_relu, family="unary", inplace=True, flops=flops_pointwise,
+            **grad_of("leaky_relu"))
+    declare("gelu", _meta_gelu, family="unary", inplace=True, flops=flops_pointwise,
+            **grad_of("gelu"))
+    declare("softplus", _meta_softplus, family="unary", flops=flops_pointwise,
+            **grad_of("softplus"))
+    declare("elu", _meta_elu, family="unary", inplace=True, flops=flops_pointwise,
+            **grad_of("elu"))
+    declare("hardtanh", _meta_hardtanh, family="unary", inplace=True, flops=flops_pointwise,
+            **grad_of("hardtanh"))
 
-    declare("add", _meta_add, family="binary", inplace=True, flops=flops_pointwise)
-    declare("sub", _meta_sub, family="binary", inplace=True, flops=flops_pointwise)
-    declare("div", _meta_div, family="binary", inplace=True, flops=flops_pointwise)
-    declare("pow", _meta_pow, family="binary", inplace=True, flops=flops_pointwise)
+    declare("add", _meta_add, family="binary", inplace=True, flops=flops_pointwise,
+            **grad_of("add"))
+    declare("sub", _meta_sub, family="binary", inplace=True, flops=flops_pointwise,
+            **grad_of("sub"))
+    declare("div", _meta_div, family="binary", inplace=True, flops=flops_pointwise,
+            **grad_of("div"))
+    declare("pow", _meta_pow, family="binary", inplace=True, flops=flops_pointwise,
+            **grad_of("pow"))
     for name in BINARY_PROMOTE:
         declare(name, _binary_meta(name, "promote"), family="binary", inplace=True,
                 flops=flops_pointwise,
-                differentiable=name not in ("floor_divide",))
+                differentiable=name not in ("floor_divide",), **grad_of(name))
     for name in BINARY_FLOAT:
         declare(name, _binary_meta(name, "float"), family="binary", inplace=True,
-                flops=flops_pointwise)
+                flops=flops_pointwise, **grad_of(name))
     for name in BINARY_COMPARE + BINARY_LOGICAL:
         declare(name, _binary_meta(name, "bool"), family="binary", inplace=True,
                 differentiable=False, flops=flops_pointwise)
     for name in BINARY_BITWISE:
         declare(name, _binary_meta(name, "int"), family="binary", inplace=True,
                 differentiable=False)
-    declare("where", _meta_where, family="ternary", method=False, flops=flops_pointwise)
-    declare("clamp", _meta_clamp, family="ternary", inplace=True, flops=flops_pointwise)
-    declare("lerp", _meta_lerp, family="ternary", inplace=True, flops=flops_pointwise)
-    declare("addcmul", _meta_addcmul, family="ternary", inplace=True, flops=flops_pointwise)
-    declare("addcdiv", _meta_addcdiv, family="ternary", inplace=True, flops=flops_pointwise)
+    declare("where", _meta_where, family="ternary", method=False, flops=flops_pointwise,
+            **grad_of("where"))
+    declare("clamp", _meta_clamp, family="ternary", inplace=True, flops=flops_pointwise,
+            **grad_of("clamp"))
+    declare("lerp", _meta_lerp, family="ternary", inplace=True, flops=flops_pointwise,
+            **grad_of("lerp"))
+    declare("addcmul", _meta_addcmul, family="ternary", inplace=True, flops=flops_pointwise,
+            **grad_of("addcmul"))
+    declare("addcdiv", _meta_addcdiv, family="ternary", inplace=True, flops=flops_pointwise,
+            **grad_of("addcdiv"))
 
 
 _declare_all()

@@ -3,10 +3,11 @@ storage and version counter and only has new sizes, strides and offset."""
 from __future__ import annotations
 
 from ..dispatch.keys import AUTOGRAD_BIT
-from ..tensor.impl import TensorImpl, contiguous_strides, new_impl
+from ..tensor.impl import TensorImpl, contiguous_strides, new_impl, shape_numel
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare
 from .meta_rules import size_arg, wrap_dim
+from .view_derivatives import VIEW_DERIVATIVES
 
 _T = TensorImpl
 
@@ -14,8 +15,10 @@ _T = TensorImpl
 def make_view(self: TensorImpl, shape: tuple, stride: tuple, offset: int) -> Tensor:
     """A tensor over `self`'s storage with new geometry; `_base` is the root of the view chain."""
     base = self._base if self._base is not None else self
+    # a view keeps the Autograd key of an input that requires grad (even under no_grad), so
+    # autograd sees in-place changes through it
     return new_impl(Tensor, self._storage, shape, stride, offset, self._dtype, self._device,
-                    self._keys & ~AUTOGRAD_BIT, self._vc, base)
+                    self._keys, self._vc, base)
 
 
 def _infer_size(op: str, shape: tuple, numel: int) -> tuple:
@@ -37,18 +40,11 @@ def _infer_size(op: str, shape: tuple, numel: int) -> tuple:
     return shape
 
 
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 def view_strides(old_shape: tuple, old_stride: tuple, new_shape: tuple):
     """Strides that view `old` as `new_shape` without copying, or None (PyTorch's computeStride)."""
     if not old_shape:
         return tuple(1 for _ in new_shape)
-    numel = _numel(old_shape)
+    numel = shape_numel(old_shape)
     if numel == 0:
         return contiguous_strides(new_shape) if old_shape != new_shape else old_stride
     new_stride = [0] * len(new_shape)
@@ -79,7 +75,7 @@ def _view(self, *shape):
     """A view with a new shape (sizes may contain one -1); the elements must be compatible."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
         raise NotImplementedError("view(dtype): reinterpreting a tensor's dtype is not supported")
-    shape = _infer_size("view", size_arg("view", shape), _numel(self._shape))
+    shape = _infer_size("view", size_arg("view", shape), shape_numel(self._shape))
     stride = view_strides(self._shape, self._stride, shape)
     if stride is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -90,7 +86,7 @@ def _view(self, *shape):
 
 def _reshape(self, *shape):
     """`view` when the strides allow it, else a contiguous copy of the data with that shape."""
-    shape = _infer_size("reshape", size_arg("reshape", shape), _numel(self._shape))
+    shape = _infer_size("reshape", size_arg("reshape", shape), shape_numel(self._shape))
     if view_strides(self._shape, self._stride, shape) is not None:
         return self.view(shape)
     return self.clone(memory_format="contiguous").view(shape)
@@ -242,7 +238,7 @@ def _narrow(self, dim, start, length):
     if start < 0:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
-        raise IndexError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
                          f"({size}).")
     return _slice(self, d, start, start + length, 1)
 
@@ -312,6 +308,7 @@ def _detach(self):
     """A view that shares data but is cut from the autograd graph."""
     t = make_view(self, self._shape, self._stride, self._offset)
     t._base = None  # not a view for autograd purposes
+    t._keys &= ~AUTOGRAD_BIT
     return t
 
 
@@ -327,7 +324,7 @@ def _flatten(self, start_dim=0, end_dim=-1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
-    return self.reshape(self._shape[:s] + (_numel(self._shape[s:e + 1]),) + self._shape[e + 1:])
+    return self.reshape(self._shape[:s] + (shape_numel(self._shape[s:e + 1]),) + self._shape[e + 1:])
 
 
 def _unflatten(self, dim, sizes):
@@ -406,7 +403,7 @@ def _declare_all() -> None:
                      ("squeeze", _squeeze), ("unsqueeze", _unsqueeze), ("slice", _slice),
                      ("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),
                      ("unfold", _unfold), ("alias", _alias)):
-        declare(name, impl=fn, **views)
+        declare(name, impl=fn, derivative=VIEW_DERIVATIVES[name], **views)
     declare("detach", impl=_detach, kind=EXPLICIT, family="view", out=False,
             differentiable=False)
     comp = dict(kind=IMPLICIT, family="view", out=False)

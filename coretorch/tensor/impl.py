@@ -7,7 +7,8 @@ from typing import Any
 
 from .storage import Storage
 
-__all__ = ["TensorImpl", "AutogradMeta", "contiguous_strides", "device_key_bits"]
+__all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
+           "device_key_bits"]
 
 # device type name -> dispatch-key bit of its backend; filled by backend registration
 device_key_bits: dict[str, int] = {}
@@ -48,6 +49,20 @@ class TensorImpl:
 
     def _bump_version(self) -> None:
         self._vc[0] += 1
+
+
+def requires_grad(t: TensorImpl) -> bool:
+    """Whether autograd tracks `t`: a leaf that requires grad, or the output of a recorded op."""
+    m = t._autograd
+    return m is not None and (m.requires_grad or m.grad_fn is not None)
+
+
+def shape_numel(shape) -> int:
+    """The number of elements of a tensor of `shape` (1 for a 0-d shape)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def contiguous_strides(shape: tuple) -> tuple:

@@ -1,110 +1,150 @@
 """`repr(tensor)` in PyTorch's format: ``tensor([[1., 2.]], dtype=coretorch.float64)``; meta
-tensors print ``tensor(..., device='meta', size=(2, 3))``."""
+tensors print ``tensor(..., device='meta', size=(2, 3))``.
+
+Follows PyTorch's default print options (precision 4, threshold 1000, edgeitems 3, linewidth 80)
+and its formatter rules (integer mode, scientific mode, widths from the finite non-zero values).
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .. import dtypes as dt
 
+_PRECISION = 4
 _EDGE = 3          # items shown at each edge of a summarized dim
 _THRESHOLD = 1000  # summarize above this many elements
 _LINEWIDTH = 80
 
 
-def _float_formatter(values: np.ndarray):
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v:.4f}"
-    absf = np.abs(finite.astype(np.float64))
-    if np.all(finite == np.round(finite)):
-        mx = absf.max()
-        if mx < 1e8:
-            width = len(f"{mx:.0f}") + 1
-            return lambda v: _special(v) or f"{v:.0f}."
-        return lambda v: _special(v) or f"{v:.4e}"
-    nonzero = absf[absf > 0]
-    mx, mn = absf.max(), (nonzero.min() if nonzero.size else 0.0)
-    if mx >= 1e8 or (mn and (mn < 1e-4 or mx / mn > 1000.0)):
-        return lambda v: _special(v) or f"{v:.4e}"
-    return lambda v: _special(v) or f"{v:.4f}"
+class _Formatter:
+    """PyTorch's `_Formatter`: one width and one notation for every element of a tensor."""
+
+    def __init__(self, values: np.ndarray, floating: bool):
+        self.floating, self.int_mode, self.sci_mode, self.max_width = floating, True, False, 1
+        flat = values.ravel()
+        if not floating:
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(str(v)))
+            return
+        flat = flat.astype(np.float64)
+        vals = flat[np.isfinite(flat) & (flat != 0)]
+        if vals.size == 0:
+            return
+        absv = np.abs(vals)
+        mn, mx = absv.min(), absv.max()
+        self.int_mode = bool(np.all(vals == np.ceil(vals)))
+        if self.int_mode:
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8
+            fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.0f}.")
+        else:
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+            fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (
+                lambda v: f"{v:.{_PRECISION}f}")
+        for v in vals.tolist():
+            self.max_width = max(self.max_width, len(fmt(v)))
+
+    def format(self, value) -> str:
+        if not self.floating:
+            ret = str(value)
+        elif self.sci_mode:
+            ret = f"{value:{self.max_width}.{_PRECISION}e}"
+        elif self.int_mode:
+            ret = f"{value:.0f}"
+            if not (math.isinf(value) or math.isnan(value)):
+                ret += "."
+        else:
+            ret = f"{value:.{_PRECISION}f}"
+        return " " * (self.max_width - len(ret)) + ret
 
 
-def _special(v) -> str:
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return ""
+def _summarized(a: np.ndarray) -> np.ndarray:
+    """The elements a summarized print shows (PyTorch's get_summarized_data)."""
+    if a.ndim == 0:
+        return a
+    if a.ndim == 1:
+        return np.concatenate((a[:_EDGE], a[-_EDGE:])) if a.shape[0] > 2 * _EDGE else a
+    rows = list(range(_EDGE)) + list(range(a.shape[0] - _EDGE, a.shape[0])) \
+        if a.shape[0] > 2 * _EDGE else range(a.shape[0])
+    return np.stack([_summarized(a[i]) for i in rows])
 
 
-def _format_values(arr: np.ndarray, dtype, indent: int) -> str:
-    summarize = arr.size > _THRESHOLD
-    if dtype is dt.bool:
-        fmt = lambda v: "True" if v else "False"  # noqa: E731
-    elif dtype.is_floating_point:
-        fmt = _float_formatter(arr.astype(np.float64).ravel())
+def _vector_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    per_line = max(1, int(math.floor((_LINEWIDTH - indent) / (fmt.max_width + 2))))
+    if summarize and a.shape[0] > 2 * _EDGE:
+        data = ([fmt.format(v) for v in a[:_EDGE].tolist()] + [" ..."] +
+                [fmt.format(v) for v in a[-_EDGE:].tolist()])
     else:
-        fmt = str
-    flat = _edges(arr, summarize) if summarize else arr.ravel()
-    width = max((len(fmt(v)) for v in flat.astype(object).ravel()), default=1)
-
-    def rec(a: np.ndarray, ind: int) -> str:
-        if a.ndim == 0:
-            return fmt(a.item()).rjust(width)
-        if a.ndim == 1:
-            items = [fmt(v).rjust(width) for v in _seq(a, summarize)]
-            per_line = max(1, (_LINEWIDTH - ind) // (width + 2))
-            lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
-            return "[" + (",\n" + " " * (ind + 1)).join(lines) + "]"
-        parts = [rec(sub, ind + 1) if sub is not None else "..." for sub in _rows(a, summarize)]
-        sep = "," + "\n" * (a.ndim - 1) + " " * (ind + 1)
-        return "[" + sep.join(parts) + "]"
-
-    return rec(arr, indent)
+        data = [fmt.format(v) for v in a.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _seq(a, summarize):
+def _array_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    if a.ndim == 0:
+        return fmt.format(a.item())
+    if a.ndim == 1:
+        return _vector_str(a, indent, summarize, fmt)
     if summarize and a.shape[0] > 2 * _EDGE:
-        return [*a[:_EDGE].tolist(), "...", *a[-_EDGE:].tolist()]
-    return a.tolist()
+        parts = ([_array_str(a[i], indent + 1, summarize, fmt) for i in range(_EDGE)] + ["..."] +
+                 [_array_str(a[i], indent + 1, summarize, fmt)
+                  for i in range(a.shape[0] - _EDGE, a.shape[0])])
+    else:
+        parts = [_array_str(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def _rows(a, summarize):
-    if summarize and a.shape[0] > 2 * _EDGE:
-        return [*a[:_EDGE], None, *a[-_EDGE:]]
-    return list(a)
+def _values_str(arr: np.ndarray, dtype, indent: int) -> str:
+    if arr.dtype == np.float16:
+        arr = arr.astype(np.float32)
+    summarize = arr.size > _THRESHOLD
+    fmt = _Formatter(_summarized(arr) if summarize else arr, dtype.is_floating_point)
+    return _array_str(arr, indent, summarize, fmt)
 
 
-def _edges(arr, summarize):
-    return arr.ravel()[:2 * _EDGE] if arr.size else arr.ravel()
+def _add_suffixes(body: str, suffixes: list[str], indent: int) -> str:
+    parts = [body]
+    last_line_len = len(body) - body.rfind("\n") + 1
+    for s in suffixes:
+        if last_line_len + len(s) + 2 > _LINEWIDTH:
+            parts.append(",\n" + " " * indent + s)
+            last_line_len = indent + len(s)
+        else:
+            parts.append(", " + s)
+            last_line_len += len(s) + 2
+    return "".join(parts) + ")"
 
 
 def tensor_repr(t) -> str:
     prefix = "tensor("
+    indent = len(prefix)
     suffixes = []
     dev = t._device
     if dev.type != "cpu":
         suffixes.append(f"device='{dev}'")
-    default_dtype = t._dtype in (dt.get_default_dtype(), dt.int64, dt.bool)
-    if dev.type == "meta" or not _has_data(t):
+    dtype_suffix = f"dtype=coretorch.{t._dtype.name}"
+    if not _has_data(t):
+        suffixes.append(f"size={tuple(t._shape)}")
+        if t._dtype is not dt.get_default_dtype():
+            suffixes.append(dtype_suffix)
         body = "..."
-        suffixes.insert(1 if dev.type != "cpu" else 0, f"size={tuple(t._shape)}")
+    elif t.numel() == 0:
+        if len(t._shape) != 1:
+            suffixes.append(f"size={tuple(t._shape)}")
+        if t._dtype is not dt.get_default_dtype():
+            suffixes.append(dtype_suffix)
+        body = "[]"
     else:
-        arr = np.asarray(t.detach().numpy(force=True))
-        if arr.size == 0:
-            body = "[]"
-            if t._shape != (0,):
-                suffixes.insert(1 if dev.type != "cpu" else 0, f"size={tuple(t._shape)}")
-        else:
-            body = _format_values(arr, t._dtype, len(prefix))
-    if not default_dtype or (t._dtype is dt.int64 and False):
-        suffixes.append(f"dtype=coretorch.{t._dtype.name}")
+        if t._dtype not in (dt.get_default_dtype(), dt.int64, dt.bool):
+            suffixes.append(dtype_suffix)
+        body = _values_str(np.asarray(t.detach().numpy(force=True)), t._dtype, indent)
     m = t._autograd
     if m is not None and m.grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(m.grad_fn).__name__}>")
     elif m is not None and m.requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + ", ".join([body] + suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
 
 
 def _has_data(t) -> bool:

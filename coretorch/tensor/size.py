@@ -1,6 +1,8 @@
 """`coretorch.Size`, the tuple subclass `Tensor.shape` returns."""
 from __future__ import annotations
 
+from .impl import shape_numel
+
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as ``coretorch.Size([2, 3])``."""
@@ -11,10 +13,7 @@ class Size(tuple):
         return f"coretorch.Size([{', '.join(map(str, self))}])"
 
     def numel(self) -> int:
-        n = 1
-        for d in self:
-            n *= d
-        return n
+        return shape_numel(self)
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import dtype as _dtype_cls
-from .impl import TensorImpl
+from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel
 from .size import Size
 
 __all__ = ["Tensor"]
@@ -50,10 +50,7 @@ class Tensor(TensorImpl):
     ndimension = dim
 
     def numel(self) -> int:
-        n = 1
-        for d in self._shape:
-            n *= d
-        return n
+        return shape_numel(self._shape)
 
     nelement = numel
 
@@ -202,8 +199,7 @@ def _wrap_dim(dim: int, ndim: int, op: str) -> int:
     return dim + n if dim < 0 else dim
 
 
-def _autograd_meta(t: TensorImpl):
-    from .impl import AutogradMeta
+def _autograd_meta(t: TensorImpl) -> AutogradMeta:
     m = t._autograd
     if m is None:
         m = t._autograd = AutogradMeta()
@@ -227,10 +223,6 @@ def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
 
 
 def _tensor_autograd_properties():
-    def requires_grad(self) -> bool:
-        m = self._autograd
-        return m is not None and (m.requires_grad or m.grad_fn is not None)
-
     def set_requires_grad(self, flag: bool) -> None:
         _set_requires_grad(self, flag)
 
@@ -264,7 +256,7 @@ def _tensor_autograd_properties():
                                    f"expected {self._device}, got {value._device}")
         _autograd_meta(self).grad = value
 
-    Tensor.requires_grad = property(requires_grad, set_requires_grad)
+    Tensor.requires_grad = property(_tracks_grad, set_requires_grad)
     Tensor.requires_grad_ = requires_grad_
     Tensor.is_leaf = property(is_leaf)
     Tensor.grad_fn = property(grad_fn)

@@ -1,7 +1,11 @@
-"""pytest plugin (entry point ``pytest11``): ``--backend NAME`` and the `device` fixtures.
+"""pytest plugin (entry point ``pytest11``): ``--backend NAME``, the `device` fixtures and the
+conformance table.
 
 Tests that take a `device` argument run once per installed, available device type (or only on
 the ones named with ``--backend``); `data_device` skips shape-only devices such as meta.
+After a run that included OpInfo conformance tests, the terminal summary lists per op and
+device whether the backend runs it natively, as a composite, through the CPU fallback, or not
+at all, and which ops failed.
 """
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ def pytest_addoption(parser) -> None:
     group.addoption("--backend", action="append", default=None, metavar="NAME",
                     help="run device-parametrized tests only on this backend's device types "
                          "(repeatable; default: every loaded backend)")
+    group.addoption("--conformance-table", action="store_true", default=False,
+                    help="print the per-op conformance table (native / composite / fallback / "
+                         "missing / failing) even without --backend")
 
 
 def selected_device_types(config) -> list[str]:
@@ -42,3 +49,89 @@ def pytest_generate_tests(metafunc) -> None:
     if "data_device" in metafunc.fixturenames:
         types = [t for t in selected_device_types(metafunc.config) if device_types()[t].has_data]
         metafunc.parametrize("data_device", types, ids=types)
+
+
+# ---- the per-op conformance table -------------------------------------------------------------
+
+_FAILED = pytest.StashKey[set]()
+_RAN = pytest.StashKey[set]()
+
+
+def pytest_configure(config) -> None:
+    config.stash[_FAILED] = set()
+    config.stash[_RAN] = set()
+    config.addinivalue_line("markers", "conformance: an OpInfo conformance test")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    info = params.get("opinfo")
+    if info is None or report.when != "call" and not report.failed:
+        return
+    dev = params.get("device") or params.get("data_device")
+    item.config.stash[_RAN].add((info.name, dev))
+    if report.failed:
+        item.config.stash[_FAILED].add((info.name, dev))
+
+
+def op_status(name: str, device_type: str) -> str:
+    """How the backend of `device_type` runs op `name` (see `key_status`)."""
+    from coretorch.device import device_types
+    return key_status(name, device_types()[device_type].dispatch_key)
+
+
+def key_status(name: str, key) -> str:
+    """How dispatch key `key` runs op `name`: native (its own kernel), composite (decomposed
+    into other ops), fallback (a boxed fallback such as the CPU fallback), missing, or
+    undeclared."""
+    from coretorch.dispatch.operator import _fallbacks
+    from coretorch.ops import REGISTRY
+    decl = REGISTRY.get(name)
+    if decl is None:
+        return "undeclared"
+    if decl.kind != "primitive":
+        return "composite"
+    if decl.op.has_kernel(key):
+        return "native"
+    if key in _fallbacks:
+        return "fallback"
+    return "missing"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    ran = config.stash.get(_RAN, set())
+    if not ran:
+        return
+    failed = config.stash.get(_FAILED, set())
+    devices = sorted({d for _, d in ran if d})
+    names = sorted({n for n, _ in ran})
+    tr = terminalreporter
+    full = bool(config.getoption("backend")) or config.getoption("conformance_table")
+    tr.section("coretorch conformance per op")
+    counts = {d: {} for d in devices}
+    rows = []
+    for n in names:
+        row = []
+        for d in devices:
+            st = op_status(n, d)
+            if (n, d) in failed:
+                st = f"failing ({st})"
+            elif (n, d) not in ran:
+                st = f"{st}, untested"
+            key = st.split(" ")[0].rstrip(",")
+            counts[d][key] = counts[d].get(key, 0) + 1
+            row.append(st)
+        rows.append((n, row))
+    if full:
+        width = max(len(n) for n in names) + 2
+        tr.write_line("op".ljust(width) + "".join(d.ljust(26) for d in devices))
+        for n, row in rows:
+            tr.write_line(n.ljust(width) + "".join(s.ljust(26) for s in row))
+    for d in devices:
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts[d].items()))
+        tr.write_line(f"{d}: {len(names)} ops: {summary}")
+    if not full:
+        tr.write_line("(per-op table: --backend NAME or --conformance-table)")

@@ -16,9 +16,18 @@ def as_numpy(t) -> np.ndarray:
     """The strided numpy view of cpu tensor `t` (cached on the tensor; geometry never changes)."""
     a = t._cache
     if a is None:
-        isz = t._dtype.itemsize
-        a = t._cache = np.ndarray(t._shape, t._dtype.numpy, t._storage.data, t._offset * isz,
-                                  tuple(s * isz for s in t._stride))
+        d = t._dtype.numpy
+        data = t._storage.data
+        shape = t._shape
+        if len(shape) == 1 and t._offset == 0 and t._stride == (1,) \
+                and data.shape[0] == shape[0] * d.itemsize:
+            a = data.view(d)  # a whole 1-D buffer (a fresh output): the cheapest view
+        else:
+            isz = d.itemsize
+            # a zero-size view may carry an offset past the end of its (empty) buffer
+            off = t._offset * isz if 0 not in shape else 0
+            a = np.ndarray(shape, d, data, off, tuple(s * isz for s in t._stride))
+        t._cache = a
     return a
 
 

@@ -14,9 +14,11 @@ class MetaAllocator(Allocator):
 
 
 def read_numpy(t):
-    raise RuntimeError(f"Cannot read the values of a meta tensor (shape {list(t._shape)}, "
-                       f"{t._dtype.name}): meta tensors have shapes and dtypes but no data. "
-                       f"Run on a data device ('cpu') to get values.")
+    """Meta tensors hold no data: raises NotImplementedError (a RuntimeError, like PyTorch's
+    "Cannot copy out of meta tensor")."""
+    raise NotImplementedError(f"Cannot copy out of meta tensor; no data! (shape "
+                              f"{list(t._shape)}, {t._dtype.name}): meta tensors have shapes and "
+                              f"dtypes but no values. Run on a data device ('cpu') to get values.")
 
 
 def write_numpy(t, values) -> None:

@@ -1,0 +1,62 @@
+# coretorch's two commands: `make demo` and `make test`. Both create .venv/ on first use and
+# install (editable) the core and every distribution in the repo; reruns skip pip until a
+# pyproject.toml (or this Makefile) changes.
+#
+#   make test            run the test suite against every installed backend, then the
+#                        conformance suite through the cuda backend in emulation (no GPU needed)
+#   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
+#   make demo            run the demo
+#   make install         only set up .venv/
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := test
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+TORCH ?= 1
+TORCH_REQ := torch==2.13.0
+PYTEST_ARGS ?=
+
+# Every distribution in the repo: the core, then each backend, the profiler and example packages
+# (found by their pyproject.toml, so a new one is picked up without editing this file).
+DISTS := . $(patsubst %/pyproject.toml,%,$(sort $(wildcard backends/*/pyproject.toml \
+           profiler/pyproject.toml examples/*/pyproject.toml)))
+# Test plugins installed into .venv. tests/plugins/broken* raise on import on purpose: the tests
+# install those into a temporary folder themselves, never into .venv.
+TEST_PLUGINS := $(patsubst %/pyproject.toml,%,$(sort $(filter-out tests/plugins/broken%, \
+                  $(wildcard tests/plugins/*/pyproject.toml))))
+TEST_DEPS := pytest safetensors scikit-learn numba $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
+
+PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
+INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPROJECTS)) \
+                 | sha1sum | cut -c1-16)
+STAMP := $(VENV)/.installed-$(INSTALL_KEY)
+
+.PHONY: test demo install
+
+install: $(STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# --no-build-isolation: the editable builds use the venv's setuptools (no download per build)
+$(STAMP): | $(PY)
+	$(PY) -m pip install --quiet --upgrade "setuptools>=70.1"
+	$(PY) -m pip install --quiet --no-build-isolation \
+	  $(addprefix -e ,$(DISTS) $(TEST_PLUGINS)) $(TEST_DEPS)
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+# The second run sends the conformance suite (and the cuda API tests) through the cuda backend's
+# own kernel code with numpy standing in for CuPy, so it is checked on machines without a GPU.
+# Where a GPU exists, the first run already tests the real CUDA path.
+test: $(STAMP)
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+	CORETORCH_CUDA_EMULATE=1 $(PY) -m pytest -p no:cacheprovider --backend cuda \
+	  --pyargs coretorch.testing.conformance tests/test_cuda_backend.py
+
+# the profiled demo: trains the digits CNN under coretorch-profile, leaves trace.json for Perfetto
+demo: $(STAMP)
+	$(VENV)/bin/coretorch-profile --record-shapes --memory --flops --with-stack --row-limit 25 \
+	  -o trace.json examples/train_digits.py --epochs 2

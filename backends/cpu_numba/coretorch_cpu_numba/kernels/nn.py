@@ -1,0 +1,457 @@
+"""Neural-network kernels: fused softmax/log_softmax (numba), conv2d and its backward (im2col +
+BLAS GEMM), max/avg pooling (numba)."""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba.extending import overload
+
+from coretorch.ops.meta_rules import wrap_dim
+from coretorch.ops.nn_ops import conv2d_padding, pair, pool2d_args
+
+from ..registry import kernel
+from ._common import arr, compute_dtype, write, writable_target
+
+_PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
+
+
+# ---- softmax / log_softmax -----------------------------------------------------------------
+
+_EXP_LO, _EXP_HI = np.float32(-87.3), np.float32(88.7)
+
+
+@numba.njit(cache=True, inline="always")
+def _exp32(x):
+    """float32 exp (Cephes expf, ~2 ulp) in plain arithmetic, so loops over it vectorize (numba
+    has no vector math library here); below -87.3 it returns 0, NaN stays NaN."""
+    c = min(max(x, _EXP_LO), _EXP_HI)
+    fx = np.floor(c * np.float32(1.44269504088896341) + np.float32(0.5))
+    r = c - fx * np.float32(0.693359375) + fx * np.float32(2.12194440e-4)
+    p = ((((np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)) * r
+           + np.float32(8.3334519073e-3)) * r + np.float32(4.1665795894e-2)) * r
+         + np.float32(1.6666665459e-1)) * r + np.float32(5.0000001201e-1)
+    p = p * (r * r) + r + np.float32(1.0)
+    e = p * np.int32((np.int32(fx) + 127) << 23).view(np.float32)
+    if x < _EXP_LO:
+        e = np.float32(0.0)
+    if x != x:
+        e = x
+    return e
+
+
+def _exp(x):
+    """exp in the precision of `x`: the vectorizable `_exp32` for float32 (jitted code only)."""
+    return math.exp(x)
+
+
+@overload(_exp)
+def _exp_typed(x):
+    if x == numba.float32:
+        return lambda x: _exp32(x)
+    return lambda x: math.exp(x)
+
+
+def _zero(x):
+    """A zero of `x`'s type (jitted code only)."""
+    return 0
+
+
+@overload(_zero)
+def _zero_typed(x):
+    zero = np.float32(0) if x == numba.float32 else 0.0
+    return lambda x: zero
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _softmax_row(x, y, log):
+    # one contiguous row; NaN anywhere makes the sum (so the row) NaN, as in PyTorch
+    n = x.shape[0]
+    m = x[0]
+    for j in range(1, n):
+        v = x[j]
+        if v > m:
+            m = v
+    s = _zero(m)
+    if log:
+        for j in range(n):
+            s += _exp(x[j] - m)
+        shift = m + math.log(s)
+        for j in range(n):
+            y[j] = x[j] - shift
+    else:
+        for j in range(n):
+            e = _exp(x[j] - m)
+            y[j] = e
+            s += e
+        inv = 1 / s
+        for j in range(n):
+            y[j] *= inv
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _softmax_cols(x, y, log):
+    # x, y: (N, Q), softmax along N for each of the Q columns (inner loops run over Q)
+    N, Q = x.shape
+    m = x[0].copy()
+    for i in range(1, N):
+        for q in range(Q):
+            if x[i, q] > m[q]:
+                m[q] = x[i, q]
+    s = np.zeros_like(m)
+    for i in range(N):
+        for q in range(Q):
+            e = _exp(x[i, q] - m[q])
+            s[q] += e
+            if not log:
+                y[i, q] = e
+    if log:
+        for q in range(Q):
+            s[q] = m[q] + math.log(s[q])
+        for i in range(N):
+            for q in range(Q):
+                y[i, q] = x[i, q] - s[q]
+    else:
+        for q in range(Q):
+            s[q] = 1 / s[q]
+        for i in range(N):
+            for q in range(Q):
+                y[i, q] *= s[q]
+
+
+@numba.njit(cache=True)
+def _softmax_rows_serial(x, y, log):
+    for p in range(x.shape[0]):
+        _softmax_row(x[p], y[p], log)
+
+
+@numba.njit(cache=True, parallel=True)
+def _softmax_rows_parallel(x, y, log):
+    for p in numba.prange(x.shape[0]):
+        _softmax_row(x[p], y[p], log)
+
+
+@numba.njit(cache=True)
+def _softmax_cols_serial(x, y, log):
+    for p in range(x.shape[0]):
+        _softmax_cols(x[p], y[p], log)
+
+
+@numba.njit(cache=True, parallel=True)
+def _softmax_cols_parallel(x, y, log):
+    for p in numba.prange(x.shape[0]):
+        _softmax_cols(x[p], y[p], log)
+
+
+def _softmax_into(op: str, out, self, dim, log: bool) -> None:
+    a = arr(self)
+    o = arr(out)
+    d = wrap_dim(op, dim, a.ndim)
+    if a.size == 0:
+        return
+    shape = a.shape if a.ndim else (1,)
+    P = int(np.prod(shape[:d], dtype=np.int64))
+    N, Q = shape[d], int(np.prod(shape[d + 1:], dtype=np.int64))
+    cdt = np.dtype(np.float64) if o.dtype == np.float64 else np.dtype(np.float32)
+    # softmax over the last dim runs on contiguous rows; otherwise on (N, Q) column blocks
+    blocks = (P, N) if Q == 1 else (P, N, Q)
+    x = np.ascontiguousarray(a, dtype=cdt).reshape(blocks)
+    y, copy = writable_target(out, cdt, blocks)
+    parallel = P > 1 and a.size >= _PARALLEL_MIN
+    if Q == 1:
+        fn = _softmax_rows_parallel if parallel else _softmax_rows_serial
+    else:
+        fn = _softmax_cols_parallel if parallel else _softmax_cols_serial
+    fn(x, y, log)
+    if copy:
+        write(out, y.reshape(o.shape))
+
+
+@kernel("softmax")
+def softmax(out, self, dim, dtype=None):
+    _softmax_into("softmax", out, self, dim, False)
+
+
+@kernel("log_softmax")
+def log_softmax(out, self, dim, dtype=None):
+    _softmax_into("log_softmax", out, self, dim, True)
+
+
+# ---- conv2d ----------------------------------------------------------------------------------
+
+def _batched(a: np.ndarray) -> np.ndarray:
+    return a[None] if a.ndim == 3 else a
+
+
+def _padded(x: np.ndarray, pads) -> np.ndarray:
+    (t, b), (l, r) = pads
+    if not (t or b or l or r):
+        return x
+    N, C, H, W = x.shape
+    xp = np.zeros((N, C, H + t + b, W + l + r), x.dtype)
+    xp[:, :, t:t + H, l:l + W] = x
+    return xp
+
+
+def _windows(xp: np.ndarray, kh, kw, stride, dilation, oh, ow) -> np.ndarray:
+    """The (N, C, kh, kw, OH, OW) strided view of every kernel window (no copy)."""
+    n, c = xp.shape[:2]
+    s0, s1, s2, s3 = xp.strides
+    return np.lib.stride_tricks.as_strided(
+        xp, (n, c, kh, kw, oh, ow),
+        (s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]),
+        writeable=False)
+
+
+@kernel("conv2d")
+def conv2d(out, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    o = arr(out)
+    if o.size == 0:
+        return
+    w = arr(weight)
+    cdt = compute_dtype(o.dtype)
+    x = _batched(arr(input)).astype(cdt, copy=False)
+    w = w.astype(cdt, copy=False)
+    stride, dilation = pair("conv2d", "stride", stride), pair("conv2d", "dilation", dilation)
+    cout, cg, kh, kw = w.shape
+    pads = conv2d_padding("conv2d", padding, (kh, kw), dilation, stride)
+    n = x.shape[0]
+    oh, ow = o.shape[-2:]
+    res = np.empty((n, cout, oh, ow), cdt)
+    if x.shape[1] and cg:
+        win = _windows(_padded(x, pads), kh, kw, stride, dilation, oh, ow)
+        og = cout // groups
+        for g in range(groups):
+            cols = win[:, g * cg:(g + 1) * cg].transpose(1, 2, 3, 0, 4, 5).reshape(
+                cg * kh * kw, n * oh * ow)
+            r = w[g * og:(g + 1) * og].reshape(og, cg * kh * kw) @ cols
+            res[:, g * og:(g + 1) * og] = r.reshape(og, n, oh, ow).transpose(1, 0, 2, 3)
+    else:
+        res.fill(0)
+    if bias is not None:
+        res += arr(bias).astype(cdt, copy=False)[:, None, None]
+    write(out, res.reshape(o.shape))
+
+
+@kernel("convolution_backward")
+def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups):
+    gi_t, gw_t, gb_t = out
+    x0 = arr(input)
+    cdt = compute_dtype(x0.dtype)
+    go = _batched(arr(grad_output)).astype(cdt, copy=False)
+    x = _batched(x0).astype(cdt, copy=False)
+    w = arr(weight).astype(cdt, copy=False)
+    stride, dilation = pair("convolution_backward", "stride", stride), pair(
+        "convolution_backward", "dilation", dilation)
+    ph, pw = pair("convolution_backward", "padding", padding)
+    n, c, h, wd = x.shape
+    cout, cg, kh, kw = w.shape
+    oh, ow = go.shape[-2:]
+    og = cout // groups
+    xp = _padded(x, ((ph, ph), (pw, pw)))
+    gxp = np.zeros(xp.shape, cdt)
+    gw = np.zeros(w.shape, cdt)
+    if go.size and x.size:
+        win = _windows(xp, kh, kw, stride, dilation, oh, ow)
+        for g in range(groups):
+            ci, co = slice(g * cg, (g + 1) * cg), slice(g * og, (g + 1) * og)
+            cols = win[:, ci].transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * oh * ow)
+            gog = go[:, co].transpose(1, 0, 2, 3).reshape(og, n * oh * ow)
+            gw[co] = (gog @ cols.T).reshape(og, cg, kh, kw)
+            dcols = (w[co].reshape(og, cg * kh * kw).T @ gog).reshape(cg, kh, kw, n, oh, ow)
+            for i in range(kh):
+                for j in range(kw):
+                    hs, ws = i * dilation[0], j * dilation[1]
+                    gxp[:, ci, hs:hs + stride[0] * (oh - 1) + 1:stride[0],
+                        ws:ws + stride[1] * (ow - 1) + 1:stride[1]] += \
+                        dcols[:, i, j].transpose(1, 0, 2, 3)
+    gx = gxp[:, :, ph:ph + h, pw:pw + wd]
+    write(gi_t, gx.reshape(arr(gi_t).shape))
+    write(gw_t, gw)
+    write(gb_t, go.sum(axis=(0, 2, 3)))
+
+
+# ---- pooling ---------------------------------------------------------------------------------
+
+@numba.njit(cache=True, inline="always")
+def _max_plane(x, y, ind, p, kh, kw, sh, sw, ph, pw, dh, dw, init):
+    H, W = x.shape[1], x.shape[2]
+    for i in range(y.shape[1]):
+        hs = i * sh - ph
+        he = min(hs + (kh - 1) * dh + 1, H)
+        while hs < 0:
+            hs += dh
+        for j in range(y.shape[2]):
+            ws = j * sw - pw
+            we = min(ws + (kw - 1) * dw + 1, W)
+            while ws < 0:
+                ws += dw
+            best = init
+            bi = hs * W + ws
+            for h in range(hs, he, dh):
+                for w in range(ws, we, dw):
+                    v = x[p, h, w]
+                    # as PyTorch: NaN wins (the last NaN of the window)
+                    if v > best or v != v:
+                        best = v
+                        bi = h * W + w
+            y[p, i, j] = best
+            ind[p, i, j] = bi
+
+
+@numba.njit(cache=True)
+def _max_pool_serial(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init):
+    for p in range(x.shape[0]):
+        _max_plane(x, y, ind, p, kh, kw, sh, sw, ph, pw, dh, dw, init)
+
+
+@numba.njit(cache=True, parallel=True)
+def _max_pool_parallel(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init):
+    for p in numba.prange(x.shape[0]):
+        _max_plane(x, y, ind, p, kh, kw, sh, sw, ph, pw, dh, dw, init)
+
+
+def _planes(a: np.ndarray, dtype) -> np.ndarray:
+    h, w = a.shape[-2:]
+    return np.ascontiguousarray(a, dtype=dtype).reshape(-1, h, w)
+
+
+@kernel("max_pool2d_with_indices")
+def max_pool2d_with_indices(out, self, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False):
+    values, indices = out
+    a = arr(self)
+    o = arr(values)
+    if o.size == 0:
+        return
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = pool2d_args("max_pool2d", kernel_size, stride,
+                                                         padding, dilation)
+    cdt = np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
+    if cdt.kind == "f":
+        init = cdt.type(-np.inf)
+    elif cdt.kind == "b":
+        cdt, init = np.dtype(np.uint8), np.uint8(0)
+    else:
+        init = cdt.type(np.iinfo(cdt).min)
+    x = _planes(a, cdt)
+    shape = (x.shape[0],) + o.shape[-2:]
+    y, ycopy = writable_target(values, cdt, shape)
+    ind, icopy = writable_target(indices, np.dtype(np.int64), shape)
+    fn = _max_pool_parallel if x.shape[0] > 1 and a.size >= _PARALLEL_MIN else _max_pool_serial
+    fn(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init)
+    if ycopy:
+        write(values, y.reshape(o.shape))
+    if icopy:
+        write(indices, ind.reshape(o.shape))
+
+
+@numba.njit(cache=True, inline="always")
+def _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+    """(hs, he, ws, we, divide_factor) of output (i, j), PyTorch's avg_pool2d rule."""
+    hs = i * sh - ph
+    ws = j * sw - pw
+    he = min(hs + kh, H + ph)
+    we = min(ws + kw, W + pw)
+    pool = (he - hs) * (we - ws)
+    hs, ws = max(hs, 0), max(ws, 0)
+    he, we = min(he, H), min(we, W)
+    if divisor != 0:
+        f = divisor
+    elif count_include_pad:
+        f = pool
+    else:
+        f = (he - hs) * (we - ws)
+    return hs, he, ws, we, f
+
+
+@numba.njit(cache=True)
+def _avg_pool_float(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+    H, W = x.shape[1], x.shape[2]
+    for p in range(x.shape[0]):
+        for i in range(y.shape[1]):
+            for j in range(y.shape[2]):
+                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
+                                                count_include_pad, divisor)
+                if hs >= he or ws >= we:
+                    y[p, i, j] = 0
+                    continue
+                acc = 0.0
+                for h in range(hs, he):
+                    for w in range(ws, we):
+                        acc += x[p, h, w]
+                y[p, i, j] = acc / f
+
+
+@numba.njit(cache=True)
+def _avg_pool_int(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+    H, W = x.shape[1], x.shape[2]
+    for p in range(x.shape[0]):
+        for i in range(y.shape[1]):
+            for j in range(y.shape[2]):
+                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
+                                                count_include_pad, divisor)
+                if hs >= he or ws >= we:
+                    y[p, i, j] = 0
+                    continue
+                acc = 0
+                for h in range(hs, he):
+                    for w in range(ws, we):
+                        acc += x[p, h, w]
+                q = abs(acc) // f  # C++ integer division truncates toward zero
+                y[p, i, j] = q if acc >= 0 else -q
+
+
+@numba.njit(cache=True)
+def _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+    H, W = gx.shape[1], gx.shape[2]
+    for p in range(g.shape[0]):
+        for i in range(g.shape[1]):
+            for j in range(g.shape[2]):
+                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
+                                                count_include_pad, divisor)
+                if hs >= he or ws >= we:
+                    continue
+                v = g[p, i, j] / f
+                for h in range(hs, he):
+                    for w in range(ws, we):
+                        gx[p, h, w] += v
+
+
+def _avg_kind(dtype: np.dtype):
+    if dtype.kind == "f":
+        return (np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)), True
+    return np.dtype(np.int64), False
+
+
+@kernel("avg_pool2d")
+def avg_pool2d(out, self, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    a, o = arr(self), arr(out)
+    if o.size == 0:
+        return
+    (kh, kw), (sh, sw), (ph, pw), _ = pool2d_args("avg_pool2d", kernel_size, stride, padding)
+    cdt, is_float = _avg_kind(a.dtype)
+    x = _planes(a, cdt)
+    y, copy = writable_target(out, cdt, (x.shape[0],) + o.shape[-2:])
+    fn = _avg_pool_float if is_float else _avg_pool_int
+    fn(x, y, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0))
+    if copy:
+        write(out, y.reshape(o.shape))
+
+
+@kernel("avg_pool2d_backward")
+def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):
+    gi = arr(out)
+    g0 = arr(grad_output)
+    (kh, kw), (sh, sw), (ph, pw), _ = pool2d_args("avg_pool2d_backward", kernel_size,
+                                                  stride, padding)
+    cdt = np.dtype(np.float64) if gi.dtype == np.float64 else np.dtype(np.float32)
+    g = _planes(g0, cdt)
+    h, w = gi.shape[-2:]
+    gx = np.zeros((g.shape[0], h, w), cdt)
+    if g.size:
+        _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, bool(count_include_pad),
+                           int(divisor_override or 0))
+    write(out, gx.reshape(gi.shape))

@@ -1,0 +1,128 @@
+"""Training-step benchmarks: coretorch against PyTorch (CPU) in one run.
+
+    .venv/bin/python benchmarks/train.py [--repeat N] [--quick]
+
+Rows (median wall time of one full step: zero_grad, forward, cross-entropy, backward, SGD
+momentum update):
+- MLP 784-1024-1024-10, batch 256   (target: <= 1.2x PyTorch)
+- MLP 32-64-10, batch 32             (target: <= 4x PyTorch)
+- the digits CNN of examples/train_digits.py, one epoch (ratio printed)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+
+import coretorch as ct  # noqa: E402
+
+
+def _median_time(fn, repeat: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _mlp_step(lib, sizes: list[int], batch: int):
+    """A closure running one SGD-momentum training step of an MLP in `lib` (coretorch or torch)."""
+    rng = np.random.default_rng(0)
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(lib.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(lib.nn.ReLU())
+    model = lib.nn.Sequential(*layers)
+    x = lib.tensor(rng.standard_normal((batch, sizes[0])).astype(np.float32))
+    y = lib.tensor(rng.integers(0, sizes[-1], size=batch))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def _digits_epoch(lib):
+    """A closure running one epoch of the digits CNN (same architecture, data and batch size)."""
+    from sklearn.datasets import load_digits
+    from train_digits import build_model
+    digits = load_digits()
+    x = (digits.data / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)[:1437]
+    y = digits.target.astype(np.int64)[:1437]
+    model = build_model(lib.nn)
+    F = lib.nn.functional
+    xt, yt = lib.tensor(x), lib.tensor(y)
+    ds = lib.utils.data.TensorDataset(xt, yt)
+    dl = lib.utils.data.DataLoader(ds, batch_size=32, shuffle=True,
+                                   generator=lib.Generator().manual_seed(0))
+    opt = lib.optim.AdamW(model.parameters(), lr=3e-3)
+
+    def epoch():
+        for xb, yb in dl:
+            opt.zero_grad()
+            loss = F.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+    return epoch
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description="coretorch vs PyTorch training-step benchmarks")
+    p.add_argument("--repeat", type=int, default=20, help="timed repetitions per row")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = p.parse_args()
+    repeat = 5 if args.quick else args.repeat
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    rows = [
+        ("MLP 784-1024-1024-10, batch 256, SGD momentum step",
+         lambda lib: _mlp_step(lib, [784, 1024, 1024, 10], 256), repeat, 1.2),
+        ("MLP 32-64-10, batch 32, SGD momentum step",
+         lambda lib: _mlp_step(lib, [32, 64, 10], 32), repeat * 10, 4.0),
+        ("digits CNN, one epoch (45 steps, AdamW)", _digits_epoch, max(2, repeat // 5), None),
+    ]
+    table = Table(title="training benchmarks (median wall time)")
+    for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
+        table.add_column(col, justify="left" if col == "benchmark" else "right")
+    for name, make, n, target in rows:
+        ct.manual_seed(0)
+        ours = _median_time(make(ct), n)
+        if torch is not None:
+            torch.manual_seed(0)
+            theirs = _median_time(make(torch), n)
+            ratio = ours / theirs
+            ok = "" if target is None else ("  ok" if ratio <= target else "  MISSED")
+            table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
+                          (f"<= {target}x" if target else "printed") + ok)
+        else:
+            table.add_row(name, _fmt(ours), "n/a", "n/a", "torch not installed")
+    Console().print(table)
+    if torch is not None:
+        Console().print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
+                        f"coretorch {ct.__version__}")
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} µs"
+
+
+if __name__ == "__main__":
+    main()

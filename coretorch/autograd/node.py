@@ -1,0 +1,325 @@
+"""Autograd graph nodes.
+
+A `Node` is one backward function. `_edges` is a flat tuple with one entry per gradient the node
+returns: None (no gradient flows there) or an edge ``(next_node, output_nr, shape, dtype,
+device)``, the last three describing the input so the engine can reduce a broadcast gradient to
+its shape and cast it to its dtype/device once, centrally. `apply(grads)` takes one gradient per
+output of the forward op (None where none arrived) and returns a sequence aligned with `_edges`.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+from ..tensor.impl import AutogradMeta, TensorImpl
+
+__all__ = ["Node", "AccumulateGrad", "OpNode", "RemovableHandle", "gradient_edge",
+           "FREED_MESSAGE", "camel_case"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
+
+
+class RemovableHandle:
+    """Returned by hook registrations; ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_list", "_item")
+
+    def __init__(self, lst: list, item: Any):
+        self._list, self._item = lst, item
+
+    def remove(self) -> None:
+        try:
+            self._list.remove(self._item)
+        except ValueError:
+            pass
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _NodeHooks:
+    """Hooks of one node: tensor hooks per output (pre), node pre/post hooks, retained grads."""
+
+    __slots__ = ("tensor_pre", "pre", "post", "retain")
+
+    def __init__(self):
+        self.tensor_pre: list = []   # (output_nr, fn(grad) -> grad | None)
+        self.pre: list = []          # fn(grad_outputs) -> grad_outputs | None
+        self.post: list = []         # fn(grad_inputs, grad_outputs) -> grad_inputs | None
+        self.retain: dict = {}       # output_nr -> weakref to the tensor that retains its grad
+
+
+class Node:
+    """Base of every backward function (``y.grad_fn``)."""
+
+    __slots__ = ("_edges", "seq_nr", "n_outputs", "_hooks", "_vv", "_metadata", "__weakref__")
+    _name = "Node"
+
+    def name(self) -> str:
+        """The node's name as PyTorch prints it (``MulBackward0``)."""
+        return self._name
+
+    def apply(self, grads: list) -> Any:
+        raise NotImplementedError(f"{self.name()}.apply is not implemented")
+
+    def release(self) -> None:
+        """Free what was saved for backward (called after the node ran without retain_graph)."""
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((node, output_nr), ...)`` for each input, ``(None, 0)`` where none is needed."""
+        out = [(None, 0) if e is None else (e[0], e[1]) for e in self._edges]
+        while out and out[-1][0] is None and len(out) > 1:
+            out.pop()
+        return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _hook_set(self) -> _NodeHooks:
+        h = self._hooks
+        if h is None:
+            h = self._hooks = _NodeHooks()
+        return h
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return new grad_inputs."""
+        lst = self._hook_set().post
+        lst.append(fn)
+        return RemovableHandle(lst, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before the node; it may return new grad_outputs."""
+        lst = self._hook_set().pre
+        lst.append(fn)
+        return RemovableHandle(lst, fn)
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+def _init_node(node: Node, edges: tuple, n_outputs: int, seq_nr: int) -> Node:
+    node._edges, node.n_outputs, node.seq_nr = edges, n_outputs, seq_nr
+    node._hooks = node._metadata = None
+    node._vv = -1
+    return node
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor that requires grad: adds incoming gradients to its `.grad`.
+
+    The leaf keeps its AccumulateGrad; the node refers back weakly (no reference cycle): once the
+    leaf is gone nobody can read its `.grad`, so there is nothing to accumulate into."""
+
+    __slots__ = ("_variable",)
+    _name = "AccumulateGrad"
+
+    def __init__(self, variable: TensorImpl):
+        _init_node(self, (), 1, 2 ** 63 - 1)
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> TensorImpl | None:
+        """The leaf tensor (None once it was freed)."""
+        return self._variable()
+
+    def apply(self, grads: list) -> tuple:
+        t = self._variable()
+        if t is not None:
+            from .engine import accumulate_grad
+            accumulate_grad(t, grads[0])
+        return ()
+
+
+def gradient_edge(t: TensorImpl, m: AutogradMeta) -> tuple:
+    """The edge gradients of `t` flow into: its grad_fn output, or its AccumulateGrad (leaf)."""
+    fn = m.grad_fn
+    if fn is not None:
+        if fn._vv >= 0 and fn._vv != t._vc[0] and t._base is not None:
+            from .views import regenerate_view_history
+            fn = regenerate_view_history(t, m)
+        return (fn, m.output_nr, t._shape, t._dtype, t._device)
+    acc = m.grad_accumulator
+    if acc is None:
+        acc = m.grad_accumulator = AccumulateGrad(t)
+    return (acc, 0, t._shape, t._dtype, t._device)
+
+
+def camel_case(op_name: str) -> str:
+    """``max_pool2d_with_indices`` -> ``MaxPool2DWithIndices`` (PyTorch's grad_fn naming)."""
+    parts = [p for p in op_name.strip("_").split("_") if p]
+    out = []
+    for p in parts:
+        if len(p) >= 2 and p[-1] == "d" and p[-2].isdigit():
+            p = p[:-1] + "D"
+        out.append(p[:1].upper() + p[1:])
+    return "".join(out)
+
+
+class OpNode(Node):
+    """The backward of a declared op: runs ``decl.derivative(ctx, *grads)`` with itself as ctx.
+
+    `args`/`kwargs` are the forward arguments; `result` the output(s) when the declaration asks
+    for them (``save_result``); `needs_input_grad` one bool per positional argument.
+    """
+
+    __slots__ = ("decl", "args", "kwargs", "result", "needs_input_grad", "_versions",
+                 "_res_ver", "_out_meta", "_freed", "_list_args", "_saves")
+    _name = "OpBackward0"
+    _op_name = "op"
+
+    def apply(self, grads: list) -> Any:
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        d = None if self.decl is None else self.decl.derivative
+        if d is None:
+            raise NotImplementedError(f"the derivative for '{self._op_name}' is not implemented.")
+        if self._versions is not None or self._res_ver is not None:
+            check_versions(self)
+        om = self._out_meta
+        if om is not None:
+            grads = materialize(grads, om)
+        if self._res_ver is not None:
+            _attach_result_history(self)
+        res = d(self, *grads)
+        if isinstance(res, TensorImpl):
+            res = (res,)
+        if self._list_args is not None:
+            res = _flatten_result(res, self._list_args)
+        return res
+
+    def release(self) -> None:
+        if self._saves:
+            self.args = self.kwargs = self.result = None
+            self._freed = True
+
+    @property
+    def next_functions(self) -> tuple:
+        args = self.args
+        if args is None:
+            return Node.next_functions.fget(self)
+        out, k, edges = [], 0, self._edges
+        for a in args:
+            if (a.__class__ is list or a.__class__ is tuple) and any(
+                    isinstance(t, TensorImpl) for t in a):
+                for _ in a:
+                    e = edges[k]
+                    out.append((None, 0) if e is None else (e[0], e[1]))
+                    k += 1
+                continue
+            if isinstance(a, TensorImpl):
+                e = edges[k]
+                out.append((None, 0) if e is None else (e[0], e[1]))
+            k += 1
+        return tuple(out)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(a for a in self.args if isinstance(a, TensorImpl))
+
+
+def materialize(grads: list, out_meta: tuple) -> list:
+    """Zeros for float outputs that got no gradient (integer outputs keep None)."""
+    from ..ops.declare import REGISTRY
+    zeros = REGISTRY["zeros"].op
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None and out_meta[i] is not None:
+            shape, dtype, device = out_meta[i]
+            if dtype.is_floating_point:
+                out[i] = zeros(shape, dtype=dtype, device=device)
+    return out
+
+
+def _flatten_result(res, list_args: tuple) -> list:
+    """Formulas return a list for a list-of-tensors argument; edges are flat."""
+    flat = []
+    res = list(res)
+    for i, n in enumerate(list_args):
+        r = res[i] if i < len(res) else None
+        if n < 0:
+            flat.append(r)
+        elif r is None:
+            flat.extend([None] * n)
+        else:
+            flat.extend(r)
+    return flat
+
+
+def _attach_result_history(node: OpNode) -> None:
+    """For create_graph: the saved outputs take their history back (they are this node's)."""
+    from .grad_mode import is_grad_enabled
+    if not is_grad_enabled():
+        return
+    from ..dispatch.keys import AUTOGRAD_BIT
+    res = node.result
+    outs = res if isinstance(res, tuple) else (res,)
+    for i, o in enumerate(outs):
+        if isinstance(o, TensorImpl) and o._dtype.is_floating_point and o._autograd is None:
+            o._autograd = AutogradMeta(False, node, i)
+            o._keys |= AUTOGRAD_BIT
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+               "bool": "BoolTensor"}
+
+
+def describe_tensor(t: TensorImpl) -> str:
+    """``coretorch.FloatTensor [3]`` (PyTorch's ``torch.FloatTensor [3]``)."""
+    dev = "" if t._device.type == "cpu" else f"{t._device.type}."
+    return (f"coretorch.{dev}{_TYPE_NAMES.get(t._dtype.name, t._dtype.name)} "
+            f"[{', '.join(str(s) for s in t._shape)}]")
+
+
+def version_error(t: TensorImpl, expected: int, src: Node | None = None,
+                  output_nr: int = 0) -> RuntimeError:
+    m = t._autograd
+    if src is None and m is not None and m.grad_fn is not None:
+        src, output_nr = m.grad_fn, m.output_nr
+    which = "" if src is None else f", which is output {output_nr} of {src.name()},"
+    return RuntimeError(
+        f"one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{describe_tensor(t)}]{which} is at version {t._vc[0]}; expected version "
+        f"{expected} instead. Hint: the backtrace further above shows the operation that failed "
+        f"to compute its gradient. The variable in question was changed in there or anywhere "
+        f"later. Good luck!")
+
+
+def check_versions(node: OpNode) -> None:
+    """Raise PyTorch's error if a tensor saved for `node` was modified in place since."""
+    args = node.args
+    for i, v in node._versions or ():
+        a = args[i]
+        if a.__class__ is list or a.__class__ is tuple:
+            for t, tv in zip(a, v):
+                if isinstance(t, TensorImpl) and t._vc[0] != tv:
+                    raise version_error(t, tv)
+        elif a._vc[0] != v:
+            raise version_error(a, v)
+    rv = node._res_ver
+    if rv is not None:
+        res = node.result
+        if isinstance(res, tuple):
+            for i, (t, tv) in enumerate(zip(res, rv)):
+                if isinstance(t, TensorImpl) and t._vc[0] != tv:
+                    raise version_error(t, tv, node, i)
+        elif res._vc[0] != rv:
+            raise version_error(res, rv, node, 0)

@@ -1,0 +1,113 @@
+"""Autograd methods of `Tensor`: backward, hooks, retain_grad, `.data`, detach_."""
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+from ..dispatch.keys import AUTOGRAD_BIT
+from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
+from ..tensor.tensor import Tensor
+from .node import RemovableHandle, gradient_edge
+
+__all__ = ["install_tensor_methods"]
+
+
+def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in their
+    ``.grad`` (mirrors ``torch.Tensor.backward``)."""
+    from .engine import backward as _backward
+    _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def register_hook(self, hook: Callable) -> RemovableHandle:
+    """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed; a returned
+    tensor replaces the gradient."""
+    if not _requires_grad(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    m = self._autograd
+    if m.grad_fn is None:
+        if m.hooks is None:
+            m.hooks = []
+        m.hooks.append(hook)
+        return RemovableHandle(m.hooks, hook)
+    lst = m.grad_fn._hook_set().tensor_pre
+    item = (m.output_nr, hook)
+    lst.append(item)
+    return RemovableHandle(lst, item)
+
+
+def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+    """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
+    if not _requires_grad(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    m = self._autograd
+    if m.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if m.post_accumulate_grad_hooks is None:
+        m.post_accumulate_grad_hooks = []
+    m.post_accumulate_grad_hooks.append(hook)
+    return RemovableHandle(m.post_accumulate_grad_hooks, hook)
+
+
+def retain_grad(self) -> None:
+    """Make this non-leaf tensor keep its gradient in ``.grad`` after backward."""
+    if not _requires_grad(self):
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    m = self._autograd
+    if m.grad_fn is None or m.retains_grad:
+        return
+    m.retains_grad = True
+    gradient_edge(self, m)
+    m.grad_fn._hook_set().retain[m.output_nr] = weakref.ref(self)
+
+
+def _move_retain(t: TensorImpl, m: AutogradMeta) -> None:
+    """An in-place op gave `t` a new grad_fn: its retained grad follows."""
+    m.grad_fn._hook_set().retain[m.output_nr] = weakref.ref(t)
+
+
+def retains_grad(self) -> bool:
+    m = self._autograd
+    return m is not None and m.retains_grad
+
+
+def detach_(self) -> "Tensor":
+    """Cut this tensor from the graph in place: it becomes a leaf that doesn't require grad."""
+    if self._base is not None and _requires_grad(self):
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    m = self._autograd
+    if m is not None:
+        m.grad_fn, m.requires_grad, m.output_nr = None, False, 0
+    self._keys &= ~AUTOGRAD_BIT
+    return self
+
+
+def _get_data(self) -> "Tensor":
+    t = self.detach()
+    t._vc = [0]  # like PyTorch, changes through .data are invisible to autograd
+    return t
+
+
+def _set_data(self, value) -> None:
+    if not isinstance(value, TensorImpl):
+        raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+    if value._device != self._device or value._dtype is not self._dtype:
+        if _requires_grad(self) and not value._dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point")
+    self._storage, self._shape, self._stride = value._storage, value._shape, value._stride
+    self._offset, self._dtype, self._device = value._offset, value._dtype, value._device
+    self._cache = None
+    keep = self._keys & AUTOGRAD_BIT
+    self._keys = (value._keys & ~AUTOGRAD_BIT) | keep
+
+
+def install_tensor_methods() -> None:
+    Tensor.backward = backward
+    Tensor.register_hook = register_hook
+    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+    Tensor.retain_grad = retain_grad
+    Tensor.retains_grad = property(retains_grad)
+    Tensor.detach_ = detach_
+    Tensor.data = property(_get_data, _set_data)

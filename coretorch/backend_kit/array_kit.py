@@ -1,0 +1,103 @@
+"""`ArrayKit`: what array-API kernels need from a backend, bound once: the array module `xp`
+and the tensor -> array accessor. Kernel families (`reductions`, `indexing`, ...) are built
+from a kit and close over its fields, so a kernel call pays no extra indirection.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from coretorch.ops.meta_rules import float_result, promote
+from coretorch.tensor.impl import TensorImpl
+
+__all__ = ["ArrayKit", "scalar_as", "compute_dtype", "acc_float", "TORCH_DTYPE_NAMES"]
+
+_T = TensorImpl
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                     "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
+                     "float64": "Double"}
+
+
+def scalar_as(v, npdt: np.dtype):
+    """Python/numpy scalar `v` as a numpy scalar of `npdt`, wrapping integers as PyTorch does
+    (``uint8_tensor + -1`` computes with 255)."""
+    try:
+        return npdt.type(v)
+    except (OverflowError, ValueError):
+        return np.array(int(v), dtype=np.int64).astype(npdt)[()]
+
+
+def compute_dtype(*xs, floating: bool = False):
+    """The coretorch dtype an op computes in: the promoted dtype of its operands (made float for
+    float-valued ops). One rule shared with the meta functions (`meta_rules.promote`)."""
+    d = promote(*xs)
+    return float_result(d) if floating else d
+
+
+def acc_float(d) -> np.dtype:
+    """The numpy dtype arithmetic on dtype `d` (coretorch or numpy) runs in: float16 computes in
+    float32 (as PyTorch's kernels accumulate half in float); other dtypes as they are."""
+    n = d.numpy if hasattr(d, "numpy") else np.dtype(d)
+    return _F32 if n == _F16 else n
+
+
+class ArrayKit:
+    """The array module and tensor accessor of one array-holding backend.
+
+    `xp` is numpy or a NumPy-compatible module (CuPy); `as_array(t)` is the strided `xp` view of
+    a tensor of this backend's `device_type` (shared memory); `from_host(np_array)` makes an `xp`
+    array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`).
+    """
+
+    def __init__(self, xp: Any, as_array: Callable, device_type: str,
+                 from_host: Optional[Callable] = None):
+        self.xp = xp
+        self.as_array = as_array
+        self.device_type = device_type
+        self.from_host = from_host if from_host is not None else xp.asarray
+
+    def arr(self, x):
+        """The array of a tensor (a tensor of another device, such as a cpu scalar, is copied
+        over); other values (Python scalars, None) pass through."""
+        if not isinstance(x, _T):
+            return x
+        if x._device.type == self.device_type:
+            return self.as_array(x)
+        from coretorch.device import get_device_type
+        return self.from_host(np.asarray(get_device_type(x._device).read_numpy(x)))
+
+    @staticmethod
+    def scalar(x):
+        """A Python scalar from a scalar or a one-element tensor."""
+        return x.item() if isinstance(x, _T) else x
+
+    def write(self, out, values) -> None:
+        """Copy `values` (array or scalar, broadcastable) into tensor `out`, casting as
+        PyTorch's out= does."""
+        self.xp.copyto(self.as_array(out), values, casting="unsafe")
+
+    def operand(self, x, npdt: np.dtype):
+        """A tensor's array cast to `npdt`, or a scalar as a numpy scalar of `npdt`."""
+        if isinstance(x, _T):
+            a = self.arr(x)
+            return a if a.dtype == npdt else a.astype(npdt)
+        return scalar_as(x, npdt)
+
+    def unsupported(self, op: str, d, supported: str = "") -> NotImplementedError:
+        """PyTorch's error for a dtype an op has no kernel for on this device."""
+        extra = f"; supported: {supported}" if supported else ""
+        return NotImplementedError(
+            f"\"{op}_{self.device_type}\" not implemented for '{TORCH_DTYPE_NAMES[d.name]}' "
+            f"({op}() on {self.device_type} got dtype {d.name}{extra})")
+
+    def check_nonzero_divisor(self, op: str, b) -> None:
+        """Integer division, remainder and fmod by zero raise in PyTorch (numpy would give 0,
+        a GPU garbage)."""
+        if isinstance(b, _T):
+            if bool((self.arr(b) == 0).any()):
+                raise RuntimeError(f"ZeroDivisionError: {op}(): integer division by zero")
+        elif b == 0:
+            raise RuntimeError(f"ZeroDivisionError: {op}(): integer division by zero")

@@ -1,0 +1,129 @@
+"""Normalization functions of ``nn.functional`` (layer/group/batch norm, normalize), written with
+coretorch reductions and pointwise ops."""
+from __future__ import annotations
+
+from ...autograd.grad_mode import no_grad
+from ...tensor.tensor import Tensor
+
+__all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm", "normalize", "rms_norm"]
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dims (biased variance), then scale and
+    shift elementwise."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    n = len(shape)
+    if n == 0 or tuple(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(f"layer_norm(): Given normalized_shape={list(shape)}, expected input "
+                           f"with shape [*, {', '.join(str(s) for s in shape)}], but got input of "
+                           f"size {list(input.shape)}")
+    dims = tuple(range(-n, 0))
+    mean = input.mean(dims, keepdim=True)
+    xc = input - mean
+    var = (xc * xc).mean(dims, keepdim=True)
+    out = xc * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x²) + eps) over the last dims, times `weight`."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(-len(shape), 0))
+    if eps is None:
+        from ... import dtypes as _dt
+        eps = _dt.finfo(input.dtype).eps
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize each group of C/num_groups channels of (N, C, *) over its channels and spatial
+    positions, then scale and shift per channel."""
+    if input.dim() < 2:
+        raise RuntimeError(f"group_norm(): Expected at least 2 dimensions for input tensor but "
+                           f"received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible "
+                           f"by num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    mean = x.mean(-1, keepdim=True)
+    xc = x - mean
+    var = (xc * xc).mean(-1, keepdim=True)
+    out = (xc * (var + eps).rsqrt()).reshape(input.shape)
+    affine_shape = (1, c) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(affine_shape)
+    if bias is not None:
+        out = out + bias.reshape(affine_shape)
+    return out
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize (N, C, *) per channel: with batch statistics in training (updating the running
+    stats in place: running = (1 - momentum) running + momentum * batch, with the unbiased batch
+    variance), with the running stats in eval."""
+    if input.dim() < 2:
+        raise ValueError(f"batch_norm(): expected at least 2D input (N, C, ...), got "
+                         f"{input.dim()}D")
+    c = input.shape[1]
+    shape = (1, c) + (1,) * (input.dim() - 2)
+    dims = (0,) + tuple(range(2, input.dim()))
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {list(input.shape)}")
+        mean = input.mean(dims, keepdim=True)
+        xc = input - mean
+        var = (xc * xc).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean.reshape(c), alpha=momentum)
+                if running_var is not None:
+                    unbiased = var.reshape(c) * (count / (count - 1))
+                    running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
+        out = xc * (var + eps).rsqrt()
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm(): running_mean and running_var must be defined in "
+                               "evaluation mode")
+        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each (sample, channel) plane over its spatial positions."""
+    if not use_input_stats or running_mean is not None or running_var is not None:
+        raise NotImplementedError("instance_norm(): running statistics are not supported by "
+                                  "coretorch yet")
+    n, c = input.shape[0], input.shape[1]
+    return group_norm(input, c, weight, bias, eps) if n else input
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """x / max(‖x‖_p along dim, eps)."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    res = input / denom
+    if out is not None:
+        return out.copy_(res)
+    return res

@@ -1,0 +1,79 @@
+"""pad of ``nn.functional``: constant, reflect, replicate and circular modes, built from slices,
+flips and cat so autograd and every backend work."""
+from __future__ import annotations
+
+from ...ops import aten
+from ...tensor.tensor import Tensor
+
+__all__ = ["pad"]
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float) -> Tensor:
+    size = x.shape[dim]
+    if mode == "constant":
+        if left < 0:
+            x, size, left = x.narrow(dim, -left, size + left), size + left, 0
+        if right < 0:
+            x, size, right = x.narrow(dim, 0, size + right), size + right, 0
+        parts = []
+        for n in (left, right):
+            shape = list(x.shape)
+            shape[dim] = n
+            parts.append(aten.full(tuple(shape), value, dtype=x.dtype, device=x.device)
+                         if n else None)
+        pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+        return aten.cat(pieces, dim) if len(pieces) > 1 else x
+    if left < 0 or right < 0:
+        raise NotImplementedError(f"pad(): negative padding is only supported in constant mode, "
+                                  f"got mode '{mode}'")
+    if mode == "reflect":
+        if left >= size or right >= size:
+            raise RuntimeError(f"pad(): Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({left}, {right}) at dimension "
+                               f"{dim} of input {list(x.shape)}")
+        lo = x.narrow(dim, 1, left).flip((dim,)) if left else None
+        hi = x.narrow(dim, size - 1 - right, right).flip((dim,)) if right else None
+    elif mode == "replicate":
+        if size == 0:
+            raise RuntimeError("pad(): replicate padding of an empty dimension")
+        def edge(start, n):
+            shape = list(x.shape)
+            shape[dim] = n
+            return x.narrow(dim, start, 1).expand(tuple(shape))
+        lo = edge(0, left) if left else None
+        hi = edge(size - 1, right) if right else None
+    else:
+        if left > size or right > size:
+            raise RuntimeError(f"pad(): Padding value causes wrapping around more than once "
+                               f"(padding ({left}, {right}) for size {size})")
+        lo = x.narrow(dim, size - left, left) if left else None
+        hi = x.narrow(dim, 0, right) if right else None
+    pieces = [p for p in (lo, x, hi) if p is not None]
+    return aten.cat(pieces, dim) if len(pieces) > 1 else x
+
+
+def pad(input: Tensor, pad: "list[int] | tuple[int, ...]", mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left_last, right_last, left_prev,
+    right_prev, ...)``. Negative constant padding crops."""
+    if mode not in _MODES:
+        raise NotImplementedError(f"pad(): Unrecognised padding mode {mode}; expected one of "
+                                  f"{list(_MODES)}")
+    if len(pad) % 2:
+        raise RuntimeError("pad(): Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"pad(): Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.dim()}")
+    if mode != "constant" and value not in (None, 0):
+        raise RuntimeError(f"pad(): Padding mode \"{mode}\" doesn't take in value argument")
+    value = 0.0 if value is None else value
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        if left or right:
+            out = _pad_dim(out, dim, left, right, mode, value)
+    return out

@@ -1,0 +1,113 @@
+"""Pooling functions of ``nn.functional`` (max/avg pooling are coretorch ops; the 1-d forms and
+adaptive average pooling are written with them)."""
+from __future__ import annotations
+
+from ...ops import aten
+from ...tensor.tensor import Tensor
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "lp_pool2d"]
+
+
+def _single(name: str, v) -> int:
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise RuntimeError(f"{name}(): expected a single int or a 1-tuple, got {v}")
+        return int(v[0])
+    return int(v)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """Max over (kH, kW) windows; with `return_indices`, also the flat index in each plane."""
+    return aten.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """Max over windows of the last dimension of (N, C, L) or (C, L) inputs."""
+    k = _single("max_pool1d", kernel_size)
+    s = k if stride is None or stride == [] else _single("max_pool1d", stride)
+    res = aten.max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single("max_pool1d", padding)),
+                          (1, _single("max_pool1d", dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return res[0].squeeze(-2), res[1].squeeze(-2)
+    return res.squeeze(-2)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    """Mean over (kH, kW) windows."""
+    return aten.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over windows of the last dimension of (N, C, L) or (C, L) inputs."""
+    k = _single("avg_pool1d", kernel_size)
+    s = k if stride is None else _single("avg_pool1d", stride)
+    out = aten.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single("avg_pool1d", padding)),
+                          ceil_mode, count_include_pad, None)
+    return out.squeeze(-2)
+
+
+def _adaptive_1d(x: Tensor, dim: int, out_size: int) -> Tensor:
+    """Average pooling of dimension `dim` to `out_size` bins (bin i covers
+    [floor(i*L/n), ceil((i+1)*L/n)), as PyTorch)."""
+    size = x.shape[dim]
+    if out_size == size:
+        return x
+    if out_size == 1:
+        return x.mean(dim, keepdim=True)
+    parts = []
+    for i in range(out_size):
+        start = (i * size) // out_size
+        end = -((-(i + 1) * size) // out_size)
+        parts.append(x.narrow(dim, start, end - start).mean(dim, keepdim=True))
+    return aten.cat(parts, dim)
+
+
+def _pair_output(name: str, output_size, h: int, w: int) -> tuple:
+    if isinstance(output_size, int):
+        return output_size, output_size
+    if len(output_size) != 2:
+        raise ValueError(f"{name}(): output_size must be an int or a pair, got {output_size}")
+    oh, ow = output_size
+    return (h if oh is None else oh), (w if ow is None else ow)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Average pooling of (N, C, H, W) or (C, H, W) to `output_size` (an int, a pair, or a pair
+    with None keeping that size)."""
+    if input.dim() not in (3, 4):
+        raise ValueError(f"adaptive_avg_pool2d(): expected 3D or 4D input, got "
+                         f"{input.dim()}D input of shape {list(input.shape)}")
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = _pair_output("adaptive_avg_pool2d", output_size, h, w)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"adaptive_avg_pool2d(): elements of output_size must be greater than "
+                           f"0, got {output_size}")
+    if (oh, ow) == (1, 1):
+        return input.mean((-2, -1), keepdim=True)
+    if h % oh == 0 and w % ow == 0:
+        kh, kw = h // oh, w // ow
+        return aten.avg_pool2d(input, (kh, kw), (kh, kw), 0, False, True, None)
+    # bins of an adaptive average are products of row and column ranges, so it separates
+    return _adaptive_1d(_adaptive_1d(input, input.dim() - 2, oh), input.dim() - 1, ow)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """Average pooling of (N, C, L) or (C, L) to `output_size` bins."""
+    if input.dim() not in (2, 3):
+        raise ValueError(f"adaptive_avg_pool1d(): expected 2D or 3D input, got {input.dim()}D")
+    return _adaptive_1d(input, input.dim() - 1, _single("adaptive_avg_pool1d", output_size))
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
+              ceil_mode: bool = False) -> Tensor:
+    """(sum over the window of x^p)^(1/p)."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kh * kw).pow(1.0 / norm_type)

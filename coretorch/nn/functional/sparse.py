@@ -1,0 +1,53 @@
+"""embedding and one_hot of ``nn.functional``."""
+from __future__ import annotations
+
+from ... import dtypes as _dt
+from ...ops import aten
+from ...tensor.tensor import Tensor
+
+__all__ = ["embedding", "one_hot"]
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` picked by the integer tensor `input`; the `padding_idx` row gets no
+    gradient."""
+    if padding_idx is not None:
+        n = weight.size(0)
+        if padding_idx > 0 and padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    if max_norm is not None:
+        raise NotImplementedError("embedding(): max_norm (renormalizing rows in place) is not "
+                                  "supported by coretorch yet")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding(): scale_grad_by_freq is not supported by coretorch "
+                                  "yet")
+    if sparse:
+        raise NotImplementedError("embedding(): sparse gradients are not supported by coretorch "
+                                  "(no sparse tensors)")
+    return aten.embedding(weight, input, padding_idx)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 tensor of shape ``tensor.shape + (num_classes,)`` with a 1 at each class index."""
+    if tensor.dtype is not _dt.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor, got "
+                           f"{tensor.dtype.name}")
+    if tensor.numel() and tensor.device.type != "meta":
+        lo, hi = int(tensor.amin()), int(tensor.amax())
+        if lo < 0:
+            raise RuntimeError("one_hot(): Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = hi + 1
+        elif hi >= num_classes:
+            raise RuntimeError("one_hot(): Class values must be smaller than num_classes.")
+    elif num_classes == -1:
+        raise RuntimeError("one_hot(): Can not infer total number of classes from empty tensor "
+                           "(or a meta tensor); pass num_classes")
+    classes = aten.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()

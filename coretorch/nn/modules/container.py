@@ -1,0 +1,262 @@
+"""Containers: Sequential, ModuleList, ModuleDict."""
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from itertools import chain, islice
+from typing import Iterable, Iterator, Mapping
+
+from .module import Module, _addindent
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
+
+def _index(idx, size: int, kind: str) -> int:
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
+class Sequential(Module):
+    """Modules called in order, each on the previous one's output: ``Sequential(a, b, c)`` or
+    ``Sequential(OrderedDict(name=module, ...))``."""
+
+    def __init__(self, *args) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _get_item_by_idx(self, iterator, idx):
+        size = len(self)
+        idx = _index(idx, size, "Sequential")
+        return next(islice(iterator, idx, None))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._get_item_by_idx(iter(self._modules.values()), idx)
+
+    def __setitem__(self, idx, module: Module) -> None:
+        key = self._get_item_by_idx(iter(self._modules.keys()), idx)
+        setattr(self, key, module)
+
+    def __delitem__(self, idx) -> None:
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._get_item_by_idx(iter(self._modules.keys()), idx))
+        # renumber "0", "1", ... as PyTorch does
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __add__(self, other: "Sequential") -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        ret = Sequential()
+        for m in chain(self, other):
+            ret.append(m)
+        return ret
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> "Sequential":
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> "Sequential":
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def pop(self, key) -> Module:
+        v = self[key]
+        del self[key]
+        return v
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of modules, registered as children "0", "1", ..."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(list(self._modules.values())[idx])
+        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, str(_index(idx, len(self), "ModuleList")), module)
+
+    def __delitem__(self, idx) -> None:
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, str(_index(idx, len(self), "ModuleList")))
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+        combined = ModuleList()
+        for m in chain(self, other):
+            combined.append(m)
+        return combined
+
+    def insert(self, index: int, module: Module) -> None:
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key) -> Module:
+        v = self[key]
+        del self[key]
+        return v
+
+    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        if isinstance(modules, (str, bytes)) or not hasattr(modules, "__iter__"):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
+                            f"{type(modules).__name__}")
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def __repr__(self) -> str:
+        """Like PyTorch: runs of identical reprs are shown once as ``(0-2): 3 x Linear(...)``."""
+        list_of_reprs = [repr(item) for item in self]
+        if not list_of_reprs:
+            return self._get_name() + "()"
+        start_end_indices = [[0, 0]]
+        repeated_blocks = [list_of_reprs[0]]
+        for i, r in enumerate(list_of_reprs[1:], 1):
+            if r == repeated_blocks[-1]:
+                start_end_indices[-1][1] += 1
+                continue
+            start_end_indices.append([i, i])
+            repeated_blocks.append(r)
+        lines = []
+        main_str = self._get_name() + "("
+        for (start_id, end_id), b in zip(start_end_indices, repeated_blocks):
+            local_repr = f"({start_id}): {b}"
+            if start_id != end_id:
+                n = end_id - start_id + 1
+                local_repr = f"({start_id}-{end_id}): {n} x {b}"
+            lines.append(_addindent(local_repr, 2))
+        main_str += "\n  " + "\n  ".join(lines) + "\n"
+        return main_str + ")"
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList is a container and has no forward(); iterate over "
+                                  "it and call its modules")
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules, registered as children under their keys."""
+
+    def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules) -> None:
+        if isinstance(modules, Mapping):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, m in enumerate(modules):
+            if not isinstance(m, (list, tuple)) or len(m) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} should be a "
+                                 f"(key, module) pair, got {type(m).__name__}")
+            self[m[0]] = m[1]
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleDict is a container and has no forward(); index it and "
+                                  "call its modules")

@@ -1,0 +1,120 @@
+"""Conv1d and Conv2d layers (stride, padding incl. "same"/"valid", dilation, groups and the
+zeros/reflect/replicate/circular padding modes)."""
+from __future__ import annotations
+
+import math
+
+from .. import functional as F
+from .. import init
+from ._factory import new_param
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ntuple(name: str, value, n: int) -> tuple:
+    if isinstance(value, (tuple, list)):
+        if len(value) != n:
+            raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {value}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+class _ConvNd(Module):
+    _n = 0
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        n = self._n
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _ntuple("kernel_size", kernel_size, n)
+        self.stride = _ntuple("stride", stride, n)
+        self.dilation = _ntuple("dilation", dilation, n)
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"['valid', 'same']")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding = padding
+        else:
+            self.padding = _ntuple("padding", padding, n)
+        self.output_padding = (0,) * n
+        self.transposed = False
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # F.pad order (last dim first) of the explicit padding, for non-zeros padding modes
+        if isinstance(self.padding, str):
+            rev = [0, 0] * n
+            if self.padding == "same":
+                for d, k, i in zip(self.dilation, self.kernel_size, range(n - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    rev[2 * i], rev[2 * i + 1] = left, total - left
+        else:
+            rev = [p for p in reversed(self.padding) for _ in range(2)]
+        self._reversed_padding_repeated_twice = rev
+        self.weight = new_param((out_channels, in_channels // groups) + self.kernel_size,
+                                device, dtype)
+        if bias:
+            self.bias = new_param((out_channels,), device, dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        n = self._n
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+    def _conv_forward(self, input, weight, bias):
+        conv = F.conv1d if self._n == 1 else F.conv2d
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) inputs; weight (C_out, C_in/groups, k)."""
+    _n = 1
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) inputs; weight (C_out, C_in/groups, kH, kW)."""
+    _n = 2

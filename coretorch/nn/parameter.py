@@ -1,0 +1,46 @@
+"""`Parameter`: a tensor that a `Module` registers as one of its parameters."""
+from __future__ import annotations
+
+from ..dispatch.keys import AUTOGRAD_BIT
+from ..tensor.impl import TensorImpl, new_impl
+from ..tensor.tensor import Tensor
+
+__all__ = ["Parameter", "is_parameter"]
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter (mirrors ``torch.nn.Parameter``).
+
+    ``Parameter(data, requires_grad=True)`` shares `data`'s storage and version counter (like
+    ``data.detach()``) and requires grad by default. Assigning one as a `Module` attribute
+    registers it in the module's parameters.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
+        if data is None:
+            from ..ops import aten
+            data = aten.empty(0)
+        if not isinstance(data, TensorImpl):
+            raise TypeError(f"Parameter(): expected data to be a Tensor, got "
+                            f"{type(data).__name__}")
+        p = new_impl(cls, data._storage, data._shape, data._stride, data._offset, data._dtype,
+                     data._device, data._keys & ~AUTOGRAD_BIT, data._vc, None)
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Parameter(self.detach().clone(), self.requires_grad)
+        memo[id(self)] = new
+        return new
+
+
+def is_parameter(obj) -> bool:
+    return isinstance(obj, Parameter)

@@ -1,0 +1,228 @@
+"""Matrix products: mm and bmm (primitives), addmm (one kernel for every backend), and matmul,
+dot, mv, outer, linear written with them. FLOPs of a product: 2*M*N*K."""
+from __future__ import annotations
+
+from ..tensor.impl import TensorImpl
+from .declare import EXPLICIT, IMPLICIT, REGISTRY, declare
+from .derivative_utils import saves
+from .meta_rules import broadcast_shapes, common_device
+from .pointwise import _need_tensor
+
+_T = TensorImpl
+
+__all__ = ["flops_mm", "flops_bmm", "flops_addmm"]
+
+
+def _same_dtype(op: str, a, b) -> None:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{op}(): expected m1 and m2 to have the same dtype, but got: "
+                           f"{a._dtype.name} != {b._dtype.name}")
+
+
+def _meta_mm(self, mat2):
+    _need_tensor("mm", self)
+    _need_tensor("mm", mat2)
+    if len(self._shape) != 2 or len(mat2._shape) != 2:
+        raise RuntimeError(f"mm(): expected 2-D matrices, but got {len(self._shape)}-D and "
+                           f"{len(mat2._shape)}-D tensors")
+    _same_dtype("mm", self, mat2)
+    (n, k), (k2, m) = self._shape, mat2._shape
+    if k != k2:
+        raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
+                           f"{k2}x{m})")
+    return ((n, m), self._dtype, common_device("mm", self, mat2))
+
+
+def _d_mm(ctx, grad):
+    self, mat2 = ctx.args
+    need = ctx.needs_input_grad
+    return (grad.mm(mat2.t()) if need[0] else None,
+            self.t().mm(grad) if need[1] else None)
+
+
+def flops_mm(result, self, mat2) -> int:
+    """2*M*N*K."""
+    return 2 * self._shape[0] * self._shape[1] * mat2._shape[1]
+
+
+def _meta_bmm(self, mat2):
+    _need_tensor("bmm", self)
+    _need_tensor("bmm", mat2)
+    if len(self._shape) != 3 or len(mat2._shape) != 3:
+        raise RuntimeError(f"bmm(): expected 3-D tensors (batch, rows, cols), but got "
+                           f"{len(self._shape)}-D and {len(mat2._shape)}-D tensors")
+    _same_dtype("bmm", self, mat2)
+    (b, n, k), (b2, k2, m) = self._shape, mat2._shape
+    if b != b2 or k != k2:
+        raise RuntimeError(f"bmm(): Expected size for first two dimensions of batch2 tensor to "
+                           f"be: [{b}, {k}] but got: [{b2}, {k2}].")
+    return ((b, n, m), self._dtype, common_device("bmm", self, mat2))
+
+
+def _d_bmm(ctx, grad):
+    self, mat2 = ctx.args
+    need = ctx.needs_input_grad
+    return (grad.bmm(mat2.transpose(1, 2)) if need[0] else None,
+            self.transpose(1, 2).bmm(grad) if need[1] else None)
+
+
+def flops_bmm(result, self, mat2) -> int:
+    """2*B*M*N*K."""
+    b, n, k = self._shape
+    return 2 * b * n * k * mat2._shape[2]
+
+
+def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """beta * self + alpha * (mat1 @ mat2); `self` broadcasts to the product's shape. With
+    beta=0 `self` is ignored (NaN in it does not propagate)."""
+    _need_tensor("addmm", self)
+    prod = mat1.mm(mat2)
+    if self._dtype is not prod._dtype:
+        raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
+                           f"{self._dtype.name} != {prod._dtype.name}")
+    if broadcast_shapes("addmm", self._shape, prod._shape) != prod._shape:
+        raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
+                           f"the product's shape {list(prod._shape)}")
+    if alpha != 1:
+        prod = prod.mul(alpha)
+    if beta == 0:
+        return prod
+    return prod.add(self if beta == 1 else self.mul(beta))
+
+
+def _addmm_args(self, mat1, mat2, *, beta=1, alpha=1):
+    return self, mat1, mat2, beta, alpha
+
+
+@saves(1, 2)
+def _d_addmm(ctx, grad):
+    self, mat1, mat2, beta, alpha = _addmm_args(*ctx.args, **ctx.kwargs)
+    need = ctx.needs_input_grad
+    g_self = None
+    if need[0]:
+        g_self = grad if beta == 1 else grad.mul(beta)
+    g1 = grad.mm(mat2.t()) if len(need) > 1 and need[1] else None
+    g2 = mat1.t().mm(grad) if len(need) > 2 and need[2] else None
+    if alpha != 1:
+        g1 = None if g1 is None else g1.mul(alpha)
+        g2 = None if g2 is None else g2.mul(alpha)
+    return (g_self, g1, g2)
+
+
+def flops_addmm(result, self, mat1, mat2, **kwargs) -> int:
+    """2*M*N*K for the product plus one per output element for the addition."""
+    n, k = mat1._shape
+    return 2 * n * k * mat2._shape[1] + result.numel()
+
+
+def _dot(self, other):
+    """Inner product of two 1-D tensors of the same size and dtype."""
+    _need_tensor("dot", self)
+    _need_tensor("dot", other)
+    if len(self._shape) != 1 or len(other._shape) != 1:
+        raise RuntimeError(f"dot(): 1D tensors expected, but got {len(self._shape)}D and "
+                           f"{len(other._shape)}D tensors")
+    if self._dtype is not other._dtype:
+        raise RuntimeError(f"dot(): expected both vectors to have same dtype, but found "
+                           f"{self._dtype.name} and {other._dtype.name}")
+    if self._shape != other._shape:
+        raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{self._shape[0]}] "
+                           f"and src [{other._shape[0]}] to have the same number of elements, "
+                           f"but got {self._shape[0]} and {other._shape[0]} elements respectively")
+    return self.unsqueeze(0).mm(other.unsqueeze(1)).reshape(())
+
+
+def _mv(self, vec):
+    """Matrix (n, m) times vector (m,)."""
+    _need_tensor("mv", self)
+    _need_tensor("mv", vec)
+    if len(self._shape) != 2 or len(vec._shape) != 1:
+        raise RuntimeError(f"mv(): matrix @ vector expected, got {len(self._shape)}-D and "
+                           f"{len(vec._shape)}-D tensors")
+    if self._shape[1] != vec._shape[0]:
+        raise RuntimeError(f"mv(): size mismatch, got input ({self._shape[0]}x{self._shape[1]}), "
+                           f"vec ({vec._shape[0]})")
+    return self.mm(vec.unsqueeze(1)).squeeze(1)
+
+
+def _outer(self, vec2):
+    """Outer product of two 1-D tensors (dtypes promote, as in PyTorch)."""
+    _need_tensor("outer", self)
+    _need_tensor("outer", vec2)
+    if len(self._shape) != 1 or len(vec2._shape) != 1:
+        raise RuntimeError(f"outer(): expected 1-D tensors, but got {len(self._shape)}-D and "
+                           f"{len(vec2._shape)}-D tensors")
+    return self.unsqueeze(1).mul(vec2.unsqueeze(0))
+
+
+def _matmul(self, other):
+    """Matrix product with ``torch.matmul`` semantics: 1-D operands are promoted to matrices
+    (and the added dim removed after), batch dims broadcast."""
+    _need_tensor("matmul", self)
+    _need_tensor("matmul", other)
+    da, db = len(self._shape), len(other._shape)
+    if da == 0 or db == 0:
+        raise RuntimeError(f"matmul(): both arguments to matmul need to be at least 1D, but they "
+                           f"are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return _dot(self, other)
+    if da == 2 and db == 1:
+        return _mv(self, other)
+    if da == 1 and db == 2:
+        return self.unsqueeze(0).mm(other).squeeze(0)
+    if da == 2 and db == 2:
+        return self.mm(other)
+    if da >= 3 and db <= 2:
+        # fold the batch into the rows: one mm instead of a batched product
+        a = self
+        b = other.unsqueeze(1) if db == 1 else other
+        out = a.reshape(-1, a._shape[-1]).mm(b)
+        shape = a._shape[:-1] + ((b._shape[-1],) if db == 2 else ())
+        return out.reshape(shape)
+    a = self.unsqueeze(0) if da == 1 else self
+    b = other.unsqueeze(-1) if db == 1 else other
+    n, k = a._shape[-2], a._shape[-1]
+    k2, m = b._shape[-2], b._shape[-1]
+    if k != k2:
+        raise RuntimeError(f"matmul(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
+                           f"{k2}x{m})")
+    batch = broadcast_shapes("matmul", a._shape[:-2], b._shape[:-2])
+    nb = 1
+    for s in batch:
+        nb *= s
+    a3 = a.expand(batch + (n, k)).reshape(nb, n, k)
+    b3 = b.expand(batch + (k, m)).reshape(nb, k, m)
+    out = a3.bmm(b3).reshape(batch + (n, m))
+    if da == 1:
+        out = out.squeeze(-2)
+    if db == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def _linear(input, weight, bias=None):  # noqa: A002 - PyTorch's argument name
+    """input @ weight.T + bias (``torch.nn.functional.linear``)."""
+    _need_tensor("linear", input)
+    _need_tensor("linear", weight)
+    if len(weight._shape) not in (1, 2):
+        raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {len(weight._shape)}-D")
+    if len(input._shape) == 2 and len(weight._shape) == 2 and bias is not None:
+        return REGISTRY["addmm"].op(bias, input, weight.t())
+    out = _matmul(input, weight.t())
+    return out if bias is None else out.add(bias)
+
+
+def _declare_all() -> None:
+    declare("mm", _meta_mm, family="linalg", derivative=_d_mm, flops=flops_mm)
+    declare("bmm", _meta_bmm, family="linalg", derivative=_d_bmm, flops=flops_bmm)
+    declare("addmm", kind=EXPLICIT, impl=_addmm, family="linalg", out=False,
+            derivative=_d_addmm, flops=flops_addmm)
+    comp = dict(kind=IMPLICIT, family="linalg", out=False)
+    declare("matmul", impl=_matmul, **comp)
+    declare("dot", impl=_dot, **comp)
+    declare("mv", impl=_mv, **comp)
+    declare("outer", impl=_outer, **comp)
+    declare("linear", impl=_linear, method=False, **comp)
+
+
+_declare_all()

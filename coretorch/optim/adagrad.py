@@ -1,0 +1,66 @@
+"""Adagrad (PyTorch's update rule, step for step)."""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..ops import aten
+from .optimizer import Optimizer, closure_loss, step_with_hooks
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad: clr = lr / (1 + (t - 1) lr_decay); sum += g²; p -= clr * g / (sqrt(sum) + eps)."""
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: "
+                             f"{initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if differentiable:
+            raise NotImplementedError("Adagrad(differentiable=True) is not supported by "
+                                      "coretorch")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # PyTorch creates Adagrad's state eagerly
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = aten.zeros((), dtype=_dt.float32)
+                state["sum"] = aten.full_like(p, group["initial_accumulator_value"])
+
+    @step_with_hooks
+    def step(self, closure=None):
+        """One Adagrad step over every parameter with a gradient."""
+        loss = closure_loss(closure)
+        for group in self.param_groups:
+            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+            wd, maximize = group["weight_decay"], group["maximize"]
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                step_t = state["step"]
+                step_t.add_(1)
+                step = step_t.item()
+                if maximize:
+                    grad = -grad
+                if wd != 0:
+                    grad = grad.add(p, alpha=wd)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state["sum"].addcmul_(grad, grad, value=1)
+                std = state["sum"].sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+        return loss

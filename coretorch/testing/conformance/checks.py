@@ -1,0 +1,402 @@
+"""The checks the conformance tests run for one (OpInfo, dtype, device).
+
+Each check runs every sample, collects the failing ones and raises one AssertionError naming
+the op, dtype, device and each failing sample with its error, so one test report says it all.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ..comparison import assert_close
+from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_args
+from ..trees import geometry, is_tensor
+
+__all__ = ["check_forward", "check_inplace", "check_out", "check_torch_parity",
+           "check_autograd", "has_data", "compare_meta", "MAX_REPORTED"]
+
+MAX_REPORTED = 6  # failing samples listed in full per test
+
+
+class _Failures:
+    def __init__(self, what: str, opinfo: OpInfo, dtype, device):
+        self.head = f"{what}: op {opinfo.name!r}, dtype {dtype.name}, backend device {device!r}"
+        self.items: list[str] = []
+        self.total = 0
+
+    def add(self, i: int, sample: SampleInput, message: str) -> None:
+        self.total += 1
+        if len(self.items) < MAX_REPORTED:
+            self.items.append(f"--- sample {i} {sample!r}\n{message}")
+
+    def raise_if_any(self) -> None:
+        if self.total:
+            more = (f"\n... and {self.total - len(self.items)} more failing samples"
+                    if self.total > len(self.items) else "")
+            raise AssertionError(f"{self.head}: {self.total} failing sample(s)\n"
+                                 + "\n".join(self.items) + more)
+
+
+def has_data(device) -> bool:
+    from ...device import get_device_type
+    return get_device_type(device).has_data
+
+
+def _err(e: BaseException) -> str:
+    return f"raised {type(e).__name__}: {e}"
+
+
+def _call(fn, s: SampleInput, **extra):
+    return fn(s.input, *s.args, **{**s.kwargs, **extra})
+
+
+def _ref(opinfo: OpInfo, s: SampleInput):
+    args = to_numpy_args(s.all_args())
+    return opinfo.ref(*args, **to_numpy_args(s.kwargs))
+
+
+def _expected_like(actual, expected):
+    """Shape the reference's result like coretorch's (numpy scalars -> 0-d arrays, tuples)."""
+    if is_tensor(actual):
+        return np.asarray(expected)
+    if isinstance(actual, (tuple, list)) and isinstance(expected, (tuple, list)):
+        return tuple(_expected_like(a, e) for a, e in zip(actual, expected))
+    if isinstance(actual, (bool, int, float)) and isinstance(expected, np.generic):
+        return expected.item()
+    return expected
+
+
+def _compare_values(opinfo: OpInfo, dtype, actual, expected, check_dtype: bool) -> None:
+    rtol, atol = opinfo.tolerances(dtype)
+    assert_close(actual, _expected_like(actual, expected), rtol=rtol, atol=atol, equal_nan=True,
+                 check_dtype=check_dtype)
+
+
+def compare_meta(actual, reference, device) -> None:
+    """Shape-only devices: shapes, dtypes and strides equal those of the cpu result."""
+    got, want = geometry(actual), geometry(reference)
+    if got != want:
+        raise AssertionError(f"(shape, dtype, strides) on {device} differ from cpu's:\n"
+                             f"  {device}: {got}\n  cpu:  {want}")
+    _check_device(actual, device)
+
+
+def _check_device(x, device) -> None:
+    if is_tensor(x):
+        if x._device.type != str(device).split(":")[0]:
+            raise AssertionError(f"result is on {x._device}, expected {device}")
+    elif isinstance(x, (tuple, list)):
+        for y in x:
+            _check_device(y, device)
+
+
+def _samples_with_cpu_twins(opinfo: OpInfo, dtype, device, requires_grad=False):
+    samples = list(opinfo.sample_inputs(device, dtype, requires_grad))
+    if has_data(device):
+        return [(s, None) for s in samples]
+    cpu = list(opinfo.sample_inputs("cpu", dtype, requires_grad))
+    if len(cpu) != len(samples):
+        raise AssertionError(f"{opinfo.name}: sample_inputs gave {len(samples)} samples on "
+                             f"{device} but {len(cpu)} on cpu; samples must not depend on the "
+                             f"device")
+    return list(zip(samples, cpu))
+
+
+def _data_dependent(opinfo: OpInfo, s: SampleInput) -> bool:
+    return opinfo.data_dependent or s.name.startswith("data-dependent")
+
+
+# ---- forward ------------------------------------------------------------------------------
+
+def check_forward(opinfo: OpInfo, dtype, device) -> None:
+    """Functional form: values equal the reference on data devices; on shape-only devices the
+    result's (shape, dtype, strides) equal the cpu result's."""
+    fails = _Failures("forward", opinfo, dtype, device)
+    op = opinfo.op
+    data = has_data(device)
+    for i, (s, twin) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
+        if not data and _data_dependent(opinfo, s):
+            try:
+                got = _call(op, s)
+            except (NotImplementedError, RuntimeError):
+                continue
+            # answering without the data is fine when the answer is cpu's (equal() of
+            # different shapes)
+            want = _call(op, twin)
+            if geometry(got) != geometry(want) or (not is_tensor(got) and got != want):
+                fails.add(i, s, f"a data-dependent op must raise NotImplementedError or "
+                                f"RuntimeError on a shape-only device; it returned {got!r} "
+                                f"where cpu gives {want!r}")
+            continue
+        # the reference first: ops that write into their input would change what it sees
+        want = opinfo.ref is not None and data and opinfo.check_values and not opinfo.random
+        try:
+            expected = _ref(opinfo, s) if want else None
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, f"the numpy reference {_err(e)} (a bad sample or reference)")
+            continue
+        try:
+            actual = _call(op, s)
+        except Exception as e:  # noqa: BLE001 - report every failing sample
+            fails.add(i, s, _err(e))
+            continue
+        try:
+            if not data:
+                compare_meta(actual, _call(op, twin), device)
+            elif opinfo.random:
+                _check_random_result(opinfo, s, actual)
+            elif want:
+                _compare_values(opinfo, dtype, actual, expected, check_dtype=False)
+            elif not opinfo.check_values and opinfo.ref is not None:
+                _check_shape_dtype(opinfo, s, actual)
+        except AssertionError as e:
+            fails.add(i, s, str(e))
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, f"while checking the result: {_err(e)}")
+    fails.raise_if_any()
+
+
+def _check_shape_dtype(opinfo: OpInfo, s: SampleInput, actual) -> None:
+    """The result's shape and dtype are the reference's (its values are not compared)."""
+    expected = np.asarray(_ref(opinfo, s))
+    if tuple(actual._shape) != expected.shape:
+        raise AssertionError(f"shape {list(actual._shape)} != expected {list(expected.shape)}")
+    if actual._dtype.numpy != expected.dtype:
+        raise AssertionError(f"dtype {actual._dtype.name} != expected {expected.dtype}")
+
+
+def _check_random_result(opinfo: OpInfo, s: SampleInput, actual) -> None:
+    """Random ops: shape and dtype as the reference says, values in range, and the same values
+    again after re-seeding."""
+    import coretorch
+    _check_shape_dtype(opinfo, s, actual)
+    values = np.array(np.asarray(actual))
+    if opinfo.value_range is not None and values.size:
+        opinfo.value_range(values, s)
+    # reproducibility: the same seed gives the same values (sample inputs are rebuilt because
+    # in-place random ops overwrite their input)
+    runs = []
+    for _ in range(2):
+        coretorch.manual_seed(1234)
+        runs.append(np.array(np.asarray(_call(opinfo.op, _fresh(s)))))
+    np.testing.assert_array_equal(runs[0], runs[1], err_msg="same seed, different values")
+    if values.size > 8:
+        coretorch.manual_seed(4321)
+        other = np.array(np.asarray(_call(opinfo.op, _fresh(s))))
+        if np.array_equal(other, runs[0]) and np.unique(runs[0]).size > 1:
+            raise AssertionError("different seeds gave identical values")
+
+
+def _fresh(s: SampleInput) -> SampleInput:
+    """A copy of the sample whose tensor input is a clone (for ops that overwrite it)."""
+    inp = s.input.clone() if is_tensor(s.input) else s.input
+    return SampleInput(inp, s.args, dict(s.kwargs), s.name)
+
+
+# ---- in-place -------------------------------------------------------------------------------
+
+def _overlapping(t) -> bool:
+    return any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
+
+
+def _same_layout_copy(t):
+    """A copy of `t` with `t`'s strides (so in-place kernels meet non-contiguous outputs)."""
+    from ...ops import REGISTRY
+    c = REGISTRY["empty_strided"].op(t._shape, t._stride, dtype=t._dtype, device=t._device)
+    return c.copy_(t)
+
+
+def _inplace_eligible(opinfo: OpInfo, s: SampleInput) -> bool:
+    from ...ops.declare import can_cast
+    inp = s.input
+    if not is_tensor(inp) or _overlapping(inp) or _data_dependent(opinfo, s):
+        return False
+    decl = opinfo.decl
+    if decl.meta is None:
+        return True
+    try:
+        spec = decl.meta(inp, *s.args, **s.kwargs)
+    except Exception:  # noqa: BLE001 - the functional test reports a failing meta rule
+        return False
+    if isinstance(spec, list):
+        return False
+    return tuple(spec[0]) == tuple(inp._shape) and can_cast(spec[1], inp._dtype)
+
+
+def check_inplace(opinfo: OpInfo, dtype, device) -> None:
+    """`op_` on a copy of the input with the input's strides returns that tensor, bumps its
+    version and holds the reference's values (cast to its dtype) / the cpu metadata."""
+    fails = _Failures("in-place", opinfo, dtype, device)
+    op_ = opinfo.inplace_op
+    data = has_data(device)
+    n = 0
+    for i, (s, twin) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
+        if not _inplace_eligible(opinfo, s):
+            continue
+        n += 1
+        try:
+            target = _same_layout_copy(s.input)
+            version = target._version
+            res = op_(target, *s.args, **s.kwargs)
+            if res is not target:
+                raise AssertionError(f"{opinfo.name}_() must return self")
+            if target._version <= version:
+                raise AssertionError(f"{opinfo.name}_() did not bump the version counter")
+            if tuple(target._stride) != tuple(s.input._stride):
+                raise AssertionError(f"{opinfo.name}_() changed the strides of self: "
+                                     f"{target._stride} != {s.input._stride}")
+            if data and opinfo.ref is not None:
+                expected = np.asarray(_ref(opinfo, s))
+                expected = expected.astype(s.input._dtype.numpy)
+                _compare_values(opinfo, dtype, target, expected, check_dtype=True)
+            elif not data:
+                twin_target = _same_layout_copy(twin.input)
+                op_(twin_target, *twin.args, **twin.kwargs)
+                compare_meta(target, twin_target, device)
+        except AssertionError as e:
+            fails.add(i, s, str(e))
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, _err(e))
+    fails.raise_if_any()
+
+
+# ---- out= -------------------------------------------------------------------------------
+
+def _out_for(spec, device, resize: bool):
+    from ...ops import REGISTRY
+    empty = REGISTRY["empty"].op
+    if isinstance(spec, list):
+        return tuple(_out_for(x, device, resize) for x in spec)
+    shape, dt, _ = spec
+    return empty((0,) if resize else shape, dtype=dt, device=device)
+
+
+def check_out(opinfo: OpInfo, dtype, device) -> None:
+    """``op(..., out=t)`` writes into `t` (resized when its shape is wrong) and returns it."""
+    fails = _Failures("out=", opinfo, dtype, device)
+    op = opinfo.op
+    data = has_data(device)
+    for i, (s, twin) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
+        if _data_dependent(opinfo, s):
+            continue
+        try:
+            want = data and opinfo.ref is not None and not opinfo.random and opinfo.check_values
+            expected = _ref(opinfo, s) if want else None
+            spec = opinfo.decl.meta(s.input, *s.args, **s.kwargs)
+            out = _out_for(spec, device, resize=bool(i % 2))
+            res = _call(op, s, out=out)
+            outs = out if isinstance(out, tuple) else (out,)
+            got = tuple(res) if isinstance(out, tuple) else (res,)
+            if len(got) != len(outs) or any(g is not o for g, o in zip(got, outs)):
+                raise AssertionError(f"{opinfo.name}(out=...) must return the out tensor(s)")
+            if want:
+                _compare_values(opinfo, dtype, res, expected, check_dtype=False)
+            elif not data:
+                compare_meta(res, _call(op, twin), device)
+        except AssertionError as e:
+            fails.add(i, s, str(e))
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, _err(e))
+    fails.raise_if_any()
+
+
+# ---- torch parity -------------------------------------------------------------------------
+
+def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
+    """Values, shapes and dtypes equal PyTorch's for the same sample (the oracle for ops numpy
+    has no reference for, and the dtype oracle for all)."""
+    fails = _Failures("torch parity", opinfo, dtype, device)
+    tref = opinfo.torch_ref
+    for i, s in enumerate(opinfo.sample_inputs(device, dtype)):
+        if opinfo.random:
+            continue
+        try:
+            expected = from_torch(tref(*to_torch_args(s.all_args()), **to_torch_args(s.kwargs)))
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, f"the torch reference {_err(e)} (a bad sample or reference)")
+            continue
+        try:
+            actual = _call(opinfo.op, s)
+            if opinfo.check_values:
+                _compare_values(opinfo, dtype, actual, expected, check_dtype=True)
+            else:
+                a, e = np.asarray(actual), np.asarray(expected)
+                if a.shape != e.shape or a.dtype != e.dtype:
+                    raise AssertionError(f"(shape, dtype) {a.shape, a.dtype} != torch's "
+                                         f"{e.shape, e.dtype}")
+        except AssertionError as e:
+            fails.add(i, s, str(e))
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, _err(e))
+    fails.raise_if_any()
+
+
+# ---- autograd -------------------------------------------------------------------------------
+
+def _float_leaves(args) -> list:
+    out = []
+    for a in args:
+        if is_tensor(a) and a.requires_grad:
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(_float_leaves(a))
+    return out
+
+
+def _rebuild(args, it):
+    res = []
+    for a in args:
+        if is_tensor(a) and a.requires_grad:
+            res.append(next(it))
+        elif isinstance(a, list):
+            res.append(_rebuild(a, it))
+        elif isinstance(a, tuple):
+            res.append(tuple(_rebuild(a, it)))
+        else:
+            res.append(a)
+    return res
+
+
+def _differentiable_outputs(res):
+    """The outputs finite differences can check: float64 ones (a float16 cast loses the
+    perturbation; integer outputs have no gradient)."""
+    if is_tensor(res):
+        return (res,) if res._dtype is _dt.float64 else ()
+    if isinstance(res, (tuple, list)):
+        return tuple(r for r in res if is_tensor(r) and r._dtype is _dt.float64)
+    return ()
+
+
+def _non_finite(s: SampleInput) -> bool:
+    """Samples holding NaN/inf on purpose: their finite differences are NaN."""
+    return "nan" in s.name or "inf" in s.name
+
+
+def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
+    """Gradients of every float input equal finite differences (``gradcheck``)."""
+    fails = _Failures("gradcheck", opinfo, dtype, device)
+    for i, s in enumerate(opinfo.sample_inputs(device, dtype, requires_grad=True)):
+        leaves = _float_leaves(s.all_args())
+        if (not leaves or not s.gradcheck or _non_finite(s) or _data_dependent(opinfo, s)
+                or any(_overlapping(t) for t in leaves)):
+            continue
+        all_args = s.all_args()
+        # an op that writes into its input is checked on a copy (a leaf must not be mutated)
+        writes_self = opinfo.decl.inplace_only
+
+        def fn(*tensors, _args=all_args, _kw=s.kwargs, _clone=writes_self):
+            rebuilt = _rebuild(_args, iter(tensors))
+            if _clone and is_tensor(rebuilt[0]):
+                rebuilt[0] = rebuilt[0].clone()
+            return _differentiable_outputs(opinfo.op(*rebuilt, **_kw))
+
+        try:
+            if not fn(*leaves):
+                continue
+            ok = gradcheck(fn, tuple(leaves), eps=1e-6, atol=1e-5, rtol=1e-3)
+            if ok is False:
+                raise AssertionError("gradcheck returned False")
+        except Exception as e:  # noqa: BLE001
+            fails.add(i, s, str(e) if isinstance(e, AssertionError) else _err(e))
+    fails.raise_if_any()
+

@@ -1,0 +1,360 @@
+"""OpInfos of factories, fills, random ops and copies (coretorch/ops/factories.py, copy.py).
+
+Factories take no tensor: their SampleInput.input is the size (or first argument) and
+``device=`` names the device under test. Random ops are checked for shape, dtype, range and
+reproducibility under `coretorch.manual_seed`, not for values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ..opinfo import ALL, FLOATS, OpInfo, SampleInput
+
+BOOL = (_dt.bool,)
+DTYPES = ALL + BOOL + (_dt.float16,)
+
+
+def _dev(m, **kw):
+    return dict(kw, device=m.device)
+
+
+def _size_samples(op, m, dtype):
+    yield SampleInput((2, 3), (), _dev(m, dtype=dtype), "tuple-size")
+    yield SampleInput(4, (), _dev(m, dtype=dtype), "int-size")
+    yield SampleInput((), (), _dev(m, dtype=dtype), "0-d")
+    yield SampleInput((0, 3), (), _dev(m, dtype=dtype), "zero-size")
+
+
+def _varargs_size_samples(op, m, dtype):
+    yield from _size_samples(op, m, dtype)
+    yield SampleInput(2, (3, 1), _dev(m, dtype=dtype), "varargs-size")
+
+
+def _np_size(size, *more):
+    if more:
+        return (size,) + tuple(more)
+    return (size,) if isinstance(size, int) else tuple(size)
+
+
+def _np_factory(fill):
+    def ref(size, *more, dtype=None, device=None, requires_grad=False, **_):
+        shape = _np_size(size, *more)
+        return fill(shape, dtype or np.float32)
+    return ref
+
+
+def _full_samples(op, m, dtype):
+    v = True if dtype is _dt.bool else (2.5 if dtype.is_floating_point else 7)
+    yield SampleInput((2, 3), (v,), _dev(m, dtype=dtype), "tuple-size")
+    yield SampleInput((), (v,), _dev(m, dtype=dtype), "0-d")
+    yield SampleInput((0, 2), (v,), _dev(m, dtype=dtype), "zero-size")
+    if dtype is _dt.float32:
+        yield SampleInput((2,), (1.5,), _dev(m), "inferred-float")
+    if dtype is _dt.int64:
+        yield SampleInput((2,), (3,), _dev(m), "inferred-int")
+
+
+def _full_ref(size, fill_value, *, dtype=None, device=None, **_):
+    if dtype is None:
+        dtype = np.bool_ if isinstance(fill_value, bool) else (
+            np.int64 if isinstance(fill_value, int) else np.float32)
+    return np.full(_np_size(size), fill_value, dtype=dtype)
+
+
+def _eye_samples(op, m, dtype):
+    yield SampleInput(3, (), _dev(m, dtype=dtype), "square")
+    yield SampleInput(2, (4,), _dev(m, dtype=dtype), "wide")
+    yield SampleInput(0, (), _dev(m, dtype=dtype), "empty")
+
+
+def _arange_samples(op, m, dtype):
+    yield SampleInput(5, (), _dev(m, dtype=dtype), "end")
+    yield SampleInput(2, (9, 3), _dev(m, dtype=dtype), "start-end-step")
+    yield SampleInput(5, (0, -2), _dev(m, dtype=dtype), "negative-step")
+    yield SampleInput(3, (3,), _dev(m, dtype=dtype), "empty")
+    if dtype is _dt.float32:
+        yield SampleInput(0.0, (1.0, 0.25), _dev(m), "inferred-float")
+    if dtype is _dt.int64:
+        yield SampleInput(4, (), _dev(m), "inferred-int")
+
+
+def _arange_ref(start, end=None, step=1, *, dtype=None, device=None, **_):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = np.float32 if any(isinstance(v, float) for v in (start, end, step)) else np.int64
+    return np.arange(start, end, step, dtype=np.float64).astype(dtype)
+
+
+def _linspace_samples(op, m, dtype):
+    yield SampleInput(0.0, (1.0, 5), _dev(m, dtype=dtype), "unit")
+    yield SampleInput(-2.0, (3.0, 1), _dev(m, dtype=dtype), "one-step")
+    yield SampleInput(1.0, (0.0, 0), _dev(m, dtype=dtype), "zero-steps")
+
+
+def _linspace_ref(start, end, steps, *, dtype=None, device=None, **_):
+    return np.linspace(start, end, steps).astype(dtype or np.float32)
+
+
+def _like_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), name="same")
+    yield SampleInput(m.make((3, 2), layout="transposed"), name="transposed")
+    yield SampleInput(m.make(()), name="0-d")
+    yield SampleInput(m.make((2, 3)), kwargs=dict(dtype=_dt.float64), name="dtype-kwarg")
+
+
+def _full_like_samples(op, m, dtype):
+    v = True if dtype is _dt.bool else 3
+    yield SampleInput(m.make((2, 3)), (v,), name="same")
+    yield SampleInput(m.make(()), (v,), name="0-d")
+    yield SampleInput(m.make((2, 3)), (v,), dict(dtype=_dt.float64), name="dtype-kwarg")
+
+
+def _like_ref(fill):
+    def ref(x, *args, dtype=None, **_):
+        return fill(x.shape, dtype or x.dtype, *args)
+    return ref
+
+
+def _empty_strided_samples(op, m, dtype):
+    yield SampleInput((2, 3), ((3, 1),), _dev(m, dtype=dtype), "contiguous")
+    yield SampleInput((2, 3), ((1, 2),), _dev(m, dtype=dtype), "column-major")
+    yield SampleInput((0, 3), ((3, 1),), _dev(m, dtype=dtype), "zero-size")
+
+
+# ---- fills and copies (in place on their input) --------------------------------------------
+
+def _fill_samples(op, m, dtype):
+    v = True if dtype is _dt.bool else (2.5 if dtype.is_floating_point else 7)
+    yield SampleInput(m.make((2, 3)), (v,), name="scalar")
+    yield SampleInput(m.make((3, 4), layout="transposed"), (v,), name="transposed")
+    yield SampleInput(m.make((3, 4), layout="sliced"), (v,), name="sliced")
+    yield SampleInput(m.make(()), (v,), name="0-d")
+    yield SampleInput(m.make((0, 2)), (v,), name="zero-size")
+    yield SampleInput(m.make((2, 3)), (m.make((), values=v),), name="0-d-tensor-value")
+
+
+def _zero_samples(op, m, dtype):
+    for s in _fill_samples(op, m, dtype):
+        yield SampleInput(s.input, (), {}, s.name)
+
+
+def _copy_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), (m.make((2, 3)),), name="same")
+    yield SampleInput(m.make((3, 4), layout="transposed"), (m.make((3, 4), layout="sliced"),),
+                      name="noncontiguous")
+    yield SampleInput(m.make((3, 4)), (m.make((4,)),), name="broadcast")
+    yield SampleInput(m.make((2, 3)), (m.make((2, 3), dtype=_dt.float64),), name="from-float64")
+    yield SampleInput(m.make((2, 3)), (m.make((2, 3), dtype=_dt.int32),), name="from-int32")
+    yield SampleInput(m.make((2, 3)), (m.make((2, 3), dtype=_dt.bool),), name="from-bool")
+    yield SampleInput(m.make(()), (m.make(()),), name="0-d")
+    yield SampleInput(m.make((0, 2)), (m.make((0, 2)),), name="zero-size")
+
+
+def _copy_ref(x, src, non_blocking=False):
+    return np.broadcast_to(src, x.shape).astype(x.dtype)
+
+
+def _clone_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), name="contiguous")
+    yield SampleInput(m.make((3, 4), layout="transposed"), name="transposed")
+    yield SampleInput(m.make((3, 4), layout="expanded"), name="expanded")
+    yield SampleInput(m.make(()), name="0-d")
+    yield SampleInput(m.make((0, 2)), name="zero-size")
+
+
+def _to_copy_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), name="same")
+    for other in (_dt.float64, _dt.int32, _dt.bool, _dt.float16):
+        yield SampleInput(m.make((3, 2), layout="transposed"), (), dict(dtype=other),
+                          name=f"to-{other.name}")
+    yield SampleInput(m.make((2, 3)), (), dict(device=m.device), name="same-device")
+
+
+def _to_copy_ref(x, *, dtype=None, device=None, **_):
+    with np.errstate(all="ignore"):
+        return x.astype(dtype or x.dtype)
+
+
+def _torch_to_copy(x, *, dtype=None, device=None, **_):
+    import torch
+    return torch.ops.aten._to_copy(x, dtype=dtype)
+
+
+# ---- random -----------------------------------------------------------------------------------
+
+def _in_unit(values, s):
+    assert ((values >= 0) & (values < 1)).all(), f"values outside [0, 1): {values}"
+
+
+def _uniform_range(values, s):
+    lo, hi = (s.args + (0.0, 1.0)[len(s.args):])[:2]
+    assert ((values >= lo) & (values <= hi)).all(), f"values outside [{lo}, {hi}): {values}"
+
+
+def _finite(values, s):
+    assert np.isfinite(values).all(), f"non-finite normal samples: {values}"
+
+
+def _randint_range(values, s):
+    args = (s.input,) + tuple(a for a in s.args if not isinstance(a, tuple))
+    lo, hi = (0, args[0]) if len(args) == 1 else args[:2]
+    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+
+
+def _random_range(values, s):
+    lo, hi = s.args[:2]
+    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+
+
+def _zero_one(values, s):
+    assert np.isin(values, (0, 1)).all(), f"bernoulli values other than 0/1: {values}"
+
+
+def _permutation(values, s):
+    assert np.array_equal(np.sort(values), np.arange(s.input)), f"not a permutation: {values}"
+
+
+def _rand_samples(op, m, dtype):
+    yield SampleInput((4, 5), (), _dev(m, dtype=dtype), "tuple-size")
+    yield SampleInput(3, (4,), _dev(m, dtype=dtype), "varargs")
+    yield SampleInput((0, 2), (), _dev(m, dtype=dtype), "zero-size")
+
+
+def _randint_samples(op, m, dtype):
+    yield SampleInput(10, ((4, 5),), _dev(m, dtype=dtype), "high-size")
+    yield SampleInput(-3, (3, (30,)), _dev(m, dtype=dtype), "low-high-size")
+    yield SampleInput(5, ((0,),), _dev(m, dtype=dtype), "zero-size")
+
+
+def _randint_ref(low, high=None, size=None, *, dtype=None, **_):
+    size = high if size is None else size
+    return np.empty(size, dtype or np.int64)
+
+
+def _randperm_samples(op, m, dtype):
+    yield SampleInput(10, (), _dev(m, dtype=dtype), "ten")
+    yield SampleInput(0, (), _dev(m, dtype=dtype), "empty")
+
+
+def _rand_like_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5)), name="same")
+    yield SampleInput(m.make((3, 2), layout="transposed"), name="transposed")
+    yield SampleInput(m.make((0, 3)), name="zero-size")
+
+
+def _randint_like_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5)), (10,), name="high")
+    yield SampleInput(m.make((30,)), (-3, 3), name="low-high")
+
+
+def _randint_like_range(values, s):
+    lo, hi = (0, s.args[0]) if len(s.args) == 1 else s.args[:2]
+    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+
+
+def _uniform_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5)), name="default")
+    yield SampleInput(m.make((30,)), (-2.0, 5.0), name="range")
+    yield SampleInput(m.make((5, 4), layout="transposed"), name="transposed")
+    yield SampleInput(m.make((0, 2)), name="zero-size")
+
+
+def _normal_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5)), name="default")
+    yield SampleInput(m.make((30,)), (3.0, 0.5), name="mean-std")
+    yield SampleInput(m.make((5, 4), layout="sliced"), name="sliced")
+
+
+def _random_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5)), (0, 10), name="0-10")
+    yield SampleInput(m.make((30,)), (-3, 3), name="negative-low")
+
+
+def _bernoulli_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 5), low=0, high=1), name="probabilities")
+    yield SampleInput(m.make((30,), low=0, high=1), name="long")
+    if op.name == "bernoulli_":
+        yield SampleInput(m.make((4, 5)), (0.3,), name="scalar-p")
+
+
+def _shape_ref(x, *a, **k):
+    return np.empty(x.shape, x.dtype)
+
+
+def _factory_shape_ref(size, *more, dtype=None, **_):
+    return np.empty(_np_size(size, *more), dtype or np.float32)
+
+
+def _like_shape_ref(x, *a, dtype=None, **_):
+    return np.empty(x.shape, dtype or x.dtype)
+
+
+def _randperm_ref(n, *, dtype=None, **_):
+    return np.empty((n,), dtype or np.int64)
+
+
+_R = dict(random=True, supports_autograd=False)
+
+OPS: list[OpInfo] = [
+    OpInfo("empty", dtypes=DTYPES, ref=_factory_shape_ref, check_values=False,
+           sample_inputs_func=_varargs_size_samples),
+    OpInfo("empty_strided", dtypes=DTYPES, check_values=False,
+           ref=lambda size, stride, *, dtype=None, **_: np.empty(size, dtype),
+           sample_inputs_func=_empty_strided_samples),
+    OpInfo("empty_like", dtypes=DTYPES, check_values=False, ref=_like_shape_ref,
+           sample_inputs_func=_like_samples),
+    OpInfo("zeros", dtypes=DTYPES, ref=_np_factory(np.zeros),
+           sample_inputs_func=_varargs_size_samples),
+    OpInfo("ones", dtypes=DTYPES, ref=_np_factory(np.ones),
+           sample_inputs_func=_varargs_size_samples),
+    OpInfo("full", dtypes=DTYPES, ref=_full_ref, sample_inputs_func=_full_samples),
+    OpInfo("eye", dtypes=DTYPES,
+           ref=lambda n, mm=None, *, dtype=None, **_: np.eye(n, mm, dtype=dtype),
+           sample_inputs_func=_eye_samples),
+    OpInfo("arange", dtypes=ALL, ref=_arange_ref, sample_inputs_func=_arange_samples),
+    OpInfo("linspace", dtypes=FLOATS, ref=_linspace_ref, sample_inputs_func=_linspace_samples,
+           tol={_dt.float32: (1e-6, 1e-6)}),
+    OpInfo("zeros_like", dtypes=DTYPES, ref=_like_ref(np.zeros), sample_inputs_func=_like_samples),
+    OpInfo("ones_like", dtypes=DTYPES, ref=_like_ref(np.ones), sample_inputs_func=_like_samples),
+    OpInfo("full_like", dtypes=DTYPES,
+           ref=_like_ref(lambda shape, dtype, v: np.full(shape, v, dtype)),
+           sample_inputs_func=_full_like_samples),
+    OpInfo("fill_", dtypes=DTYPES, ref=lambda x, v: np.full_like(x, v),
+           sample_inputs_func=_fill_samples, torch_ref=lambda x, v: x.clone().fill_(v)),
+    OpInfo("zero_", dtypes=DTYPES, ref=np.zeros_like, sample_inputs_func=_zero_samples,
+           torch_ref=lambda x: x.clone().zero_()),
+    OpInfo("_copy_", dtypes=DTYPES, ref=_copy_ref, sample_inputs_func=_copy_samples,
+           torch_ref=lambda x, src: x.clone().copy_(src)),
+    OpInfo("copy_", dtypes=DTYPES, ref=_copy_ref, sample_inputs_func=_copy_samples,
+           torch_ref=lambda x, src: x.clone().copy_(src)),
+    OpInfo("clone", dtypes=DTYPES, ref=lambda x, **_: x.copy(), sample_inputs_func=_clone_samples),
+    OpInfo("_to_copy", dtypes=DTYPES, ref=_to_copy_ref, torch_ref=_torch_to_copy,
+           sample_inputs_func=_to_copy_samples),
+    # random ops
+    OpInfo("rand", dtypes=FLOATS, ref=_factory_shape_ref, value_range=_in_unit,
+           sample_inputs_func=_rand_samples, **_R),
+    OpInfo("randn", dtypes=FLOATS, ref=_factory_shape_ref, value_range=_finite,
+           sample_inputs_func=_rand_samples, **_R),
+    OpInfo("randint", dtypes=ALL, ref=_randint_ref, value_range=_randint_range,
+           sample_inputs_func=_randint_samples, **_R),
+    OpInfo("randperm", dtypes=(_dt.int64, _dt.int32, _dt.float32), ref=_randperm_ref,
+           value_range=_permutation, sample_inputs_func=_randperm_samples, **_R),
+    OpInfo("rand_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_in_unit,
+           sample_inputs_func=_rand_like_samples, **_R),
+    OpInfo("randn_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
+           sample_inputs_func=_rand_like_samples, **_R),
+    OpInfo("randint_like", dtypes=ALL, ref=_like_shape_ref, value_range=_randint_like_range,
+           sample_inputs_func=_randint_like_samples, **_R),
+    OpInfo("uniform_", dtypes=FLOATS, ref=_shape_ref, value_range=_uniform_range,
+           sample_inputs_func=_uniform_samples, **_R),
+    OpInfo("normal_", dtypes=FLOATS, ref=_shape_ref, value_range=_finite,
+           sample_inputs_func=_normal_samples, **_R),
+    OpInfo("random_", dtypes=ALL, ref=_shape_ref, value_range=_random_range,
+           sample_inputs_func=_random_samples, **_R),
+    OpInfo("bernoulli_", dtypes=FLOATS, ref=_shape_ref, value_range=_zero_one,
+           sample_inputs_func=_bernoulli_samples, **_R),
+    OpInfo("bernoulli", dtypes=FLOATS, ref=_shape_ref, value_range=_zero_one,
+           sample_inputs_func=_bernoulli_samples, **_R),
+]

@@ -1,0 +1,236 @@
+"""OpInfos of the indexing ops (coretorch/ops/indexing.py). Scatter-like samples use indices
+that are distinct where a race would make the result order-dependent."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ..opinfo import ALL, OpInfo, SampleInput
+
+BOOL = (_dt.bool,)
+
+
+def _index_select_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 3)), (0, m.index((5,), 4)), name="dim0-repeats")
+    yield SampleInput(m.make((4, 3)), (-1, m.index((2,), 3)), name="dim-1")
+    yield SampleInput(m.make((3, 4), layout="transposed"), (1, m.index((3,), 4)),
+                      name="transposed")
+    yield SampleInput(m.make((4, 3)), (0, m.index((0,), 4)), name="empty-index")
+    yield SampleInput(m.make(()), (0, m.index((1,), 1)), name="0-d")
+
+
+def _index_select(x, dim, index):
+    if x.ndim == 0:
+        return x.reshape(1)[index].reshape(())
+    return np.take(x, index, axis=dim)
+
+
+def _gather_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (1, m.index((3, 2), 4)), name="dim1")
+    yield SampleInput(m.make((3, 4)), (0, m.index((2, 4), 3)), name="dim0")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (-1, m.index((2, 2), 3)),
+                      name="transposed-smaller-index")
+    yield SampleInput(m.make((3, 4)), (1, m.index((3, 0), 4)), name="empty-index")
+
+
+def _take_along(x, dim, index):
+    if x.ndim == 0:
+        return x.reshape(()).copy() if index.ndim == 0 else np.full(index.shape, x)
+    sl = tuple(slice(0, n) for n in index.shape)
+    return np.take_along_axis(x[tuple(slice(None) if i == dim % x.ndim else s
+                                      for i, s in enumerate(sl))], index, axis=dim)
+
+
+def _scatter_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 5)), (1, m.index((3, 2), 5, unique_along=1), m.make((3, 2))),
+                      name="dim1")
+    yield SampleInput(m.make((4, 3)), (0, m.index((2, 3), 4, unique_along=0), m.make((2, 4))),
+                      name="dim0-larger-src")
+    yield SampleInput(m.make((5, 3), layout="transposed"),
+                      (-1, m.index((3, 2), 3, unique_along=1), m.make((3, 2))),
+                      name="transposed")
+    if op.name == "scatter":
+        yield SampleInput(m.make((3, 5)), (1, m.index((3, 2), 5, unique_along=1), 2),
+                          name="scalar-src")
+
+
+def _scatter_ref(accumulate: bool):
+    def ref(x, dim, index, src, *, alpha=1):
+        out = x.copy()
+        dim = dim % max(x.ndim, 1)
+        src_arr = np.broadcast_to(np.asarray(src, dtype=x.dtype), index.shape) \
+            if np.ndim(src) == 0 else src
+        for pos in np.ndindex(*index.shape):
+            tgt = list(pos)
+            tgt[dim] = index[pos]
+            if accumulate:
+                out[tuple(tgt)] += src_arr[pos]
+            else:
+                out[tuple(tgt)] = src_arr[pos]
+        return out
+    return ref
+
+
+def _index_add_samples(op, m, dtype):
+    yield SampleInput(m.make((5, 3)), (0, m.index((4,), 5), m.make((4, 3))), name="dim0-dups")
+    yield SampleInput(m.make((3, 5)), (1, m.index((2,), 5), m.make((3, 2))), dict(alpha=2),
+                      name="dim1-alpha")
+    yield SampleInput(m.make((3, 5), layout="transposed"), (-1, m.index((3,), 5),
+                                                            m.make((3, 3), layout="sliced")),
+                      name="noncontiguous")
+    yield SampleInput(m.make((5, 3)), (0, m.index((0,), 5), m.make((0, 3))), name="empty-index")
+
+
+def _index_add(x, dim, index, source, *, alpha=1):
+    out = x.copy()
+    moved = np.moveaxis(out, dim, 0)
+    src = np.moveaxis(source, dim, 0)
+    np.add.at(moved, index, (src * alpha).astype(x.dtype))
+    return out
+
+
+def _masked_fill_samples(op, m, dtype):
+    val = True if dtype is _dt.bool else (2.5 if dtype.is_floating_point else 7)
+    yield SampleInput(m.make((3, 4)), (m.mask((3, 4)), val), name="same-shape")
+    yield SampleInput(m.make((3, 4)), (m.mask((4,)), val), name="broadcast-mask")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (m.mask((4, 1)), val),
+                      name="transposed")
+    yield SampleInput(m.make((3, 4)), (m.mask((3, 4)), m.make((), values=val)),
+                      name="0-d-tensor-value")
+    yield SampleInput(m.make((0, 4)), (m.mask((0, 4)), val), name="zero-size")
+
+
+def _masked_fill(x, mask, value):
+    return np.where(mask, np.asarray(value).astype(x.dtype), x)
+
+
+def _nonzero_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4), low=-1, high=2), name="2d")
+    yield SampleInput(m.make((5,), low=-1, high=2), name="1d")
+    yield SampleInput(m.make((3, 4), layout="transposed", low=-1, high=2), name="transposed")
+    yield SampleInput(m.make((0, 3)), name="zero-size")
+    yield SampleInput(m.make((), values=1), name="0-d")
+
+
+def _nonzero(x, *, as_tuple=False):
+    if as_tuple:
+        if x.ndim == 0:
+            return (np.nonzero(x.reshape(1))[0],)
+        return tuple(i.astype(np.int64) for i in np.nonzero(x))
+    return np.argwhere(x).astype(np.int64)
+
+
+def _nonzero_public_samples(op, m, dtype):
+    yield from _nonzero_samples(op, m, dtype)
+    yield SampleInput(m.make((3, 4), low=-1, high=2), kwargs=dict(as_tuple=True), name="as_tuple")
+
+
+def _int_index_samples(op, m, dtype):
+    """`_index` / `index` with integer index tensors (and None for skipped dims)."""
+    yield SampleInput(m.make((4, 3)), ([m.index((2,), 4)],), name="first-dim")
+    yield SampleInput(m.make((4, 3)), ([None, m.index((2, 2), 3)],), name="second-dim-2d-index")
+    yield SampleInput(m.make((4, 3, 5)), ([m.index((2,), 4), m.index((2,), 3)],),
+                      name="adjacent-pair")
+    yield SampleInput(m.make((4, 3, 5)), ([m.index((2, 1), 4), None, m.index((3,), 5)],),
+                      name="separated-broadcast")
+    yield SampleInput(m.make((4, 3, 5)), ([None, m.index((2,), 3), m.index((1,), 5)],),
+                      name="adjacent-middle")
+    yield SampleInput(m.make((3, 4), layout="transposed"), ([m.index((5,), 3)],),
+                      name="transposed")
+    yield SampleInput(m.make((4, 3)), ([m.index((0,), 4)],), name="empty-index")
+
+
+def _np_index(x, indices):
+    key = tuple(slice(None) if i is None else i for i in indices)
+    return np.array(x[key])
+
+
+def _index_samples(op, m, dtype):
+    yield from _int_index_samples(op, m, dtype)
+    yield SampleInput(m.make((3, 4)), ([m.mask((3, 4))],), name="data-dependent-bool-mask")
+    yield SampleInput(m.make((3, 4)), ([m.mask((3,))],), name="data-dependent-bool-rows")
+
+
+def _index_put_samples(op, m, dtype):
+    yield SampleInput(m.make((4, 3)), ([m.index((2,), 4, unique_along=0)], m.make((2, 3))),
+                      name="rows")
+    yield SampleInput(m.make((4, 3)), ([m.index((2,), 4, unique_along=0),
+                                        m.index((2,), 3, unique_along=0)], m.make(())),
+                      name="points-scalar-value")
+    yield SampleInput(m.make((4, 3)), ([None, m.index((2,), 3, unique_along=0)], m.make((2,))),
+                      name="columns-broadcast-value")
+    yield SampleInput(m.make((3, 4), layout="transposed"),
+                      ([m.index((2,), 3, unique_along=0)], m.make((2, 4))), name="transposed")
+    yield SampleInput(m.make((4, 3)), ([m.index((5,), 4)], m.make((5, 3)), True),
+                      name="accumulate-dups")
+
+
+def _index_put_public_samples(op, m, dtype):
+    yield from _index_put_samples(op, m, dtype)
+    yield SampleInput(m.make((3, 4)), ([m.mask((3, 4))], m.make(())),
+                      name="data-dependent-bool-mask")
+
+
+def _index_put(x, indices, values, accumulate=False):
+    out = x.copy()
+    key = tuple(slice(None) if i is None else i for i in indices)
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def _masked_select_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (m.mask((3, 4)),), name="same-shape")
+    yield SampleInput(m.make((3, 4)), (m.mask((4,)),), name="broadcast-mask")
+    yield SampleInput(m.make((4,)), (m.mask((3, 1)),), name="broadcast-input")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (m.mask((4, 3)),), name="transposed")
+    yield SampleInput(m.make((0, 4)), (m.mask((0, 4)),), name="zero-size")
+
+
+def _masked_select(x, mask):
+    xb, mb = np.broadcast_arrays(x, mask)
+    return xb[mb]
+
+
+def _torch_aten(name: str):
+    def ref(*a, **k):
+        import torch
+        return getattr(torch.ops.aten, name)(*a, **k)
+    return ref
+
+
+def _torch_index_put_(x, indices, values, accumulate=False):
+    import torch
+    return torch.ops.aten.index_put_(x.clone(), indices, values, accumulate)
+
+
+OPS: list[OpInfo] = [
+    OpInfo("index_select", dtypes=ALL + BOOL, ref=_index_select,
+           sample_inputs_func=_index_select_samples),
+    OpInfo("gather", dtypes=ALL + BOOL, ref=_take_along, sample_inputs_func=_gather_samples),
+    OpInfo("scatter", dtypes=ALL + BOOL, ref=_scatter_ref(False),
+           sample_inputs_func=_scatter_samples),
+    OpInfo("scatter_add", dtypes=ALL, ref=_scatter_ref(True), sample_inputs_func=_scatter_samples,
+           tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("index_add", dtypes=ALL, ref=_index_add, sample_inputs_func=_index_add_samples,
+           tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("masked_fill", dtypes=ALL + BOOL, ref=_masked_fill,
+           sample_inputs_func=_masked_fill_samples),
+    OpInfo("_nonzero", dtypes=ALL + BOOL, ref=_nonzero, torch_ref=_torch_aten("nonzero"),
+           sample_inputs_func=_nonzero_samples, data_dependent=True),
+    OpInfo("nonzero", dtypes=ALL + BOOL, ref=_nonzero, sample_inputs_func=_nonzero_public_samples,
+           data_dependent=True),
+    OpInfo("_index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=_torch_aten("index"),
+           sample_inputs_func=_int_index_samples),
+    OpInfo("index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=_torch_aten("index"),
+           sample_inputs_func=_index_samples),
+    OpInfo("_index_put_", dtypes=ALL, ref=_index_put, torch_ref=_torch_index_put_,
+           sample_inputs_func=_index_put_samples, supports_out=False, supports_inplace=False,
+           tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("index_put", dtypes=ALL, ref=_index_put, torch_ref=_torch_aten("index_put"),
+           sample_inputs_func=_index_put_public_samples, tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("masked_select", dtypes=ALL + BOOL, ref=_masked_select,
+           sample_inputs_func=_masked_select_samples, data_dependent=True),
+]

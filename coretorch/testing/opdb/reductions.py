@@ -1,0 +1,264 @@
+"""OpInfos of the reductions and scans (coretorch/ops/reductions.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ..opinfo import ALL, FLOATS, OpInfo, SampleInput
+from .common import NAN, int_to_int64, np_reduce_axis, quiet, reduction_samples
+
+BOOL = (_dt.bool,)
+_RED_TOL = {_dt.float32: (1e-5, 1e-5)}
+
+
+def _axis(x, dim):
+    return np_reduce_axis(dim, x.ndim)
+
+
+def _sum(x, dim=None, keepdim=False, *, dtype=None):
+    return np.sum(x, axis=_axis(x, dim), keepdims=keepdim, dtype=int_to_int64(x, dtype))
+
+
+def _prod(x, dim=None, keepdim=False, *, dtype=None):
+    return np.prod(x, axis=_axis(x, dim), keepdims=keepdim, dtype=int_to_int64(x, dtype))
+
+
+def _mean(x, dim=None, keepdim=False, *, dtype=None):
+    return np.mean(x, axis=_axis(x, dim), keepdims=keepdim, dtype=dtype).astype(dtype or x.dtype)
+
+
+def _amax(x, dim=(), keepdim=False):
+    return np.amax(x, axis=_axis(x, dim), keepdims=keepdim)
+
+
+def _amin(x, dim=(), keepdim=False):
+    return np.amin(x, axis=_axis(x, dim), keepdims=keepdim)
+
+
+def _minmax_dim(kind: str):
+    def ref(x, dim, keepdim=False):
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), np.int64)
+        find = np.argmax if kind == "max" else np.argmin
+        reduce = np.max if kind == "max" else np.min
+        idx = find(x, axis=dim, keepdims=True)
+        nan_idx = np.argmax(np.isnan(x), axis=dim, keepdims=True) if x.dtype.kind == "f" else None
+        if nan_idx is not None:
+            has_nan = np.isnan(x).any(axis=dim, keepdims=True)
+            idx = np.where(has_nan, nan_idx, idx)
+        vals = reduce(x, axis=dim, keepdims=True)
+        if not keepdim:
+            vals, idx = np.squeeze(vals, axis=dim), np.squeeze(idx, axis=dim)
+        return vals, idx.astype(np.int64)
+    return ref
+
+
+def _max_composite(kind: str):
+    pair = _minmax_dim(kind)
+
+    def ref(x, dim=None, keepdim=False):
+        if isinstance(dim, np.ndarray):
+            return np.maximum(x, dim) if kind == "max" else np.minimum(x, dim)
+        if dim is None:
+            return _amax(x) if kind == "max" else _amin(x)
+        return pair(x, dim, keepdim)
+    return ref
+
+
+def _arg(kind: str):
+    def ref(x, dim=None, keepdim=False):
+        find = np.argmax if kind == "max" else np.argmin
+        if dim is None:
+            r = np.asarray(find(x.reshape(-1)), np.int64)
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        if x.ndim == 0:
+            return np.zeros((), np.int64)
+        return find(x, axis=dim, keepdims=keepdim).astype(np.int64)
+    return ref
+
+
+def _logical(kind: str):
+    def ref(x, dim=None, keepdim=False):
+        fn = np.all if kind == "all" else np.any
+        return fn(x, axis=_axis(x, dim), keepdims=keepdim)
+    return ref
+
+
+def _cum(kind: str):
+    def ref(x, dim, *, dtype=None):
+        fn = np.cumsum if kind == "cumsum" else np.cumprod
+        if x.ndim == 0:
+            return x.astype(int_to_int64(x, dtype))
+        return fn(x, axis=dim, dtype=int_to_int64(x, dtype))
+    return ref
+
+
+def _var_ref(std: bool):
+    def ref(x, dim=None, *, correction=None, keepdim=False, unbiased=None):
+        if correction is None:
+            correction = 1 if unbiased is None else int(bool(unbiased))
+        v = np.var(x, axis=_axis(x, dim), ddof=correction, keepdims=keepdim)
+        return (np.sqrt(v) if std else v).astype(x.dtype)
+    return quiet(ref)
+
+
+def _logsumexp(x, dim, keepdim=False):
+    ax = _axis(x, dim)
+    m = np.max(x, axis=ax, keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(x - m), axis=ax, keepdims=True)) + m
+    return (r if keepdim else np.squeeze(r, axis=ax)).astype(x.dtype)
+
+
+def _norm(x, p=2, dim=None, keepdim=False):
+    ax = _axis(x, dim)
+    a = np.abs(x).astype(np.float64)
+    if p == float("inf"):
+        r = np.max(a, axis=ax, keepdims=keepdim)
+    elif p == 0:
+        r = np.sum(a != 0, axis=ax, keepdims=keepdim)
+    else:
+        r = np.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(r).astype(x.dtype)
+
+
+# ---- samples ----------------------------------------------------------------------------------
+
+def _sum_samples(op, m, dtype):
+    yield from reduction_samples(op, m, dtype)
+    out = _dt.float64 if dtype.is_floating_point else _dt.int32
+    yield SampleInput(m.make((2, 3)), (), dict(dim=1, dtype=out), "dtype-kwarg")
+
+
+def _mean_samples(op, m, dtype):
+    yield from reduction_samples(op, m, dtype)
+    yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), "dtype-kwarg")
+
+
+def _prod_samples(op, m, dtype):
+    kw = dict(low=-2, high=3)
+    yield SampleInput(m.make((2, 3, 4), **kw), name="full")
+    yield SampleInput(m.make((2, 3, 4), **kw), (1,), name="dim1")
+    yield SampleInput(m.make((2, 3, 4), **kw), (-1, True), name="dim-1-keepdim")
+    yield SampleInput(m.make((), **kw), name="0-d")
+    yield SampleInput(m.make((4, 3), layout="transposed", **kw), (0,), name="transposed")
+    yield SampleInput(m.make((0, 3), **kw), (0,), name="zero-size")
+    yield SampleInput(m.make((2, 3), **kw), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
+
+
+def _amax_samples(op, m, dtype):
+    yield from reduction_samples(op, m, dtype, empty_reduce=False, dim_kw="dim")
+    yield SampleInput(m.make((2, 3)), (), dict(dim=()), "dim=()")
+    if dtype.is_floating_point:
+        yield SampleInput(m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (), dict(dim=1),
+                          "nan-propagates")
+
+
+def _dim_samples(with_nan: bool):
+    def samples(op, m, dtype):
+        yield SampleInput(m.make((2, 3, 4)), (1,), name="dim1")
+        yield SampleInput(m.make((2, 3, 4)), (-1, True), name="dim-1-keepdim")
+        yield SampleInput(m.make((3, 4), layout="transposed"), (0,), name="transposed")
+        yield SampleInput(m.make((3, 4), layout="expanded"), (0,), name="expanded-ties")
+        yield SampleInput(m.make(()), (0,), name="0-d")
+        yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
+        if with_nan and dtype.is_floating_point:
+            yield SampleInput(m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (1,),
+                              name="nan")
+    return samples
+
+
+def _max_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), name="all")
+    yield SampleInput(m.make(()), name="0-d-all")
+    yield from _dim_samples(True)(op, m, dtype)
+    yield SampleInput(m.make((2, 3)), (m.make((3,)),), name="binary-broadcast")
+
+
+def _arg_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), name="flattened")
+    yield SampleInput(m.make((2, 3, 4)), (None, True), name="flattened-keepdim")
+    yield from _dim_samples(True)(op, m, dtype)
+
+
+def _logical_samples(op, m, dtype):
+    yield from reduction_samples(op, m, dtype, multi_dim=False, low=-1, high=2)
+    yield SampleInput(m.make((2, 3), values=[0, 0, 0, 1, 1, 1]), (1,), name="rows-all-or-none")
+
+
+def _cum_samples(op, m, dtype):
+    kw = dict(low=-2, high=3) if op.name == "cumprod" else {}
+    yield SampleInput(m.make((2, 3, 4), **kw), (1,), name="dim1")
+    yield SampleInput(m.make((2, 3, 4), **kw), (-1,), name="dim-1")
+    yield SampleInput(m.make((4, 3), layout="transposed", **kw), (0,), name="transposed")
+    yield SampleInput(m.make((3, 4), layout="sliced", **kw), (1,), name="sliced")
+    yield SampleInput(m.make((), **kw), (0,), name="0-d")
+    yield SampleInput(m.make((0, 3), **kw), (0,), name="zero-size")
+    yield SampleInput(m.make((2, 3), **kw), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
+
+
+def _var_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), name="full")
+    yield SampleInput(m.make((2, 3, 4)), (1,), name="dim1")
+    yield SampleInput(m.make((2, 3, 4)), ((0, 2),), dict(keepdim=True), name="dims-keepdim")
+    yield SampleInput(m.make((2, 3, 4)), (1,), dict(correction=0), name="correction0")
+    yield SampleInput(m.make((2, 3, 4)), (-1,), dict(unbiased=False), name="unbiased=False")
+    yield SampleInput(m.make((5, 4), layout="transposed"), (0,), name="transposed")
+
+
+def _logsumexp_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), (1,), name="dim1")
+    yield SampleInput(m.make((2, 3, 4)), ((0, 2), True), name="dims-keepdim")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (0,), name="transposed")
+    yield SampleInput(m.make((3,), values=[800.0, 1.0, -800.0]), (0,), name="large-values")
+    yield SampleInput(m.make(()), (0,), name="0-d")
+
+
+def _norm_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), name="p2-full")
+    yield SampleInput(m.make((2, 3, 4)), (2, 1), name="p2-dim1")
+    yield SampleInput(m.make((2, 3, 4)), (1, (0, 2), True), name="p1-dims-keepdim")
+    yield SampleInput(m.make((2, 3, 4)), (float("inf"), -1), name="pinf")
+    yield SampleInput(m.make((2, 3, 4)), (3,), dict(dim=0), name="p3")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (2, 0), name="transposed")
+    yield SampleInput(m.make((0, 3)), (2, 1), name="zero-size")
+
+
+def _torch_min_dim(x, dim, keepdim=False):
+    import torch
+    return torch.min(x, dim, keepdim)
+
+
+def _torch_max_dim(x, dim, keepdim=False):
+    import torch
+    return torch.max(x, dim, keepdim)
+
+
+OPS: list[OpInfo] = [
+    OpInfo("sum", dtypes=ALL + BOOL, ref=_sum, sample_inputs_func=_sum_samples, tol=_RED_TOL),
+    OpInfo("prod", dtypes=ALL + BOOL, ref=_prod, sample_inputs_func=_prod_samples, tol=_RED_TOL),
+    OpInfo("mean", dtypes=FLOATS, ref=quiet(_mean), sample_inputs_func=_mean_samples, tol=_RED_TOL),
+    OpInfo("amax", dtypes=ALL + BOOL, ref=_amax, sample_inputs_func=_amax_samples),
+    OpInfo("amin", dtypes=ALL + BOOL, ref=_amin, sample_inputs_func=_amax_samples),
+    OpInfo("_max_dim", dtypes=ALL, ref=_minmax_dim("max"), torch_ref=_torch_max_dim,
+           sample_inputs_func=_dim_samples(True)),
+    OpInfo("_min_dim", dtypes=ALL, ref=_minmax_dim("min"), torch_ref=_torch_min_dim,
+           sample_inputs_func=_dim_samples(True)),
+    OpInfo("max", dtypes=ALL, ref=_max_composite("max"), sample_inputs_func=_max_samples),
+    OpInfo("min", dtypes=ALL, ref=_max_composite("min"), sample_inputs_func=_max_samples),
+    OpInfo("argmax", dtypes=ALL, ref=_arg("max"), sample_inputs_func=_arg_samples),
+    OpInfo("argmin", dtypes=ALL, ref=_arg("min"), sample_inputs_func=_arg_samples),
+    OpInfo("all", dtypes=ALL + BOOL, ref=_logical("all"), sample_inputs_func=_logical_samples),
+    OpInfo("any", dtypes=ALL + BOOL, ref=_logical("any"), sample_inputs_func=_logical_samples),
+    OpInfo("cumsum", dtypes=ALL + BOOL, ref=_cum("cumsum"), sample_inputs_func=_cum_samples,
+           tol=_RED_TOL),
+    OpInfo("cumprod", dtypes=ALL + BOOL, ref=_cum("cumprod"), sample_inputs_func=_cum_samples,
+           tol=_RED_TOL),
+    OpInfo("var", dtypes=FLOATS, ref=_var_ref(False), sample_inputs_func=_var_samples,
+           tol=_RED_TOL),
+    OpInfo("std", dtypes=FLOATS, ref=_var_ref(True), sample_inputs_func=_var_samples,
+           tol=_RED_TOL),
+    OpInfo("logsumexp", dtypes=FLOATS, ref=quiet(_logsumexp), sample_inputs_func=_logsumexp_samples,
+           tol=_RED_TOL),
+    OpInfo("norm", dtypes=FLOATS, ref=_norm, sample_inputs_func=_norm_samples, tol=_RED_TOL),
+]

@@ -1,0 +1,241 @@
+"""The OpInfo database: per declared op, sample inputs, supported dtypes and variants, and a
+reference implementation (numpy, or torch where numpy has none).
+
+``OP_DB`` holds one `OpInfo` per op of ``coretorch.ops.REGISTRY`` except those in `EXCLUDED`
+(each with the reason). The entries live in `coretorch.testing.opdb` grouped like
+``coretorch/ops``; the test functions in `coretorch.testing.conformance` run them.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .make_tensor import Maker, stable_rng
+from .trees import is_tensor
+
+__all__ = ["SampleInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo", "to_numpy_args",
+           "to_torch_args", "from_torch", "FLOATS", "INTS", "ALL_INT", "ALL"]
+
+FLOATS = (_dt.float32, _dt.float64)
+INTS = (_dt.int32, _dt.int64)
+ALL_INT = (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64)
+ALL = FLOATS + INTS
+
+
+@dataclasses.dataclass
+class SampleInput:
+    """One call of an op: ``op(input, *args, **kwargs)``; `name` says what the sample exercises."""
+
+    input: Any
+    args: tuple = ()
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    name: str = ""
+    # False where finite differences cannot check the gradient by design (embedding's
+    # padding_idx row: used in the forward, gradient defined as zero)
+    gradcheck: bool = True
+
+    def all_args(self) -> tuple:
+        return (self.input,) + tuple(self.args)
+
+    def __repr__(self) -> str:
+        return f"SampleInput({self.name or 'unnamed'}: {_describe(self.all_args(), self.kwargs)})"
+
+
+def _describe(args, kwargs) -> str:
+    def one(x):
+        if hasattr(x, "_shape"):
+            contig = "" if x.is_contiguous() else f", stride={tuple(x._stride)}"
+            return f"Tensor{list(x._shape)}:{x._dtype.name}{contig}"
+        if isinstance(x, (list, tuple)):
+            inner = ", ".join(one(y) for y in x)
+            return f"[{inner}]" if isinstance(x, list) else f"({inner})"
+        return repr(x)
+    parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+_AUTO = object()
+
+
+class OpInfo:
+    """What the conformance suite knows about one op.
+
+    - `sample_inputs_func(op_info, maker, dtype)` yields SampleInputs built with `maker`
+      (a `Maker` fixing device, dtype, requires_grad and a deterministic value stream).
+    - `ref(*args, **kwargs)`: numpy reference on numpy arrays (tensors converted, dtypes as
+      numpy dtypes); None where numpy has none, then `torch_ref` is the oracle.
+    - `torch_ref`: a callable on torch tensors, defaulting to ``torch.<name>`` (or the Tensor
+      method); None where torch has no equivalent.
+    - `random`: values are random; the suite checks shape, dtype, range and reproducibility.
+    - `check_values=False`: only shapes and dtypes are defined (``empty``).
+    - `tol`: {dtype: (rtol, atol)} overriding assert_close's defaults.
+    - `data_dependent`: the output shape depends on the values (``nonzero``): shape-only devices
+      must raise instead (a single sample can say so with a name starting "data-dependent").
+    - `value_range(values, sample)`: for random ops, asserts the drawn values are in range.
+    """
+
+    def __init__(self, name: str, *, dtypes: tuple, sample_inputs_func: Callable,
+                 ref: Callable | None = None, torch_ref: Any = _AUTO,
+                 supports_autograd: bool | None = None, supports_out: bool | None = None,
+                 supports_inplace: bool | None = None, tol: dict | None = None,
+                 random: bool = False, check_values: bool = True,
+                 value_range: Callable | None = None, grad_dtypes: tuple = (_dt.float64,),
+                 data_dependent: bool = False, notes: str = ""):
+        self.name = name
+        self.dtypes = tuple(dtypes)
+        self.sample_inputs_func = sample_inputs_func
+        self.ref = ref
+        self._torch_ref = torch_ref
+        self._supports_autograd = supports_autograd
+        self._supports_out = supports_out
+        self._supports_inplace = supports_inplace
+        self.tol = tol or {}
+        self.random = random
+        self.check_values = check_values
+        self.value_range = value_range
+        self.grad_dtypes = grad_dtypes
+        self.data_dependent = data_dependent
+        self.notes = notes
+
+    def __repr__(self) -> str:
+        return f"OpInfo({self.name})"
+
+    # ---- the op and its variants (looked up late: ops may be declared after this module) --
+    @property
+    def decl(self):
+        from ..ops import REGISTRY
+        d = REGISTRY.get(self.name)
+        if d is None:
+            raise NotImplementedError(f"{self.name}: no op of this name is declared in "
+                                      f"coretorch.ops (the OpInfo exists, the op does not yet)")
+        return d
+
+    @property
+    def op(self) -> Callable:
+        return self.decl.op
+
+    @property
+    def inplace_op(self) -> Callable | None:
+        return self.decl.inplace_op
+
+    @property
+    def supports_out(self) -> bool:
+        if self._supports_out is not None:
+            return self._supports_out
+        return bool(self.decl.out) and self.decl.structured
+
+    @property
+    def supports_inplace(self) -> bool:
+        if self._supports_inplace is not None:
+            return self._supports_inplace
+        return self.decl.inplace_op is not None
+
+    @property
+    def supports_autograd(self) -> bool:
+        if self._supports_autograd is not None:
+            return self._supports_autograd
+        return bool(self.decl.differentiable) and not self.random
+
+    @property
+    def torch_ref(self) -> Callable | None:
+        if self._torch_ref is not _AUTO:
+            return self._torch_ref
+        import torch
+        fn = getattr(torch, self.name, None)
+        from ..ops import REGISTRY
+        decl = REGISTRY.get(self.name)
+        method = hasattr(torch.Tensor, self.name) and (decl is None or decl.method)
+        if fn is None and not method:
+            return None
+        name = self.name
+
+        def ref(x, *a, **k):
+            # the Tensor method takes varargs sizes (x.view(2, 3)); torch.<name> takes lists
+            if method and isinstance(x, torch.Tensor):
+                return getattr(x, name)(*a, **k)
+            return fn(x, *a, **k)
+        return ref
+
+    # ---- samples --------------------------------------------------------------------------
+    def sample_inputs(self, device, dtype, requires_grad: bool = False) -> Iterator[SampleInput]:
+        """The op's samples for `dtype` on `device` (the same values on every device)."""
+        maker = Maker(device, dtype, stable_rng(self.name, dtype.name), requires_grad)
+        return iter(self.sample_inputs_func(self, maker, dtype))
+
+    def tolerances(self, dtype) -> tuple[float | None, float | None]:
+        return self.tol.get(dtype, (None, None))
+
+
+# ---- converting arguments for the references -----------------------------------------------
+
+def to_numpy_args(x):
+    """Sample arguments for a numpy reference: tensors -> numpy copies, dtypes -> numpy dtypes."""
+    if is_tensor(x):
+        return np.array(np.asarray(x.detach()))
+    if isinstance(x, _dt.dtype):
+        return x.numpy
+    if isinstance(x, list):
+        return [to_numpy_args(y) for y in x]
+    if isinstance(x, tuple):
+        return tuple(to_numpy_args(y) for y in x)
+    if isinstance(x, dict):
+        return {k: to_numpy_args(v) for k, v in x.items()}
+    return x
+
+
+def to_torch_args(x):
+    """Sample arguments for a torch reference: tensors -> torch cpu tensors, dtypes and
+    devices -> torch's."""
+    import torch
+    from ..device import device as _device
+    if is_tensor(x):
+        t = torch.from_numpy(np.array(np.asarray(x.detach())))
+        return t.requires_grad_(True) if x.requires_grad else t
+    if isinstance(x, _dt.dtype):
+        return getattr(torch, x.name)
+    if isinstance(x, _device):
+        return torch.device("cpu")
+    if isinstance(x, list):
+        return [to_torch_args(y) for y in x]
+    if isinstance(x, tuple):
+        return tuple(to_torch_args(y) for y in x)
+    if isinstance(x, dict):
+        return {k: (torch.device("cpu") if k == "device" else to_torch_args(v))
+                for k, v in x.items()}
+    return x
+
+
+def from_torch(x):
+    """A torch result as numpy arrays / Python values (for assert_close)."""
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        return x.detach().cpu().numpy()
+    if isinstance(x, (list, tuple)):
+        return tuple(from_torch(y) for y in x)
+    return x
+
+
+# ---- the database ---------------------------------------------------------------------------
+
+# ops with no OpInfo, and why (the coverage test fails for any other declared op without one)
+EXCLUDED: dict[str, str] = {}
+
+
+def op_db() -> list[OpInfo]:
+    """Every OpInfo."""
+    return OP_DB
+
+
+def get_opinfo(name: str) -> OpInfo:
+    """The OpInfo of op `name` (KeyError if there is none)."""
+    for o in OP_DB:
+        if o.name == name:
+            return o
+    raise KeyError(f"no OpInfo for op {name!r}")
+
+
+from .opdb import ALL_OPINFOS as _ALL_OPINFOS  # noqa: E402  (the entries import this module)
+
+OP_DB: list[OpInfo] = _ALL_OPINFOS

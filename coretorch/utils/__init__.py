@@ -1,0 +1,2 @@
+"""``coretorch.utils``: data loading (``coretorch.utils.data``)."""
+from . import data  # noqa: F401

@@ -1,0 +1,103 @@
+"""default_collate / default_convert: turn a list of samples into a batch (PyTorch's rules)."""
+from __future__ import annotations
+
+import collections.abc
+import re
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...tensor.tensor import Tensor
+
+__all__ = ["default_collate", "default_convert"]
+
+_np_str_obj_array_pattern = re.compile(r"[SaUO]")
+_ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+        "found {}")
+
+
+def _ops():
+    from ...ops import aten
+    return aten
+
+
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def default_convert(data):
+    """Convert numpy arrays (and arrays inside mappings/sequences) to tensors; leave the rest."""
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, np.ndarray):
+        if _np_str_obj_array_pattern.search(data.dtype.str) is not None:
+            return data
+        return _as_tensor(data)
+    if isinstance(data, np.generic):
+        return _as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            return type(data)({k: default_convert(v) for k, v in data.items()})
+        except TypeError:
+            return {k: default_convert(v) for k, v in data.items()}
+    if _is_namedtuple(data):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
+def _as_tensor(data):
+    from ...ops.factories_public import as_tensor
+    return as_tensor(data)
+
+
+def default_collate(batch):
+    """Stack a list of samples into a batch: tensors are stacked along a new dim 0, numpy arrays
+    and numbers become tensors (floats as float64, ints as int64), strings stay a list, and
+    dicts / tuples / lists are collated field by field."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return _ops().stack(list(batch), 0)
+    if isinstance(elem, np.ndarray):
+        if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+            raise TypeError(_ERR.format(elem.dtype))
+        return default_collate([_as_tensor(b) for b in batch])
+    if isinstance(elem, np.generic):
+        return _as_tensor(np.array(batch))
+    if isinstance(elem, bool):
+        from ...ops.factories_public import tensor
+        return tensor(list(batch), dtype=_dt.bool)
+    if isinstance(elem, float):
+        from ...ops.factories_public import tensor
+        return tensor(list(batch), dtype=_dt.float64)
+    if isinstance(elem, int):
+        from ...ops.factories_public import tensor
+        return tensor(list(batch), dtype=_dt.int64)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        try:
+            return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})
+        except TypeError:
+            return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if _is_namedtuple(elem):
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        it = iter(batch)
+        size = len(next(it))
+        if not all(len(e) == size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [default_collate(samples) for samples in transposed]
+        try:
+            return type(elem)([default_collate(samples) for samples in transposed])
+        except TypeError:
+            return [default_collate(samples) for samples in transposed]
+    raise TypeError(_ERR.format(type(elem)))

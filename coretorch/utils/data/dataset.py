@@ -1,0 +1,125 @@
+"""Datasets: Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, random_split."""
+from __future__ import annotations
+
+import bisect
+import math
+import warnings
+from itertools import accumulate
+from typing import Generic, Iterable, Sequence, TypeVar
+
+from ...tensor.tensor import Tensor
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
+           "random_split"]
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses implement ``__getitem__`` (and usually ``__len__``)."""
+
+    def __getitem__(self, index) -> T_co:
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: "Dataset") -> "ConcatDataset":
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset[T_co]):
+    """A dataset that is an iterable of samples (subclasses implement ``__iter__``)."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other):
+        raise NotImplementedError("IterableDataset does not support concatenation with +")
+
+
+class TensorDataset(Dataset):
+    """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first dim."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset(): expected at least one tensor")
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices: list[int]) -> list:
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The concatenation of several map-style datasets."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        i = bisect.bisect_right(self.cumulative_sizes, idx)
+        sample_idx = idx if i == 0 else idx - self.cumulative_sizes[i - 1]
+        return self.datasets[i][sample_idx]
+
+
+def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=None) -> list:
+    """Split `dataset` into non-overlapping random Subsets of the given lengths (or fractions
+    summing to 1; leftover items go round-robin to the first splits, as PyTorch)."""
+    from ...ops import aten
+    from ...random import default_generator
+    generator = default_generator if generator is None else generator
+    n = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(int(math.floor(n * frac)))
+        for i in range(n - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, length in enumerate(sizes):
+            if length == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
+                              f"empty dataset.", stacklevel=2)
+        lengths = sizes
+    if sum(lengths) != n:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    indices = aten.randperm(sum(lengths), generator=generator).tolist()
+    return [Subset(dataset, indices[offset - length:offset])
+            for offset, length in zip(accumulate(lengths), lengths)]

@@ -1,0 +1,125 @@
+"""Samplers: the order in which a DataLoader visits indices."""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "BatchSampler"]
+
+
+class Sampler:
+    """Base class: an iterable of dataset indices."""
+
+    def __iter__(self) -> Iterator[int]:
+        raise NotImplementedError
+
+    def __init__(self, data_source=None) -> None:
+        pass
+
+
+class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+def _generator_or_fresh(generator):
+    """`generator`, or a fresh one seeded from the default generator (as PyTorch)."""
+    if generator is not None:
+        return generator
+    from ...random import Generator, default_generator
+    seed = int(default_generator.numpy.integers(0, 2 ** 63 - 1))
+    return Generator().manual_seed(seed)
+
+
+class RandomSampler(Sampler):
+    """A random permutation (or, with `replacement`, `num_samples` uniform draws) drawn from
+    `generator`; a new one each epoch."""
+
+    def __init__(self, data_source, replacement: bool = False, num_samples: int | None = None,
+                 generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got "
+                            f"replacement={replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        from ...ops import aten
+        n = len(self.data_source)
+        generator = _generator_or_fresh(self.generator)
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from aten.randint(0, n, (32,), generator=generator).tolist()
+            yield from aten.randint(0, n, (self.num_samples % 32,),
+                                    generator=generator).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from aten.randperm(n, generator=generator).tolist()
+            yield from aten.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order."""
+
+    def __init__(self, indices: Sequence[int], generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        from ...ops import aten
+        for i in aten.randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of `sampler` into lists of `batch_size` (the last may be short unless
+    `drop_last`)."""
+
+    def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

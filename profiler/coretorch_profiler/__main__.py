@@ -1,0 +1,6 @@
+"""``python -m coretorch_profiler ...`` is ``coretorch-profile ...``."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

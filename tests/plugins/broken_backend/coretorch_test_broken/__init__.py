@@ -1,0 +1,1 @@
+"""A coretorch plugin that is broken on purpose: importing its plugin module raises."""

@@ -1,0 +1,148 @@
+"""The coretorch-profile command, end to end in a subprocess."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_profiler_trace import check_trace
+
+SCRIPT = Path(sys.executable).parent / "coretorch-profile"
+
+
+def run(args: list[str], cwd: Path, console_script: bool = False) -> subprocess.CompletedProcess:
+    cmd = [str(SCRIPT)] if console_script else [sys.executable, "-m", "coretorch_profiler"]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    return subprocess.run(cmd + args, cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env=env)
+
+
+def write(tmp: Path, name: str, body: str) -> Path:
+    p = tmp / name
+    p.write_text(textwrap.dedent(body))
+    return p
+
+
+OK = """
+    import sys
+    import coretorch as ct
+    from coretorch_profiler import record_function
+    with record_function("work"):
+        x = ct.zeros(4, 4) + 1
+        y = x + x
+    print("device", y.device, "args", sys.argv[1:])
+    sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+"""
+
+FAILING = """
+    import coretorch as ct
+
+    def step():
+        x = ct.zeros(3) + 2
+        raise ValueError("boom in the script")
+
+    step()
+"""
+
+
+def test_console_script_is_installed(tmp_path):
+    if not SCRIPT.exists():
+        pytest.fail(f"{SCRIPT} missing: install the profiler with pip install -e profiler")
+    r = run(["--version"], tmp_path, console_script=True)
+    assert r.returncode == 0 and r.stdout.startswith("coretorch-profile 0.1.0 (coretorch ")
+
+
+def test_runs_script_prints_table_writes_trace_and_propagates_exit_code(tmp_path):
+    write(tmp_path, "ok.py", OK)
+    r = run(["--record-shapes", "--memory", "--flops", "--sort", "self_cpu_time_total",
+             "-o", "out.json", "ok.py", "3", "--not-ours"], tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert "device cpu args ['3', '--not-ours']" in r.stdout
+    for col in ("Self CPU %", "CPU total", "# of Calls", "Input Shapes", "CPU Mem", "FLOPs"):
+        assert col in r.stdout
+    assert "aten::add" in r.stdout and "work" in r.stdout and "Peak" in r.stdout
+    assert "Trace written to out.json" in r.stdout
+    doc = json.loads((tmp_path / "out.json").read_text())
+    by_ph = check_trace(doc)
+    assert {e["name"] for e in by_ph["X"]} >= {"work", "aten::add"}
+    assert by_ph.get("C")  # --memory: counter track
+
+
+def test_failing_script_still_writes_trace_and_table_then_traceback(tmp_path):
+    write(tmp_path, "bad.py", FAILING)
+    r = run(["-o", "t.json.gz", "bad.py"], tmp_path)
+    assert r.returncode == 1
+    assert "aten::add" in r.stdout and "Trace written to t.json.gz" in r.stdout
+    assert "Traceback (most recent call last)" in r.stderr
+    assert 'bad.py", line 8, in <module>' in r.stderr and "ValueError: boom in the script" in r.stderr
+    assert "runpy" not in r.stderr and "cli.py" not in r.stderr  # the user's frames only
+    with gzip.open(tmp_path / "t.json.gz", "rt") as f:
+        check_trace(json.load(f))
+
+
+def test_missing_script_is_a_one_line_error(tmp_path):
+    r = run(["nothere.py"], tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "coretorch-profile: error: can't open file 'nothere.py': No such file or directory"]
+    r = run(["-m", "no_such_module_xyz"], tmp_path)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_module_mode_device_and_schedule(tmp_path):
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    write(pkg, "train.py", """
+        import sys
+        import coretorch as ct
+        import coretorch_profiler
+        print("argv", sys.argv[1:])
+        for i in range(6):
+            x = ct.zeros(i + 1) + 1
+            coretorch_profiler.step()
+        print("device", x.device)
+    """)
+    r = run(["--device", "meta", "--schedule", "1,1,2", "--record-shapes", "-m", "mypkg.train",
+             "a", "-b"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "argv ['a', '-b']" in r.stdout and "device meta" in r.stdout
+    doc = json.loads((tmp_path / "trace.json").read_text())
+    xs = check_trace(doc)["X"]
+    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep")) == \
+        ["ProfilerStep#2", "ProfilerStep#3"]
+    assert [e["args"]["Input Dims"][0] for e in xs if e["name"] == "aten::add"] == [[3], [4]]
+
+
+def test_bad_options(tmp_path):
+    write(tmp_path, "ok.py", OK)
+    r = run(["--schedule", "1,2", "ok.py"], tmp_path)
+    assert r.returncode == 2 and "--schedule" in r.stderr
+    r = run(["--sort", "nope", "ok.py"], tmp_path)
+    assert r.returncode == 2 and "invalid choice" in r.stderr
+    r = run(["--device", "nosuchdevice", "ok.py"], tmp_path)
+    assert r.returncode == 2 and "--device" in r.stderr
+    r = run([], tmp_path)
+    assert r.returncode == 2 and "no script" in r.stderr
+
+
+def test_detect_anomaly_option(tmp_path):
+    write(tmp_path, "nan.py", """
+        import coretorch as ct
+        x = ct.tensor([1.0, 0.0])
+        y = x.log()
+        print("not reached")
+    """)
+    r = run(["--detect-anomaly", "nan.py"], tmp_path)
+    if "Could not run 'aten::log'" in r.stderr:
+        pytest.skip("cpu log kernel not available yet")
+    assert r.returncode == 1 and "not reached" not in r.stdout
+    assert "aten::log returned inf values" in r.stderr and "nan.py:4" in r.stderr
+    assert "y = x.log()" in r.stderr
+    check_trace(json.loads((tmp_path / "trace.json").read_text()))
