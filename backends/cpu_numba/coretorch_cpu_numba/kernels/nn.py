@@ -9,10 +9,11 @@ import numpy as np
 from numba.extending import overload
 
 from coretorch.ops.meta_rules import wrap_dim
-from coretorch.ops.nn_ops import conv2d_padding, pair, pool2d_args
+from coretorch.backend_kit.conv import conv_kernels
+from coretorch.ops.nn_ops import pool2d_args
 
-from ..registry import kernel
-from ._common import arr, compute_dtype, write, writable_target
+from ..registry import TABLE, kernel
+from ._common import KIT, arr, write, writable_target
 
 _PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
 
@@ -178,98 +179,9 @@ def log_softmax(out, self, dim, dtype=None):
     _softmax_into("log_softmax", out, self, dim, True)
 
 
-# ---- conv2d ----------------------------------------------------------------------------------
+# ---- conv2d and its backward: the backend kit's (`coretorch.backend_kit.conv`) -------------
 
-def _batched(a: np.ndarray) -> np.ndarray:
-    return a[None] if a.ndim == 3 else a
-
-
-def _padded(x: np.ndarray, pads) -> np.ndarray:
-    (t, b), (l, r) = pads
-    if not (t or b or l or r):
-        return x
-    N, C, H, W = x.shape
-    xp = np.zeros((N, C, H + t + b, W + l + r), x.dtype)
-    xp[:, :, t:t + H, l:l + W] = x
-    return xp
-
-
-def _windows(xp: np.ndarray, kh, kw, stride, dilation, oh, ow) -> np.ndarray:
-    """The (N, C, kh, kw, OH, OW) strided view of every kernel window (no copy)."""
-    n, c = xp.shape[:2]
-    s0, s1, s2, s3 = xp.strides
-    return np.lib.stride_tricks.as_strided(
-        xp, (n, c, kh, kw, oh, ow),
-        (s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]),
-        writeable=False)
-
-
-@kernel("conv2d")
-def conv2d(out, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    o = arr(out)
-    if o.size == 0:
-        return
-    w = arr(weight)
-    cdt = compute_dtype(o.dtype)
-    x = _batched(arr(input)).astype(cdt, copy=False)
-    w = w.astype(cdt, copy=False)
-    stride, dilation = pair("conv2d", "stride", stride), pair("conv2d", "dilation", dilation)
-    cout, cg, kh, kw = w.shape
-    pads = conv2d_padding("conv2d", padding, (kh, kw), dilation, stride)
-    n = x.shape[0]
-    oh, ow = o.shape[-2:]
-    res = np.empty((n, cout, oh, ow), cdt)
-    if x.shape[1] and cg:
-        win = _windows(_padded(x, pads), kh, kw, stride, dilation, oh, ow)
-        og = cout // groups
-        for g in range(groups):
-            cols = win[:, g * cg:(g + 1) * cg].transpose(1, 2, 3, 0, 4, 5).reshape(
-                cg * kh * kw, n * oh * ow)
-            r = w[g * og:(g + 1) * og].reshape(og, cg * kh * kw) @ cols
-            res[:, g * og:(g + 1) * og] = r.reshape(og, n, oh, ow).transpose(1, 0, 2, 3)
-    else:
-        res.fill(0)
-    if bias is not None:
-        res += arr(bias).astype(cdt, copy=False)[:, None, None]
-    write(out, res.reshape(o.shape))
-
-
-@kernel("convolution_backward")
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups):
-    gi_t, gw_t, gb_t = out
-    x0 = arr(input)
-    cdt = compute_dtype(x0.dtype)
-    go = _batched(arr(grad_output)).astype(cdt, copy=False)
-    x = _batched(x0).astype(cdt, copy=False)
-    w = arr(weight).astype(cdt, copy=False)
-    stride, dilation = pair("convolution_backward", "stride", stride), pair(
-        "convolution_backward", "dilation", dilation)
-    ph, pw = pair("convolution_backward", "padding", padding)
-    n, c, h, wd = x.shape
-    cout, cg, kh, kw = w.shape
-    oh, ow = go.shape[-2:]
-    og = cout // groups
-    xp = _padded(x, ((ph, ph), (pw, pw)))
-    gxp = np.zeros(xp.shape, cdt)
-    gw = np.zeros(w.shape, cdt)
-    if go.size and x.size:
-        win = _windows(xp, kh, kw, stride, dilation, oh, ow)
-        for g in range(groups):
-            ci, co = slice(g * cg, (g + 1) * cg), slice(g * og, (g + 1) * og)
-            cols = win[:, ci].transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * oh * ow)
-            gog = go[:, co].transpose(1, 0, 2, 3).reshape(og, n * oh * ow)
-            gw[co] = (gog @ cols.T).reshape(og, cg, kh, kw)
-            dcols = (w[co].reshape(og, cg * kh * kw).T @ gog).reshape(cg, kh, kw, n, oh, ow)
-            for i in range(kh):
-                for j in range(kw):
-                    hs, ws = i * dilation[0], j * dilation[1]
-                    gxp[:, ci, hs:hs + stride[0] * (oh - 1) + 1:stride[0],
-                        ws:ws + stride[1] * (ow - 1) + 1:stride[1]] += \
-                        dcols[:, i, j].transpose(1, 0, 2, 3)
-    gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-    write(gi_t, gx.reshape(arr(gi_t).shape))
-    write(gw_t, gw)
-    write(gb_t, go.sum(axis=(0, 2, 3)))
+TABLE.add_all(conv_kernels(KIT))
 
 
 # ---- pooling ---------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch.ops.meta_rules import wrap_dim
-from coretorch.ops.nn_ops import conv2d_padding, pair, pool2d_args
+from coretorch.backend_kit.conv import conv_kernels
+from coretorch.ops.nn_ops import pool2d_args
 
 from ..array_module import elementwise_kernel
-from ..registry import kernel
-from ._common import acc_float, arr, write, xp
+from ..registry import TABLE, kernel
+from ._common import KIT, acc_float, arr, write, xp
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -56,97 +57,9 @@ def log_softmax(out, self, dim, dtype=None):
     _softmax_into("log_softmax", out, self, dim, True)
 
 
-# ---- conv2d ----------------------------------------------------------------------------------
+# ---- conv2d and its backward: the backend kit's (`coretorch.backend_kit.conv`) -------------
 
-def _batched(a):
-    return a[None] if a.ndim == 3 else a
-
-
-def _padded(x, pads):
-    (t, b), (l, r) = pads
-    if not (t or b or l or r):
-        return x
-    n, c, h, w = x.shape
-    res = xp.zeros((n, c, h + t + b, w + l + r), x.dtype)
-    res[:, :, t:t + h, l:l + w] = x
-    return res
-
-
-def _windows(xpad, kh, kw, stride, dilation, oh, ow):
-    """The (N, C, kh, kw, OH, OW) strided view of every kernel window (no copy)."""
-    n, c = xpad.shape[:2]
-    s0, s1, s2, s3 = xpad.strides
-    return _as_strided(xpad, (n, c, kh, kw, oh, ow),
-                       (s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0],
-                        s3 * stride[1]))
-
-
-@kernel("conv2d")
-def conv2d(out, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution (cross-correlation), im2col + one GEMM per group"""
-    o = arr(out)
-    if o.size == 0:
-        return
-    cdt = acc_float(o.dtype) if o.dtype.kind == "f" else o.dtype
-    x = _batched(arr(input)).astype(cdt)
-    w = arr(weight).astype(cdt)
-    stride, dilation = pair("conv2d", "stride", stride), pair("conv2d", "dilation", dilation)
-    cout, cg, kh, kw = w.shape
-    pads = conv2d_padding("conv2d", padding, (kh, kw), dilation, stride)
-    n = x.shape[0]
-    oh, ow = o.shape[-2:]
-    res = xp.zeros((n, cout, oh, ow), cdt)
-    if x.shape[1] and cg:
-        win = _windows(xp.ascontiguousarray(_padded(x, pads)), kh, kw, stride, dilation, oh, ow)
-        og = cout // groups
-        for g in range(groups):
-            cols = win[:, g * cg:(g + 1) * cg].transpose(1, 2, 3, 0, 4, 5).reshape(
-                cg * kh * kw, n * oh * ow)
-            r = xp.matmul(w[g * og:(g + 1) * og].reshape(og, cg * kh * kw), cols)
-            res[:, g * og:(g + 1) * og] = r.reshape(og, n, oh, ow).transpose(1, 0, 2, 3)
-    if bias is not None:
-        res += arr(bias).astype(cdt)[:, None, None]
-    write(out, res.reshape(o.shape))
-
-
-@kernel("convolution_backward")
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups):
-    """(grad_input, grad_weight, grad_bias) of conv2d, by GEMMs over the im2col columns"""
-    gi_t, gw_t, gb_t = out
-    x0 = arr(input)
-    cdt = acc_float(x0.dtype) if x0.dtype.kind == "f" else x0.dtype
-    go = _batched(arr(grad_output)).astype(cdt)
-    x = _batched(x0).astype(cdt)
-    w = arr(weight).astype(cdt)
-    stride = pair("convolution_backward", "stride", stride)
-    dilation = pair("convolution_backward", "dilation", dilation)
-    ph, pw = pair("convolution_backward", "padding", padding)
-    n, c, h, wd = x.shape
-    cout, cg, kh, kw = w.shape
-    oh, ow = go.shape[-2:]
-    og = cout // groups
-    xpad = xp.ascontiguousarray(_padded(x, ((ph, ph), (pw, pw))))
-    gxp = xp.zeros(xpad.shape, cdt)
-    gw = xp.zeros(w.shape, cdt)
-    if go.size and x.size:
-        win = _windows(xpad, kh, kw, stride, dilation, oh, ow)
-        for g in range(groups):
-            ci, co = slice(g * cg, (g + 1) * cg), slice(g * og, (g + 1) * og)
-            cols = win[:, ci].transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * oh * ow)
-            gog = go[:, co].transpose(1, 0, 2, 3).reshape(og, n * oh * ow)
-            gw[co] = xp.matmul(gog, cols.T).reshape(og, cg, kh, kw)
-            dcols = xp.matmul(w[co].reshape(og, cg * kh * kw).T, gog).reshape(
-                cg, kh, kw, n, oh, ow)
-            for i in range(kh):
-                for j in range(kw):
-                    hs, ws = i * dilation[0], j * dilation[1]
-                    gxp[:, ci, hs:hs + stride[0] * (oh - 1) + 1:stride[0],
-                        ws:ws + stride[1] * (ow - 1) + 1:stride[1]] += \
-                        dcols[:, i, j].transpose(1, 0, 2, 3)
-    gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-    write(gi_t, gx.reshape(arr(gi_t).shape))
-    write(gw_t, gw)
-    write(gb_t, go.sum(axis=(0, 2, 3)))
+TABLE.add_all(conv_kernels(KIT))
 
 
 # ---- pooling ---------------------------------------------------------------------------------
