@@ -5,10 +5,15 @@ the cuda backend (CuPy, or numpy in emulation). Their kernels for reductions, in
 linear algebra, filling and convolution are the same array-API code; this package holds that
 code once, parameterized by the array module `xp` and by the backend's tensor -> array accessor:
 
-    from coretorch.backend_kit import ArrayKit, KernelTable, quiet_fp
+    from coretorch.backend_kit import ArrayKit, KernelTable, quiet_fp, register_kernels
+    from coretorch.backend_kit.reductions import reduction_kernels
     KIT = ArrayKit(numpy, as_numpy, "mydev")
     TABLE = KernelTable("mydev", quiet_fp)
     TABLE.add_all(reduction_kernels(KIT))      # sum, prod, amax, argmax, cumsum, ...
+    register_kernels(registry.library("MYDEV"), TABLE.kernels, "mydev")   # in the plugin hook
+
+Families: `reductions`, `indexing`, `shape` (cat/flip/triu/tril), `linalg` (mm/bmm), `conv`
+(conv2d and its backward), `factories` (fill_/arange/linspace/_copy_), `shifts`.
 
 A third-party backend that holds its tensors as numpy (or any array-API module) arrays can
 register these kernels under its own dispatch key instead of relying on the core's CPU fallback

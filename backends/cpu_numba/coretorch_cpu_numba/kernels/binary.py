@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch import dtypes as dt
+from coretorch.backend_kit.shifts import shift_kernels
 from coretorch.tensor.impl import TensorImpl
 
-from ..elementwise import (as_numpy, check_nonzero_divisor, compute_dtype, jit_apply, loops,
+from ..elementwise import (KIT, as_numpy, check_nonzero_divisor, compute_dtype, jit_apply, loops,
                            operand, par_flats, PARALLEL_MIN, scalar_as, unsupported, write)
-from ..registry import kernel
+from ..registry import TABLE, kernel
 
 _T = TensorImpl
 _BOOL = np.dtype(np.bool_)
@@ -249,30 +250,5 @@ for _name, _uf in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or
     _bitwise(_name, _uf)
 
 
-def _shift(out, self, other, left: bool) -> None:
-    A, B, c = _operands(self, other)
-    if c is dt.bool:
-        raise unsupported("lshift" if left else "rshift", c)
-    cn = c.numpy
-    A, B = np.asarray(A, dtype=cn), np.asarray(B, dtype=cn)
-    bits = cn.itemsize * 8
-    outside = (B < 0) | (B >= bits)   # PyTorch defines these instead of leaving them undefined
-    s = np.clip(B, 0, bits - 1).astype(cn)
-    if left:
-        r = np.where(outside, cn.type(0), np.left_shift(A, s))
-    else:
-        fill = np.right_shift(A, cn.type(bits - 1)) if cn.kind == "i" else cn.type(0)
-        r = np.where(outside, fill, np.right_shift(A, s))
-    write(out, r)
-
-
-@kernel("bitwise_left_shift")
-def bitwise_left_shift(out, self, other):
-    """out = self << other (0 when shifting by a negative amount or by the bit width or more)"""
-    _shift(out, self, other, True)
-
-
-@kernel("bitwise_right_shift")
-def bitwise_right_shift(out, self, other):
-    """out = self >> other (arithmetic; sign fill when shifting by the bit width or more)"""
-    _shift(out, self, other, False)
+# bit shifts: the backend kit's (`coretorch.backend_kit.shifts`)
+TABLE.add_all(shift_kernels(KIT))

@@ -1,5 +1,5 @@
-"""Neural-network kernels: fused softmax/log_softmax (numba), conv2d and its backward (im2col +
-BLAS GEMM), max/avg pooling (numba)."""
+"""Neural-network kernels: fused softmax/log_softmax (numba), max/avg pooling (numba); conv2d and
+its backward (im2col + BLAS GEMM) come from the backend kit (`coretorch.backend_kit.conv`)."""
 from __future__ import annotations
 
 import math

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import kernel
-from ._common import (BOOL, T, arr, check_nonzero_divisor, compute_dtype, dt, operand,
+from coretorch.backend_kit.shifts import shift_kernels
+
+from ..registry import TABLE, kernel
+from ._common import (KIT, BOOL, T, arr, check_nonzero_divisor, compute_dtype, dt, operand,
                       ufunc_into, unsupported, write, xp)
 
 
@@ -213,31 +215,5 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     _bitwise(_name, _name)
 
 
-def _shift(out, self, other, left: bool) -> None:
-    A, B, c = _operands(self, other)
-    if c is dt.bool:
-        raise unsupported("lshift" if left else "rshift", c)
-    cn = c.numpy
-    A, B = xp.asarray(A).astype(cn), xp.asarray(B).astype(cn)
-    bits = cn.itemsize * 8
-    outside = xp.logical_or(B < 0, B >= bits)   # PyTorch defines these instead of UB
-    s = xp.clip(B, 0, bits - 1).astype(cn)
-    if left:
-        r = xp.where(outside, cn.type(0), xp.left_shift(A, s))
-    else:
-        fill = xp.right_shift(A, cn.type(bits - 1)) if cn.kind == "i" else cn.type(0)
-        r = xp.where(outside, fill, xp.right_shift(A, s))
-    write(out, r)
-
-
-@kernel("bitwise_left_shift")
-def bitwise_left_shift(out, self, other):
-    """out = self << other (0 when shifting by a negative amount or by the bit width or more)"""
-    _shift(out, self, other, True)
-
-
-@kernel("bitwise_right_shift")
-def bitwise_right_shift(out, self, other):
-    """out = self >> other (arithmetic; sign fill when shifting by the bit width or more)"""
-    _shift(out, self, other, False)
-
+# bit shifts: the backend kit's (`coretorch.backend_kit.shifts`)
+TABLE.add_all(shift_kernels(KIT))

@@ -1,6 +1,6 @@
-"""Neural-network kernels: softmax/log_softmax (a fused exp-shift CUDA kernel on a GPU), conv2d
-and its backward (im2col + GEMM through `xp.matmul`, i.e. cuBLAS), max/avg pooling over strided
-window views."""
+"""Neural-network kernels: softmax/log_softmax (a fused exp-shift CUDA kernel on a GPU), max/avg
+pooling over strided window views; conv2d and its backward (im2col + GEMM through `xp.matmul`,
+i.e. cuBLAS) come from the backend kit (`coretorch.backend_kit.conv`)."""
 from __future__ import annotations
 
 import numpy as np
