@@ -1,6 +1,6 @@
 """Ratio benchmarks of the cuda backend (CuPy) against PyTorch on the same GPU.
 
-    python benchmarks/cuda.py [--quick]
+    python benchmarks/cuda_backend.py [--quick]
 
 Times each op with the device synchronized around the timed loop (best of several repeats),
 coretorch on ``device="cuda"`` beside ``torch`` on ``"cuda"`` when PyTorch has CUDA, and prints
@@ -10,16 +10,9 @@ stands in for CuPy and timings mean nothing) it says so and exits 0. Not a test.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from typing import Callable
-
-# this file is named cuda.py: keep its folder off the path, or it would shadow the `cuda`
-# package that CuPy imports (cuda.pathfinder)
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
 
 def best(fn: Callable[[], object], sync: Callable[[], None], number: int, repeat: int) -> float:
     """Seconds per call: the best of `repeat` synchronized runs of `number` calls."""
