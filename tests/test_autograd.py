@@ -350,3 +350,30 @@ def test_matches_torch(data_device):
     tout.backward(torch.tensor(g))
     np.testing.assert_allclose(npy(x.grad), tx.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(npy(b.grad), tb.grad.numpy(), rtol=1e-12)
+
+
+def test_leaf_gradients_never_alias_other_tensors():
+    """AccumulateGrad may adopt a fresh gradient as `.grad` without copying it (as PyTorch
+    steals it), but never one that something else can still see or mutate."""
+    kept = []
+    e = ct.randn(3, requires_grad=True)
+    e.register_hook(lambda g: kept.append(g))
+    (e * 3).sum().backward()
+    assert kept[0] is not e.grad
+    user = ct.ones(3)
+    f = ct.randn(3, requires_grad=True)
+    f.backward(user)
+    assert f.grad is not user and f.grad._storage is not user._storage
+    a = ct.randn(4, requires_grad=True)
+    b = ct.randn(4, requires_grad=True)
+    (a.view(2, 2) + b.view(2, 2)).sum().backward()  # one gradient flows to both leaves
+    assert a.grad._storage is not b.grad._storage
+    a.grad.add_(1)
+    np.testing.assert_array_equal(b.grad.numpy(), np.ones(4, np.float32))
+
+
+def test_linear_weight_gradient_is_adopted_in_the_weights_layout():
+    lin = ct.nn.Linear(5, 3)
+    lin(ct.randn(4, 5)).sum().backward()
+    assert lin.weight.grad.stride() == lin.weight.stride()
+    assert lin.weight.grad._base is not None  # adopted without a copy

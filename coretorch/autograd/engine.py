@@ -59,7 +59,7 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None) -> None:
     create_graph = not local_keys.exclude & AUTOGRAD_BIT
     old = m.grad
     if old is None:
-        m.grad = g if create_graph or _stealable(g) else _detached_copy(g)
+        m.grad = g if create_graph or _stealable(g, t) else _detached_copy(g)
     elif create_graph or old._autograd is not None and (old._autograd.grad_fn is not None
                                                         or old._autograd.requires_grad):
         m.grad = old + g
@@ -76,11 +76,17 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None) -> None:
 _ENGINE_ONLY_REFS = 4
 
 
-def _stealable(g: TensorImpl) -> bool:
-    """Whether `g` may become `.grad` without a copy (as PyTorch's AccumulateGrad steals): a
-    fresh non-view tensor without history that nothing but the engine references. Anything
-    else (a user's gradient, one a hook kept, a view or expand of another) is copied."""
-    return g._base is None and g._autograd is None and sys.getrefcount(g) <= _ENGINE_ONLY_REFS
+def _stealable(g: TensorImpl, t: TensorImpl) -> bool:
+    """Whether `g` may become ``t.grad`` without a copy (as PyTorch's AccumulateGrad steals): a
+    tensor without history, laid out like `t`, that nothing but the engine references -- for a
+    view, whose base nothing else references either. Anything else (a user's gradient, one a
+    hook kept, an expand of another) is copied."""
+    if g._autograd is not None or g._stride != t._stride:
+        return False
+    if sys.getrefcount(g) > _ENGINE_ONLY_REFS:
+        return False
+    base = g._base
+    return base is None or sys.getrefcount(base) <= 3  # g._base, `base`, getrefcount's argument
 
 
 def _detached_copy(g: TensorImpl) -> TensorImpl:
@@ -316,12 +322,10 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
             if node not in runs:
                 continue
             outs = None
-            for g in grads_in:
-                if g is not None:
-                    outs = _call(node, grads_in)
-                    if not retain_graph:
-                        node.release()
-                    break
+            if any(x is not None for x in grads_in):  # no loop variable: it would pin a gradient
+                outs = _call(node, grads_in)
+                if not retain_graph:
+                    node.release()
             edges = node._edges
             n_outs = len(outs) if outs is not None else 0
             for i, e in enumerate(edges):
@@ -345,6 +349,7 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 deps[c] = d
                 if d == 0:
                     ready.append(c)
+            outs = g = None  # the buffers own the gradients now (lets AccumulateGrad steal them)
     finally:
         lk.exclude = prev
     return results

@@ -33,11 +33,21 @@ def _meta_mm(self, mat2):
     return ((n, m), self._dtype, common_device("mm", self, mat2))
 
 
+def _mat2_grad(mat1, grad, mat2):
+    """mat1.T @ grad laid out like `mat2` (as PyTorch's mm_mat2_backward): a transposed weight
+    (linear's ``weight.t()``) gets a transposed gradient, which is contiguous again for the
+    weight itself and so can become its `.grad` without a copy."""
+    rows, cols = mat2._shape
+    if rows > 1 and cols > 1 and mat2._stride == (1, rows):
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
+
+
 def _d_mm(ctx, grad):
     self, mat2 = ctx.args
     need = ctx.needs_input_grad
     return (grad.mm(mat2.t()) if need[0] else None,
-            self.t().mm(grad) if need[1] else None)
+            _mat2_grad(self, grad, mat2) if need[1] else None)
 
 
 def flops_mm(result, self, mat2) -> int:
@@ -102,7 +112,7 @@ def _d_addmm(ctx, grad):
     if need[0]:
         g_self = grad if beta == 1 else grad.mul(beta)
     g1 = grad.mm(mat2.t()) if len(need) > 1 and need[1] else None
-    g2 = mat1.t().mm(grad) if len(need) > 2 and need[2] else None
+    g2 = _mat2_grad(mat1, grad, mat2) if len(need) > 2 and need[2] else None
     if alpha != 1:
         g1 = None if g1 is None else g1.mul(alpha)
         g2 = None if g2 is None else g2.mul(alpha)
