@@ -79,7 +79,7 @@ class RecordFunction:
                  "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "_extra")
 
     def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
-                 seq_nr: int = -1):
+                 seq_nr: int = -1, callbacks: tuple | None = None):
         self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
         self.outputs = None
         self.thread_id = self.fwd_thread_id = _get_ident()
@@ -87,7 +87,7 @@ class RecordFunction:
         stack = _local.stack
         self.parent = stack[-1] if stack else None
         self._extra: dict[str, Any] | None = None
-        self._cbs = _callbacks_for(scope)
+        self._cbs = _callbacks_for(scope) if callbacks is None else callbacks
         self._states: list[Any] = []
 
     @property
@@ -224,9 +224,10 @@ def remove_callback(handle: int) -> None:
 
 def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, seq_nr: int) -> Any:
     """Run a dispatched op inside a FUNCTION RecordFunction (the dispatcher's slow path)."""
-    if not _callbacks_for(RecordScope.FUNCTION):
+    cbs = _callbacks_for(RecordScope.FUNCTION)
+    if not cbs:
         return fn(*args, **kwargs)
-    rf = RecordFunction(name, RecordScope.FUNCTION, args, kwargs, seq_nr)
+    rf = RecordFunction(name, RecordScope.FUNCTION, args, kwargs, seq_nr, cbs)
     rf.__enter__()
     try:
         rf.outputs = fn(*args, **kwargs)
