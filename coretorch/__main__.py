@@ -13,7 +13,8 @@ def main() -> int:
 
     console = Console()
     table = Table(title=f"coretorch {coretorch.__version__} backends")
-    for col in ("backend", "version", "status", "device type", "dispatch key", "ops implemented"):
+    for col in ("backend", "version", "status", "device type", "dispatch key", "kernels",
+                "native primitives"):
         table.add_column(col)
     n_prims = len(primitives())
     for info in backends().values():
@@ -23,7 +24,9 @@ def main() -> int:
         style = {"loaded": "green", "failed": "red", "unavailable": "yellow"}.get(info.status, "")
         table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]" if style else status,
                       ", ".join(info.device_types) or "-", ", ".join(info.dispatch_keys) or "-",
-                      f"{info.ops_implemented()} ({n_prims} primitives)")
+                      str(info.ops_implemented()),
+                      f"{info.primitives_native()}/{n_prims}"
+                      + (" (+ fallback)" if info.has_fallback() else ""))
     if not backends():
         console.print("[red]no coretorch backends are installed[/] (install coretorch-cpu-numba "
                       "or coretorch-meta)")

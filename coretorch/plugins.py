@@ -66,6 +66,19 @@ class BackendInfo:
         keys = [DispatchKey.get(k) for k in self.dispatch_keys]
         return sum(1 for op in all_operators().values() if any(op.has_kernel(k) for k in keys))
 
+    def primitives_native(self) -> int:
+        """How many of the core's primitive ops this backend implements natively."""
+        from .dispatch import DispatchKey
+        from .ops import REGISTRY, primitives
+        keys = [DispatchKey.get(k) for k in self.dispatch_keys]
+        return sum(1 for name in primitives() if any(REGISTRY[name].op.has_kernel(k) for k in keys))
+
+    def has_fallback(self) -> bool:
+        """Whether ops without a kernel here run through a boxed fallback (e.g. the CPU one)."""
+        from .dispatch import DispatchKey
+        from .dispatch.operator import _fallbacks
+        return any(DispatchKey.get(k) in _fallbacks for k in self.dispatch_keys)
+
 
 class BackendRegistry:
     """Handed to `coretorch_register_backend`: what a backend may register, recorded for its

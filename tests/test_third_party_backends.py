@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import coretorch as ct
+from coretorch.ops import primitives
 from coretorch.ops.cpu_fallback import CPUFallbackWarning, fallback_counts
 from coretorch.plugins import backends
 from coretorch.testing.pytest_plugin import op_status
@@ -72,6 +73,7 @@ def test_toy_is_discovered_through_its_entry_point(toy):
     assert toy.entry_point == "coretorch_toy.plugin"
     assert toy.device_types == ["toy"] and toy.dispatch_keys == ["Toy"]
     assert toy.ops_implemented() == 6  # fill_, add, add_, mul, mul_, sum
+    assert toy.primitives_native() == 4 and toy.has_fallback()  # the rest: the CPU fallback
 
 
 def test_device_module(toy):
@@ -317,8 +319,9 @@ def test_two_backends_listed_by_python_m_coretorch(two_backends_site):
     assert out.returncode == 0, out.stderr
     toy = next(line for line in out.stdout.splitlines() if " toy " in line)
     duo = next(line for line in out.stdout.splitlines() if " duo " in line)
-    assert "loaded" in toy and "Toy" in toy and "0.1.0" in toy and " 6 (" in toy
-    assert "loaded" in duo and "Duo" in duo and "0.2.0" in duo and " 2 (" in duo
+    assert "loaded" in toy and "Toy" in toy and "0.1.0" in toy
+    assert f"4/{len(primitives())} (+ fallback)" in toy
+    assert "loaded" in duo and "Duo" in duo and "0.2.0" in duo and " 2 " in duo
 
 
 # ---- plugins failing inside a hook ------------------------------------------------------------

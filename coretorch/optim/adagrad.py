@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..ops import aten
-from .optimizer import Optimizer, closure_loss, step_with_hooks
+from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
+                        reject_differentiable, step_with_hooks)
 
 __all__ = ["Adagrad"]
 
@@ -15,20 +16,9 @@ class Adagrad(Optimizer):
                  initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False,
                  differentiable: bool = False, fused: bool | None = None) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: "
-                             f"{initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if differentiable:
-            raise NotImplementedError("Adagrad(differentiable=True) is not supported by "
-                                      "coretorch")
+        check_non_negative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
+        reject_differentiable("Adagrad", differentiable)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
@@ -46,17 +36,12 @@ class Adagrad(Optimizer):
         loss = closure_loss(closure)
         for group in self.param_groups:
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            wd, maximize = group["weight_decay"], group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
+            wd = group["weight_decay"]
+            for p, grad in params_with_grad(group):
                 state = self.state[p]
                 step_t = state["step"]
                 step_t.add_(1)
                 step = step_t.item()
-                if maximize:
-                    grad = -grad
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)
                 clr = lr / (1 + (step - 1) * lr_decay)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..ops import aten
-from .optimizer import Optimizer, closure_loss, step_with_hooks
+from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
+                        reject_differentiable, step_with_hooks)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -21,19 +22,13 @@ class Adam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_non_negative(lr=lr, eps=eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError(f"{type(self).__name__}(differentiable=True) is not "
-                                      f"supported by coretorch")
+        check_non_negative(weight_decay=weight_decay)
+        reject_differentiable(type(self).__name__, differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
@@ -52,12 +47,9 @@ class Adam(Optimizer):
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-            amsgrad, maximize = group["amsgrad"], group["maximize"]
+            amsgrad = group["amsgrad"]
             decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
+            for p, grad in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = aten.zeros((), dtype=_dt.float32)
@@ -65,8 +57,6 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = aten.zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = aten.zeros_like(p)
-                if maximize:
-                    grad = -grad
                 step_t = state["step"]
                 step_t.add_(1)
                 if wd != 0:

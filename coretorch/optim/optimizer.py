@@ -10,12 +10,13 @@ import functools
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..autograd.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss"]
+__all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss", "check_non_negative",
+           "reject_differentiable", "params_with_grad"]
 
 
 class _RequiredParameter:
@@ -122,20 +123,8 @@ class Optimizer:
     # ---- gradients and stepping ----------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every optimized parameter (to None by default)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g = g.detach()
-                        p.grad = g
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        from ..nn.modules.module import zero_grads
+        zero_grads(chain.from_iterable(g["params"] for g in self.param_groups), set_to_none)
 
     def step(self, closure: Callable[[], float] | None = None):
         """Perform one optimization step (re-evaluating the loss with `closure` if given)."""
@@ -262,3 +251,32 @@ def closure_loss(closure):
     from ..autograd.grad_mode import enable_grad
     with enable_grad():
         return closure()
+
+
+_HYPERPARAM_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def check_non_negative(**hyperparams: float) -> None:
+    """Raise ValueError("Invalid <name>: <value>") for the first hyper-parameter that is not
+    >= 0 (NaN included), in argument order, with PyTorch's wording."""
+    for name, value in hyperparams.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {_HYPERPARAM_LABELS.get(name, name + ' value')}: {value}")
+
+
+def reject_differentiable(optimizer_name: str, differentiable: bool) -> None:
+    """coretorch has no differentiable optimizer steps: refuse ``differentiable=True``."""
+    if differentiable:
+        raise NotImplementedError(f"{optimizer_name}(differentiable=True) is not supported by "
+                                  f"coretorch")
+
+
+def params_with_grad(group: dict) -> Iterator[tuple[Tensor, Tensor]]:
+    """``(param, grad)`` for each parameter of `group` that has a gradient; the gradient is
+    negated when the group maximizes."""
+    maximize = group["maximize"]
+    for p in group["params"]:
+        grad = p.grad
+        if grad is None:
+            continue
+        yield p, (-grad if maximize else grad)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..ops import aten
-from .optimizer import Optimizer, closure_loss, step_with_hooks
+from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
+                        reject_differentiable, step_with_hooks)
 
 __all__ = ["RMSprop"]
 
@@ -17,19 +18,9 @@ class RMSprop(Optimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
-        if differentiable:
-            raise NotImplementedError("RMSprop(differentiable=True) is not supported by "
-                                      "coretorch")
+        check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                           alpha=alpha)
+        reject_differentiable("RMSprop", differentiable)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
@@ -42,11 +33,8 @@ class RMSprop(Optimizer):
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
             wd, momentum = group["weight_decay"], group["momentum"]
-            centered, maximize = group["centered"], group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
+            centered = group["centered"]
+            for p, grad in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = aten.zeros((), dtype=_dt.float32)
@@ -55,8 +43,6 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = aten.zeros_like(p)
                     if centered:
                         state["grad_avg"] = aten.zeros_like(p)
-                if maximize:
-                    grad = -grad
                 state["step"].add_(1)
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)

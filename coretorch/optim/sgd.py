@@ -3,7 +3,8 @@ rule, step for step)."""
 from __future__ import annotations
 
 from ..ops import aten
-from .optimizer import Optimizer, closure_loss, step_with_hooks
+from .optimizer import (Optimizer, closure_loss, params_with_grad, reject_differentiable,
+                        step_with_hooks)
 
 __all__ = ["SGD"]
 
@@ -26,8 +27,7 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if differentiable:
-            raise NotImplementedError("SGD(differentiable=True) is not supported by coretorch")
+        reject_differentiable("SGD", differentiable)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
@@ -42,13 +42,8 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr, momentum = group["lr"], group["momentum"]
             dampening, wd = group["dampening"], group["weight_decay"]
-            nesterov, maximize = group["nesterov"], group["maximize"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                if maximize:
-                    grad = -grad
+            nesterov = group["nesterov"]
+            for p, grad in params_with_grad(group):
                 if wd != 0:
                     grad = grad.add(p, alpha=wd)
                 if momentum != 0:

@@ -8,19 +8,26 @@ from ...tensor.tensor import Tensor
 __all__ = ["embedding", "one_hot"]
 
 
+def normalize_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """`padding_idx` as a non-negative row index (None stays None); AssertionError when it is
+    outside [-num_embeddings, num_embeddings), as PyTorch."""
+    if padding_idx is None:
+        return None
+    if padding_idx > 0 and padding_idx >= num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    if padding_idx < 0:
+        if padding_idx < -num_embeddings:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` picked by the integer tensor `input`; the `padding_idx` row gets no
     gradient."""
-    if padding_idx is not None:
-        n = weight.size(0)
-        if padding_idx > 0 and padding_idx >= n:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        if padding_idx < 0:
-            if padding_idx < -n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = n + padding_idx
+    padding_idx = normalize_padding_idx(padding_idx, weight.size(0))
     if max_norm is not None:
         raise NotImplementedError("embedding(): max_norm (renormalizing rows in place) is not "
                                   "supported by coretorch yet")

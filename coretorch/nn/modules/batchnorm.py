@@ -5,8 +5,7 @@ from __future__ import annotations
 from ... import dtypes as _dt
 from ...ops import aten
 from .. import functional as F
-from .. import init
-from ._factory import new_param
+from ._factory import register_affine, reset_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -22,15 +21,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = new_param((num_features,), device, dtype)
-            if bias:
-                self.bias = new_param((num_features,), device, dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean",
                                  aten.zeros(num_features, device=device, dtype=dtype))
@@ -52,10 +43,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError

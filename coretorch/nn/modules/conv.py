@@ -2,11 +2,8 @@
 zeros/reflect/replicate/circular padding modes)."""
 from __future__ import annotations
 
-import math
-
 from .. import functional as F
-from .. import init
-from ._factory import new_param
+from ._factory import new_param, register_bias, reset_fan_in_uniform
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -69,19 +66,11 @@ class _ConvNd(Module):
         self._reversed_padding_repeated_twice = rev
         self.weight = new_param((out_channels, in_channels // groups) + self.kernel_size,
                                 device, dtype)
-        if bias:
-            self.bias = new_param((out_channels,), device, dtype)
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, (out_channels,), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_fan_in_uniform(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         n = self._n

@@ -5,7 +5,7 @@ import math
 
 from .. import functional as F
 from .. import init
-from ._factory import new_param
+from ._factory import new_param, register_bias, reset_fan_in_uniform
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
@@ -31,18 +31,11 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = new_param((out_features, in_features), device, dtype)
-        if bias:
-            self.bias = new_param((out_features,), device, dtype)
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, (out_features,), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -65,10 +58,7 @@ class Bilinear(Module):
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
         self.weight = new_param((out_features, in1_features, in2_features), device, dtype)
-        if bias:
-            self.bias = new_param((out_features,), device, dtype)
-        else:
-            self.register_parameter("bias", None)
+        register_bias(self, (out_features,), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -59,6 +59,24 @@ def _set_data(t: TensorImpl, new: TensorImpl) -> None:
     t._keys = (new._keys & ~AUTOGRAD_BIT) | (t._keys & AUTOGRAD_BIT)
 
 
+def zero_grads(params, set_to_none: bool = True) -> None:
+    """Reset the ``.grad`` of each of `params`: to None, or zeroed in place (detached first when
+    it has a grad_fn), as ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if g.grad_fn is not None:
+                g = g.detach()
+                p.grad = g
+            else:
+                g.requires_grad_(False)
+            g.zero_()
+
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`.
 
@@ -332,19 +350,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default, as PyTorch)."""
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g = g.detach()
-                    p.grad = g
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
         """Call `fn` on every submodule (children first) and then on self."""

@@ -82,29 +82,24 @@ class AvgPool2d(Module):
                             self.count_include_pad, self.divisor_override)
 
 
-class AdaptiveAvgPool1d(Module):
-    """Average pooling of (N, C, L) to `output_size` bins."""
-
+class _AdaptiveAvgPoolNd(Module):
     def __init__(self, output_size) -> None:
         super().__init__()
         self.output_size = output_size
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) to `output_size` bins."""
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling of (N, C, H, W) to `output_size` (int, pair, or pair with None)."""
-
-    def __init__(self, output_size) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
