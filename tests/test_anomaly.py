@@ -178,3 +178,25 @@ def test_out_argument_is_not_an_input():
     with detect_anomaly():
         with pytest.raises(AnomalyError, match="aten::log returned inf"):
             ct.log(x, out=out)
+
+
+def test_large_tensors_rechecked_after_every_in_place_change():
+    # big tensors found finite are remembered by version; an in-place op must still be judged
+    # on the values its inputs hold when it runs
+    w = ct.ones(8192) * 1.0
+    with detect_anomaly():
+        w.sub_(w)          # zeros: finite, remembered at the new version
+        with pytest.raises(AnomalyError) as e:
+            w.div_(w)      # 0/0 from finite inputs
+    assert e.value.op == "aten::div_" and e.value.nan_count == 8192
+
+
+def test_large_outputs_huge_but_finite_are_not_anomalies_and_one_nan_is_found():
+    big = ct.full((8192,), 3e30)
+    with detect_anomaly():
+        big * 1.0                       # squares overflow float32, values are finite
+        x = ct.ones(8192)
+        x[17] = 0.0
+        with pytest.raises(AnomalyError) as e:
+            x.log() * 0.0               # log(0) = -inf, then -inf * 0 = nan
+    assert e.value.op == "aten::log" and e.value.inf_count == 1 and e.value.nan_count == 0

@@ -15,6 +15,7 @@ import itertools
 import math
 import threading
 import warnings
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -86,6 +87,21 @@ def _reader(dev_type: str):
     return r
 
 
+_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _surely_finite(a: np.ndarray) -> bool:
+    """Whether every value of `a` is finite. Large contiguous float32/64 arrays use the sum of
+    squares (one threaded BLAS pass, no temporary): a NaN or Inf anywhere makes it non-finite,
+    and when it is non-finite only through overflow the exact check below runs anyway."""
+    if a.size >= _MEMO_MIN_NUMEL and a.dtype in _DOT_DTYPES and a.flags.c_contiguous:
+        flat = a.reshape(-1)
+        with np.errstate(all="ignore"):
+            if np.isfinite(np.dot(flat, flat)):
+                return True
+    return bool(np.isfinite(a).all())  # one pass, no floating-point warnings
+
+
 def _bad_counts(t) -> tuple[int, int, int] | None:
     """(nan, inf, numel) of a floating tensor with data whose values are not all finite."""
     if not t._dtype.is_floating_point:
@@ -94,12 +110,46 @@ def _bad_counts(t) -> tuple[int, int, int] | None:
     if read is None:
         return None
     a = read(t)
-    if np.isfinite(a).all():  # one pass, no floating-point warnings
+    if _surely_finite(a):
         return None
     nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
     if nan or inf:
         return nan, inf, a.size
     return None
+
+
+# below this many elements a check costs less than remembering its result
+_MEMO_MIN_NUMEL = 1 << 12
+_MEMO_MAX = 1 << 12
+
+
+class _FiniteMemo:
+    """Large tensors already found all-finite, by version: an optimizer's in-place updates and
+    the next ops re-read the same big parameters, gradients and buffers, whose values cannot
+    change without their version counter moving (writes through a shared numpy array are the
+    exception, as for autograd's own checks)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[weakref.ref, int]] = {}
+
+    def known(self, t) -> bool:
+        e = self._seen.get(id(t))
+        return e is not None and e[0]() is t and e[1] == t._vc[0]
+
+    def add(self, t) -> None:
+        if t.numel() >= _MEMO_MIN_NUMEL:
+            if len(self._seen) >= _MEMO_MAX:
+                self._seen.clear()
+            self._seen[id(t)] = (weakref.ref(t), t._vc[0])
+
+    def bad_counts(self, t) -> tuple[int, int, int] | None:
+        """`_bad_counts`, skipping (and then remembering) tensors known to be finite."""
+        if self.known(t):
+            return None
+        c = _bad_counts(t)
+        if c is None:
+            self.add(t)
+        return c
 
 
 def _tensors(x) -> list:
@@ -110,7 +160,7 @@ def _tensors(x) -> list:
     return []
 
 
-def _all_finite(args, kwargs, check_nan: bool, check_inf: bool) -> bool:
+def _all_finite(args, kwargs, check_nan: bool, check_inf: bool, memo: _FiniteMemo) -> bool:
     """Whether the op's inputs hold no checked bad value (an out= tensor is not an input)."""
     if kwargs:
         args = (*args, *(v for k, v in kwargs.items() if k != "out"))
@@ -118,7 +168,7 @@ def _all_finite(args, kwargs, check_nan: bool, check_inf: bool) -> bool:
         for t in (_tensors(a) if not isinstance(a, float) else ()):
             if t is None:
                 continue
-            c = _bad_counts(t)
+            c = memo.bad_counts(t)
             if c is not None and ((check_nan and c[0]) or (check_inf and c[1])):
                 return False
         if isinstance(a, float) and ((check_nan and math.isnan(a)) or
@@ -140,6 +190,7 @@ class detect_anomaly:
         self._handles: list[int] = []
         self._local = _Local()
         self._sites: dict[tuple[int, int], tuple] = {}
+        self._memo = _FiniteMemo()
 
     def __enter__(self) -> "detect_anomaly":
         if self._handles:
@@ -154,6 +205,7 @@ class detect_anomaly:
             _rf.remove_callback(h)
         self._handles = []
         self._sites.clear()
+        self._memo = _FiniteMemo()
 
     def __call__(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -166,7 +218,7 @@ class detect_anomaly:
     def _fwd_start(self, rf) -> bool | None:
         # an in-place or out= op overwrites an input: judge its inputs before it runs
         if rf.name[-1] == "_" or (rf.kwargs and "out" in rf.kwargs):
-            return _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf)
+            return _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf, self._memo)
         return None
 
     def _fwd_end(self, rf, inputs_finite) -> None:
@@ -178,7 +230,8 @@ class detect_anomaly:
         if bad is None:
             return
         if inputs_finite is None:
-            inputs_finite = _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf)
+            inputs_finite = _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf,
+                                        self._memo)
         if inputs_finite:  # else it only passed bad values along; their maker was reported
             self._report_forward(rf, *bad)
 
@@ -187,7 +240,7 @@ class detect_anomaly:
         for i, t in enumerate(_tensors(outputs)):
             if t is None:
                 continue
-            c = _bad_counts(t)
+            c = self._memo.bad_counts(t)
             if c is None:
                 continue
             nan, inf, n = c

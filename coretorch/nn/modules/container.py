@@ -18,6 +18,14 @@ def _index(idx, size: int, kind: str) -> int:
     return idx % size
 
 
+def _renumber(container: Module, modules: list[Module]) -> None:
+    """Re-register `modules` as the children "0", "1", ... of `container`, as PyTorch does
+    after a deletion or insertion."""
+    container._modules.clear()
+    for i, m in enumerate(modules):
+        container._modules[str(i)] = m
+
+
 class Sequential(Module):
     """Modules called in order, each on the previous one's output: ``Sequential(a, b, c)`` or
     ``Sequential(OrderedDict(name=module, ...))``."""
@@ -51,11 +59,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._get_item_by_idx(iter(self._modules.keys()), idx))
-        # renumber "0", "1", ... as PyTorch does
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        _renumber(self, list(self._modules.values()))
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -86,9 +90,7 @@ class Sequential(Module):
             index += n
         mods = list(self._modules.values())
         mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        _renumber(self, mods)
         return self
 
     def extend(self, sequential: Iterable[Module]) -> "Sequential":
@@ -129,10 +131,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_index(idx, len(self), "ModuleList")))
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        _renumber(self, list(self._modules.values()))
 
     def __len__(self) -> int:
         return len(self._modules)

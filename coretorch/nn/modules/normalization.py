@@ -9,6 +9,13 @@ from .module import Module
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def _as_shape(normalized_shape) -> tuple:
+    """A layer's `normalized_shape` (an int or a sequence of ints) as a tuple."""
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
 class LayerNorm(Module):
     """Normalize over the trailing `normalized_shape` dims; elementwise affine (weight 1, bias 0)
     when `elementwise_affine`."""
@@ -16,9 +23,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
@@ -41,9 +46,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps: float | None = None,
                  elementwise_affine: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
