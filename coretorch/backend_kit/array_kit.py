@@ -14,7 +14,7 @@ from coretorch.tensor.impl import TensorImpl
 __all__ = ["ArrayKit", "scalar_as", "compute_dtype", "acc_float", "TORCH_DTYPE_NAMES"]
 
 _T = TensorImpl
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
@@ -92,6 +92,13 @@ class ArrayKit:
         return NotImplementedError(
             f"\"{op}_{self.device_type}\" not implemented for '{TORCH_DTYPE_NAMES[d.name]}' "
             f"({op}() on {self.device_type} got dtype {d.name}{extra})")
+
+    def float_draw_dtype(self, op: str, out):
+        """The dtype random floats are drawn in for `out`: float32 up to 4-byte dtypes (float16
+        is drawn in float32 and rounded), else float64; non-float outputs are refused."""
+        if not out._dtype.is_floating_point:
+            raise self.unsupported(op, out._dtype, "floating point dtypes")
+        return _F32 if out._dtype.itemsize <= 4 else _F64
 
     def check_nonzero_divisor(self, op: str, b) -> None:
         """Integer division, remainder and fmod by zero raise in PyTorch (numpy would give 0,

@@ -77,17 +77,10 @@ def add(out, self, other, *, alpha=1):
     _add(out, self, other, alpha, "add")
 
 
-def _is_bool(x) -> bool:
-    return x._dtype is dt.bool if isinstance(x, _T) else isinstance(x, (bool, np.bool_))
-
 
 @kernel("sub")
 def sub(out, self, other, *, alpha=1):
-    """out = self - alpha * other"""
-    if _is_bool(self) or _is_bool(other):
-        raise RuntimeError("sub(): Subtraction, the `-` operator, with a bool tensor is not "
-                           "supported. If you are trying to invert a mask, use the `~` or "
-                           "`logical_not()` operator instead.")
+    """out = self - alpha * other (bool operands were refused by the meta rule)"""
     _add(out, self, other, alpha, "sub")
 
 

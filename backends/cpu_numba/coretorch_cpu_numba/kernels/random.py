@@ -10,28 +10,22 @@ import numpy as np
 from coretorch.random import generator_for
 from coretorch.tensor.impl import TensorImpl
 
-from ..elementwise import as_numpy, unsupported
+from ..elementwise import KIT, as_numpy
 from ..registry import kernel
 
 _T = TensorImpl
-_F32 = np.dtype(np.float32)
 
 
 def _rng(out, generator):
     return (generator if generator is not None else generator_for(out._device)).numpy
 
 
-def _float_draw_dtype(name: str, out):
-    if not out._dtype.is_floating_point:
-        raise unsupported(name, out._dtype, "floating point dtypes")
-    return _F32 if out._dtype.itemsize <= 4 else np.dtype(np.float64)
-
 
 @kernel("uniform_")
 def uniform_(out, self, from_=0.0, to=1.0, *, generator=None):
     """Fill with samples from U[from_, to)."""
     o = as_numpy(out)
-    c = _float_draw_dtype("uniform_", out)
+    c = KIT.float_draw_dtype("uniform_", out)
     u = _rng(out, generator).random(o.size, dtype=c)
     if from_ != 0.0 or to != 1.0:
         u = c.type(from_) + u * c.type(to - from_)
@@ -44,7 +38,7 @@ def normal_(out, self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal_(): expected std >= 0.0, but found std {std}")
     o = as_numpy(out)
-    c = _float_draw_dtype("normal_", out)
+    c = KIT.float_draw_dtype("normal_", out)
     z = _rng(out, generator).standard_normal(o.size, dtype=c)
     if mean != 0.0 or std != 1.0:
         z = c.type(mean) + z * c.type(std)

@@ -12,9 +12,8 @@ import numpy as np
 from coretorch.random import generator_for
 
 from ..registry import kernel
-from ._common import T, arr, unsupported, write, xp
+from ._common import KIT, T, arr, write, xp
 
-_F32 = np.dtype(np.float32)
 
 
 def _state(out, generator):
@@ -22,17 +21,12 @@ def _state(out, generator):
     return xp.random.RandomState(int(g.numpy.integers(0, 1 << 32)))
 
 
-def _float_draw_dtype(name: str, out):
-    if not out._dtype.is_floating_point:
-        raise unsupported(name, out._dtype, "floating point dtypes")
-    return _F32 if out._dtype.itemsize <= 4 else np.dtype(np.float64)
-
 
 @kernel("uniform_")
 def uniform_(out, self, from_=0.0, to=1.0, *, generator=None):
     """Fill with samples from U[from_, to)."""
     o = arr(out)
-    c = _float_draw_dtype("uniform_", out)
+    c = KIT.float_draw_dtype("uniform_", out)
     u = _state(out, generator).random_sample(o.shape).astype(c)
     if from_ != 0.0 or to != 1.0:
         u = c.type(from_) + u * c.type(to - from_)
@@ -45,7 +39,7 @@ def normal_(out, self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal_(): expected std >= 0.0, but found std {std}")
     o = arr(out)
-    c = _float_draw_dtype("normal_", out)
+    c = KIT.float_draw_dtype("normal_", out)
     z = _state(out, generator).standard_normal(o.shape).astype(c)
     if mean != 0.0 or std != 1.0:
         z = c.type(mean) + z * c.type(std)
