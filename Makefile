@@ -59,4 +59,4 @@ test: $(STAMP)
 # the profiled demo: trains the digits CNN under coretorch-profile, leaves trace.json for Perfetto
 demo: $(STAMP)
 	$(VENV)/bin/coretorch-profile --record-shapes --memory --flops --with-stack --row-limit 25 \
-	  -o trace.json examples/train_digits.py --epochs 2
+	  -o trace.json examples/train_digits.py --epochs 5
