@@ -807,3 +807,15 @@ def test_tricky_derivatives_match_torch(data_device):
     check(lambda a, i, v: a.index_put((i,), v, accumulate=True),
           lambda a, i, v: a.index_put((i,), v, accumulate=True),
           [rng.standard_normal((3, 4)), np.array([0, 2, 0]), rng.standard_normal((3, 4))])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: t.normal_(0.0, -1.0), "expected std >= 0.0"),
+    (lambda t: t.to(ct.uint8).random_(0, 300), "to be in the range of uint8"),
+    (lambda t: t.bernoulli_(1.5), "expects p to be in"),
+    (lambda t: t.to(ct.int64) ** -1, "Integers to negative integer powers"),
+])
+def test_argument_checks_hold_on_every_device(device, call, message):
+    # the meta rule owns these checks, so shape-only devices refuse the same arguments
+    with pytest.raises(RuntimeError, match=message):
+        call(ct.zeros(3, device=device))

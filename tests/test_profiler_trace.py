@@ -1,6 +1,7 @@
 """Chrome traces: a checker enforcing the trace rules, run over real traces."""
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
@@ -97,6 +98,7 @@ def _workload(device: str) -> None:
 
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
 def test_trace_follows_the_rules(device, tmp_path, suffix):
+    gc.collect()  # garbage of earlier tests (other devices) must not be freed inside the window
     with profile(record_shapes=True, profile_memory=True, with_flops=True,
                  with_stack=True) as prof:
         _workload(device)

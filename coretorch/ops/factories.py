@@ -229,10 +229,34 @@ def _meta_random_(self, from_=0, to=None, *, generator=None):
     if from_ >= to:
         raise RuntimeError(f"random_(): expects 'from' to be less than 'to', but got "
                            f"from={from_} >= to={to}")
+    if self._dtype.category == dt.int64.category:
+        info = np.iinfo(self._dtype.numpy)
+        if from_ < info.min or to - 1 > info.max:
+            raise RuntimeError(f"random_(): expects 'from' and 'to' - 1 to be in the range of "
+                               f"{self._dtype.name} [{info.min}, {info.max}], got from={from_}, "
+                               f"to={to}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _meta_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if std < 0:
+        raise RuntimeError(f"normal_(): expected std >= 0.0, but found std {std}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _check_probability(name: str, p) -> None:
+    # a tensor of probabilities is data: its backend checks the values
+    if p is not None and not isinstance(p, _T) and not 0.0 <= float(p) <= 1.0:
+        raise RuntimeError(f"{name}(): expects p to be in [0, 1], but got p={p}")
+
+
+def _meta_bernoulli_(self, p=0.5, *, generator=None):
+    _check_probability("bernoulli_", p)
     return (self._shape, self._dtype, self._device)
 
 
 def _meta_bernoulli(self, p=None, *, generator=None):
+    _check_probability("bernoulli", p)
     return (self._shape, self._dtype, self._device)
 
 
@@ -268,9 +292,9 @@ def _declare_all() -> None:
     declare("zero_", kind=EXPLICIT, impl=_zero_, inplace_only=True, family="fill",
             differentiable=False)
     declare("uniform_", _meta_self("uniform_"), **ip)
-    declare("normal_", _meta_self("normal_"), **ip)
+    declare("normal_", _meta_normal_, **ip)
     declare("random_", _meta_random_, **ip)
-    declare("bernoulli_", _meta_self("bernoulli_"), **ip)
+    declare("bernoulli_", _meta_bernoulli_, **ip)
     declare("bernoulli", _meta_bernoulli, family="random", differentiable=False)
 
 

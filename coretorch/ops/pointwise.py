@@ -155,6 +155,9 @@ def _meta_pow(self, exponent):
     spec = _binary_spec("pow", self, exponent, "promote")
     if spec[1] is dt.bool and isinstance(exponent, _T):  # bool ** True is allowed, as in torch
         raise NotImplementedError("pow(): not implemented for 'Bool'")
+    if (spec[1].category == dt.int64.category and not isinstance(exponent, _T)
+            and exponent < 0):
+        raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
     return spec
 
 

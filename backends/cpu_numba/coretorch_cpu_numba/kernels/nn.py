@@ -278,7 +278,9 @@ def _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
 
 
 @numba.njit(cache=True)
-def _avg_pool_float(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+def _avg_pool(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor, zero):
+    """Average pooling of (planes, H, W) `x` into `y`; `zero` (0.0 or 0) is the accumulator:
+    floats divide, int64 truncates toward zero as C++ integer division does."""
     H, W = x.shape[1], x.shape[2]
     for p in range(x.shape[0]):
         for i in range(y.shape[1]):
@@ -288,30 +290,15 @@ def _avg_pool_float(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
                 if hs >= he or ws >= we:
                     y[p, i, j] = 0
                     continue
-                acc = 0.0
+                acc = zero
                 for h in range(hs, he):
                     for w in range(ws, we):
                         acc += x[p, h, w]
-                y[p, i, j] = acc / f
-
-
-@numba.njit(cache=True)
-def _avg_pool_int(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
-    H, W = x.shape[1], x.shape[2]
-    for p in range(x.shape[0]):
-        for i in range(y.shape[1]):
-            for j in range(y.shape[2]):
-                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
-                                                count_include_pad, divisor)
-                if hs >= he or ws >= we:
-                    y[p, i, j] = 0
-                    continue
-                acc = 0
-                for h in range(hs, he):
-                    for w in range(ws, we):
-                        acc += x[p, h, w]
-                q = abs(acc) // f  # C++ integer division truncates toward zero
-                y[p, i, j] = q if acc >= 0 else -q
+                if isinstance(zero, float):
+                    y[p, i, j] = acc / f
+                else:
+                    q = abs(acc) // f
+                    y[p, i, j] = q if acc >= 0 else -q
 
 
 @numba.njit(cache=True)
@@ -346,8 +333,8 @@ def avg_pool2d(out, self, kernel_size, stride=None, padding=0, ceil_mode=False,
     cdt, is_float = _avg_kind(a.dtype)
     x = _planes(a, cdt)
     y, copy = writable_target(out, cdt, (x.shape[0],) + o.shape[-2:])
-    fn = _avg_pool_float if is_float else _avg_pool_int
-    fn(x, y, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0))
+    _avg_pool(x, y, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0),
+              0.0 if is_float else 0)
     if copy:
         write(out, y.reshape(o.shape))
 
