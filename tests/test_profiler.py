@@ -262,3 +262,30 @@ def test_flops_of_a_training_step_on_meta():
     # nested FLOPs (an addmm's own mm) are counted once; the sums count one per element
     assert prof.total_flops() == 3 * mm + bsz * fout + sum(
         e.flops for e in evs if e.name == "aten::sum")
+
+
+@pytest.mark.filterwarnings("ignore::coretorch.ops.cpu_fallback.CPUFallbackWarning")
+def test_observing_backward_does_not_make_it_copy_gradients(device):
+    # AccumulateGrad takes a fresh gradient over as .grad without a copy; a RecordFunction
+    # holding the gradients (the profiler's, the anomaly detector's) must not defeat that, or
+    # profiling would show (and time) clones that an unprofiled step never runs
+    from coretorch_profiler import detect_anomaly
+    w = ct.ones(3, 4, device=device, requires_grad=True)
+    x = ct.ones(2, 3, device=device)
+    with detect_anomaly(), profile() as prof:
+        (x @ w).sum().backward()
+    acc = [e for e in prof.events() if e.name == "AccumulateGrad"]
+    assert acc and [c.name for e in acc for c in e.cpu_children] == []
+
+
+def test_raw_records_leave_the_garbage_collectors_view(device):
+    # a record the collector keeps tracking is promoted to the oldest generation, and piles of
+    # those trigger full collections of the whole heap (~100 ms each, every few hundred steps)
+    import gc
+    a = ct.ones(4, 3, device=device)
+    with profile(record_shapes=True, with_stack=True, profile_memory=True) as prof:
+        for _ in range(3):
+            (a * 2).sum(0, keepdim=True)
+    gc.collect()
+    col = prof._result  # the finished window's collector
+    assert col.ops and not [r for r in col.ops + col.memory if gc.is_tracked(r)]

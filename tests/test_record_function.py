@@ -220,3 +220,35 @@ def test_dispatch_does_not_build_record_functions_on_the_fast_path(monkeypatch, 
     monkeypatch.setattr(rfm, "call_op", lambda *args: built.append(args))
     a + a
     assert built == [], "with no callback the dispatcher only checks the flag"
+
+
+@pytest.mark.parametrize("n_callbacks", [1, 2], ids=["one observer", "two observers"])
+@pytest.mark.parametrize("failing", ["start", "end"])
+def test_a_failing_callback_propagates_and_leaves_regions_balanced(device, failing, n_callbacks):
+    # one observer takes the dispatcher's inlined path, two the general one: both must agree
+    a = ct.zeros(2, device=device)
+    seen = []
+
+    def boom(*_):
+        raise ValueError(f"{failing} callback failed")
+    start = boom if failing == "start" else (lambda rf: None)
+    end = boom if failing == "end" else (lambda rf, st: None)
+    handles = [rfm.add_global_callback(start, end)]
+    if n_callbacks == 2:
+        handles.append(rfm.add_global_callback(None, lambda rf, st: seen.append(rf.name)))
+    try:
+        with pytest.raises(ValueError, match=f"{failing} callback failed"):
+            a + a
+        assert not rfm._local.stack
+    finally:
+        for h in handles:
+            rfm.remove_callback(h)
+    parents = []
+    h = rfm.add_global_callback(lambda rf: parents.append(rf.parent))
+    try:
+        a + a
+    finally:
+        rfm.remove_callback(h)
+    assert parents == [None]
+    if n_callbacks == 2 and failing == "end":
+        assert seen == ["aten::add"]  # the other observer's end still ran

@@ -357,7 +357,9 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
 
 def _call(node: Node, grads: list):
     if _rf_state.active:
-        rf = _rf.RecordFunction(node.name(), _rf.RecordScope.BACKWARD_FUNCTION, tuple(grads),
+        # the engine's own list, not a copy: a second container holding the gradients would
+        # stop AccumulateGrad from stealing them (see _stealable) whenever an observer is on
+        rf = _rf.RecordFunction(node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads,
                                 None, node.seq_nr)
         if rf._cbs:
             rf.extra["node"] = node

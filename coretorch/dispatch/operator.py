@@ -78,8 +78,7 @@ class Operator:
         if fn is None:
             fn = self._resolve(bits)
         if _rf_state.active:
-            seq = _rf.peek_sequence_nr() if bits & AUTOGRAD_BIT else -1
-            return _rf.call_op(self.qualname, fn, args, kwargs, seq)
+            return _rf.call_op(self.qualname, fn, args, kwargs, bits & AUTOGRAD_BIT)
         return fn(*args, **kwargs)
 
     def redispatch(self, keyset: "DispatchKeySet | int", *args, **kwargs):

@@ -6,12 +6,15 @@ shapes/dtypes and how many values are bad. Backward: the engine runs each node i
 BACKWARD_FUNCTION RecordFunction whose `outputs` are the gradients the node returned and whose
 `seq_nr` is its forward op's sequence number; a bad gradient is reported PyTorch's way
 ("Function 'LogBackward0' returned nan values in its 0th output.") and the exception carries the
-forward op's creation site, recorded per sequence number during the forward pass.
+forward op's creation site, kept (as PyTorch keeps its traceback) in the metadata of the autograd
+node the op created, so that it lives exactly as long as the graph.
+
+Checks use the device's own `all_finite` (``DeviceType.extras["all_finite"]``: no copy to the
+host, no temporary) where the backend offers one, else numpy on `read_numpy`.
 """
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import threading
 import warnings
@@ -31,7 +34,10 @@ from .collector import inputs_meta, plain_shapes
 __all__ = ["detect_anomaly", "AnomalyError", "AnomalyWarning"]
 
 _Impl = TensorImpl
-_MAX_SITES = 1 << 19
+_SITE = "anomaly_site"  # the key of the creation site in an autograd node's metadata
+# user_frame's depth, seen from _record_site, of the dispatcher frame that called call_op:
+# _record_site <- _fwd_end <- call_op (or RecordFunction's _end <- call_op) <- Operator.__call__
+_CALL_OP_CALLER = 4
 # factories whose outputs are uninitialized memory: garbage values there are not anomalies
 _UNINITIALIZED = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided",
                             "aten::new_empty", "aten::new_empty_strided"})
@@ -56,8 +62,7 @@ class AnomalyWarning(RuntimeWarning):
 
 class _Local(threading.local):
     def __init__(self) -> None:
-        self.backward_depth = 0
-        self.backward_names: list[str] = []
+        self.backward: list = []  # regions of the backward nodes running in this thread
 
 
 _readers: dict[str, Callable | None] = {}
@@ -87,31 +92,37 @@ def _reader(dev_type: str):
     return r
 
 
-_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+def _numpy_all_finite(read: Callable, t) -> bool:
+    return bool(np.isfinite(read(t)).all())  # one pass, no floating-point warnings
 
 
-def _surely_finite(a: np.ndarray) -> bool:
-    """Whether every value of `a` is finite. Large contiguous float32/64 arrays use the sum of
-    squares (one threaded BLAS pass, no temporary): a NaN or Inf anywhere makes it non-finite,
-    and when it is non-finite only through overflow the exact check below runs anyway."""
-    if a.size >= _MEMO_MIN_NUMEL and a.dtype in _DOT_DTYPES and a.flags.c_contiguous:
-        flat = a.reshape(-1)
-        with np.errstate(all="ignore"):
-            if np.isfinite(np.dot(flat, flat)):
-                return True
-    return bool(np.isfinite(a).all())  # one pass, no floating-point warnings
+_checks: dict[str, Callable | None] = {}
+_UNKNOWN = object()
+
+
+def _check(dev_type: str) -> Callable | None:
+    """`all_finite(tensor)` for a device type: its backend's, else numpy's; None without data."""
+    c = _checks.get(dev_type, _UNKNOWN)
+    if c is _UNKNOWN:
+        read = _reader(dev_type)
+        c = None
+        if read is not None:
+            c = device_types()[dev_type].extras.get("all_finite") or functools.partial(
+                _numpy_all_finite, read)
+        _checks[dev_type] = c
+    return c
 
 
 def _bad_counts(t) -> tuple[int, int, int] | None:
     """(nan, inf, numel) of a floating tensor with data whose values are not all finite."""
     if not t._dtype.is_floating_point:
         return None
-    read = _reader(t._device.type)
-    if read is None:
+    check = _checks.get(t._device.type, _UNKNOWN)
+    if check is _UNKNOWN:
+        check = _check(t._device.type)
+    if check is None or check(t):
         return None
-    a = read(t)
-    if _surely_finite(a):
-        return None
+    a = _reader(t._device.type)(t)
     nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
     if nan or inf:
         return nan, inf, a.size
@@ -119,7 +130,7 @@ def _bad_counts(t) -> tuple[int, int, int] | None:
 
 
 # below this many elements a check costs less than remembering its result
-_MEMO_MIN_NUMEL = 1 << 12
+_MEMO_MIN_NUMEL = 1 << 16
 _MEMO_MAX = 1 << 12
 
 
@@ -132,23 +143,19 @@ class _FiniteMemo:
     def __init__(self) -> None:
         self._seen: dict[int, tuple[weakref.ref, int]] = {}
 
-    def known(self, t) -> bool:
-        e = self._seen.get(id(t))
-        return e is not None and e[0]() is t and e[1] == t._vc[0]
-
-    def add(self, t) -> None:
-        if t.numel() >= _MEMO_MIN_NUMEL:
-            if len(self._seen) >= _MEMO_MAX:
-                self._seen.clear()
-            self._seen[id(t)] = (weakref.ref(t), t._vc[0])
-
     def bad_counts(self, t) -> tuple[int, int, int] | None:
-        """`_bad_counts`, skipping (and then remembering) tensors known to be finite."""
-        if self.known(t):
+        """`_bad_counts`, skipping (and then remembering) large tensors known to be finite."""
+        if math.prod(t._shape) < _MEMO_MIN_NUMEL:
+            return _bad_counts(t)
+        seen = self._seen
+        e = seen.get(id(t))
+        if e is not None and e[0]() is t and e[1] == t._vc[0]:
             return None
         c = _bad_counts(t)
         if c is None:
-            self.add(t)
+            if len(seen) >= _MEMO_MAX:
+                seen.clear()
+            seen[id(t)] = (weakref.ref(t), t._vc[0])
         return c
 
 
@@ -158,6 +165,12 @@ def _tensors(x) -> list:
     if isinstance(x, (tuple, list)):
         return [t if isinstance(t, _Impl) else None for t in x]
     return []
+
+
+def _sharing_first(args: tuple, sharing: bool) -> tuple:
+    """The arguments that share (`sharing`) or do not share the first one's memory."""
+    st = args[0]._storage if args and isinstance(args[0], _Impl) else None
+    return tuple(a for a in args if (isinstance(a, _Impl) and a._storage is st) is sharing)
 
 
 def _all_finite(args, kwargs, check_nan: bool, check_inf: bool, memo: _FiniteMemo) -> bool:
@@ -189,7 +202,6 @@ class detect_anomaly:
         self.check_nan, self.check_inf, self.action = bool(check_nan), bool(check_inf), action
         self._handles: list[int] = []
         self._local = _Local()
-        self._sites: dict[tuple[int, int], tuple] = {}
         self._memo = _FiniteMemo()
 
     def __enter__(self) -> "detect_anomaly":
@@ -204,7 +216,6 @@ class detect_anomaly:
         for h in self._handles:
             _rf.remove_callback(h)
         self._handles = []
-        self._sites.clear()
         self._memo = _FiniteMemo()
 
     def __call__(self, fn: Callable) -> Callable:
@@ -216,46 +227,64 @@ class detect_anomaly:
 
     # ---- forward ----
     def _fwd_start(self, rf) -> bool | None:
-        # an in-place or out= op overwrites an input: judge its inputs before it runs
-        if rf.name[-1] == "_" or (rf.kwargs and "out" in rf.kwargs):
+        # an op overwriting an input needs it judged before it runs: an in-place op its first
+        # argument and whatever shares its memory (the others are still intact after it), an
+        # out= op every input (one of them may be the out tensor)
+        if rf.name[-1] == "_":
+            return _all_finite(_sharing_first(rf.args, True), None, self.check_nan,
+                               self.check_inf, self._memo)
+        if rf.kwargs and "out" in rf.kwargs:
             return _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf, self._memo)
         return None
 
     def _fwd_end(self, rf, inputs_finite) -> None:
-        if rf.seq_nr >= 0:
+        if 0 <= rf.seq_nr < _rf.peek_sequence_nr():  # it made an autograd node
             self._record_site(rf)
-        if self._local.backward_depth or rf.outputs is None or _skips_check(rf.name):
+        if rf.outputs is None or self._local.backward:
             return  # inside backward, the node's gradients are judged as a whole
+        skip = _skip.get(rf.name)
+        if skip or (skip is None and _skips_check(rf.name)):
+            return
         bad = self._first_bad(rf.outputs)
         if bad is None:
             return
-        if inputs_finite is None:
-            inputs_finite = _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf,
-                                        self._memo)
+        in_place = rf.name[-1] == "_"
+        if inputs_finite is None or (inputs_finite and in_place):
+            inputs_finite = _all_finite(_sharing_first(rf.args, False) if in_place else rf.args,
+                                        rf.kwargs, self.check_nan, self.check_inf, self._memo)
         if inputs_finite:  # else it only passed bad values along; their maker was reported
             self._report_forward(rf, *bad)
 
     def _first_bad(self, outputs) -> tuple[int, int, int, int] | None:
         """(index, nan, inf, numel) of the first output holding a checked bad value."""
+        if isinstance(outputs, _Impl):  # most ops: skip building a list
+            c = self._memo.bad_counts(outputs)
+            return None if c is None else self._checked(0, c)
         for i, t in enumerate(_tensors(outputs)):
-            if t is None:
-                continue
-            c = self._memo.bad_counts(t)
-            if c is None:
-                continue
-            nan, inf, n = c
-            if (self.check_nan and nan) or (self.check_inf and inf):
-                return i, nan, inf, n
+            c = None if t is None else self._memo.bad_counts(t)
+            bad = None if c is None else self._checked(i, c)
+            if bad is not None:
+                return bad
         return None
 
+    def _checked(self, i: int, c: tuple[int, int, int]) -> tuple[int, int, int, int] | None:
+        nan, inf, n = c
+        return (i, nan, inf, n) if (self.check_nan and nan) or (self.check_inf and inf) else None
+
     def _record_site(self, rf) -> None:
-        sites = self._sites
-        if len(sites) >= _MAX_SITES:
-            for k in list(itertools.islice(sites, _MAX_SITES // 2)):
-                del sites[k]
-        bwd = self._local.backward_names
-        sites[(rf.thread_id, rf.seq_nr)] = (rf.name, user_frame(), inputs_meta(rf.args, rf.kwargs),
-                                            bwd[-1] if bwd else None)
+        """Keep the op's creation site on the node it made (a composite's outer op, ending
+        last, overwrites its inner op's: the user called the outer one)."""
+        for t in (rf.outputs,) if isinstance(rf.outputs, _Impl) else _tensors(rf.outputs):
+            m = t._autograd if t is not None else None
+            node = m.grad_fn if m is not None else None
+            if node is not None and node.seq_nr >= rf.seq_nr:  # made during this op
+                bwd = self._local.backward
+                # from call_op's caller on: frames the walk would only step over cost a frame
+                # object each on Python 3.11 (the walk is most of this method's time)
+                node.metadata[_SITE] = (rf.name, user_frame(_CALL_OP_CALLER),
+                                        inputs_meta(rf.args, rf.kwargs),
+                                        _node_name(bwd[-1]) if bwd else None)
+                return
 
     def _report_forward(self, rf, i: int, nan: int, inf: int, n: int) -> None:
         shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
@@ -271,21 +300,18 @@ class detect_anomaly:
 
     # ---- backward ----
     def _bwd_start(self, rf) -> None:
-        loc = self._local
-        loc.backward_depth += 1
-        loc.backward_names.append(_node_name(rf))
+        self._local.backward.append(rf)
 
     def _bwd_end(self, rf, _state) -> None:
-        loc = self._local
-        loc.backward_depth -= 1
-        name = loc.backward_names.pop()
+        self._local.backward.pop()
         bad = self._first_bad(rf.outputs)
         if bad is not None:
-            self._report_backward(rf, name, *bad)
+            self._report_backward(rf, _node_name(rf), *bad)
 
     def _report_backward(self, rf, name: str, i: int, nan: int, inf: int, n: int) -> None:
         what = "nan" if (self.check_nan and nan) else "inf"
-        created = self._sites.get((rf.fwd_thread_id, rf.seq_nr))
+        node = rf.extra.get("node")
+        created = node.metadata.get(_SITE) if node is not None else None
         if created is not None:
             fwd_op, site, (shapes, dtypes), during = created
             info = _site_info(site, fwd_op, shapes, dtypes)
@@ -343,7 +369,7 @@ def _site_info(site, op, shapes, dtypes) -> dict[str, Any]:
         filename, lineno, function, code = describe(site)
     return {"forward_op": op, "filename": filename, "lineno": lineno, "function": function,
             "code": code, "input_shapes": None if shapes is None else plain_shapes(shapes),
-            "input_dtypes": dtypes}
+            "input_dtypes": None if dtypes is None else list(dtypes)}
 
 
 def _site_text(info: dict) -> str:

@@ -111,7 +111,7 @@ def _memory_events(col: "C.Collector", pid: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for m in sorted(col.memory, key=lambda m: m[C.M_TIME]):
-        dev = m[C.M_DEVICE]
+        dev = C.device_of(m)
         if dev.type not in seen:
             seen.add(dev.type)
             out.append({"ph": "C", "name": f"Memory ({dev.type})", "pid": pid, "ts": 0.0,

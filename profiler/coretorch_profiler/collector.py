@@ -12,7 +12,7 @@ import warnings
 from typing import Any, Callable
 
 from coretorch import record_function as _rf
-from coretorch.device import device_types
+from coretorch.device import device, device_types
 from coretorch.dispatch.operator import get_operator
 from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
 
@@ -25,9 +25,14 @@ _ALL_SCOPES = (RecordScope.FUNCTION, RecordScope.BACKWARD_FUNCTION, RecordScope.
 _FUNCTION = RecordScope.FUNCTION
 STACK_DEPTH = 16
 
-# indices into a raw op tuple
-NAME, SCOPE, START, END, TID, SEQ, FWD_TID, SHAPES, DTYPES, FLOPS, STACK = range(11)
-# indices into a raw memory tuple
+# A raw record holds only ints, strings and None, so that the garbage collector stops tracking it
+# the first time it looks. A record holding a tracked object (a device, a list, a tuple it has not
+# looked at yet) gets promoted to the oldest generation instead, and records piling up there
+# trigger full collections of the whole heap: about 100 ms every few hundred steps of a small
+# model, measured. Input shapes and stacks are therefore interned, and devices kept by name.
+# indices into a raw op tuple (INPUTS: an index into Collector.inputs, STACK into .stacks; -1 none)
+NAME, SCOPE, START, END, TID, SEQ, FWD_TID, INPUTS, FLOPS, STACK = range(10)
+# indices into a raw memory tuple (M_DEVICE: the device's name, as `str(device)` gives it)
 M_TIME, M_TID, M_ADDR, M_BYTES, M_DEVICE, M_TOTAL, M_RESERVED = range(7)
 
 
@@ -71,6 +76,8 @@ class Collector:
         self.with_stack, self.with_flops = with_stack, with_flops
         self.ops: list[tuple] = []
         self.memory: list[tuple] = []
+        self.inputs: list[tuple] = []   # interned (shapes, dtypes) of inputs_meta
+        self.stacks: list[tuple] = []   # interned user stacks
         self.t0 = self.t1 = 0
         self.start_allocated: dict[str, int] = {}
         self.thread_names: dict[int, str] = {}
@@ -118,7 +125,7 @@ class Collector:
         append, now, ident = self.memory.append, time.perf_counter_ns, threading.get_ident
 
         def on_memory(ev) -> None:
-            append((now(), ident(), ev.address, ev.nbytes, ev.device, ev.total_allocated,
+            append((now(), ident(), ev.address, ev.nbytes, ev.device._str, ev.total_allocated,
                     ev.total_reserved))
         return on_memory
 
@@ -127,20 +134,36 @@ class Collector:
         rs, ws, wf = self.record_shapes, self.with_stack, self.with_flops
         if not (rs or ws or wf):
             def end(rf, _state) -> None:
-                append((rf.name, rf.scope, rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
-                        rf.fwd_thread_id, None, None, 0, None))
+                append((rf.name, int(rf.scope), rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
+                        rf.fwd_thread_id, -1, 0, -1))
             return end
+        input_ids: dict[tuple, int] = {}
+        stack_ids: dict[tuple, int] = {}
+        inputs, stacks = self.inputs, self.stacks
 
         def end_detailed(rf, _state) -> None:
-            shapes = dtypes = stack = None
+            i = s = -1
             if rs:
-                shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
+                meta = inputs_meta(rf.args, rf.kwargs)
+                i = input_ids.get(meta, -1)
+                if i < 0:
+                    i = input_ids[meta] = len(inputs)
+                    inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
             if ws:
                 stack = user_stack(STACK_DEPTH, 2)
-            append((rf.name, rf.scope, rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
-                    rf.fwd_thread_id, shapes, dtypes, fl, stack))
+                s = stack_ids.get(stack, -1)
+                if s < 0:
+                    s = stack_ids[stack] = len(stacks)
+                    stacks.append(stack)
+            append((rf.name, int(rf.scope), rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
+                    rf.fwd_thread_id, i, fl, s))
         return end_detailed
+
+
+def device_of(memory_record: tuple) -> device:
+    """The device of a raw memory record."""
+    return device(memory_record[M_DEVICE])
 
 
 def _allocated_now() -> dict[str, int]:

@@ -39,11 +39,14 @@ class FunctionEvent(CpuMemoryProperties):
                  "fwd_thread", "_shapes", "_dtypes", "flops", "_stack", "cpu_parent",
                  "cpu_children", "self_allocated", "self_freed", "_t0")
 
-    def __init__(self, id: int, raw: tuple, t0: int):  # noqa: A002
+    def __init__(self, id: int, raw: tuple, col: "C.Collector"):  # noqa: A002
         self.id = id
-        (self.name, self.scope, self.start_ns, self.end_ns, self.thread, self.sequence_nr,
-         self.fwd_thread, self._shapes, self._dtypes, self.flops, self._stack) = raw
-        self._t0 = t0
+        (self.name, scope, self.start_ns, self.end_ns, self.thread, self.sequence_nr,
+         self.fwd_thread, inputs, self.flops, stack) = raw
+        self.scope = RecordScope(scope)
+        self._shapes, self._dtypes = col.inputs[inputs] if inputs >= 0 else (None, None)
+        self._stack = col.stacks[stack] if stack >= 0 else None
+        self._t0 = col.t0
         self.cpu_parent: FunctionEvent | None = None
         self.cpu_children: list[FunctionEvent] = []
         self.self_allocated: dict[str, int] = {}
@@ -161,7 +164,7 @@ def build_events(col: "C.Collector") -> EventList:
     per-thread nesting of intervals, memory records attributed to the innermost region."""
     raws = col.ops
     order = sorted(range(len(raws)), key=lambda i: (raws[i][C.START], -raws[i][C.END], -i))
-    events = [FunctionEvent(n, raws[i], col.t0) for n, i in enumerate(order)]
+    events = [FunctionEvent(n, raws[i], col) for n, i in enumerate(order)]
     stacks: dict[int, list[FunctionEvent]] = {}
     for e in events:
         st = stacks.setdefault(e.thread, [])
@@ -173,7 +176,7 @@ def build_events(col: "C.Collector") -> EventList:
         st.append(e)
     if col.memory:
         _attribute_memory(events, col.memory)
-    devices = sorted({m[C.M_DEVICE].type for m in col.memory})
+    devices = sorted({C.device_of(m).type for m in col.memory})
     return EventList(events, col.profile_memory, col.with_flops, tuple(devices))
 
 
@@ -202,7 +205,7 @@ def _attribute_memory(events: list[FunctionEvent], memory: list[tuple]) -> None:
                 open_.pop()
             if not open_:
                 continue
-            owner, dev, nbytes = open_[-1], m[C.M_DEVICE].type, m[C.M_BYTES]
+            owner, dev, nbytes = open_[-1], C.device_of(m).type, m[C.M_BYTES]
             if nbytes >= 0:
                 owner.self_allocated[dev] = owner.self_allocated.get(dev, 0) + nbytes
             else:

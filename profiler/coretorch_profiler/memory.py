@@ -24,7 +24,7 @@ def memory_stats(col: "C.Collector") -> dict[str, dict[str, int]]:
         return out[dev]
 
     for m in sorted(col.memory, key=lambda m: m[C.M_TIME]):
-        s = entry(m[C.M_DEVICE].type)
+        s = entry(C.device_of(m).type)
         nbytes, total = m[C.M_BYTES], m[C.M_TOTAL]
         if nbytes >= 0:
             s["num_allocs"] += 1

@@ -15,12 +15,12 @@ from . import kernels  # noqa: F401  (imports every kernel module, filling KERNE
 from .allocator import allocator
 from .op_timer import CudaOpTimer
 from .registry import KERNELS
-from .tensor_view import read_numpy, write_numpy
+from .tensor_view import all_finite, read_numpy, write_numpy
 
 
 @hookimpl
 def coretorch_register_backend(registry) -> None:
-    extras = {"emulated": am.EMULATED}
+    extras = {"emulated": am.EMULATED, "all_finite": all_finite}
     if am.availability()[0]:
         extras["op_timer"] = CudaOpTimer
     registry.device_type("cuda", "CUDA", allocator, module=device_module,

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import array_module as am
 
-__all__ = ["as_xp", "read_numpy", "write_numpy"]
+__all__ = ["as_xp", "read_numpy", "write_numpy", "all_finite"]
 
 
 def as_xp(t):
@@ -33,3 +33,9 @@ def write_numpy(t, values: np.ndarray) -> None:
         return
     src = am.from_host(np.ascontiguousarray(values, dtype=a.dtype))
     am.xp.copyto(a, src.reshape(a.shape))
+
+
+def all_finite(t) -> bool:
+    """Whether floating cuda tensor `t` holds no NaN and no ±Inf, decided on the device (the
+    anomaly detector's check: one bool crosses to the host, not the tensor)."""
+    return bool(am.xp.isfinite(as_xp(t)).all())
