@@ -255,7 +255,11 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
     # and the saved Python calls are a third of its cost on a small op
     r = _new(RecordFunction)
     loc = _local
-    r.name, r.scope, r.args, r.kwargs, r._cbs = name, _FUNCTION, args, kwargs, cbs
+    r.name = name
+    r.scope = _FUNCTION
+    r.args = args
+    r.kwargs = kwargs
+    r._cbs = cbs
     r.seq_nr = loc.seq_nr if autograd else -1
     r.outputs = r._extra = r._states = None
     r.thread_id = r.fwd_thread_id = _get_ident()

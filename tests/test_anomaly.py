@@ -123,6 +123,23 @@ def test_backward_nan_names_the_node_and_carries_the_forward_site():
     assert e.input_shapes == [[2]] and f"{__file__}:{line}" in str(e)
 
 
+def test_backward_nan_in_a_composites_part_carries_the_users_call():
+    # linear is a composite: t, transpose and addmm make its nodes; each node's site is the
+    # user's call of linear (the frames inside linear are coretorch's)
+    _needs_autograd()
+    x, b = ct.ones(2, 3), ct.ones(4)
+    w = ct.ones(4, 3).requires_grad_()
+    with detect_anomaly():
+        line = _line() + 1
+        y = ct.nn.functional.linear(x, w, b)
+        with pytest.raises(AnomalyError) as info:
+            y.backward(ct.full((2, 4), float("nan")))
+    e = info.value
+    assert (e.op, e.forward_op) == ("AddmmBackward0", "aten::linear")
+    assert (e.filename, e.lineno) == (__file__, line)
+    assert e.input_shapes == [[2, 3], [4, 3], [4]]
+
+
 def test_backward_message_matches_torch():
     _needs_autograd()
     _needs("sqrt")

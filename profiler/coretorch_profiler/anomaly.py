@@ -26,7 +26,7 @@ import numpy as np
 from coretorch import record_function as _rf
 from coretorch.device import device_types
 from coretorch.dispatch.operator import get_operator
-from coretorch.tensor.impl import TensorImpl
+from coretorch.tensor.impl import TensorImpl, contiguous_strides
 
 from ._frames import describe, user_frame
 from .collector import inputs_meta, plain_shapes
@@ -34,6 +34,7 @@ from .collector import inputs_meta, plain_shapes
 __all__ = ["detect_anomaly", "AnomalyError", "AnomalyWarning"]
 
 _Impl = TensorImpl
+_FUNCTION = _rf.RecordScope.FUNCTION
 _SITE = "anomaly_site"  # the key of the creation site in an autograd node's metadata
 # user_frame's depth, seen from _record_site, of the dispatcher frame that called call_op:
 # _record_site <- _fwd_end <- call_op (or RecordFunction's _end <- call_op) <- Operator.__call__
@@ -113,20 +114,11 @@ def _check(dev_type: str) -> Callable | None:
     return c
 
 
-def _bad_counts(t) -> tuple[int, int, int] | None:
-    """(nan, inf, numel) of a floating tensor with data whose values are not all finite."""
-    if not t._dtype.is_floating_point:
-        return None
-    check = _checks.get(t._device.type, _UNKNOWN)
-    if check is _UNKNOWN:
-        check = _check(t._device.type)
-    if check is None or check(t):
-        return None
+def _bad_values(t) -> tuple[int, int, int] | None:
+    """(nan, inf, numel) of tensor `t` that its device's check found not all finite."""
     a = _reader(t._device.type)(t)
     nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
-    if nan or inf:
-        return nan, inf, a.size
-    return None
+    return (nan, inf, a.size) if nan or inf else None
 
 
 # below this many elements a check costs less than remembering its result
@@ -135,28 +127,49 @@ _MEMO_MAX = 1 << 12
 
 
 class _FiniteMemo:
-    """Large tensors already found all-finite, by version: an optimizer's in-place updates and
-    the next ops re-read the same big parameters, gradients and buffers, whose values cannot
-    change without their version counter moving (writes through a shared numpy array are the
-    exception, as for autograd's own checks)."""
+    """Checks tensors, remembering the large ones found all-finite: an optimizer's in-place
+    updates and the next ops re-read the same big parameters, gradients and buffers, and a
+    backward node often returns a view (a transpose) of a gradient just checked.
+
+    Kept per storage, with the version counter: values cannot change without it moving (writes
+    through a shared numpy array, or through ``.data``, which has its own counter, are the
+    exceptions, as for autograd's own checks). A tensor covering its whole storage vouches for
+    every view of it at that version; any other only for itself."""
 
     def __init__(self) -> None:
-        self._seen: dict[int, tuple[weakref.ref, int]] = {}
+        # id(storage) -> (storage ref, version counter, version, tensor ref or None for all)
+        self._seen: dict[int, tuple] = {}
 
     def bad_counts(self, t) -> tuple[int, int, int] | None:
-        """`_bad_counts`, skipping (and then remembering) large tensors known to be finite."""
-        if math.prod(t._shape) < _MEMO_MIN_NUMEL:
-            return _bad_counts(t)
-        seen = self._seen
-        e = seen.get(id(t))
-        if e is not None and e[0]() is t and e[1] == t._vc[0]:
+        """(nan, inf, numel) when `t` holds NaN or ±Inf; None when it holds neither or has no
+        values to hold them (an integer tensor, a meta one). Runs for every output of every op:
+        the common case (small, finite) is one call to the device's check."""
+        if not t._dtype.is_floating_point:
             return None
-        c = _bad_counts(t)
-        if c is None:
-            if len(seen) >= _MEMO_MAX:
-                seen.clear()
-            seen[id(t)] = (weakref.ref(t), t._vc[0])
-        return c
+        dev = t._device.type
+        check = _checks.get(dev, _UNKNOWN)
+        if check is _UNKNOWN:
+            check = _check(dev)
+        if check is None:
+            return None
+        numel = math.prod(t._shape)
+        if numel < _MEMO_MIN_NUMEL:
+            return None if check(t) else _bad_values(t)
+        st, vc = t._storage, t._vc
+        seen = self._seen
+        e = seen.get(id(st))
+        if (e is not None and e[0]() is st and e[1] is vc and e[2] == vc[0]
+                and (e[3] is None or e[3]() is t)):
+            return None
+        if not check(t):
+            return _bad_values(t)
+        if len(seen) >= _MEMO_MAX:
+            seen.clear()
+        whole = numel * t._dtype.itemsize == st.nbytes and t._offset == 0 and (
+            t._stride == contiguous_strides(t._shape)
+            or t._stride[::-1] == contiguous_strides(t._shape[::-1]))
+        seen[id(st)] = (weakref.ref(st), vc, vc[0], None if whole else weakref.ref(t))
+        return None
 
 
 def _tensors(x) -> list:
@@ -238,14 +251,20 @@ class detect_anomaly:
         return None
 
     def _fwd_end(self, rf, inputs_finite) -> None:
-        if 0 <= rf.seq_nr < _rf.peek_sequence_nr():  # it made an autograd node
+        # it made an autograd node, or ops inside it did
+        if 0 <= rf.seq_nr < _rf.peek_sequence_nr() or (rf._extra and _SITE in rf._extra):
             self._record_site(rf)
         if rf.outputs is None or self._local.backward:
             return  # inside backward, the node's gradients are judged as a whole
         skip = _skip.get(rf.name)
         if skip or (skip is None and _skips_check(rf.name)):
             return
-        bad = self._first_bad(rf.outputs)
+        out = rf.outputs
+        if isinstance(out, _Impl):  # most ops: one output, and the common case inlined
+            c = self._memo.bad_counts(out)
+            bad = None if c is None else self._checked(0, c)
+        else:
+            bad = self._first_bad(out)
         if bad is None:
             return
         in_place = rf.name[-1] == "_"
@@ -257,9 +276,6 @@ class detect_anomaly:
 
     def _first_bad(self, outputs) -> tuple[int, int, int, int] | None:
         """(index, nan, inf, numel) of the first output holding a checked bad value."""
-        if isinstance(outputs, _Impl):  # most ops: skip building a list
-            c = self._memo.bad_counts(outputs)
-            return None if c is None else self._checked(0, c)
         for i, t in enumerate(_tensors(outputs)):
             c = None if t is None else self._memo.bad_counts(t)
             bad = None if c is None else self._checked(i, c)
@@ -272,18 +288,29 @@ class detect_anomaly:
         return (i, nan, inf, n) if (self.check_nan and nan) or (self.check_inf and inf) else None
 
     def _record_site(self, rf) -> None:
-        """Keep the op's creation site on the node it made (a composite's outer op, ending
-        last, overwrites its inner op's: the user called the outer one)."""
+        """Give the node the op made its creation site, in a one-element list. An op run inside
+        another op (a composite's parts) gives its node the outermost op's list instead, filled
+        once when that op ends: the site reported is where the user called the op they wrote,
+        and the frame walk (most of this method's time) runs once per such call."""
+        top, p = rf, rf.parent
+        while p is not None and p.scope is _FUNCTION:
+            top, p = p, p.parent
+        if top is rf:
+            cell = rf._extra.get(_SITE) if rf._extra else None
+            if cell is None:
+                cell = []
+            bwd = self._local.backward
+            # from call_op's caller on: frames the walk would only step over cost a frame
+            # object each on Python 3.11
+            cell.append((rf.name, user_frame(_CALL_OP_CALLER), inputs_meta(rf.args, rf.kwargs),
+                         _node_name(bwd[-1]) if bwd else None))
+        else:
+            cell = top.extra.setdefault(_SITE, [])
         for t in (rf.outputs,) if isinstance(rf.outputs, _Impl) else _tensors(rf.outputs):
             m = t._autograd if t is not None else None
             node = m.grad_fn if m is not None else None
-            if node is not None and node.seq_nr >= rf.seq_nr:  # made during this op
-                bwd = self._local.backward
-                # from call_op's caller on: frames the walk would only step over cost a frame
-                # object each on Python 3.11 (the walk is most of this method's time)
-                node.metadata[_SITE] = (rf.name, user_frame(_CALL_OP_CALLER),
-                                        inputs_meta(rf.args, rf.kwargs),
-                                        _node_name(bwd[-1]) if bwd else None)
+            if node is not None and node.seq_nr >= rf.seq_nr >= 0:  # made during this op
+                node.metadata[_SITE] = cell
                 return
 
     def _report_forward(self, rf, i: int, nan: int, inf: int, n: int) -> None:
@@ -311,7 +338,8 @@ class detect_anomaly:
     def _report_backward(self, rf, name: str, i: int, nan: int, inf: int, n: int) -> None:
         what = "nan" if (self.check_nan and nan) else "inf"
         node = rf.extra.get("node")
-        created = node.metadata.get(_SITE) if node is not None else None
+        cell = node.metadata.get(_SITE) if node is not None else None
+        created = cell[0] if cell else None
         if created is not None:
             fwd_op, site, (shapes, dtypes), during = created
             info = _site_info(site, fwd_op, shapes, dtypes)
