@@ -78,7 +78,12 @@ def next_sequence_nr() -> int:
 
 
 class RecordFunction:
-    """One recorded region. Callbacks read its fields; `state` of each start callback is kept."""
+    """One recorded region. Callbacks read its fields; `state` of each start callback is kept.
+
+    `args` are the op's positional inputs; for a backward node, the engine's own list of incoming
+    gradients (a copy would hold a second reference and stop AccumulateGrad from taking a
+    gradient over). `outputs` is set before the end callbacks run; `parent` is the enclosing
+    region of the same thread, set when the region starts."""
 
     __slots__ = ("name", "scope", "args", "kwargs", "seq_nr", "outputs", "thread_id",
                  "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "_extra")
