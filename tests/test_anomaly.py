@@ -217,3 +217,23 @@ def test_large_outputs_huge_but_finite_are_not_anomalies_and_one_nan_is_found():
         with pytest.raises(AnomalyError) as e:
             x.log() * 0.0               # log(0) = -inf, then -inf * 0 = nan
     assert e.value.op == "aten::log" and e.value.inf_count == 1 and e.value.nan_count == 0
+
+
+def test_a_checked_part_of_a_storage_vouches_only_for_itself():
+    # checked tensors are remembered per storage: a part found finite says nothing of the rest
+    base = ct.ones(140_000)
+    base[100_000] = float("nan")      # made before the detector: nothing to report
+    with detect_anomaly():
+        base[:70_000].mul_(1.0)       # a finite part, checked before and after
+        total = base.sum()            # nan from a non-finite input: passed along, no report
+    assert math.isnan(total.item())
+
+
+def test_a_view_changed_in_place_makes_its_whole_storage_checked_again():
+    y = ct.ones(70_000) * 1.0
+    with detect_anomaly():
+        z = y * 1.0                   # a whole storage found finite: vouches for its views
+        with pytest.raises(AnomalyError, match="aten::div_"):
+            z[:10].div_(0.0)          # inf from finite inputs; bumps the shared version
+        w = z + 1.0                   # from a non-finite input: passed along, no report
+    assert math.isinf(w[0].item())
