@@ -23,7 +23,7 @@ _BLOCK = 1 << 14
 # `reassoc` lets LLVM split the sum over several vector registers; without `nnan`/`ninf`, NaN
 # and Inf still propagate. Indexing a contiguous slice (not `range(start, stop)` on the whole
 # array, and not `for v in y`) is what keeps the loads plain vector loads instead of gathers.
-@numba.njit(fastmath={"reassoc", "nsz"}, cache=True)
+@numba.njit(fastmath={"reassoc"}, cache=True)
 def _sum_block(y):
     acc = y.dtype.type(0)
     for i in range(y.size):
