@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import struct
 import tempfile
@@ -20,6 +21,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from .device import device as _device
+from .nn.parameter import Parameter
+from .ops import aten
+from .ops.factories_public import from_numpy
 from .tensor.tensor import Tensor
 
 __all__ = ["save", "load"]
@@ -38,13 +42,11 @@ class _Encoder:
         self._seen: dict[int, str] = {}
 
     def encode(self, obj: Any) -> Any:
-        if obj is None or isinstance(obj, (bool, str)):
-            return obj
-        if isinstance(obj, int):
+        if obj is None or isinstance(obj, (int, str)):  # bool is an int
             return obj
         if isinstance(obj, float):
-            return {"__float__": repr(obj)} if obj != obj or obj in (float("inf"),
-                                                                      float("-inf")) else obj
+            # JSON has no nan/inf
+            return obj if math.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, Tensor):
             return self._tensor(obj)
         if isinstance(obj, _dt.dtype):
@@ -77,7 +79,6 @@ class _Encoder:
     def _tensor(self, t: Tensor) -> dict:
         info = {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device),
                 "requires_grad": bool(t.requires_grad)}
-        from .nn.parameter import Parameter
         if isinstance(t, Parameter):
             info["parameter"] = True
         if t.device.type == "meta":
@@ -203,6 +204,9 @@ class _Decoder:
         self.map_location = map_location
         self.src = src
         self._made: dict[str, Tensor] = {}
+        # a callable map_location is applied to each tensor after loading it on cpu
+        self._callable_map = callable(map_location) and not isinstance(
+            map_location, (str, _device, dict))
 
     def decode(self, node: Any) -> Any:
         if isinstance(node, list):
@@ -246,13 +250,9 @@ class _Decoder:
                         f"(callables are applied after loading), got {type(m).__name__}")
 
     def _tensor(self, info: dict) -> Tensor:
-        from .ops import aten
-        from .ops.factories_public import from_numpy
         dtype = _dtype_named(info["dtype"], self.src)
         saved = info["device"]
-        callable_map = callable(self.map_location) and not isinstance(
-            self.map_location, (str, _device, dict))
-        if callable_map:
+        if self._callable_map:
             dev = saved if info.get("meta") else "cpu"
         else:
             dev = self._target_device(saved)
@@ -272,10 +272,9 @@ class _Decoder:
                     t = t.to(dtype)
                 t = t.to(dev)
                 self._made[key] = t
-        if callable_map:
+        if self._callable_map:
             t = self.map_location(t, saved)
         if info.get("parameter"):
-            from .nn.parameter import Parameter
             return Parameter(t, requires_grad=info.get("requires_grad", True))
         if info.get("requires_grad"):
             t = t.detach().requires_grad_(True)

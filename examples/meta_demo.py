@@ -16,6 +16,7 @@ import resource
 import time
 
 import coretorch as ct
+import coretorch.nn.functional as F
 from coretorch.device import get_device_type
 
 # LLaMA-7B's shape
@@ -42,8 +43,8 @@ def build_weights(dtype) -> dict[str, ct.Tensor]:
     return w
 
 
-def rms_norm(x, weight, eps: float = 1e-6):
-    return x * ct.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight
+def rms_norm(x, weight):
+    return F.rms_norm(x, (D_MODEL,), weight, eps=1e-6)
 
 
 def attention(x, w: dict, p: str, shapes: list | None):

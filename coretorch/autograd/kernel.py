@@ -246,13 +246,7 @@ def autograd_kernel(op, ks, args, kwargs):
                         _move_retain(self, m)
                 self._keys |= _AG
         else:
-            if out._autograd is not None or any(out is a for a in args):
-                out = _alias(out)
-            if out._dtype.is_floating_point:
-                out._autograd = AutogradMeta(False, node, 0)
-                out._keys |= _AG
-            if info.is_view and out._base is not None:
-                node._vv = out._vc[0]
+            out = _give_grad_fn(out, node, 0, args, info.is_view)
         if info.save_result:
             node.result = _alias(out)
             node._res_ver = out._vc[0]
@@ -264,13 +258,7 @@ def autograd_kernel(op, ks, args, kwargs):
                                for o in outs)
         for i, o in enumerate(outs):
             if isinstance(o, _Impl):
-                if o._autograd is not None or any(o is a for a in args):
-                    o = outs[i] = _alias(o)
-                if o._dtype.is_floating_point:
-                    o._autograd = AutogradMeta(False, node, i)
-                    o._keys |= _AG
-                    if info.is_view and o._base is not None:
-                        node._vv = o._vc[0]
+                outs[i] = _give_grad_fn(o, node, i, args, info.is_view)
         if info.save_result:
             node.result = tuple(_alias(o) if isinstance(o, _Impl) else o for o in outs)
             node._res_ver = tuple(o._vc[0] if isinstance(o, _Impl) else None for o in outs)
@@ -278,6 +266,19 @@ def autograd_kernel(op, ks, args, kwargs):
             return outs
         return out.__class__(outs) if out.__class__ is tuple else out.__class__(*outs)
     return out
+
+
+def _give_grad_fn(o, node: Node, i: int, args, is_view: bool):
+    """Make output `o` the `i`-th output of `node` (an alias of it when it already has a history
+    or is one of the arguments); a floating output gets the grad_fn and the Autograd key."""
+    if o._autograd is not None or any(o is a for a in args):
+        o = _alias(o)
+    if o._dtype.is_floating_point:
+        o._autograd = AutogradMeta(False, node, i)
+        o._keys |= _AG
+        if is_view and o._base is not None:
+            node._vv = o._vc[0]
+    return o
 
 
 def _check_no_out(info: _OpInfo, args, kwargs) -> None:

@@ -13,7 +13,8 @@ code once, parameterized by the array module `xp` and by the backend's tensor ->
     register_kernels(registry.library("MYDEV"), TABLE.kernels, "mydev")   # in the plugin hook
 
 Families: `reductions`, `indexing`, `shape` (cat/flip/triu/tril), `linalg` (mm/bmm), `conv`
-(conv2d and its backward), `factories` (fill_/arange/linspace/_copy_), `shifts`.
+(conv2d and its backward), `factories` (fill_/arange/linspace/_copy_), `shifts`, `random`
+(uniform_/normal_/random_/bernoulli over the backend's own draws).
 
 A third-party backend that holds its tensors as numpy (or any array-API module) arrays can
 register these kernels under its own dispatch key instead of relying on the core's CPU fallback

@@ -41,7 +41,7 @@ def conv_kernels(kit: ArrayKit) -> dict[str, Callable]:
         o = arr(out)
         if o.size == 0:
             return
-        cdt = acc_float(o.dtype) if o.dtype.kind == "f" else o.dtype
+        cdt = acc_float(o.dtype)
         x = _batched(arr(input)).astype(cdt, copy=False)
         w = arr(weight).astype(cdt, copy=False)
         stride, dilation = pair("conv2d", "stride", stride), pair("conv2d", "dilation", dilation)
@@ -66,7 +66,7 @@ def conv_kernels(kit: ArrayKit) -> dict[str, Callable]:
         """(grad_input, grad_weight, grad_bias) of conv2d, by GEMMs over the im2col columns"""
         gi_t, gw_t, gb_t = out
         x0 = arr(input)
-        cdt = acc_float(x0.dtype) if x0.dtype.kind == "f" else x0.dtype
+        cdt = acc_float(x0.dtype)
         go = _batched(arr(grad_output)).astype(cdt, copy=False)
         x = _batched(x0).astype(cdt, copy=False)
         w = arr(weight).astype(cdt, copy=False)

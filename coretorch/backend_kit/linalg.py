@@ -15,7 +15,7 @@ def linalg_kernels(kit: ArrayKit) -> dict[str, Callable]:
 
     def matmul_into(out, a, b) -> None:
         o = arr(out)
-        acc = acc_float(o.dtype) if o.dtype.kind == "f" else o.dtype
+        acc = acc_float(o.dtype)
         if a.dtype == b.dtype == o.dtype == acc:
             xp.matmul(a, b, out=o)
         else:

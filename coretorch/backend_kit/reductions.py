@@ -42,9 +42,7 @@ def _check_nonempty(op: str, a, dim, axes) -> None:
 
 def _acc(o_dtype: np.dtype) -> np.dtype:
     """Accumulation dtype for a sum/prod into `o_dtype` (bool adds up in int64, then casts)."""
-    if o_dtype.kind == "f":
-        return acc_float(o_dtype)
-    return _I64 if o_dtype.kind == "b" else o_dtype
+    return _I64 if o_dtype.kind == "b" else acc_float(o_dtype)
 
 
 def reduction_kernels(kit: ArrayKit) -> dict[str, Callable]:

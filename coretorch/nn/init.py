@@ -6,6 +6,7 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops import aten
 from ..tensor.tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -105,7 +106,6 @@ def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops import aten
     with no_grad():
         tensor.copy_(aten.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype,
                               device=tensor.device))
@@ -122,11 +122,11 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         raise ValueError("dim 0 must be divisible by groups")
     out_chans_per_grp = sizes[0] // groups
     min_dim = min(out_chans_per_grp, sizes[1])
+    centre = tuple(s // 2 for s in sizes[2:])
     with no_grad():
         tensor.zero_()
         for g in range(groups):
             for d in range(min_dim):
-                centre = tuple(s // 2 for s in sizes[2:])
                 tensor[(g * out_chans_per_grp + d, d) + centre] = 1
     return tensor
 
@@ -205,7 +205,6 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     N(0, std²)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops import aten
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():

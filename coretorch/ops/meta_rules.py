@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
-from ..tensor.impl import TensorImpl
+from ..tensor.impl import TensorImpl, wrap_dim
 
 __all__ = ["broadcast_shapes", "common_device", "wrap_dim", "reduced_shape", "size_arg",
            "promote", "float_result", "is_tensor", "dims_arg", "check_int_arg"]
@@ -76,16 +76,6 @@ def promote(*args):
 def float_result(dt):
     """The dtype of a float-valued op (exp, sqrt, div...) on input dtype `dt`."""
     return dt if dt.is_floating_point else _dt.get_default_dtype()
-
-
-def wrap_dim(op: str, dim, ndim: int) -> int:
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    n = ndim if ndim > 0 else 1
-    if not -n <= dim < n:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
-                         f"[{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
 
 
 def dims_arg(op: str, dim, ndim: int) -> tuple:

@@ -171,9 +171,17 @@ def setitem(self, idx, value):
 
 # ---- conversions and data access ---------------------------------------------------------------
 
-def _parse_to(args, kwargs):
+def _parse_to(who: str, args, kwargs) -> tuple:
+    """(device, dtype, copy) from the arguments of ``Tensor.to``/``Module.to`` (`who` names the
+    caller in errors); `non_blocking` and `memory_format` are accepted and ignored."""
+    kwargs = dict(kwargs)
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"{who}() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
         if isinstance(a, dt.dtype):
             dtype = a
@@ -186,18 +194,13 @@ def _parse_to(args, kwargs):
         else:
             raise TypeError(f"to() received an invalid combination of arguments: got "
                             f"{type(a).__name__}; expected a dtype, device, string or tensor")
-    return dev, dtype, kwargs.pop("copy", False)
+    return dev, dtype, copy
 
 
 def to(self, *args, **kwargs):
     """Convert dtype and/or device: ``t.to("meta")``, ``t.to(coretorch.float64)``, ``t.to(other)``.
     Returns self when nothing changes (unless ``copy=True``)."""
-    kwargs = dict(kwargs)
-    dev, dtype, copy = _parse_to(args, kwargs)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    dev, dtype, copy = _parse_to("to", args, kwargs)
     dev = None if dev is None else _device(dev)
     if dev is not None and dev.index is None and self._device.type == dev.type:
         dev = self._device

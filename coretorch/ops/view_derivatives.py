@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..tensor.impl import is_overlapping
 from .derivative_utils import is_tensor, op, saves
 from .meta_rules import size_arg, wrap_dim
 
-__all__ = ["VIEW_DERIVATIVES", "strided_scatter", "is_overlapping"]
+__all__ = ["VIEW_DERIVATIVES", "strided_scatter"]
 
 VIEW_DERIVATIVES: dict[str, Callable] = {}
 
@@ -24,16 +25,6 @@ def _d(name: str):
         VIEW_DERIVATIVES[name] = fn
         return fn
     return register
-
-
-def is_overlapping(shape: tuple, stride: tuple) -> bool:
-    """Whether two indices of this geometry can address the same element."""
-    span = 0
-    for st, n in sorted((st, n) for n, st in zip(shape, stride) if n > 1):
-        if st <= span:
-            return True
-        span += (n - 1) * st
-    return False
 
 
 def _extent(shape: tuple, stride: tuple, offset: int) -> int:

@@ -72,12 +72,11 @@ class Adam(Optimizer):
                 bias_correction2 = 1 - beta2 ** step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2 ** 0.5
+                second_moment = exp_avg_sq
                 if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    aten.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    second_moment = state["max_exp_avg_sq"]
+                    aten.maximum(second_moment, exp_avg_sq, out=second_moment)
+                denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(eps)
                 p.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
 

@@ -7,12 +7,14 @@ Subclasses implement `step`, which runs under no_grad and updates parameters in 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 from typing import Any, Callable, Iterator
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..nn.modules.module import RemovableHandle, zero_grads
 from ..tensor.tensor import Tensor
 
 __all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss", "check_non_negative",
@@ -110,7 +112,6 @@ class Optimizer:
             param_group.setdefault(name, default)
         ids = [id(p) for p in extracted]
         if len(set(ids)) != len(ids):
-            import warnings
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
                           "future, this will cause an error", stacklevel=3)
         seen = set()
@@ -123,7 +124,6 @@ class Optimizer:
     # ---- gradients and stepping ----------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every optimized parameter (to None by default)."""
-        from ..nn.modules.module import zero_grads
         zero_grads(chain.from_iterable(g["params"] for g in self.param_groups), set_to_none)
 
     def step(self, closure: Callable[[], float] | None = None):
@@ -132,14 +132,12 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook: Callable):
         """``hook(optimizer, args, kwargs)`` runs before each step."""
-        from ..nn.modules.module import RemovableHandle
         handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
     def register_step_post_hook(self, hook: Callable):
         """``hook(optimizer, args, kwargs)`` runs after each step."""
-        from ..nn.modules.module import RemovableHandle
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
@@ -248,7 +246,6 @@ def closure_loss(closure):
     """Evaluate the closure (with grad enabled) and return its loss, or None."""
     if closure is None:
         return None
-    from ..autograd.grad_mode import enable_grad
     with enable_grad():
         return closure()
 

@@ -8,7 +8,7 @@ from typing import Any
 from .storage import Storage
 
 __all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
-           "device_key_bits"]
+           "wrap_dim", "is_overlapping", "device_key_bits"]
 
 # device type name -> dispatch-key bit of its backend; filled by backend registration
 device_key_bits: dict[str, int] = {}
@@ -63,6 +63,28 @@ def shape_numel(shape) -> int:
     for s in shape:
         n *= s
     return n
+
+
+def wrap_dim(op: str, dim, ndim: int) -> int:
+    """`dim` as a non-negative index into `ndim` dims (a 0-d tensor takes dim 0 or -1), with
+    PyTorch's TypeError/IndexError naming `op` otherwise."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def is_overlapping(shape: tuple, stride: tuple) -> bool:
+    """Whether two indices of this geometry can address the same element."""
+    span = 0
+    for st, n in sorted((st, n) for n, st in zip(shape, stride) if n > 1):
+        if st <= span:
+            return True
+        span += (n - 1) * st
+    return False
 
 
 def contiguous_strides(shape: tuple) -> tuple:

@@ -2,10 +2,8 @@
 operator in `coretorch.ops`, attached to this class as a method by `coretorch.ops.methods`."""
 from __future__ import annotations
 
-from typing import Any
-
 from ..dtypes import dtype as _dtype_cls
-from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel
+from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
 
 __all__ = ["Tensor"]
@@ -32,13 +30,13 @@ class Tensor(TensorImpl):
         """The shape, or the size of dimension `dim`."""
         if dim is None:
             return Size(self._shape)
-        return self._shape[_wrap_dim(dim, len(self._shape), "size")]
+        return self._shape[wrap_dim("size", dim, len(self._shape))]
 
     def stride(self, dim: int | None = None):
         """Strides in elements, or the stride of dimension `dim`."""
         if dim is None:
             return self._stride
-        return self._stride[_wrap_dim(dim, len(self._shape), "stride")]
+        return self._stride[wrap_dim("stride", dim, len(self._shape))]
 
     @property
     def ndim(self) -> int:
@@ -189,14 +187,6 @@ class Tensor(TensorImpl):
             new.requires_grad_(True)
         memo[id(self)] = new
         return new
-
-
-def _wrap_dim(dim: int, ndim: int, op: str) -> int:
-    n = ndim if ndim > 0 else 1
-    if not -n <= dim < n:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
-                         f"[{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
 
 
 def _autograd_meta(t: TensorImpl) -> AutogradMeta:

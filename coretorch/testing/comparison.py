@@ -7,6 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dt
+from .trees import is_tensor
 
 __all__ = ["assert_close", "default_tolerances"]
 
@@ -31,11 +32,6 @@ class _Value:
         self.device, self.kind = device, kind
 
 
-def _is_coretorch_tensor(x) -> bool:
-    from ..tensor.impl import TensorImpl
-    return isinstance(x, TensorImpl)
-
-
 def _is_torch_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "detach") and hasattr(x, "numpy")
 
@@ -45,7 +41,7 @@ def _is_scalar(x) -> bool:
 
 
 def _value(x) -> _Value:
-    if _is_coretorch_tensor(x):
+    if is_tensor(x):
         from ..device import get_device_type
         arr = None
         if get_device_type(x._device).has_data:
@@ -207,29 +203,23 @@ def _mismatch_message(a: np.ndarray, e: np.ndarray, adt, edt, rtol, atol, equal_
             rel = np.where(np.isnan(rel), np.inf, rel)
         equal = rtol == 0 and atol == 0
     n_bad, total = int((~close).sum()), close.size
-    where_abs = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    where_rel = np.unravel_index(int(np.argmax(rel)), rel.shape) if rel.ndim else ()
+    # argmax/unravel_index of a 0-d array give index (), which indexes it too
+    where_abs = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
+    where_rel = tuple(int(i) for i in np.unravel_index(int(np.argmax(rel)), rel.shape))
     what = "equal" if equal else "close"
     lines = [f"Tensor-likes are not {what}!", "",
              f"Mismatched elements: {n_bad} / {total} ({100.0 * n_bad / total:.1f}%)"]
-    amax, rmax = _num(diff[where_abs] if diff.ndim else diff), _num(rel[where_rel] if rel.ndim
-                                                                     else rel)
-    at_a = f" at index {tuple(int(i) for i in where_abs)}" if diff.ndim else ""
-    at_r = f" at index {tuple(int(i) for i in where_rel)}" if rel.ndim else ""
+    at_a = f" at index {where_abs}" if diff.ndim else ""
+    at_r = f" at index {where_rel}" if rel.ndim else ""
     if diff.ndim:
-        lines.append(f"First mismatch at index {_first_bad(close)}: actual "
-                     f"{a[_first_bad(close)]!r}, expected {e[_first_bad(close)]!r}")
-    if equal:
-        lines.append(f"Greatest absolute difference: {amax}{at_a}")
-        lines.append(f"Greatest relative difference: {rmax}{at_r}")
-    else:
-        lines.append(f"Greatest absolute difference: {amax}{at_a} (up to {atol} allowed)")
-        lines.append(f"Greatest relative difference: {rmax}{at_r} (up to {rtol} allowed)")
+        first = tuple(int(i) for i in np.argwhere(~close)[0])
+        lines.append(f"First mismatch at index {first}: actual {a[first]!r}, expected "
+                     f"{e[first]!r}")
+    allowed_a, allowed_r = ("", "") if equal else (f" (up to {atol} allowed)",
+                                                   f" (up to {rtol} allowed)")
+    lines.append(f"Greatest absolute difference: {_num(diff[where_abs])}{at_a}{allowed_a}")
+    lines.append(f"Greatest relative difference: {_num(rel[where_rel])}{at_r}{allowed_r}")
     return "\n".join(lines)
-
-
-def _first_bad(close: np.ndarray) -> tuple:
-    return tuple(int(i) for i in np.argwhere(~close)[0])
 
 
 def _num(x):

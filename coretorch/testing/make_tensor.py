@@ -7,8 +7,9 @@ from typing import Sequence
 import numpy as np
 
 from .. import dtypes as _dt
+from ..tensor.impl import shape_numel
 
-__all__ = ["make_tensor", "Maker", "LAYOUTS", "stable_rng"]
+__all__ = ["make_tensor", "Maker", "LAYOUTS", "stable_rng", "same_layout_copy"]
 
 # how a sample tensor is laid out in memory: a non-contiguous layout has the same values as the
 # contiguous one but other strides ("expanded" also repeats values along broadcast dims)
@@ -89,8 +90,6 @@ class Maker:
             arr = np.asarray(values, dtype=dtype.numpy).reshape(shape)
         if exclude_zero:
             arr = np.where(arr == 0, np.ones((), dtype.numpy), arr)
-        if layout == "expanded" and arr.ndim:
-            arr = np.broadcast_to(arr[:1], arr.shape)
         t = _place(arr, dtype, self.device, layout)
         rg = self.requires_grad if requires_grad is None else requires_grad
         if rg and dtype.is_floating_point:
@@ -102,20 +101,25 @@ class Maker:
         values distinct along that dim (needs shape[dim] <= high) so scatters have no races."""
         shape = tuple(shape)
         if unique_along is None:
-            arr = self.rng.integers(0, max(high, 1), size=shape) if high > 0 else \
-                np.zeros(shape, np.int64)
+            arr = self.rng.integers(0, high, size=shape) if high > 0 else np.zeros(shape, np.int64)
         else:
             d = unique_along
             n = shape[d]
             moved = shape[:d] + shape[d + 1:]
-            count = int(np.prod(moved)) if moved else 1
-            rows = [self.rng.permutation(high)[:n] for _ in range(count)]
-            arr = np.array(rows, dtype=np.int64).reshape(moved + (n,)) if count else \
-                np.zeros(moved + (n,), np.int64)
-            arr = np.moveaxis(arr, -1, d)
+            rows = [self.rng.permutation(high)[:n] for _ in range(shape_numel(moved))]
+            arr = np.moveaxis(np.array(rows, dtype=np.int64).reshape(moved + (n,)), -1, d)
         return _place(np.asarray(arr, np.int64), _dt.int64, self.device, "contiguous")
 
     def mask(self, shape: Sequence[int]):
         """A bool tensor of `shape`."""
         arr = self.rng.integers(0, 2, size=tuple(shape)).astype(np.bool_)
         return _place(arr, _dt.bool, self.device, "contiguous")
+
+
+def same_layout_copy(t, device=None):
+    """A detached copy of `t` with `t`'s strides (on `device` if given), so kernels meet the
+    same non-contiguous layout as on the original."""
+    from ..ops import REGISTRY
+    c = REGISTRY["empty_strided"].op(t._shape, t._stride, dtype=t._dtype,
+                                     device=t._device if device is None else device)
+    return c.copy_(t.detach())

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .comparison import assert_close
+from .make_tensor import same_layout_copy
 from .trees import geometry, map_tensors, tensors_in
 
 __all__ = ["opcheck", "OpCheckError"]
@@ -33,13 +34,8 @@ def _resolve(op) -> tuple[Callable, Any, str]:
 
 def _copy_inputs(args, kwargs, device=None):
     """Copies of the tensor arguments with the same strides (on `device` if given)."""
-    from ..ops import REGISTRY
-    empty_strided = REGISTRY["empty_strided"].op
-
     def cp(t):
-        c = empty_strided(t._shape, t._stride, dtype=t._dtype,
-                          device=t._device if device is None else device)
-        return c.copy_(t.detach())
+        return same_layout_copy(t, device)
     return map_tensors(args, cp), map_tensors(kwargs, cp)
 
 

@@ -116,12 +116,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     for n in names:
         row = []
         for d in devices:
-            st = op_status(n, d)
+            st = key = op_status(n, d)
             if (n, d) in failed:
-                st = f"failing ({st})"
+                st, key = f"failing ({st})", "failing"
             elif (n, d) not in ran:
                 st = f"{st}, untested"
-            key = st.split(" ")[0].rstrip(",")
             counts[d][key] = counts[d].get(key, 0) + 1
             row.append(st)
         rows.append((n, row))

@@ -24,9 +24,9 @@ from typing import Any, Callable
 import numpy as np
 
 from coretorch import record_function as _rf
-from coretorch.device import device_types
+from coretorch.device import device_types, get_device_type
 from coretorch.dispatch.operator import get_operator
-from coretorch.tensor.impl import TensorImpl, contiguous_strides
+from coretorch.tensor.impl import TensorImpl, is_overlapping
 
 from ._frames import describe, user_frame
 from .collector import inputs_meta, plain_shapes
@@ -66,7 +66,6 @@ class _Local(threading.local):
         self.backward: list = []  # regions of the backward nodes running in this thread
 
 
-_readers: dict[str, Callable | None] = {}
 _skip: dict[str, bool] = {}
 
 
@@ -84,15 +83,6 @@ def _skips_check(name: str) -> bool:
     return r
 
 
-def _reader(dev_type: str):
-    r = _readers.get(dev_type, False)
-    if r is False:
-        entry = device_types().get(dev_type)
-        r = _readers[dev_type] = (entry.read_numpy if entry is not None and entry.has_data
-                                  else None)
-    return r
-
-
 def _numpy_all_finite(read: Callable, t) -> bool:
     return bool(np.isfinite(read(t)).all())  # one pass, no floating-point warnings
 
@@ -105,18 +95,18 @@ def _check(dev_type: str) -> Callable | None:
     """`all_finite(tensor)` for a device type: its backend's, else numpy's; None without data."""
     c = _checks.get(dev_type, _UNKNOWN)
     if c is _UNKNOWN:
-        read = _reader(dev_type)
+        entry = device_types().get(dev_type)
         c = None
-        if read is not None:
-            c = device_types()[dev_type].extras.get("all_finite") or functools.partial(
-                _numpy_all_finite, read)
+        if entry is not None and entry.has_data:
+            c = entry.extras.get("all_finite") or functools.partial(_numpy_all_finite,
+                                                                     entry.read_numpy)
         _checks[dev_type] = c
     return c
 
 
 def _bad_values(t) -> tuple[int, int, int] | None:
     """(nan, inf, numel) of tensor `t` that its device's check found not all finite."""
-    a = _reader(t._device.type)(t)
+    a = get_device_type(t._device).read_numpy(t)
     nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
     return (nan, inf, a.size) if nan or inf else None
 
@@ -165,9 +155,8 @@ class _FiniteMemo:
             return _bad_values(t)
         if len(seen) >= _MEMO_MAX:
             seen.clear()
-        whole = numel * t._dtype.itemsize == st.nbytes and t._offset == 0 and (
-            t._stride == contiguous_strides(t._shape)
-            or t._stride[::-1] == contiguous_strides(t._shape[::-1]))
+        whole = (numel * t._dtype.itemsize == st.nbytes and t._offset == 0
+                 and not is_overlapping(t._shape, t._stride))
         seen[id(st)] = (weakref.ref(st), vc, vc[0], None if whole else weakref.ref(t))
         return None
 

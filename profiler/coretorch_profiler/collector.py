@@ -20,8 +20,6 @@ from ._frames import user_stack
 
 RecordScope = _rf.RecordScope
 inputs_meta, plain_shapes = _rf.inputs_meta, _rf.plain_shapes  # the layout lives in the core
-_ALL_SCOPES = (RecordScope.FUNCTION, RecordScope.BACKWARD_FUNCTION, RecordScope.USER_SCOPE,
-               RecordScope.FALLBACK)
 _FUNCTION = RecordScope.FUNCTION
 STACK_DEPTH = 16
 
@@ -97,7 +95,7 @@ class Collector:
         self._remember_threads()
         if self.profile_memory:
             self._mem_hook = add_memory_hook(self._make_memory_hook())
-        self._handle = _rf.add_global_callback(None, self._make_end(), scopes=_ALL_SCOPES)
+        self._handle = _rf.add_global_callback(None, self._make_end())  # every scope
         self._device_timers = [entry.extras["op_timer"]() for entry in device_types().values()
                                if entry.extras.get("op_timer") is not None]
         for timer in self._device_timers:

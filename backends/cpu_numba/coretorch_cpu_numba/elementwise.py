@@ -19,16 +19,12 @@ from coretorch.tensor.impl import TensorImpl
 from .numpy_view import as_numpy
 
 __all__ = ["as_numpy", "operand", "scalar_as", "compute_dtype", "unsupported", "jit_apply",
-           "loops", "is_tensor", "check_nonzero_divisor", "JIT_FLOAT", "write", "par_flats",
+           "loops", "check_nonzero_divisor", "JIT_FLOAT", "write", "par_flats",
            "PARALLEL_MIN", "KIT"]
 
 _T = TensorImpl
 _F32 = np.dtype(np.float32)
 KIT = ArrayKit(np, as_numpy, "cpu")  # the backend kit bound to numpy and this backend's views
-
-
-def is_tensor(x) -> bool:
-    return isinstance(x, _T)
 
 
 def operand(x, npdt: np.dtype):

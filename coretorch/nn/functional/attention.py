@@ -26,6 +26,11 @@ def _float_mask(mask: Tensor | None, name: str, dtype) -> Tensor | None:
     return mask
 
 
+def _pad_masks(*masks: Tensor | None) -> list[Tensor | None]:
+    """Each mask (or None) with one more key column, allowed, for an appended key."""
+    return [None if m is None else pad(m, (0, 1)) for m in masks]
+
+
 def _causal_mask(lq: int, lk: int, device) -> Tensor:
     rows = aten.arange(lq, device=device).unsqueeze(-1)
     cols = aten.arange(lk, device=device).unsqueeze(0)
@@ -132,10 +137,7 @@ def multi_head_attention_forward(
     if bias_k is not None and bias_v is not None:
         k = aten.cat([k, bias_k.expand(1, bsz, embed_dim)])
         v = aten.cat([v, bias_v.expand(1, bsz, embed_dim)])
-        if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
+        attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
@@ -145,10 +147,7 @@ def multi_head_attention_forward(
         zeros = aten.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k = aten.cat([k, zeros], 1)
         v = aten.cat([v, zeros], 1)
-        if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
-        if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
+        attn_mask, key_padding_mask = _pad_masks(attn_mask, key_padding_mask)
 
     src_len = k.shape[1]
     if key_padding_mask is not None:

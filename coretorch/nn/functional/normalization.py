@@ -2,17 +2,36 @@
 coretorch reductions and pointwise ops."""
 from __future__ import annotations
 
+from ... import dtypes as _dt
 from ...autograd.grad_mode import no_grad
 from ...tensor.tensor import Tensor
 
 __all__ = ["layer_norm", "group_norm", "batch_norm", "instance_norm", "normalize", "rms_norm"]
 
 
+def as_normalized_shape(normalized_shape) -> tuple:
+    """A `normalized_shape` (an int or a sequence of ints) as a tuple."""
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None,
+            shape: tuple | None = None) -> Tensor:
+    """``out * weight + bias``, each optional; `shape` reshapes per-channel weight and bias so
+    they broadcast over (N, C, *)."""
+    if weight is not None:
+        out = out * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        out = out + (bias if shape is None else bias.reshape(shape))
+    return out
+
+
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims (biased variance), then scale and
     shift elementwise."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = as_normalized_shape(normalized_shape)
     n = len(shape)
     if n == 0 or tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(f"layer_norm(): Given normalized_shape={list(shape)}, expected input "
@@ -22,24 +41,16 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     mean = input.mean(dims, keepdim=True)
     xc = input - mean
     var = (xc * xc).mean(dims, keepdim=True)
-    out = xc * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return _affine(xc * (var + eps).rsqrt(), weight, bias)
 
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x²) + eps) over the last dims, times `weight`."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    dims = tuple(range(-len(shape), 0))
+    dims = tuple(range(-len(as_normalized_shape(normalized_shape)), 0))
     if eps is None:
-        from ... import dtypes as _dt
         eps = _dt.finfo(input.dtype).eps
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    return out * weight if weight is not None else out
+    return _affine(input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt(), weight, None)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
@@ -59,12 +70,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     xc = x - mean
     var = (xc * xc).mean(-1, keepdim=True)
     out = (xc * (var + eps).rsqrt()).reshape(input.shape)
-    affine_shape = (1, c) + (1,) * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(affine_shape)
-    if bias is not None:
-        out = out + bias.reshape(affine_shape)
-    return out
+    return _affine(out, weight, bias, (1, c) + (1,) * (input.dim() - 2))
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -100,11 +106,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise RuntimeError("batch_norm(): running_mean and running_var must be defined in "
                                "evaluation mode")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,

@@ -10,25 +10,26 @@ __all__ = ["pad"]
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
+def _resized(x: Tensor, dim: int, n: int) -> tuple:
+    """`x`'s shape with dimension `dim` of size `n`."""
+    shape = list(x.shape)
+    shape[dim] = n
+    return tuple(shape)
+
+
 def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float) -> Tensor:
     size = x.shape[dim]
     if mode == "constant":
         if left < 0:
             x, size, left = x.narrow(dim, -left, size + left), size + left, 0
         if right < 0:
-            x, size, right = x.narrow(dim, 0, size + right), size + right, 0
-        parts = []
-        for n in (left, right):
-            shape = list(x.shape)
-            shape[dim] = n
-            parts.append(aten.full(tuple(shape), value, dtype=x.dtype, device=x.device)
-                         if n else None)
-        pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
-        return aten.cat(pieces, dim) if len(pieces) > 1 else x
-    if left < 0 or right < 0:
+            x, right = x.narrow(dim, 0, size + right), 0
+        lo, hi = (aten.full(_resized(x, dim, n), value, dtype=x.dtype, device=x.device)
+                  if n else None for n in (left, right))
+    elif left < 0 or right < 0:
         raise NotImplementedError(f"pad(): negative padding is only supported in constant mode, "
                                   f"got mode '{mode}'")
-    if mode == "reflect":
+    elif mode == "reflect":
         if left >= size or right >= size:
             raise RuntimeError(f"pad(): Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({left}, {right}) at dimension "
@@ -38,12 +39,8 @@ def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float
     elif mode == "replicate":
         if size == 0:
             raise RuntimeError("pad(): replicate padding of an empty dimension")
-        def edge(start, n):
-            shape = list(x.shape)
-            shape[dim] = n
-            return x.narrow(dim, start, 1).expand(tuple(shape))
-        lo = edge(0, left) if left else None
-        hi = edge(size - 1, right) if right else None
+        lo = x.narrow(dim, 0, 1).expand(_resized(x, dim, left)) if left else None
+        hi = x.narrow(dim, size - 1, 1).expand(_resized(x, dim, right)) if right else None
     else:
         if left > size or right > size:
             raise RuntimeError(f"pad(): Padding value causes wrapping around more than once "

@@ -8,17 +8,13 @@ from ...ops import aten
 from .. import init
 from ..parameter import Parameter
 
-__all__ = ["new_param", "new_buffer", "register_bias", "register_affine", "reset_affine",
+__all__ = ["new_param", "register_bias", "register_affine", "reset_affine",
            "reset_fan_in_uniform"]
 
 
 def new_param(shape: tuple, device=None, dtype=None) -> Parameter:
     """An uninitialized Parameter (the layer's reset_parameters fills it)."""
     return Parameter(aten.empty(tuple(shape), device=device, dtype=dtype))
-
-
-def new_buffer(shape: tuple, fill: float, device=None, dtype=None):
-    return aten.full(tuple(shape), fill, device=device, dtype=dtype)
 
 
 def register_bias(module, shape: tuple, bias: bool, device=None, dtype=None) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from itertools import chain, islice
+from itertools import chain, groupby, islice
 from typing import Iterable, Iterator, Mapping
 
 from .module import Module, _addindent
@@ -11,7 +11,7 @@ from .module import Module, _addindent
 __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 
-def _index(idx, size: int, kind: str) -> int:
+def _index(idx, size: int) -> int:
     idx = operator.index(idx)
     if not -size <= idx < size:
         raise IndexError(f"index {idx} is out of range")
@@ -40,9 +40,7 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = _index(idx, size, "Sequential")
-        return next(islice(iterator, idx, None))
+        return next(islice(iterator, _index(idx, len(self)), None))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -120,17 +118,17 @@ class ModuleList(Module):
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return self.__class__(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+        return self._modules[str(_index(idx, len(self)))]
 
     def __setitem__(self, idx: int, module: Module) -> None:
-        setattr(self, str(_index(idx, len(self), "ModuleList")), module)
+        setattr(self, str(_index(idx, len(self))), module)
 
     def __delitem__(self, idx) -> None:
         if isinstance(idx, slice):
             for k in range(len(self._modules))[idx]:
                 delattr(self, str(k))
         else:
-            delattr(self, str(_index(idx, len(self), "ModuleList")))
+            delattr(self, str(_index(idx, len(self))))
         _renumber(self, list(self._modules.values()))
 
     def __len__(self) -> int:
@@ -175,27 +173,15 @@ class ModuleList(Module):
 
     def __repr__(self) -> str:
         """Like PyTorch: runs of identical reprs are shown once as ``(0-2): 3 x Linear(...)``."""
-        list_of_reprs = [repr(item) for item in self]
-        if not list_of_reprs:
+        if not self._modules:
             return self._get_name() + "()"
-        start_end_indices = [[0, 0]]
-        repeated_blocks = [list_of_reprs[0]]
-        for i, r in enumerate(list_of_reprs[1:], 1):
-            if r == repeated_blocks[-1]:
-                start_end_indices[-1][1] += 1
-                continue
-            start_end_indices.append([i, i])
-            repeated_blocks.append(r)
-        lines = []
-        main_str = self._get_name() + "("
-        for (start_id, end_id), b in zip(start_end_indices, repeated_blocks):
-            local_repr = f"({start_id}): {b}"
-            if start_id != end_id:
-                n = end_id - start_id + 1
-                local_repr = f"({start_id}-{end_id}): {n} x {b}"
-            lines.append(_addindent(local_repr, 2))
-        main_str += "\n  " + "\n  ".join(lines) + "\n"
-        return main_str + ")"
+        lines, start = [], 0
+        for r, run in groupby(repr(item) for item in self):
+            n = sum(1 for _ in run)
+            line = f"({start}): {r}" if n == 1 else f"({start}-{start + n - 1}): {n} x {r}"
+            lines.append(_addindent(line, 2))
+            start += n
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is a container and has no forward(); iterate over "

@@ -166,23 +166,13 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError(f"`{item}` is not an nn.Module")
+            mod = _typed_attr(mod, item, Module, "nn.Module")
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path `target`."""
         module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        p = getattr(mod, name)
-        if not isinstance(p, Parameter):
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return p
+        return _typed_attr(self.get_submodule(module_path), name, Parameter, "nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path `target`."""
@@ -205,47 +195,41 @@ class Module:
 
     def __setattr__(self, name: str, value: Any) -> None:
         d = self.__dict__
-
-        def remove_from(*dicts_or_sets):
-            for ds in dicts_or_sets:
-                if name in ds:
-                    if isinstance(ds, dict):
-                        del ds[name]
-                    else:
-                        ds.discard(name)
-
         params = d.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            _remove_name(name, d, self._buffers, self._modules, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
-        elif params is not None and name in params:
+            return
+        if params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 f"(coretorch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
-        else:
-            modules = d.get("_modules")
-            if isinstance(value, Module):
-                if modules is None:
-                    raise AttributeError("cannot assign module before Module.__init__() call")
-                remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-                modules[name] = value
-            elif modules is not None and name in modules:
-                if value is not None:
-                    raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
-                                    f"'{name}' (coretorch.nn.Module or None expected)")
-                modules[name] = value
-            else:
-                buffers = d.get("_buffers")
-                if buffers is not None and name in buffers:
-                    if value is not None and not isinstance(value, TensorImpl):
-                        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
-                                        f"'{name}' (Tensor or None expected)")
-                    buffers[name] = value
-                else:
-                    object.__setattr__(self, name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _remove_name(name, d, self._parameters, self._buffers,
+                         self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (coretorch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, TensorImpl):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
+                                f"'{name}' (Tensor or None expected)")
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         if name in self._parameters:
@@ -384,12 +368,7 @@ class Module:
         """Move and/or cast parameters and buffers in place: ``to(device)``, ``to(dtype)``,
         ``to(device, dtype)``, ``to(tensor)``. Only floating point tensors change dtype."""
         from ...ops.methods import _parse_to
-        kwargs = dict(kwargs)
-        device, dtype, _ = _parse_to(args, kwargs)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"Module.to() got unexpected keyword arguments {sorted(kwargs)}")
+        device, dtype, _ = _parse_to("Module.to", args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
                             f"dtype={dtype}")
@@ -623,6 +602,25 @@ class Module:
             else:
                 s += "\n  " + "\n  ".join(lines) + "\n"
         return s + ")"
+
+
+def _typed_attr(mod: Module, name: str, cls: type, kind: str):
+    """``getattr(mod, name)``, with AttributeErrors naming what is missing or is not a `kind`."""
+    if not hasattr(mod, name):
+        raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+    value = getattr(mod, name)
+    if not isinstance(value, cls):
+        raise AttributeError(f"`{name}` is not an {kind}")
+    return value
+
+
+def _remove_name(name: str, *dicts_or_sets) -> None:
+    """Drop `name` from each dict or set that holds it (an attribute changing registry)."""
+    for ds in dicts_or_sets:
+        if isinstance(ds, dict):
+            ds.pop(name, None)
+        else:
+            ds.discard(name)
 
 
 def _check_name(kind: str, name) -> None:

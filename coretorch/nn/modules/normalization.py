@@ -3,17 +3,11 @@ from __future__ import annotations
 
 from .. import functional as F
 from .. import init
+from ..functional.normalization import as_normalized_shape
 from ._factory import new_param, register_affine, reset_affine
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
-
-
-def _as_shape(normalized_shape) -> tuple:
-    """A layer's `normalized_shape` (an int or a sequence of ints) as a tuple."""
-    if isinstance(normalized_shape, int):
-        return (normalized_shape,)
-    return tuple(normalized_shape)
 
 
 class LayerNorm(Module):
@@ -23,7 +17,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        self.normalized_shape = _as_shape(normalized_shape)
+        self.normalized_shape = as_normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
@@ -46,7 +40,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps: float | None = None,
                  elementwise_affine: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        self.normalized_shape = _as_shape(normalized_shape)
+        self.normalized_shape = as_normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:

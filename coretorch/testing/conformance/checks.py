@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
+from ...tensor.impl import is_overlapping
 from ..comparison import assert_close
+from ..make_tensor import same_layout_copy
 from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_args
-from ..trees import geometry, is_tensor
+from ..trees import geometry, is_tensor, map_tensors, tensors_in
 
 __all__ = ["check_forward", "check_inplace", "check_out", "check_torch_parity",
            "check_autograd", "has_data", "compare_meta", "MAX_REPORTED"]
@@ -82,12 +84,9 @@ def compare_meta(actual, reference, device) -> None:
 
 
 def _check_device(x, device) -> None:
-    if is_tensor(x):
-        if x._device.type != str(device).split(":")[0]:
-            raise AssertionError(f"result is on {x._device}, expected {device}")
-    elif isinstance(x, (tuple, list)):
-        for y in x:
-            _check_device(y, device)
+    for t in tensors_in(x):
+        if t._device.type != str(device).split(":")[0]:
+            raise AssertionError(f"result is on {t._device}, expected {device}")
 
 
 def _samples_with_cpu_twins(opinfo: OpInfo, dtype, device, requires_grad=False):
@@ -104,6 +103,11 @@ def _samples_with_cpu_twins(opinfo: OpInfo, dtype, device, requires_grad=False):
 
 def _data_dependent(opinfo: OpInfo, s: SampleInput) -> bool:
     return opinfo.data_dependent or s.name.startswith("data-dependent")
+
+
+def _compares_values(opinfo: OpInfo, data: bool) -> bool:
+    """Whether results on a device with(out) `data` are compared with the numpy reference."""
+    return data and opinfo.ref is not None and opinfo.check_values and not opinfo.random
 
 
 # ---- forward ------------------------------------------------------------------------------
@@ -129,7 +133,7 @@ def check_forward(opinfo: OpInfo, dtype, device) -> None:
                                 f"where cpu gives {want!r}")
             continue
         # the reference first: ops that write into their input would change what it sees
-        want = opinfo.ref is not None and data and opinfo.check_values and not opinfo.random
+        want = _compares_values(opinfo, data)
         try:
             expected = _ref(opinfo, s) if want else None
         except Exception as e:  # noqa: BLE001
@@ -196,14 +200,7 @@ def _fresh(s: SampleInput) -> SampleInput:
 # ---- in-place -------------------------------------------------------------------------------
 
 def _overlapping(t) -> bool:
-    return any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
-
-
-def _same_layout_copy(t):
-    """A copy of `t` with `t`'s strides (so in-place kernels meet non-contiguous outputs)."""
-    from ...ops import REGISTRY
-    c = REGISTRY["empty_strided"].op(t._shape, t._stride, dtype=t._dtype, device=t._device)
-    return c.copy_(t)
+    return is_overlapping(tuple(t._shape), tuple(t._stride))
 
 
 def _inplace_eligible(opinfo: OpInfo, s: SampleInput) -> bool:
@@ -229,13 +226,11 @@ def check_inplace(opinfo: OpInfo, dtype, device) -> None:
     fails = _Failures("in-place", opinfo, dtype, device)
     op_ = opinfo.inplace_op
     data = has_data(device)
-    n = 0
     for i, (s, twin) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
         if not _inplace_eligible(opinfo, s):
             continue
-        n += 1
         try:
-            target = _same_layout_copy(s.input)
+            target = same_layout_copy(s.input)
             version = target._version
             res = op_(target, *s.args, **s.kwargs)
             if res is not target:
@@ -250,7 +245,7 @@ def check_inplace(opinfo: OpInfo, dtype, device) -> None:
                 expected = expected.astype(s.input._dtype.numpy)
                 _compare_values(opinfo, dtype, target, expected, check_dtype=True)
             elif not data:
-                twin_target = _same_layout_copy(twin.input)
+                twin_target = same_layout_copy(twin.input)
                 op_(twin_target, *twin.args, **twin.kwargs)
                 compare_meta(target, twin_target, device)
         except AssertionError as e:
@@ -280,7 +275,7 @@ def check_out(opinfo: OpInfo, dtype, device) -> None:
         if _data_dependent(opinfo, s):
             continue
         try:
-            want = data and opinfo.ref is not None and not opinfo.random and opinfo.check_values
+            want = _compares_values(opinfo, data)
             expected = _ref(opinfo, s) if want else None
             spec = opinfo.decl.meta(s.input, *s.args, **s.kwargs)
             out = _out_for(spec, device, resize=bool(i % 2))
@@ -333,30 +328,6 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
 
 # ---- autograd -------------------------------------------------------------------------------
 
-def _float_leaves(args) -> list:
-    out = []
-    for a in args:
-        if is_tensor(a) and a.requires_grad:
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            out.extend(_float_leaves(a))
-    return out
-
-
-def _rebuild(args, it):
-    res = []
-    for a in args:
-        if is_tensor(a) and a.requires_grad:
-            res.append(next(it))
-        elif isinstance(a, list):
-            res.append(_rebuild(a, it))
-        elif isinstance(a, tuple):
-            res.append(tuple(_rebuild(a, it)))
-        else:
-            res.append(a)
-    return res
-
-
 def _differentiable_outputs(res):
     """The outputs finite differences can check: float64 ones (a float16 cast loses the
     perturbation; integer outputs have no gradient)."""
@@ -376,7 +347,7 @@ def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
     """Gradients of every float input equal finite differences (``gradcheck``)."""
     fails = _Failures("gradcheck", opinfo, dtype, device)
     for i, s in enumerate(opinfo.sample_inputs(device, dtype, requires_grad=True)):
-        leaves = _float_leaves(s.all_args())
+        leaves = [t for t in tensors_in(s.all_args()) if t.requires_grad]
         if (not leaves or not s.gradcheck or _non_finite(s) or _data_dependent(opinfo, s)
                 or any(_overlapping(t) for t in leaves)):
             continue
@@ -385,7 +356,8 @@ def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
         writes_self = opinfo.decl.inplace_only
 
         def fn(*tensors, _args=all_args, _kw=s.kwargs, _clone=writes_self):
-            rebuilt = _rebuild(_args, iter(tensors))
+            it = iter(tensors)
+            rebuilt = map_tensors(list(_args), lambda t: next(it) if t.requires_grad else t)
             if _clone and is_tensor(rebuilt[0]):
                 rebuilt[0] = rebuilt[0].clone()
             return _differentiable_outputs(opinfo.op(*rebuilt, **_kw))

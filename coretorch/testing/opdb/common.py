@@ -21,6 +21,22 @@ def quiet(fn):
     return wrapped
 
 
+def torch_nn(name: str):
+    """A torch reference calling ``torch.nn.functional.<name>`` (torch imported late)."""
+    def ref(*a, **k):
+        import torch.nn.functional as F
+        return getattr(F, name)(*a, **k)
+    return ref
+
+
+def torch_aten(name: str):
+    """A torch reference calling ``torch.ops.aten.<name>`` (torch imported late)."""
+    def ref(*a, **k):
+        import torch
+        return getattr(torch.ops.aten, name)(*a, **k)
+    return ref
+
+
 def scalar_of(dtype, value=2):
     """A Python scalar of `dtype`'s category (bool, int or float)."""
     if dtype is _dt.bool:

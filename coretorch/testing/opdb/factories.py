@@ -184,13 +184,25 @@ def _torch_to_copy(x, *, dtype=None, device=None, **_):
 
 # ---- random -----------------------------------------------------------------------------------
 
+def _assert_within(values, lo, hi, *, hi_included: bool = False) -> None:
+    below_hi = values <= hi if hi_included else values < hi
+    assert ((values >= lo) & below_hi).all(), \
+        f"values outside [{lo}, {hi}{']' if hi_included else ')'}: {values}"
+
+
+def _low_high(bounds: tuple) -> tuple:
+    """(low, high) of randint's ``(high,)`` or ``(low, high)`` bounds."""
+    return (0, bounds[0]) if len(bounds) == 1 else bounds[:2]
+
+
 def _in_unit(values, s):
-    assert ((values >= 0) & (values < 1)).all(), f"values outside [0, 1): {values}"
+    _assert_within(values, 0, 1)
 
 
 def _uniform_range(values, s):
+    # float rounding of low + (high - low) * u can reach high
     lo, hi = (s.args + (0.0, 1.0)[len(s.args):])[:2]
-    assert ((values >= lo) & (values <= hi)).all(), f"values outside [{lo}, {hi}): {values}"
+    _assert_within(values, lo, hi, hi_included=True)
 
 
 def _finite(values, s):
@@ -198,14 +210,12 @@ def _finite(values, s):
 
 
 def _randint_range(values, s):
-    args = (s.input,) + tuple(a for a in s.args if not isinstance(a, tuple))
-    lo, hi = (0, args[0]) if len(args) == 1 else args[:2]
-    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+    bounds = (s.input,) + tuple(a for a in s.args if not isinstance(a, tuple))
+    _assert_within(values, *_low_high(bounds))
 
 
 def _random_range(values, s):
-    lo, hi = s.args[:2]
-    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+    _assert_within(values, *s.args[:2])
 
 
 def _zero_one(values, s):
@@ -250,8 +260,7 @@ def _randint_like_samples(op, m, dtype):
 
 
 def _randint_like_range(values, s):
-    lo, hi = (0, s.args[0]) if len(s.args) == 1 else s.args[:2]
-    assert ((values >= lo) & (values < hi)).all(), f"values outside [{lo}, {hi}): {values}"
+    _assert_within(values, *_low_high(s.args))
 
 
 def _uniform_samples(op, m, dtype):
@@ -279,14 +288,6 @@ def _bernoulli_samples(op, m, dtype):
         yield SampleInput(m.make((4, 5)), (0.3,), name="scalar-p")
 
 
-def _shape_ref(x, *a, **k):
-    return np.empty(x.shape, x.dtype)
-
-
-def _factory_shape_ref(size, *more, dtype=None, **_):
-    return np.empty(_np_size(size, *more), dtype or np.float32)
-
-
 def _like_shape_ref(x, *a, dtype=None, **_):
     return np.empty(x.shape, dtype or x.dtype)
 
@@ -298,7 +299,7 @@ def _randperm_ref(n, *, dtype=None, **_):
 _R = dict(random=True, supports_autograd=False)
 
 OPS: list[OpInfo] = [
-    OpInfo("empty", dtypes=DTYPES, ref=_factory_shape_ref, check_values=False,
+    OpInfo("empty", dtypes=DTYPES, ref=_np_factory(np.empty), check_values=False,
            sample_inputs_func=_varargs_size_samples),
     OpInfo("empty_strided", dtypes=DTYPES, check_values=False,
            ref=lambda size, stride, *, dtype=None, **_: np.empty(size, dtype),
@@ -333,9 +334,9 @@ OPS: list[OpInfo] = [
     OpInfo("_to_copy", dtypes=DTYPES, ref=_to_copy_ref, torch_ref=_torch_to_copy,
            sample_inputs_func=_to_copy_samples),
     # random ops
-    OpInfo("rand", dtypes=FLOATS, ref=_factory_shape_ref, value_range=_in_unit,
+    OpInfo("rand", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_in_unit,
            sample_inputs_func=_rand_samples, **_R),
-    OpInfo("randn", dtypes=FLOATS, ref=_factory_shape_ref, value_range=_finite,
+    OpInfo("randn", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_finite,
            sample_inputs_func=_rand_samples, **_R),
     OpInfo("randint", dtypes=ALL, ref=_randint_ref, value_range=_randint_range,
            sample_inputs_func=_randint_samples, **_R),
@@ -347,14 +348,14 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_rand_like_samples, **_R),
     OpInfo("randint_like", dtypes=ALL, ref=_like_shape_ref, value_range=_randint_like_range,
            sample_inputs_func=_randint_like_samples, **_R),
-    OpInfo("uniform_", dtypes=FLOATS, ref=_shape_ref, value_range=_uniform_range,
+    OpInfo("uniform_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_uniform_range,
            sample_inputs_func=_uniform_samples, **_R),
-    OpInfo("normal_", dtypes=FLOATS, ref=_shape_ref, value_range=_finite,
+    OpInfo("normal_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
            sample_inputs_func=_normal_samples, **_R),
-    OpInfo("random_", dtypes=ALL, ref=_shape_ref, value_range=_random_range,
+    OpInfo("random_", dtypes=ALL, ref=_like_shape_ref, value_range=_random_range,
            sample_inputs_func=_random_samples, **_R),
-    OpInfo("bernoulli_", dtypes=FLOATS, ref=_shape_ref, value_range=_zero_one,
+    OpInfo("bernoulli_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
            sample_inputs_func=_bernoulli_samples, **_R),
-    OpInfo("bernoulli", dtypes=FLOATS, ref=_shape_ref, value_range=_zero_one,
+    OpInfo("bernoulli", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
            sample_inputs_func=_bernoulli_samples, **_R),
 ]

@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
+from .common import torch_aten
 
 BOOL = (_dt.bool,)
 
@@ -194,13 +195,6 @@ def _masked_select(x, mask):
     return xb[mb]
 
 
-def _torch_aten(name: str):
-    def ref(*a, **k):
-        import torch
-        return getattr(torch.ops.aten, name)(*a, **k)
-    return ref
-
-
 def _torch_index_put_(x, indices, values, accumulate=False):
     import torch
     return torch.ops.aten.index_put_(x.clone(), indices, values, accumulate)
@@ -218,18 +212,18 @@ OPS: list[OpInfo] = [
            tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("masked_fill", dtypes=ALL + BOOL, ref=_masked_fill,
            sample_inputs_func=_masked_fill_samples),
-    OpInfo("_nonzero", dtypes=ALL + BOOL, ref=_nonzero, torch_ref=_torch_aten("nonzero"),
+    OpInfo("_nonzero", dtypes=ALL + BOOL, ref=_nonzero, torch_ref=torch_aten("nonzero"),
            sample_inputs_func=_nonzero_samples, data_dependent=True),
     OpInfo("nonzero", dtypes=ALL + BOOL, ref=_nonzero, sample_inputs_func=_nonzero_public_samples,
            data_dependent=True),
-    OpInfo("_index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=_torch_aten("index"),
+    OpInfo("_index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=torch_aten("index"),
            sample_inputs_func=_int_index_samples),
-    OpInfo("index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=_torch_aten("index"),
+    OpInfo("index", dtypes=ALL + BOOL, ref=_np_index, torch_ref=torch_aten("index"),
            sample_inputs_func=_index_samples),
     OpInfo("_index_put_", dtypes=ALL, ref=_index_put, torch_ref=_torch_index_put_,
            sample_inputs_func=_index_put_samples, supports_out=False, supports_inplace=False,
            tol={_dt.float32: (1e-5, 1e-5)}),
-    OpInfo("index_put", dtypes=ALL, ref=_index_put, torch_ref=_torch_aten("index_put"),
+    OpInfo("index_put", dtypes=ALL, ref=_index_put, torch_ref=torch_aten("index_put"),
            sample_inputs_func=_index_put_public_samples, tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("masked_select", dtypes=ALL + BOOL, ref=_masked_select,
            sample_inputs_func=_masked_select_samples, data_dependent=True),

@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import FLOATS, OpInfo, SampleInput
+from .common import torch_nn
 
 _TOL = {_dt.float32: (1e-5, 1e-4)}
 DTYPES = FLOATS + (_dt.int64,)
@@ -91,11 +92,6 @@ def _linear(x, w, bias=None):
     return y if bias is None else y + bias
 
 
-def _torch_linear(*a, **k):
-    import torch.nn.functional as F
-    return F.linear(*a, **k)
-
-
 OPS: list[OpInfo] = [
     OpInfo("mm", dtypes=DTYPES, ref=np.matmul, sample_inputs_func=_mm_samples, tol=_TOL),
     OpInfo("bmm", dtypes=DTYPES, ref=np.matmul, sample_inputs_func=_bmm_samples, tol=_TOL),
@@ -105,6 +101,6 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_dot_samples, tol=_TOL),
     OpInfo("mv", dtypes=DTYPES, ref=np.matmul, sample_inputs_func=_mv_samples, tol=_TOL),
     OpInfo("outer", dtypes=DTYPES, ref=np.outer, sample_inputs_func=_outer_samples, tol=_TOL),
-    OpInfo("linear", dtypes=FLOATS, ref=_linear, torch_ref=_torch_linear,
+    OpInfo("linear", dtypes=FLOATS, ref=_linear, torch_ref=torch_nn("linear"),
            sample_inputs_func=_linear_samples, tol=_TOL),
 ]

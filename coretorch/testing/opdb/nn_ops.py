@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
+from ...ops.nn_ops import conv_output_size, pool_output_size
 from ..opinfo import FLOATS, OpInfo, SampleInput
-from .common import quiet
+from .common import quiet, torch_nn
 
 _TOL = {_dt.float32: (1e-5, 1e-4)}
 
@@ -38,10 +39,6 @@ def _softmax_samples(op, m, dtype):
     yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
     if dtype is _dt.float32:
         yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
-
-
-def _conv_out(size, k, s, p, d):
-    return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
 def _conv2d_samples(op, m, dtype):
@@ -79,8 +76,8 @@ def _conv_bwd_samples(op, m, dtype):
              ((1, 2, 7, 7), (2, 2, 3, 3), (1, 1), (1, 1), (2, 2), 1, "dilation"),
              ((1, 4, 5, 5), (6, 2, 3, 3), (1, 1), (0, 0), (1, 1), 2, "groups")]
     for x_shape, w_shape, s, p, d, g, name in cases:
-        h = _conv_out(x_shape[2], w_shape[2], s[0], p[0], d[0])
-        w = _conv_out(x_shape[3], w_shape[3], s[1], p[1], d[1])
+        h = conv_output_size(x_shape[2], w_shape[2], s[0], p[0], p[0], d[0])
+        w = conv_output_size(x_shape[3], w_shape[3], s[1], p[1], p[1], d[1])
         go = m.make((x_shape[0], w_shape[0], h, w))
         yield SampleInput(go, (m.make(x_shape), m.make(w_shape), s, p, d, g), name=name)
 
@@ -115,15 +112,9 @@ def _avg_bwd_samples(op, m, dtype):
              ((1, 2, 7, 7), (3, 3), (2, 2), (1, 1), True, False, None, "ceil-exclude-pad"),
              ((1, 2, 4, 4), (2, 2), (2, 2), (0, 0), False, True, 3, "divisor_override")]
     for shape, k, s, p, ceil, cip, div, name in cases:
-        import math
-        outs = []
-        for i in (2, 3):
-            num = shape[i] + 2 * p[i - 2] - k[i - 2]
-            o = (math.ceil(num / s[i - 2]) if ceil else num // s[i - 2]) + 1
-            if ceil and (o - 1) * s[i - 2] >= shape[i] + p[i - 2]:
-                o -= 1
-            outs.append(o)
-        go = m.make(shape[:2] + tuple(outs))
+        outs = tuple(pool_output_size(shape[i], k[i - 2], s[i - 2], p[i - 2], 1, ceil)
+                     for i in (2, 3))
+        go = m.make(shape[:2] + outs)
         yield SampleInput(go, (m.make(shape), k, s, p, ceil, cip, div), name=name)
 
 
@@ -135,13 +126,6 @@ def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3), layout="transposed"), (m.index((4,), 5),),
                       name="transposed-weight")
     yield SampleInput(m.make((5, 3)), (m.index((0,), 5),), name="empty-indices")
-
-
-def _F(name: str):
-    def ref(*a, **k):
-        import torch.nn.functional as F
-        return getattr(F, name)(*a, **k)
-    return ref
 
 
 def _torch_conv_bwd(go, x, w, stride, padding, dilation, groups):
@@ -178,9 +162,9 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_conv_bwd_samples, tol=_TOL),
     OpInfo("max_pool2d_with_indices", dtypes=FLOATS, ref=None, torch_ref=_torch_max_pool_idx,
            sample_inputs_func=_pool_samples),
-    OpInfo("max_pool2d", dtypes=FLOATS, ref=None, torch_ref=_F("max_pool2d"),
+    OpInfo("max_pool2d", dtypes=FLOATS, ref=None, torch_ref=torch_nn("max_pool2d"),
            sample_inputs_func=_max_pool2d_samples),
-    OpInfo("avg_pool2d", dtypes=FLOATS, ref=None, torch_ref=_F("avg_pool2d"),
+    OpInfo("avg_pool2d", dtypes=FLOATS, ref=None, torch_ref=torch_nn("avg_pool2d"),
            sample_inputs_func=_pool_samples, tol=_TOL),
     OpInfo("avg_pool2d_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_avg_bwd,
            sample_inputs_func=_avg_bwd_samples, tol=_TOL),

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, ALL_INT, FLOATS, INTS, OpInfo, SampleInput
-from .common import binary_samples, quiet, unary_samples
+from .common import binary_samples, quiet, torch_nn, unary_samples
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -36,10 +36,6 @@ def _gelu(x, approximate="none"):
     if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype))
-
-
-def _round(x, decimals=0):
-    return np.round(x, decimals)
 
 
 def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
@@ -101,7 +97,7 @@ _UNARY = {
     "isneginf": (np.isneginf, FLOATS + INTS, dict(special=True)),
     "signbit": (np.signbit, FLOATS + INTS, dict(special=True)),
     "bitwise_not": (np.invert, ALL_INT + BOOL, {}),
-    "round": (_round, FLOATS, dict(special=True)),
+    "round": (np.round, FLOATS, dict(special=True)),
     "nan_to_num": (_nan_to_num, FLOATS, dict(special=True)),
     "leaky_relu": (lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope)
                    .astype(x.dtype), FLOATS, {}),
@@ -138,17 +134,10 @@ _TORCH_NN = {"leaky_relu", "gelu", "softplus", "elu", "hardtanh", "silu", "mish"
              "hardswish"}
 
 
-def _torch_nn(name: str):
-    def ref(x, *a, **k):
-        import torch.nn.functional as F
-        return getattr(F, name)(x, *a, **k)
-    return ref
-
-
 def _unary_infos() -> list[OpInfo]:
     out = []
     for name, (ref, dtypes, opts) in _UNARY.items():
-        tref = {"torch_ref": _torch_nn(name)} if name in _TORCH_NN else {}
+        tref = {"torch_ref": torch_nn(name)} if name in _TORCH_NN else {}
         tol = {_dt.float16: (1e-3, 1e-3)}
         if name in ("erf", "erfc", "gelu", "mish", "tan", "sinh", "cosh", "expm1", "exp2",
                     "softplus"):
@@ -183,17 +172,13 @@ def _xlogy(x, y):
     return np.where(x == 0, np.where(np.isnan(y), np.nan, 0.0), x * np.log(y))
 
 
-def _pow(a, b):
-    return np.power(a, b)
-
-
 _BINARY = {
     # name: (ref, dtypes, sample options)
     "add": (_add, ALL + F16 + BOOL, {}),
     "sub": (_sub, ALL + F16, {}),
     "mul": (np.multiply, ALL + F16 + BOOL, {}),
     "div": (_div, ALL + F16, dict(rhs_nonzero=True)),
-    "pow": (_pow, ALL, dict(low=0.5, high=3, rhs_low=0, rhs_high=3)),
+    "pow": (np.power, ALL, dict(low=0.5, high=3, rhs_low=0, rhs_high=3)),
     "maximum": (np.maximum, ALL + BOOL, dict(special=True)),
     "minimum": (np.minimum, ALL + BOOL, dict(special=True)),
     "remainder": (np.remainder, ALL, dict(rhs_nonzero=True)),
@@ -237,8 +222,6 @@ def _binary_sample_func(name: str, opts: dict, extra: list):
             o["float_scalar"] = False
         if name == "pow" and not dtype.is_floating_point:
             o.update(low=0, high=4)
-        if name in ("sub",) and dtype is _dt.bool:
-            return
         yield from binary_samples(op, m, dtype, **o)
         for kw in extra:
             if kw.get("alpha") and dtype is _dt.bool:

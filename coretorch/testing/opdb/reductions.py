@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, FLOATS, OpInfo, SampleInput
-from .common import NAN, int_to_int64, np_reduce_axis, quiet, reduction_samples
+from .common import NAN, int_to_int64, np_reduce_axis, quiet, reduction_samples, torch_aten
 
 BOOL = (_dt.bool,)
 _RED_TOL = {_dt.float32: (1e-5, 1e-5)}
@@ -224,25 +224,15 @@ def _norm_samples(op, m, dtype):
     yield SampleInput(m.make((0, 3)), (2, 1), name="zero-size")
 
 
-def _torch_min_dim(x, dim, keepdim=False):
-    import torch
-    return torch.min(x, dim, keepdim)
-
-
-def _torch_max_dim(x, dim, keepdim=False):
-    import torch
-    return torch.max(x, dim, keepdim)
-
-
 OPS: list[OpInfo] = [
     OpInfo("sum", dtypes=ALL + BOOL, ref=_sum, sample_inputs_func=_sum_samples, tol=_RED_TOL),
     OpInfo("prod", dtypes=ALL + BOOL, ref=_prod, sample_inputs_func=_prod_samples, tol=_RED_TOL),
     OpInfo("mean", dtypes=FLOATS, ref=quiet(_mean), sample_inputs_func=_mean_samples, tol=_RED_TOL),
     OpInfo("amax", dtypes=ALL + BOOL, ref=_amax, sample_inputs_func=_amax_samples),
     OpInfo("amin", dtypes=ALL + BOOL, ref=_amin, sample_inputs_func=_amax_samples),
-    OpInfo("_max_dim", dtypes=ALL, ref=_minmax_dim("max"), torch_ref=_torch_max_dim,
+    OpInfo("_max_dim", dtypes=ALL, ref=_minmax_dim("max"), torch_ref=torch_aten("max"),
            sample_inputs_func=_dim_samples(True)),
-    OpInfo("_min_dim", dtypes=ALL, ref=_minmax_dim("min"), torch_ref=_torch_min_dim,
+    OpInfo("_min_dim", dtypes=ALL, ref=_minmax_dim("min"), torch_ref=torch_aten("min"),
            sample_inputs_func=_dim_samples(True)),
     OpInfo("max", dtypes=ALL, ref=_max_composite("max"), sample_inputs_func=_max_samples),
     OpInfo("min", dtypes=ALL, ref=_max_composite("min"), sample_inputs_func=_max_samples),

@@ -6,6 +6,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
+from .common import torch_aten
 
 DTYPES = ALL + (_dt.bool, _dt.float16)
 
@@ -224,11 +225,6 @@ def _as_strided_ref(x, size, stride, storage_offset=0):
                                            tuple(s * isz for s in stride)).copy()
 
 
-def _torch_slice(x, dim=0, start=None, end=None, step=1):
-    import torch
-    return torch.ops.aten.slice(x, dim, start, end, step)
-
-
 OPS: list[OpInfo] = [
     OpInfo("view", dtypes=DTYPES, ref=lambda x, *s: x.reshape(*s),
            sample_inputs_func=_view_samples),
@@ -250,7 +246,7 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_squeeze_samples),
     OpInfo("unsqueeze", dtypes=DTYPES, ref=lambda x, d: np.expand_dims(x, d),
            sample_inputs_func=_unsqueeze_samples),
-    OpInfo("slice", dtypes=DTYPES, ref=_slice_ref, torch_ref=_torch_slice,
+    OpInfo("slice", dtypes=DTYPES, ref=_slice_ref, torch_ref=torch_aten("slice"),
            sample_inputs_func=_slice_samples),
     OpInfo("narrow", dtypes=DTYPES, ref=lambda x, d, s, n: np.take(x, np.arange(s, s + n), d),
            sample_inputs_func=_narrow_samples),

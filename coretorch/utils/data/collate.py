@@ -7,6 +7,8 @@ import re
 import numpy as np
 
 from ... import dtypes as _dt
+from ...ops import aten
+from ...ops.factories_public import as_tensor, tensor
 from ...tensor.tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
@@ -14,11 +16,6 @@ __all__ = ["default_collate", "default_convert"]
 _np_str_obj_array_pattern = re.compile(r"[SaUO]")
 _ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
         "found {}")
-
-
-def _ops():
-    from ...ops import aten
-    return aten
 
 
 def _is_namedtuple(x) -> bool:
@@ -32,9 +29,9 @@ def default_convert(data):
     if isinstance(data, np.ndarray):
         if _np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
-        return _as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, np.generic):
-        return _as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             return type(data)({k: default_convert(v) for k, v in data.items()})
@@ -52,32 +49,24 @@ def default_convert(data):
     return data
 
 
-def _as_tensor(data):
-    from ...ops.factories_public import as_tensor
-    return as_tensor(data)
-
-
 def default_collate(batch):
     """Stack a list of samples into a batch: tensors are stacked along a new dim 0, numpy arrays
     and numbers become tensors (floats as float64, ints as int64), strings stay a list, and
     dicts / tuples / lists are collated field by field."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return _ops().stack(list(batch), 0)
+        return aten.stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:
             raise TypeError(_ERR.format(elem.dtype))
-        return default_collate([_as_tensor(b) for b in batch])
+        return default_collate([as_tensor(b) for b in batch])
     if isinstance(elem, np.generic):
-        return _as_tensor(np.array(batch))
+        return as_tensor(np.array(batch))
     if isinstance(elem, bool):
-        from ...ops.factories_public import tensor
         return tensor(list(batch), dtype=_dt.bool)
     if isinstance(elem, float):
-        from ...ops.factories_public import tensor
         return tensor(list(batch), dtype=_dt.float64)
     if isinstance(elem, int):
-        from ...ops.factories_public import tensor
         return tensor(list(batch), dtype=_dt.int64)
     if isinstance(elem, (str, bytes)):
         return batch

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+from ...ops.factories_public import tensor
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, batched,
+                      num_batches)
 
 __all__ = ["DataLoader"]
 
@@ -85,9 +87,9 @@ class DataLoader:
     def __len__(self) -> int:
         if self._is_iterable:
             n = len(self.dataset)
-            if self.batch_size is not None:
-                n = n // self.batch_size if self.drop_last else -(-n // self.batch_size)
-            return n
+            if self.batch_size is None:
+                return n
+            return num_batches(n, self.batch_size, self.drop_last)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self) -> Iterator[Any]:
@@ -101,7 +103,6 @@ class DataLoader:
         ds = self.dataset
         if self.collate_fn is default_collate and type(ds) is TensorDataset:
             # what default_collate makes of TensorDataset samples, in one gather per tensor
-            from ...ops.factories_public import tensor
             idx = tensor(indices, device=ds.tensors[0].device)
             return [t.index_select(0, idx.to(t.device)) for t in ds.tensors]
         getitems = getattr(ds, "__getitems__", None)
@@ -113,15 +114,7 @@ class DataLoader:
             yield self._fetch(list(indices))
 
     def _iter_iterable(self):
-        if self.batch_size is None:
-            for sample in self.dataset:
-                yield self.collate_fn(sample)
-            return
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
+        items = (self.dataset if self.batch_size is None
+                 else batched(self.dataset, self.batch_size, self.drop_last))
+        for item in items:
+            yield self.collate_fn(item)

@@ -7,6 +7,8 @@ import warnings
 from itertools import accumulate
 from typing import Generic, Iterable, Sequence, TypeVar
 
+from ...ops import aten
+from ...random import default_generator
 from ...tensor.tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
@@ -101,8 +103,6 @@ class ConcatDataset(Dataset):
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=None) -> list:
     """Split `dataset` into non-overlapping random Subsets of the given lengths (or fractions
     summing to 1; leftover items go round-robin to the first splits, as PyTorch)."""
-    from ...ops import aten
-    from ...random import default_generator
     generator = default_generator if generator is None else generator
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

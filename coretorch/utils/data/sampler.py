@@ -1,7 +1,10 @@
 """Samplers: the order in which a DataLoader visits indices."""
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
+
+from ...ops import aten
+from ...random import Generator, default_generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "BatchSampler"]
@@ -34,7 +37,6 @@ def _generator_or_fresh(generator):
     """`generator`, or a fresh one seeded from the default generator (as PyTorch)."""
     if generator is not None:
         return generator
-    from ...random import Generator, default_generator
     seed = int(default_generator.numpy.integers(0, 2 ** 63 - 1))
     return Generator().manual_seed(seed)
 
@@ -61,7 +63,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops import aten
         n = len(self.data_source)
         generator = _generator_or_fresh(self.generator)
         if self.replacement:
@@ -86,7 +87,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops import aten
         for i in aten.randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -110,16 +110,24 @@ class BatchSampler(Sampler):
         self.drop_last = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return batched(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self) -> int:
-        if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+        return num_batches(len(self.sampler), self.batch_size, self.drop_last)
+
+
+def batched(items: Iterable, batch_size: int, drop_last: bool) -> Iterator[list]:
+    """Lists of `batch_size` consecutive `items`; the last may be short unless `drop_last`."""
+    batch: list = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
+
+
+def num_batches(n: int, batch_size: int, drop_last: bool) -> int:
+    """How many batches `batched` makes of `n` items."""
+    return n // batch_size if drop_last else -(-n // batch_size)

@@ -77,7 +77,6 @@ def add(out, self, other, *, alpha=1):
     _add(out, self, other, alpha, "add")
 
 
-
 @kernel("sub")
 def sub(out, self, other, *, alpha=1):
     """out = self - alpha * other (bool operands were refused by the meta rule)"""
@@ -162,7 +161,7 @@ def pow_(out, self, exponent):
 # ---- ufunc-backed families --------------------------------------------------------------------
 
 def _promoting(name: str, uf, *, floating: bool = False, int_divisor: bool = False,
-               no_bool: bool = False):
+               no_bool: bool = False, doc: str = "in the promoted dtype"):
     def k(out, self, other):
         A, B, c = _operands(self, other, floating)
         if c is dt.bool and no_bool:
@@ -172,7 +171,7 @@ def _promoting(name: str, uf, *, floating: bool = False, int_divisor: bool = Fal
         cn = c.numpy
         uf(A, B, out=as_numpy(out), signature=(cn, cn, cn), casting="unsafe")
     k.__name__ = name
-    k.__doc__ = f"out = {name}(self, other) in the promoted dtype"
+    k.__doc__ = f"out = {name}(self, other) {doc}"
     kernel(name)(k)
 
 
@@ -224,19 +223,9 @@ for _name, _uf in (("logical_and", np.logical_and), ("logical_or", np.logical_or
     _logical(_name, _uf)
 
 
-def _bitwise(name: str, uf):
-    def k(out, self, other):
-        A, B, c = _operands(self, other)
-        cn = c.numpy
-        uf(A, B, out=as_numpy(out), signature=(cn, cn, cn), casting="unsafe")
-    k.__name__ = name
-    k.__doc__ = f"out = {name}(self, other) on integers or bools"
-    kernel(name)(k)
-
-
 for _name, _uf in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
                    ("bitwise_xor", np.bitwise_xor)):
-    _bitwise(_name, _uf)
+    _promoting(_name, _uf, doc="on integers or bools")
 
 
 # bit shifts: the backend kit's (`coretorch.backend_kit.shifts`)

@@ -8,8 +8,9 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from coretorch.ops.meta_rules import wrap_dim
+from coretorch.backend_kit.array_kit import acc_float
 from coretorch.backend_kit.conv import conv_kernels
+from coretorch.ops.meta_rules import wrap_dim
 from coretorch.ops.nn_ops import pool2d_args
 
 from ..registry import TABLE, kernel
@@ -154,7 +155,7 @@ def _softmax_into(op: str, out, self, dim, log: bool) -> None:
     shape = a.shape if a.ndim else (1,)
     P = int(np.prod(shape[:d], dtype=np.int64))
     N, Q = shape[d], int(np.prod(shape[d + 1:], dtype=np.int64))
-    cdt = np.dtype(np.float64) if o.dtype == np.float64 else np.dtype(np.float32)
+    cdt = acc_float(o.dtype)  # out is floating (the meta rule)
     # softmax over the last dim runs on contiguous rows; otherwise on (N, Q) column blocks
     blocks = (P, N) if Q == 1 else (P, N, Q)
     x = np.ascontiguousarray(a, dtype=cdt).reshape(blocks)
@@ -239,13 +240,8 @@ def max_pool2d_with_indices(out, self, kernel_size, stride=None, padding=0, dila
         return
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = pool2d_args("max_pool2d", kernel_size, stride,
                                                          padding, dilation)
-    cdt = np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
-    if cdt.kind == "f":
-        init = cdt.type(-np.inf)
-    elif cdt.kind == "b":
-        cdt, init = np.dtype(np.uint8), np.uint8(0)
-    else:
-        init = cdt.type(np.iinfo(cdt).min)
+    cdt = acc_float(a.dtype)  # bool input was refused by the meta rule
+    init = cdt.type(-np.inf if cdt.kind == "f" else np.iinfo(cdt).min)
     x = _planes(a, cdt)
     shape = (x.shape[0],) + o.shape[-2:]
     y, ycopy = writable_target(values, cdt, shape)
@@ -319,7 +315,7 @@ def _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
 
 def _avg_kind(dtype: np.dtype):
     if dtype.kind == "f":
-        return (np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)), True
+        return acc_float(dtype), True
     return np.dtype(np.int64), False
 
 

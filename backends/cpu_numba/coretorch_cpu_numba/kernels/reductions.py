@@ -3,18 +3,19 @@ cumsum/cumprod from the backend kit (`coretorch.backend_kit.reductions`) over nu
 
 Full float sums of large dense tensors run in a parallel numba kernel: fixed 16K-element blocks,
 each summed across the vector lanes, block results added in float64, so the result does not
-depend on the thread count and the error stays close to pairwise summation. Other sums write numpy's pairwise sum
-straight into `out` (the kit's generic sum goes through a temporary).
+depend on the thread count and the error stays close to pairwise summation. Other sums write
+numpy's pairwise sum straight into `out` (the kit's generic sum goes through a temporary).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
+from coretorch.backend_kit.array_kit import acc_float
 from coretorch.backend_kit.reductions import reduction_axes, reduction_kernels
 
 from ..registry import TABLE, kernel
-from ._common import KIT, arr, compute_dtype, write
+from ._common import KIT, arr, write
 
 _PARALLEL_MIN = 1 << 18   # below this a parallel kernel costs more than it saves
 _BLOCK = 1 << 14
@@ -48,7 +49,7 @@ def _sum_flat_parallel(x):
 def sum_(out, self, dim=None, keepdim=False, *, dtype=None):
     a, o = arr(self), arr(out)
     axes = reduction_axes("sum", dim, a)
-    acc = compute_dtype(o.dtype)
+    acc = acc_float(o.dtype)
     full = axes is None or len(axes) == a.ndim
     if (full and a.size >= _PARALLEL_MIN and acc.kind == "f" and a.dtype.kind == "f"
             and a.dtype != np.float16 and (a.flags.c_contiguous or a.flags.f_contiguous)):

@@ -18,11 +18,12 @@ from coretorch.tensor.impl import TensorImpl
 from ..array_module import from_host, xp
 from ..tensor_view import as_xp
 
-__all__ = ["T", "xp", "arr", "scalar", "scalar_as", "operand", "compute_dtype", "acc_float",
-           "write", "ufunc_into", "unsupported", "check_nonzero_divisor", "float_result",
-           "is_tensor"]
+__all__ = ["T", "xp", "KIT", "arr", "scalar", "scalar_as", "operand", "compute_dtype",
+           "acc_float", "write", "ufunc_into", "unsupported", "check_nonzero_divisor",
+           "float_result", "dt", "BOOL"]
 
 T = TensorImpl
+BOOL = np.dtype(np.bool_)
 
 KIT = ArrayKit(xp, as_xp, "cuda", from_host)
 arr = KIT.arr
@@ -33,10 +34,6 @@ unsupported = KIT.unsupported
 check_nonzero_divisor = KIT.check_nonzero_divisor
 
 
-def is_tensor(x) -> bool:
-    return isinstance(x, T)
-
-
 def ufunc_into(uf, out, result_dtype: np.dtype, *operands) -> None:
     """``out = uf(*operands)``: written in place when out has the ufunc's `result_dtype`, else
     computed and cast into out."""
@@ -45,8 +42,3 @@ def ufunc_into(uf, out, result_dtype: np.dtype, *operands) -> None:
         uf(*operands, out=o)
     else:
         xp.copyto(o, uf(*operands), casting="unsafe")
-
-
-BOOL = np.dtype(np.bool_)
-INT64 = np.dtype(np.int64)
-__all__ += ["BOOL", "INT64", "dt", "KIT"]

@@ -40,7 +40,6 @@ def add(out, self, other, *, alpha=1):
     _add(out, self, other, alpha, xp.add)
 
 
-
 @kernel("sub")
 def sub(out, self, other, *, alpha=1):
     """out = self - alpha * other (bool operands were refused by the meta rule)"""
@@ -124,7 +123,7 @@ def pow_(out, self, exponent):
 # ---- ufunc-backed families --------------------------------------------------------------------
 
 def _promoting(name: str, ufname: str, *, floating: bool = False, int_divisor: bool = False,
-               no_bool: bool = False):
+               no_bool: bool = False, doc: str = "in the promoted dtype"):
     uf = getattr(xp, ufname)
 
     def k(out, self, other):
@@ -135,7 +134,7 @@ def _promoting(name: str, ufname: str, *, floating: bool = False, int_divisor: b
             check_nonzero_divisor(name, other)
         ufunc_into(uf, out, c.numpy, A, B)
     k.__name__ = name
-    k.__doc__ = f"out = {name}(self, other) in the promoted dtype"
+    k.__doc__ = f"out = {name}(self, other) {doc}"
     kernel(name)(k)
 
 
@@ -158,50 +157,25 @@ def xlogy(out, self, other):
     write(out, xp.where(zero, cn.type(0), r))
 
 
-def _compare(name: str, ufname: str):
+def _predicate(name: str, ufname: str, doc: str):
+    """A bool-valued kernel: `xp.<ufname>` on the operands in their promoted dtype."""
     uf = getattr(xp, ufname)
 
     def k(out, self, other):
         A, B, _ = _operands(self, other)
         ufunc_into(uf, out, BOOL, A, B)
     k.__name__ = name
-    k.__doc__ = f"out = {name}(self, other), compared in the promoted dtype"
+    k.__doc__ = doc
     kernel(name)(k)
 
 
 for _name, _uf in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                    ("gt", "greater"), ("ge", "greater_equal")):
-    _compare(_name, _uf)
-
-
-def _logical(name: str, ufname: str):
-    uf = getattr(xp, ufname)
-
-    def k(out, self, other):
-        A, B, _ = _operands(self, other)
-        ufunc_into(uf, out, BOOL, A, B)
-    k.__name__ = name
-    k.__doc__ = f"out = {name}(self != 0, other != 0)"
-    kernel(name)(k)
-
-
+    _predicate(_name, _uf, f"out = {_name}(self, other), compared in the promoted dtype")
 for _name in ("logical_and", "logical_or", "logical_xor"):
-    _logical(_name, _name)
-
-
-def _bitwise(name: str, ufname: str):
-    uf = getattr(xp, ufname)
-
-    def k(out, self, other):
-        A, B, c = _operands(self, other)
-        ufunc_into(uf, out, c.numpy, A, B)
-    k.__name__ = name
-    k.__doc__ = f"out = {name}(self, other) on integers or bools"
-    kernel(name)(k)
-
-
+    _predicate(_name, _name, f"out = {_name}(self != 0, other != 0)")
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _bitwise(_name, _name)
+    _promoting(_name, _name, doc="on integers or bools")
 
 
 # bit shifts: the backend kit's (`coretorch.backend_kit.shifts`)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from coretorch.ops.meta_rules import wrap_dim
 from coretorch.backend_kit.conv import conv_kernels
+from coretorch.ops.meta_rules import wrap_dim
 from coretorch.ops.nn_ops import pool2d_args
 
 from ..array_module import elementwise_kernel
@@ -31,7 +31,7 @@ def _softmax_into(op: str, out, self, dim, log: bool) -> None:
     d = wrap_dim(op, dim, a.ndim)
     if a.size == 0:
         return
-    c = _F64 if o.dtype == _F64 else _F32
+    c = acc_float(o.dtype)  # out is floating (the meta rule)
     x = a.reshape(1) if a.ndim == 0 else a
     x = x if x.dtype == c else x.astype(c)
     m = x.max(axis=d, keepdims=True)
@@ -104,7 +104,7 @@ def max_pool2d_with_indices(out, self, kernel_size, stride=None, padding=0, dila
         return
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = pool2d_args("max_pool2d", kernel_size, stride,
                                                          padding, dilation)
-    cdt = acc_float(a.dtype) if a.dtype.kind == "f" else a.dtype
+    cdt = acc_float(a.dtype)
     init = cdt.type(-np.inf) if cdt.kind == "f" else np.iinfo(cdt).min
     x = _planes(a, cdt)
     _, h, w = x.shape
@@ -150,9 +150,7 @@ def _avg_divisors(oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad, divis
 
 
 def _avg_kind(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "f":
-        return _F64 if dtype == _F64 else _F32
-    return np.dtype(np.int64)
+    return acc_float(dtype) if dtype.kind == "f" else np.dtype(np.int64)
 
 
 @kernel("avg_pool2d")

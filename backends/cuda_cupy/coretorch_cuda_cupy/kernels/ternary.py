@@ -67,7 +67,7 @@ def lerp(out, self, end, weight):
 
 def _addc(name: str, fused, out, self, t1, t2, value) -> None:
     d = compute_dtype(self, t1, t2)
-    c = acc_float(d) if d.is_floating_point else d.numpy
+    c = acc_float(d)
     a, x1, x2 = operand(self, c), operand(t1, c), operand(t2, c)
     v = scalar_as(value, c)
     if fused is not None and d.is_floating_point:
