@@ -35,7 +35,7 @@ def _export_ops() -> None:
         if _name.startswith("_") or _name.endswith("_") or _name in _NOT_FUNCTIONS:
             continue
         if _name not in g:
-            g[_name] = _decl.op
+            g[_name] = _decl.op.entry
 
 
 _export_ops()

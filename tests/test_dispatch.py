@@ -41,9 +41,13 @@ def fake(*keys: DispatchKey) -> Tensor:
 
 @pytest.fixture
 def lib():
-    """A fresh namespace with an op ``f(Tensor x) -> Tensor``; everything is undone afterwards."""
+    """A fresh namespace with an op ``f(Tensor x) -> Tensor`` and an op ``g`` taking a tensor
+    (or a number), an optional tensor, a list of tensors and a scalar; everything is undone
+    afterwards."""
     library = Library(f"test_dispatch_{next(_ids)}", "DEF")
     library.define("f(Tensor x) -> Tensor")
+    library.define("g(Tensor|Scalar x, Tensor? other=None, Tensor[] more=[], Scalar scale=1) "
+                   "-> Tensor")
     yield library
     library._destroy()
 
@@ -144,13 +148,13 @@ def test_kernel_table_and_highest_key_wins(lib):
 
 
 def test_key_sets_of_all_tensor_arguments_are_ored(lib):
-    op, a, b = op_of(lib), new_backend_key(), new_backend_key()
+    op, a, b = getattr(ct.ops, lib.ns).g, new_backend_key(), new_backend_key()
     hi, lo = (a, b) if a.bit > b.bit else (b, a)
-    lib.impl("f", tagged("hi"), hi)
-    lib.impl("f", tagged("lo"), lo)
+    lib.impl("g", tagged("hi"), hi)
+    lib.impl("g", tagged("lo"), lo)
     assert op(fake(lo)) == "lo"
     assert op(fake(lo), fake(hi)) == "hi"
-    assert op([fake(lo), fake(hi)]) == "hi", "tensors inside a list argument count"
+    assert op(fake(lo), more=[fake(lo), fake(hi)]) == "hi", "tensors inside a list count"
     assert op(fake(lo), other=fake(hi)) == "hi", "keyword tensor arguments count"
 
 
@@ -279,7 +283,7 @@ def test_direct_registration_beats_backend_fallback_and_alias_beats_fallback(lib
 # ---- per-backend boxed fallbacks --------------------------------------------------------------
 
 def test_boxed_fallback_gets_op_keyset_args_kwargs(lib):
-    op, a, b = op_of(lib), new_backend_key(), new_backend_key()
+    op, a, b = getattr(ct.ops, lib.ns).g, new_backend_key(), new_backend_key()
     got = []
 
     def fallback(o, keyset, args, kwargs):
@@ -290,7 +294,8 @@ def test_boxed_fallback_gets_op_keyset_args_kwargs(lib):
     x = fake(a)
     assert op(x, scale=2) == "boxed"
     o, keyset, args, kwargs = got[0]
-    assert o is op and args == (x,) and kwargs == {"scale": 2}
+    # the fallback gets the bound argument record: schema order, defaults filled
+    assert o is op and args == (x, None, (), 2) and kwargs == {}
     assert isinstance(keyset, DispatchKeySet) and a not in keyset
     with pytest.raises(NotImplementedError, match=b.name):  # a fallback serves one key only
         op(fake(b))
@@ -327,9 +332,9 @@ def test_exclude_guard_skips_keys_and_restores(lib):
 
 
 def test_include_guard_adds_keys(lib):
-    op, a = op_of(lib), new_backend_key()
-    lib.impl("f", tagged("backend"), a)
-    lib.impl("f", tagged("python"), K.Python)
+    op, a = getattr(ct.ops, lib.ns).g, new_backend_key()
+    lib.impl("g", tagged("backend"), a)
+    lib.impl("g", tagged("python"), K.Python)
     with IncludeDispatchKeyGuard(K.Python):
         assert K.Python in tls_included()
         assert op(fake(a)) == "python"
@@ -377,7 +382,7 @@ def test_real_ops_dispatch_on_tensor_device(device):
     a = ct.zeros(2, 3, device=device)
     out = ct.ops.aten.add(a, a)
     assert out.device == ct.device(device) and out.shape == (2, 3)
-    assert ct.ops.aten.add is ct.add
+    assert ct.ops.aten.add.entry is ct.add is ct.Tensor.add
 
 
 def test_no_grad_style_exclusion_on_real_tensors(device):

@@ -27,7 +27,7 @@ def test_define_returns_operator_reachable_by_namespace(lib):
     op = lib.define("double(Tensor x) -> Tensor", doc="x + x")
     assert op is getattr(ct.ops, lib.ns).double is get_operator(f"{lib.ns}::double")
     assert op.qualname == f"{lib.ns}::double" and op.name == "double"
-    assert op.schema == "double(Tensor x) -> Tensor" and op.doc == "x + x"
+    assert str(op.schema) == "double(Tensor x) -> Tensor" and op.entry.__doc__ == "x + x"
 
 
 def test_composite_implicit_kernel_runs_on_every_device(lib, device):

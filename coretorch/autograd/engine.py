@@ -8,17 +8,15 @@ BACKWARD_FUNCTION RecordFunction when an observer is registered.
 """
 from __future__ import annotations
 
-import sys
-
 from .. import record_function as _rf
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import local_keys
 from ..ops.declare import op_named as _op
 from ..tensor.impl import TensorImpl
 from .grad_mode import no_grad
-from .node import AccumulateGrad, Node, gradient_edge
+from .node import AccumulateGrad, Edge, Node, OpNode, gradient_edge
 
-__all__ = ["backward", "grad", "sum_to", "accumulate_grad", "run_backward"]
+__all__ = ["backward", "grad", "sum_to", "accumulate_grad", "GraphTask", "InputBuffer"]
 
 _rf_state = _rf.state
 
@@ -51,15 +49,22 @@ def sum_to(g: TensorImpl, shape: tuple, node: Node | None = None, index: int = 0
     return r.reshape(shape) if r._shape != shape else r
 
 
-def accumulate_grad(t: TensorImpl, g: TensorImpl | None) -> None:
-    """Add `g` into ``t.grad`` (what AccumulateGrad does); then post-accumulate hooks."""
+def accumulate_grad(t: TensorImpl, g: TensorImpl | None, owned: bool = False) -> None:
+    """Add `g` into ``t.grad`` (what AccumulateGrad does); then post-accumulate hooks.
+
+    `owned`: the engine made `g` and nothing else refers to it (see `InputBuffer`), so a first
+    gradient laid out like `t` becomes ``t.grad`` without a copy, as PyTorch's AccumulateGrad
+    steals it. Any other gradient (a user's, one a hook saw, a view) is copied."""
     m = t._autograd
     if g is None:
         return
     create_graph = not local_keys.exclude & AUTOGRAD_BIT
     old = m.grad
     if old is None:
-        m.grad = g if create_graph or _stealable(g, t) else _detached_copy(g)
+        if create_graph or (owned and g._autograd is None and g._stride == t._stride):
+            m.grad = g
+        else:
+            m.grad = _detached_copy(g)
     elif create_graph or old._autograd is not None and (old._autograd.grad_fn is not None
                                                         or old._autograd.requires_grad):
         m.grad = old + g
@@ -71,31 +76,14 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None) -> None:
             h(t)
 
 
-# References to a gradient that only the engine holds, seen from _stealable: the engine's buffer
-# list, accumulate_grad's parameter, _stealable's parameter and getrefcount's argument.
-_ENGINE_ONLY_REFS = 4
-
-
-def _stealable(g: TensorImpl, t: TensorImpl) -> bool:
-    """Whether `g` may become ``t.grad`` without a copy (as PyTorch's AccumulateGrad steals): a
-    tensor without history, laid out like `t`, that nothing but the engine references -- for a
-    view, whose base nothing else references either. Anything else (a user's gradient, one a
-    hook kept, an expand of another) is copied."""
-    if g._autograd is not None or g._stride != t._stride:
-        return False
-    if sys.getrefcount(g) > _ENGINE_ONLY_REFS:
-        return False
-    base = g._base
-    return base is None or sys.getrefcount(base) <= 3  # g._base, `base`, getrefcount's argument
-
-
 def _detached_copy(g: TensorImpl) -> TensorImpl:
     with no_grad():
         return g.clone()
 
 
-def _make_grads(outputs: list, grad_outputs: list) -> list:
-    out = []
+def _make_grads(outputs: list, grad_outputs: list) -> tuple[list, list]:
+    """The seed gradients, and for each whether the engine created it (implicit ones)."""
+    out, owned = [], []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
             if o.numel() != 1:
@@ -104,6 +92,9 @@ def _make_grads(outputs: list, grad_outputs: list) -> list:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
                                    f"but got {o._dtype.name}")
             g = _op("ones")(o._shape, dtype=o._dtype, device=o._device)
+            owned.append(True)
+            out.append(g)
+            continue
         elif not isinstance(g, TensorImpl):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -117,7 +108,8 @@ def _make_grads(outputs: list, grad_outputs: list) -> list:
                             f"dtype of {g._dtype.name} and output[{i}] has a dtype of "
                             f"{o._dtype.name}.")
         out.append(g)
-    return out
+        owned.append(False)
+    return out, owned
 
 
 def _as_list(x, what: str) -> list:
@@ -130,7 +122,8 @@ def _as_list(x, what: str) -> list:
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(x).__name__}")
 
 
-def _initial_grads(outputs: list, grad_outputs, who: str, what: str, of: str) -> list:
+def _initial_grads(outputs: list, grad_outputs, who: str, what: str,
+                   of: str) -> tuple[list, list]:
     """The gradients that seed the backward pass: `grad_outputs` (padded with None, which means
     ones for scalar outputs) checked against `outputs`."""
     gl = _as_list(grad_outputs, f"{who}()")
@@ -182,7 +175,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
         if not ins:
             raise RuntimeError("backward(): 'inputs' argument to backward() cannot be empty.")
         targets = _target_edges(ins, "backward")
-    run_backward(roots, grads, retain_graph, create_graph, targets, accumulate=True)
+    GraphTask(roots, grads, retain_graph, create_graph, targets, accumulate=True).run()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
@@ -204,7 +197,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
         retain_graph = create_graph
     roots = _root_edges(outs)
     targets = _target_edges(ins, "grad")
-    result = run_backward(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    result = GraphTask(roots, grads, retain_graph, create_graph, targets,
+                       accumulate=False).run()
     out = []
     for (t, _), g in zip(targets, result):
         if g is None:
@@ -218,52 +212,97 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
     return tuple(out)
 
 
-def _graph(root_nodes: list):
-    """Every node reachable from the roots, and the parents of each (for pruning)."""
-    seen = set(root_nodes)
-    stack = list(seen)
-    parents: dict = {}
-    while stack:
-        n = stack.pop()
-        for e in n._edges:
-            if e is None:
-                continue
-            c = e[0]
-            p = parents.get(c)
-            if p is None:
-                parents[c] = [n]
-            else:
-                p.append(n)
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
-    return seen, parents
+class InputBuffer:
+    """The gradients arriving at one node, one slot per node input, summed as they arrive.
+
+    `owned[i]` says the engine made slot i's gradient and nothing else refers to it: the output
+    of a derivative formula (not one of its incoming gradients or saved tensors, not a view),
+    routed to this one slot, never shown to a hook, or a sum the buffer computed. Only an owned
+    gradient may become a leaf's ``.grad`` without a copy."""
+
+    __slots__ = ("grads", "owned")
+
+    def __init__(self, n: int):
+        self.grads: list = [None] * n
+        self.owned: list = [False] * n
+
+    def add(self, i: int, g: TensorImpl, owned: bool) -> None:
+        old = self.grads[i]
+        if old is None:
+            self.grads[i], self.owned[i] = g, owned
+        else:
+            self.grads[i], self.owned[i] = old + g, True
 
 
-def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: bool,
-                 targets: list | None, accumulate: bool) -> list:
-    """Execute the graph from `roots` (edges) seeded with `grads`.
+class GraphTask:
+    """One backward pass: which nodes run, in what order, with what gradients.
 
-    targets: None (every leaf accumulates), or ``[(tensor, edge)]``: only those receive
-    gradients — accumulated into ``.grad`` when `accumulate`, else captured and returned.
-    """
-    root_nodes = []
-    for e in roots:
-        if e[0] not in root_nodes:
-            root_nodes.append(e[0])
-    seen, parents = _graph(root_nodes)
-    capture: dict = {}       # node -> [(output_nr, target index)]
-    if targets is None:
-        needed = seen
-        runs = seen
-    else:
-        needed = set()
+    `run()` discovers the graph from the roots, keeps only what leads to the targets, counts
+    each node's pending inputs, seeds the roots' buffers and runs nodes as they become ready
+    (all their inputs arrived), routing each output gradient along its edge."""
+
+    def __init__(self, roots: list, seeds: tuple, retain_graph: bool, create_graph: bool,
+                 targets: list | None, accumulate: bool):
+        self.roots, (self.seeds, self.seeds_owned) = roots, seeds
+        self.retain_graph, self.create_graph = retain_graph, create_graph
+        self.targets, self.accumulate = targets, accumulate
+        self.buffers: dict = {}
+        self.capture: dict = {}      # node -> [(input_nr, target index)]
+        self.results: list = [None] * (len(targets) if targets is not None else 0)
+
+    def run(self) -> list:
+        """Execute the pass; returns the captured gradients of the targets (``grad()``)."""
+        root_nodes = list(dict.fromkeys(e.node for e in self.roots))
+        seen, parents = self._discover(root_nodes)
+        self.needed, self.runs = self._prune(seen, parents)
+        self.deps = self._dependencies()
+        self._seed()
+        ready = [n for n in root_nodes if n in self.needed and not self.deps.get(n)]
+        lk = local_keys
+        prev = lk.exclude
+        lk.exclude = (prev & ~AUTOGRAD_BIT) if self.create_graph else (prev | AUTOGRAD_BIT)
+        try:
+            while ready:
+                self._run_node(ready.pop(), ready)
+        finally:
+            lk.exclude = prev
+        return self.results
+
+    # ---- planning ---------------------------------------------------------------------------
+    @staticmethod
+    def _discover(root_nodes: list) -> tuple[set, dict]:
+        """Every node reachable from the roots, and the parents of each (for pruning)."""
+        seen = set(root_nodes)
+        stack = list(seen)
+        parents: dict = {}
+        while stack:
+            n = stack.pop()
+            for e in n._edges:
+                if e is None:
+                    continue
+                c = e.node
+                p = parents.get(c)
+                if p is None:
+                    parents[c] = [n]
+                else:
+                    p.append(n)
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return seen, parents
+
+    def _prune(self, seen: set, parents: dict) -> tuple[set, set]:
+        """(nodes that receive gradients, nodes that run): everything without targets; with
+        targets, only the nodes on a path to one of them."""
+        if self.targets is None:
+            return seen, seen
+        needed: set = set()
         stack = []
-        for i, (t, e) in enumerate(targets):
-            n = e[0]
+        for i, (t, e) in enumerate(self.targets):
+            n = e.node
             if n not in seen:
                 continue
-            capture.setdefault(n, []).append((e[1], i))
+            self.capture.setdefault(n, []).append((e.input_nr, i))
             if n not in needed:
                 needed.add(n)
                 stack.append(n)
@@ -273,103 +312,140 @@ def run_backward(roots: list, grads: list, retain_graph: bool, create_graph: boo
                 if p not in needed:
                     needed.add(p)
                     stack.append(p)
-        runs = set()
-        for n in needed:
-            if any(e is not None and e[0] in needed for e in n._edges):
-                runs.add(n)
-        if accumulate:
-            runs.update(n for n in capture if n.__class__ is AccumulateGrad)
-    deps: dict = {}
-    for n in runs:
-        for e in n._edges:
-            if e is not None:
-                c = e[0]
-                if c in needed:
-                    deps[c] = deps.get(c, 0) + 1
-    buffers: dict = {}
-    for e, g in zip(roots, grads):
-        n = e[0]
-        if n not in needed:
-            continue
-        buf = buffers.get(n)
+        runs = {n for n in needed if any(e is not None and e.node in needed for e in n._edges)}
+        if self.accumulate:
+            runs.update(n for n in self.capture if n.__class__ is AccumulateGrad)
+        return needed, runs
+
+    def _dependencies(self) -> dict:
+        """How many gradients each needed node waits for."""
+        deps: dict = {}
+        needed = self.needed
+        for n in self.runs:
+            for e in n._edges:
+                if e is not None and e.node in needed:
+                    deps[e.node] = deps.get(e.node, 0) + 1
+        return deps
+
+    def _seed(self) -> None:
+        for e, g, owned in zip(self.roots, self.seeds, self.seeds_owned):
+            if e.node in self.needed:
+                self._buffer(e.node).add(e.input_nr, g, owned)
+
+    def _buffer(self, node: Node) -> InputBuffer:
+        buf = self.buffers.get(node)
         if buf is None:
-            buf = buffers[n] = [None] * n.n_outputs
-        old = buf[e[1]]
-        buf[e[1]] = g if old is None else old + g
-    ready = [n for n in root_nodes if n in needed and not deps.get(n)]
-    results = [None] * (len(targets) if targets is not None else 0)
+            buf = self.buffers[node] = InputBuffer(node.n_outputs)
+        return buf
 
-    lk = local_keys
-    prev = lk.exclude
-    lk.exclude = (prev & ~AUTOGRAD_BIT) if create_graph else (prev | AUTOGRAD_BIT)
-    try:
-        while ready:
-            node = ready.pop()
-            grads_in = buffers.pop(node, None)
-            if grads_in is None:
-                grads_in = [None] * node.n_outputs
-            if node.__class__ is AccumulateGrad:
-                grads_in = _leaf_hooks(node, grads_in)
-            elif node._hooks is not None:
-                grads_in = _pre_hooks(node, grads_in)
-            cap = capture.get(node)
-            if cap is not None:
-                for nr, i in cap:
-                    g = grads_in[nr]
-                    results[i] = g
-                    if accumulate and node.__class__ is not AccumulateGrad and g is not None:
-                        accumulate_grad(targets[i][0], g)
-            if node not in runs:
+    # ---- execution --------------------------------------------------------------------------
+    def _run_node(self, node: Node, ready: list) -> None:
+        buf = self.buffers.pop(node, None) or InputBuffer(node.n_outputs)
+        grads, owned = buf.grads, buf.owned
+        is_leaf = node.__class__ is AccumulateGrad
+        if is_leaf:
+            grads = _leaf_hooks(node, grads, owned)
+        elif node._hooks is not None:
+            grads = _pre_hooks(node, grads, owned)
+        cap = self.capture.get(node)
+        if cap is not None:
+            self._capture(node, cap, grads, is_leaf)
+        if node not in self.runs:
+            return
+        outs = None
+        out_owned: list = []
+        if any(x is not None for x in grads):  # no loop variable: it would pin a gradient
+            outs = _call(node, grads, owned)
+            out_owned = _outputs_owned(node, outs, grads, owned)  # before release(): it reads
+            if not self.retain_graph:                              # the saved arguments
+                node.release()
+        buf = grads = None  # the buffers own the gradients now (lets AccumulateGrad take them)
+        self._route(node, outs, out_owned, ready)
+
+    def _capture(self, node: Node, cap: list, grads: list, is_leaf: bool) -> None:
+        """Keep the gradients of the targets at `node` (and accumulate them for non-leaf
+        targets of ``backward(inputs=...)``)."""
+        for nr, i in cap:
+            g = grads[nr]
+            self.results[i] = g
+            if self.accumulate and not is_leaf and g is not None:
+                accumulate_grad(self.targets[i][0], g)
+
+    def _route(self, node: Node, outs, out_owned: list, ready: list) -> None:
+        """Send each output gradient along its edge (reduced to the input's shape and cast to its
+        dtype/device here, once), and mark nodes whose inputs have all arrived as ready."""
+        n_outs = len(outs) if outs is not None else 0
+        needed, deps = self.needed, self.deps
+        for i, e in enumerate(node._edges):
+            if e is None:
                 continue
-            outs = None
-            if any(x is not None for x in grads_in):  # no loop variable: it would pin a gradient
-                outs = _call(node, grads_in)
-                if not retain_graph:
-                    node.release()
-            edges = node._edges
-            n_outs = len(outs) if outs is not None else 0
-            for i, e in enumerate(edges):
-                if e is None:
-                    continue
-                c = e[0]
-                if c not in needed:
-                    continue
-                g = outs[i] if i < n_outs else None
-                if g is not None:
-                    if g._shape != e[2]:
-                        g = sum_to(g, e[2], node, i)
-                    if g._dtype is not e[3] or g._device != e[4]:
-                        g = g.to(dtype=e[3], device=e[4])
-                    buf = buffers.get(c)
-                    if buf is None:
-                        buf = buffers[c] = [None] * c.n_outputs
-                    old = buf[e[1]]
-                    buf[e[1]] = g if old is None else old + g
-                d = deps[c] - 1
-                deps[c] = d
-                if d == 0:
-                    ready.append(c)
-            outs = g = None  # the buffers own the gradients now (lets AccumulateGrad steal them)
-    finally:
-        lk.exclude = prev
-    return results
+            c = e.node
+            if c not in needed:
+                continue
+            g = outs[i] if i < n_outs else None
+            if g is not None:
+                owned = out_owned[i]
+                if g._shape != e.shape:
+                    g, owned = sum_to(g, e.shape, node, i), True
+                if g._dtype is not e.dtype or g._device != e.device:
+                    g, owned = g.to(dtype=e.dtype, device=e.device), True
+                self._buffer(c).add(e.input_nr, g, owned)
+            d = deps[c] - 1
+            deps[c] = d
+            if d == 0:
+                ready.append(c)
 
 
-def _call(node: Node, grads: list):
+def _outputs_owned(node: Node, outs, grads: list, owned: list) -> list:
+    """Which of a node's output gradients the engine may hand over without a copy (see
+    `InputBuffer`). Ownership belongs to a gradient's storage, named by its root tensor (a view's
+    `_base`): a root is given to at most one output; a root that arrived as an incoming gradient
+    keeps that gradient's ownership; any other root is fresh if a derivative formula made it and
+    it is none of the node's saved tensors."""
+    if outs is None:
+        return []
+    fresh = isinstance(node, OpNode) and (node._hooks is None or not node._hooks.post)
+    saved = {id(_root(a)) for a in node.args if isinstance(a, TensorImpl)} \
+        if fresh and node.args is not None else set()
+    incoming = {id(_root(x)): j for j, x in enumerate(grads) if x is not None}
+    given: set = set()
+    res = []
+    for g in outs:
+        ok = False
+        if g is not None:
+            r = id(_root(g))
+            if r not in given:
+                given.add(r)
+                j = incoming.get(r)
+                ok = owned[j] if j is not None else fresh and r not in saved
+        res.append(ok)
+    return res
+
+
+def _root(t: TensorImpl) -> TensorImpl:
+    return t if t._base is None else t._base
+
+
+def _call(node: Node, grads: list, owned: list):
+    if node.__class__ is AccumulateGrad:
+        run = node.apply_owned
+        args = (grads, owned[0])
+    else:
+        run = node.apply
+        args = (grads,)
     if _rf_state.active:
-        # the engine's own list, not a copy: a second container holding the gradients would
-        # stop AccumulateGrad from stealing them (see _stealable) whenever an observer is on
+        # the engine's own list, not a copy: observers must not hold gradients after the call
         rf = _rf.RecordFunction(node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads,
                                 None, node.seq_nr)
         if rf._cbs:
             rf.extra["node"] = node
             with rf:
-                outs = node.apply(grads)
+                outs = run(*args)
                 rf.outputs = outs
         else:
-            outs = node.apply(grads)
+            outs = run(*args)
     else:
-        outs = node.apply(grads)
+        outs = run(*args)
     h = node._hooks
     if h is not None and h.post:
         for fn in list(h.post):
@@ -379,9 +455,12 @@ def _call(node: Node, grads: list):
     return outs
 
 
-def _pre_hooks(node: Node, grads: list) -> list:
+def _pre_hooks(node: Node, grads: list, owned: list) -> list:
+    """Run the node's tensor hooks, pre-hooks and retain_grad: a hook may keep a reference to a
+    gradient it sees, so none of them stays owned."""
     h = node._hooks
     grads = list(grads)
+    owned[:] = [False] * len(owned)
     for nr, fn in list(h.tensor_pre):
         if grads[nr] is not None:
             r = fn(grads[nr])
@@ -403,17 +482,18 @@ def _pre_hooks(node: Node, grads: list) -> list:
     return grads
 
 
-def _leaf_hooks(node: AccumulateGrad, grads: list) -> list:
+def _leaf_hooks(node: AccumulateGrad, grads: list, owned: list) -> list:
     t = node.variable
     m = t._autograd if t is not None else None
     hooks = m.hooks if m is not None else None
     if hooks:
         grads = list(grads)
+        owned[0] = False
         for fn in list(hooks):
             if grads[0] is not None:
                 r = fn(grads[0])
                 if r is not None:
                     grads[0] = r
     if node._hooks is not None:
-        grads = _pre_hooks(node, grads)
+        grads = _pre_hooks(node, grads, owned)
     return grads

@@ -13,7 +13,7 @@ from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
 from .grad_mode import no_grad
-from .node import FREED_MESSAGE, Node, _init_node, gradient_edge, materialize, version_error
+from .node import FREED_MESSAGE, Node, init_node, gradient_edge, materialize, version_error
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -144,7 +144,7 @@ class Function:
         if cls is Function:
             raise RuntimeError("Function.apply must be called on a subclass of Function")
         ctx = object.__new__(cls._backward_cls)
-        _init_node(ctx, (), 0, next_sequence_nr())
+        init_node(ctx, (), 0, next_sequence_nr())
         ctx._init()
         needs = tuple(isinstance(a, TensorImpl) and _requires_grad(a) for a in args)
         ctx.needs_input_grad = needs

@@ -1,20 +1,21 @@
 """Autograd graph nodes.
 
 A `Node` is one backward function. `_edges` is a flat tuple with one entry per gradient the node
-returns: None (no gradient flows there) or an edge ``(next_node, output_nr, shape, dtype,
-device)``, the last three describing the input so the engine can reduce a broadcast gradient to
-its shape and cast it to its dtype/device once, centrally. `apply(grads)` takes one gradient per
-output of the forward op (None where none arrived) and returns a sequence aligned with `_edges`.
+returns: None (no gradient flows there) or an `Edge`: the next node, which of its inputs the
+gradient feeds, and the shape, dtype and device of the forward input, so the engine can reduce a
+broadcast gradient to its shape and cast it to its dtype/device once, centrally. `apply(grads)`
+takes one gradient per output of the forward op (None where none arrived) and returns a sequence
+aligned with `_edges`.
 """
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from ..tensor.impl import AutogradMeta, TensorImpl
 
-__all__ = ["Node", "AccumulateGrad", "OpNode", "RemovableHandle", "gradient_edge",
-           "FREED_MESSAGE", "camel_case"]
+__all__ = ["Node", "AccumulateGrad", "OpNode", "RemovableHandle", "Edge", "gradient_edge",
+           "init_node", "FREED_MESSAGE", "camel_case"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -22,6 +23,23 @@ FREED_MESSAGE = (
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
     "through the graph a second time or if you need to access saved tensors after calling "
     "backward.")
+
+
+class Edge(NamedTuple):
+    """Where a gradient goes: input `input_nr` of `node`, for a forward input of this geometry."""
+
+    node: "Node"
+    input_nr: int
+    shape: tuple
+    dtype: Any
+    device: Any
+
+
+_new_edge = tuple.__new__  # Edge(...) without NamedTuple's Python-level __new__: ~0.1 µs less
+
+
+def make_edge(node: "Node", input_nr: int, t: TensorImpl) -> Edge:
+    return _new_edge(Edge, (node, input_nr, t._shape, t._dtype, t._device))
 
 
 class RemovableHandle:
@@ -76,7 +94,7 @@ class Node:
     @property
     def next_functions(self) -> tuple:
         """``((node, output_nr), ...)`` for each input, ``(None, 0)`` where none is needed."""
-        out = [(None, 0) if e is None else (e[0], e[1]) for e in self._edges]
+        out = [(None, 0) if e is None else (e.node, e.input_nr) for e in self._edges]
         while out and out[-1][0] is None and len(out) > 1:
             out.pop()
         return tuple(out)
@@ -112,7 +130,8 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
 
-def _init_node(node: Node, edges: tuple, n_outputs: int, seq_nr: int) -> Node:
+def init_node(node: Node, edges: tuple, n_outputs: int, seq_nr: int) -> Node:
+    """Fill the fields every node has (subclasses add their own)."""
     node._edges, node.n_outputs, node.seq_nr = edges, n_outputs, seq_nr
     node._hooks = node._metadata = None
     node._vv = -1
@@ -129,7 +148,7 @@ class AccumulateGrad(Node):
     _name = "AccumulateGrad"
 
     def __init__(self, variable: TensorImpl):
-        _init_node(self, (), 1, 2 ** 63 - 1)
+        init_node(self, (), 1, 2 ** 63 - 1)
         self._variable = weakref.ref(variable)
 
     @property
@@ -138,25 +157,30 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def apply(self, grads: list) -> tuple:
+        return self.apply_owned(grads, False)
+
+    def apply_owned(self, grads: list, owned: bool) -> tuple:
+        """Accumulate; `owned` (from the engine's buffer) allows taking the gradient over."""
         t = self._variable()
         if t is not None:
             from .engine import accumulate_grad
-            accumulate_grad(t, grads[0])
+            accumulate_grad(t, grads[0], owned)
         return ()
 
 
-def gradient_edge(t: TensorImpl, m: AutogradMeta) -> tuple:
-    """The edge gradients of `t` flow into: its grad_fn output, or its AccumulateGrad (leaf)."""
+def gradient_edge(t: TensorImpl, m: AutogradMeta) -> Edge:
+    """The edge gradients of `t` flow into: its grad_fn output, or its AccumulateGrad (leaf).
+    A view whose data changed in place since its grad_fn was recorded gets a fresh history."""
     fn = m.grad_fn
     if fn is not None:
         if fn._vv >= 0 and fn._vv != t._vc[0] and t._base is not None:
             from .views import regenerate_view_history
             fn = regenerate_view_history(t, m)
-        return (fn, m.output_nr, t._shape, t._dtype, t._device)
+        return _new_edge(Edge, (fn, m.output_nr, t._shape, t._dtype, t._device))
     acc = m.grad_accumulator
     if acc is None:
         acc = m.grad_accumulator = AccumulateGrad(t)
-    return (acc, 0, t._shape, t._dtype, t._device)
+    return _new_edge(Edge, (acc, 0, t._shape, t._dtype, t._device))
 
 
 def camel_case(op_name: str) -> str:
@@ -173,14 +197,26 @@ def camel_case(op_name: str) -> str:
 class OpNode(Node):
     """The backward of a declared op: runs ``decl.derivative(ctx, *grads)`` with itself as ctx.
 
-    `args`/`kwargs` are the forward arguments; `result` the output(s) when the declaration asks
-    for them (``save_result``); `needs_input_grad` one bool per positional argument.
+    `args` is the forward op's argument record (`kwargs` is empty for ops with a schema; ops
+    declared without one keep their keyword arguments there); each schema argument is also an
+    attribute (``ctx.self``, ``ctx.alpha``: see `node_class`). `result` holds the output(s) when
+    the declaration asks for them (``save_result``); `needs_input_grad` has one bool per argument.
     """
 
     __slots__ = ("decl", "args", "kwargs", "result", "needs_input_grad", "_versions",
                  "_res_ver", "_out_meta", "_freed", "_list_args", "_saves")
     _name = "OpBackward0"
     _op_name = "op"
+
+    def __init__(self, decl, args: tuple, kwargs: dict, edges: tuple, needs: tuple,
+                 list_args: tuple | None, versions: tuple | None, seq_nr: int):
+        init_node(self, edges, 1, seq_nr)
+        self.decl, self.args, self.kwargs = decl, args, kwargs
+        self.needs_input_grad, self._list_args = needs, list_args
+        self._versions = versions
+        self._saves = versions is not None or (decl is not None and decl.save_result)
+        self._freed = False
+        self.result = self._res_ver = self._out_meta = None
 
     def apply(self, grads: list) -> Any:
         if self._freed:
@@ -218,12 +254,12 @@ class OpNode(Node):
                     isinstance(t, TensorImpl) for t in a):
                 for _ in a:
                     e = edges[k]
-                    out.append((None, 0) if e is None else (e[0], e[1]))
+                    out.append((None, 0) if e is None else (e.node, e.input_nr))
                     k += 1
                 continue
             if isinstance(a, TensorImpl):
                 e = edges[k]
-                out.append((None, 0) if e is None else (e[0], e[1]))
+                out.append((None, 0) if e is None else (e.node, e.input_nr))
             k += 1
         return tuple(out)
 
@@ -232,6 +268,33 @@ class OpNode(Node):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(a for a in self.args if isinstance(a, TensorImpl))
+
+
+def _saved_argument(i: int, name: str) -> property:
+    def get(node: OpNode):
+        args = node.args
+        if args is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return args[i]
+    get.__name__ = name
+    return property(get, doc=f"The forward call's argument {name!r}.")
+
+
+_node_classes: dict[str, type] = {}
+
+
+def node_class(name: str, op_name: str, arg_names: tuple = (), base: type = OpNode) -> type:
+    """The Node subclass called `name` (``MulBackward0``), made once per op: its attributes give
+    the forward arguments by their schema names (``ctx.self``, ``ctx.other``)."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        ns: dict[str, Any] = {"__slots__": (), "_name": name, "_op_name": op_name}
+        for i, n in enumerate(arg_names):
+            if hasattr(base, n):
+                raise TypeError(f"{op_name}: argument name {n!r} clashes with a Node attribute")
+            ns[n] = _saved_argument(i, n)
+        cls = _node_classes[name] = type(name, (base,), ns)
+    return cls
 
 
 def materialize(grads: list, out_meta: tuple) -> list:

@@ -11,7 +11,7 @@ from ..ops.declare import op_named as _op
 from ..ops.view_derivatives import strided_scatter
 from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl
-from .node import Node, _init_node, gradient_edge
+from .node import Node, gradient_edge, init_node, make_edge
 
 __all__ = ["CopySlices", "AsStridedViewBackward", "regenerate_view_history",
            "record_copy_slices"]
@@ -37,7 +37,7 @@ def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node:
     bm = base._autograd
     if bm is None or not (bm.requires_grad or bm.grad_fn is not None):
         return m.grad_fn
-    node = _init_node(object.__new__(AsStridedViewBackward), (gradient_edge(base, bm),), 1,
+    node = init_node(object.__new__(AsStridedViewBackward), (gradient_edge(base, bm),), 1,
                       next_sequence_nr())
     node.base_geom, node.view_geom = _geom(base), _geom(t)
     node._vv = t._vc[0]
@@ -82,7 +82,7 @@ def record_copy_slices(view: TensorImpl, fn: Node) -> None:
     base_edge = None
     if bm is not None and (bm.requires_grad or bm.grad_fn is not None):
         base_edge = gradient_edge(base, bm)
-    node = _init_node(object.__new__(CopySlices), (base_edge,) + tuple(fn._edges[1:]), 1,
+    node = init_node(object.__new__(CopySlices), (base_edge,) + tuple(fn._edges[1:]), 1,
                       fn.seq_nr)
     node.fn, node.base_geom, node.view_geom = fn, _geom(base), _geom(view)
     if bm is None:
@@ -93,8 +93,8 @@ def record_copy_slices(view: TensorImpl, fn: Node) -> None:
     m = view._autograd
     if m is None:
         m = view._autograd = AutogradMeta(False, None, 0)
-    vnode = _init_node(object.__new__(AsStridedViewBackward),
-                       ((node, 0, base._shape, base._dtype, base._device),), 1, fn.seq_nr)
+    vnode = init_node(object.__new__(AsStridedViewBackward), (make_edge(node, 0, base),), 1,
+                      fn.seq_nr)
     vnode.base_geom, vnode.view_geom = node.base_geom, node.view_geom
     vnode._vv = view._vc[0]
     m.grad_fn, m.output_nr = vnode, 0

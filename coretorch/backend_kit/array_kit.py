@@ -1,6 +1,6 @@
-"""`ArrayKit`: what array-API kernels need from a backend, bound once: the array module `xp`
-and the tensor -> array accessor. Kernel families (`reductions`, `indexing`, ...) are built
-from a kit and close over its fields, so a kernel call pays no extra indirection.
+"""`ArrayKit`: what array-API kernels need from a backend — the array module `xp` and the
+tensor -> array accessor — registered per device type, so the kit's kernels are plain
+module-level functions that find it from their output: ``kit = kit_of(out)``.
 """
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from coretorch.ops.meta_rules import float_result, promote
 from coretorch.tensor.impl import TensorImpl
 
-__all__ = ["ArrayKit", "scalar_as", "compute_dtype", "acc_float", "TORCH_DTYPE_NAMES"]
+__all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
+           "compute_dtype",
+           "TORCH_DTYPE_NAMES", "unsupported"]
 
 _T = TensorImpl
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -30,18 +31,29 @@ def scalar_as(v, npdt: np.dtype):
         return np.array(int(v), dtype=np.int64).astype(npdt)[()]
 
 
+def opmath(d) -> np.dtype:
+    """The numpy dtype arithmetic on dtype `d` (coretorch or numpy) runs in: half precision
+    computes in float32, as PyTorch's kernels do; other dtypes as they are."""
+    n = d.numpy if hasattr(d, "numpy") else np.dtype(d)
+    return _F32 if n == _F16 else n
+
+
+acc_float = opmath  # reductions accumulate in the same type
+
+
 def compute_dtype(*xs, floating: bool = False):
-    """The coretorch dtype an op computes in: the promoted dtype of its operands (made float for
-    float-valued ops). One rule shared with the meta functions (`meta_rules.promote`)."""
+    """The promoted dtype of `xs` (made float for float-valued ops)."""
+    from coretorch.ops.meta_rules import float_result, promote
     d = promote(*xs)
     return float_result(d) if floating else d
 
 
-def acc_float(d) -> np.dtype:
-    """The numpy dtype arithmetic on dtype `d` (coretorch or numpy) runs in: float16 computes in
-    float32 (as PyTorch's kernels accumulate half in float); other dtypes as they are."""
-    n = d.numpy if hasattr(d, "numpy") else np.dtype(d)
-    return _F32 if n == _F16 else n
+def unsupported(op: str, d, device_type: str, supported: str = "") -> NotImplementedError:
+    """PyTorch's error for a dtype an op has no kernel for on a device."""
+    extra = f"; supported: {supported}" if supported else ""
+    return NotImplementedError(
+        f"\"{op}_{device_type}\" not implemented for '{TORCH_DTYPE_NAMES[d.name]}' "
+        f"({op}() on {device_type} got dtype {d.name}{extra})")
 
 
 class ArrayKit:
@@ -49,15 +61,25 @@ class ArrayKit:
 
     `xp` is numpy or a NumPy-compatible module (CuPy); `as_array(t)` is the strided `xp` view of
     a tensor of this backend's `device_type` (shared memory); `from_host(np_array)` makes an `xp`
-    array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`).
+    array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`);
+    `special` is the module of special functions over `xp` arrays (default: scipy.special,
+    imported when first used).
     """
 
     def __init__(self, xp: Any, as_array: Callable, device_type: str,
-                 from_host: Optional[Callable] = None):
+                 from_host: Optional[Callable] = None, special: Any = None):
         self.xp = xp
         self.as_array = as_array
         self.device_type = device_type
         self.from_host = from_host if from_host is not None else xp.asarray
+        self._special = special
+
+    @property
+    def special(self) -> Any:
+        if self._special is None:
+            import scipy.special
+            self._special = scipy.special
+        return self._special
 
     def arr(self, x):
         """The array of a tensor (a tensor of another device, such as a cpu scalar, is copied
@@ -86,12 +108,17 @@ class ArrayKit:
             return a if a.dtype == npdt else a.astype(npdt)
         return scalar_as(x, npdt)
 
+    def into(self, uf, out, result_dtype: np.dtype, *operands) -> None:
+        """``out = uf(*operands)``: written in place when out has the ufunc's `result_dtype`,
+        else computed and cast into out."""
+        o = self.as_array(out)
+        if o.dtype == result_dtype:
+            uf(*operands, out=o)
+        else:
+            self.xp.copyto(o, uf(*operands), casting="unsafe")
+
     def unsupported(self, op: str, d, supported: str = "") -> NotImplementedError:
-        """PyTorch's error for a dtype an op has no kernel for on this device."""
-        extra = f"; supported: {supported}" if supported else ""
-        return NotImplementedError(
-            f"\"{op}_{self.device_type}\" not implemented for '{TORCH_DTYPE_NAMES[d.name]}' "
-            f"({op}() on {self.device_type} got dtype {d.name}{extra})")
+        return unsupported(op, d, self.device_type, supported)
 
     def float_draw_dtype(self, op: str, out):
         """The dtype random floats are drawn in for `out`: float32 up to 4-byte dtypes (float16
@@ -102,9 +129,31 @@ class ArrayKit:
 
     def check_nonzero_divisor(self, op: str, b) -> None:
         """Integer division, remainder and fmod by zero raise in PyTorch (numpy would give 0,
-        a GPU garbage)."""
+        a GPU garbage): an error in the data, which only a backend that holds data can see."""
         if isinstance(b, _T):
             if bool((self.arr(b) == 0).any()):
-                raise RuntimeError(f"ZeroDivisionError: {op}(): integer division by zero")
+                raise RuntimeError(f"ZeroDivisionError: {b._dtype.name} division by zero "
+                                   f"({op})")
         elif b == 0:
-            raise RuntimeError(f"ZeroDivisionError: {op}(): integer division by zero")
+            raise RuntimeError(f"ZeroDivisionError: integer division by zero ({op})")
+
+
+_KITS: dict[str, ArrayKit] = {}
+
+
+def register_kit(kit: ArrayKit) -> ArrayKit:
+    """Make `kit` the one the kit's kernels use for tensors of its device type (a backend calls
+    this when it registers, before its kernels can run)."""
+    _KITS[kit.device_type] = kit
+    return kit
+
+
+def kit_of(t: TensorImpl) -> ArrayKit:
+    """The ArrayKit of `t`'s device type."""
+    try:
+        return _KITS[t._device.type]
+    except KeyError:
+        raise RuntimeError(f"no ArrayKit is registered for device type {t._device.type!r}: a "
+                           f"backend that uses coretorch.backend_kit kernels must call "
+                           f"backend_kit.register_kit(ArrayKit(xp, as_array, "
+                           f"{t._device.type!r}))") from None

@@ -84,6 +84,11 @@ class KernelTable:
             if name not in skip:
                 self.add(name, fn)
 
+    def fill_from(self, kernels: Mapping[str, Callable]) -> None:
+        """Take every kernel of `kernels` (a kit module's ``KERNELS``) for the ops this table
+        has no kernel for yet: register your own kernels first, then fill the rest."""
+        self.add_all(kernels, skip=tuple(self.kernels))
+
     def kernel(self, *names: str) -> Callable[[Callable], Callable]:
         """Decorator: register the function as the kernel for each op in `names`."""
         def register(fn: Callable) -> Callable:

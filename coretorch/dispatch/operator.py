@@ -6,15 +6,16 @@ cached until a registration changes the table).
 """
 from __future__ import annotations
 
-import types
-from typing import Any, Callable
+import difflib
+import inspect
+from typing import Callable
 
-from .. import record_function as _rf
-from ..tensor.impl import TensorImpl
-from .keys import (AUTOGRAD_BIT, BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet)
-from .tls import local_keys
+from .entry import make_binder, make_entry
+from .keys import BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet
+from .schema import FunctionSchema, parse_schema
 
-__all__ = ["Operator", "get_operator", "all_operators", "fallthrough_kernel", "register_fallback"]
+__all__ = ["Operator", "get_operator", "all_operators", "fallthrough_kernel", "register_fallback",
+           "check_kernel_signature"]
 
 
 def fallthrough_kernel(*args, **kwargs):
@@ -31,58 +32,64 @@ class _Entry:
 
 _fallbacks: dict[DispatchKey, _Entry] = {}
 _operators: dict[str, "Operator"] = {}
-_rf_state = _rf.state
-_Impl = TensorImpl
 
 
 class Operator:
-    """A dispatched operator (``coretorch.ops.aten.add``). Call it like the function it names."""
+    """A dispatched operator (``coretorch.ops.aten.add``). Calling it calls its entry point
+    (`coretorch.dispatch.entry`): the schema binds the arguments, the key set picks the kernel."""
 
-    __slots__ = ("name", "qualname", "schema", "decl", "_table", "_cache", "adapt_backend_kernel",
-                 "doc", "__name__", "__weakref__")
+    __slots__ = ("name", "qualname", "schema", "decl", "entry", "_table", "_cache",
+                 "adapt_backend_kernel", "_binder", "__weakref__")
 
-    def __init__(self, qualname: str, schema: str = "", doc: str | None = None):
+    def __init__(self, qualname: str, schema: "FunctionSchema | str | None" = None, doc: str = "",
+                 has_out: bool = False):
         if qualname in _operators:
             raise RuntimeError(f"operator {qualname} is already defined")
         self.qualname = qualname
         self.name = qualname.split("::", 1)[-1]
-        self.__name__ = self.name   # a bound method of Tensor reports it (introspection, pytest)
-        self.schema = schema or f"{self.name}(...)"
+        self.schema = parse_schema(schema) if isinstance(schema, str) else schema
+        if self.schema is not None and self.schema.name != self.name:
+            raise ValueError(f"operator {qualname}: its schema names {self.schema.name!r}")
         self.decl = None                       # the op's declaration (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
         self._cache: dict[int, Callable] = {}
         # set by coretorch.ops for structured ops: turns a backend's out-kernel into a full kernel
         self.adapt_backend_kernel: Callable[[Callable, DispatchKey], Callable] | None = None
-        self.doc = doc
+        self._binder: Callable | None = None
+        self.entry = (make_entry(self, self.schema, has_out=has_out, doc=doc)
+                      if self.schema is not None else _legacy_entry(self, doc))
         _operators[qualname] = self
 
     # ---- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        bits = 0
-        for a in args:
-            if isinstance(a, _Impl):
-                bits |= a._keys
-            elif a.__class__ is list or a.__class__ is tuple:
-                for t in a:
-                    if isinstance(t, _Impl):
-                        bits |= t._keys
-        if kwargs:
-            for a in kwargs.values():
-                if isinstance(a, _Impl):
-                    bits |= a._keys
-        lk = local_keys
-        bits = (bits | lk.include) & ~lk.exclude
-        if not bits & BACKEND_MASK:
-            bits |= BACKEND_SELECT_BIT
-        fn = self._cache.get(bits)
-        if fn is None:
-            fn = self._resolve(bits)
-        if _rf_state.active:
-            return _rf.call_op(self.qualname, fn, args, kwargs, bits & AUTOGRAD_BIT)
-        return fn(*args, **kwargs)
+        return self.entry(*args, **kwargs)
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self.entry)
+
+    @property
+    def __name__(self) -> str:
+        return self.name
+
+    def bind(self, *args, **kwargs) -> tuple:
+        """The argument record a call ``op(*args, **kwargs)`` binds to (schema order, defaults
+        filled, arguments normalized), without running the op."""
+        b = self._binder
+        if b is None:
+            if self.schema is None:
+                raise RuntimeError(f"{self.qualname} has no schema to bind to")
+            b = self._binder = make_binder(self, self.schema)
+        return b(*args, **kwargs)
+
+    @property
+    def entry_source(self) -> str:
+        """The generated Python source of the entry point."""
+        return inspect.getsource(self.entry)
 
     def redispatch(self, keyset: "DispatchKeySet | int", *args, **kwargs):
-        """Call the kernel for `keyset` directly (a kernel uses this to reach the keys below it)."""
+        """Call the kernel for `keyset` with an already-bound argument record (a kernel uses this
+        to reach the keys below it)."""
         bits = keyset if isinstance(keyset, int) else keyset.bits
         if not bits & BACKEND_MASK:
             bits |= BACKEND_SELECT_BIT
@@ -91,14 +98,21 @@ class Operator:
             fn = self._resolve(bits)
         return fn(*args, **kwargs)
 
-    def __get__(self, obj, objtype=None):
-        # lets an Operator be a Tensor method: t.add(b) == add(t, b)
-        return self if obj is None else types.MethodType(self, obj)
-
     # ---- registration ----------------------------------------------------------------------
     def register(self, key: DispatchKey, fn: Callable, with_keyset: bool = False) -> None:
-        """Register `fn` as this op's kernel at `key` (an alias key registers for many keys)."""
-        if fn is not fallthrough_kernel and key.is_backend and self.adapt_backend_kernel:
+        """Register `fn` as this op's kernel at `key` (an alias key registers for many keys).
+
+        A kernel for an op with a schema must take the schema's arguments (and, at a backend
+        key of a structured op, `out` first): a mismatch is refused here, showing both."""
+        if fn is not fallthrough_kernel and self.schema is not None and not with_keyset and (
+                key.is_backend or key.is_alias):
+            structured = key.is_backend and self.adapt_backend_kernel is not None
+            check_kernel_signature(self, fn, structured=structured)
+            if structured:
+                fn = self.adapt_backend_kernel(fn, key)
+            elif key.is_backend and self.schema.returns:
+                fn = _returns_checked(self, fn)
+        elif fn is not fallthrough_kernel and key.is_backend and self.adapt_backend_kernel:
             fn = self.adapt_backend_kernel(fn, key)
         self._table[key] = _Entry(fn, with_keyset)
         self._cache.clear()
@@ -172,6 +186,90 @@ class Operator:
         return f"<Operator {self.qualname}>"
 
 
+def _kernel_params(fn: Callable) -> list[str] | None:
+    """Positional parameter names of `fn`; None when it takes ``*args`` (a generic kernel, not
+    checked). A keyword-only parameter is listed with a leading ``*``: kernels are called
+    positionally, so it can never receive its argument."""
+    try:
+        sig = inspect.signature(fn, follow_wrapped=True)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    return [("*" + p.name) if p.kind is p.KEYWORD_ONLY else p.name for p in params
+            if p.kind is not p.VAR_KEYWORD]
+
+
+def check_kernel_signature(op: Operator, fn: Callable, what: str = "kernel",
+                           structured: bool = False) -> None:
+    """Refuse a kernel whose parameters do not match the op's schema, showing both: a
+    structured backend kernel is ``kernel(out, <schema arguments>, <precomputed values>)``,
+    any other kernel takes the schema's arguments in order."""
+    got = _kernel_params(fn)
+    if got is None:
+        return
+    want = list(op.schema.names)
+    if structured:
+        want = ["out", *want, *getattr(op.decl, "precomputed", ())]
+    if got != want:
+        form = ("a structured kernel fills `out`: kernel(out, <schema arguments>)" if structured
+                else "it takes the schema's arguments in order")
+        raise TypeError(
+            f"{what} {getattr(fn, '__qualname__', fn)!r} for {op.qualname} takes "
+            f"({', '.join(got)}) but the schema {op.schema} needs ({', '.join(want)}): {form}")
+
+
+def _returns_checked(op: Operator, fn: Callable) -> Callable:
+    """A backend kernel of an op that is not structured must return its result."""
+    def kernel(*args, **kwargs):
+        r = fn(*args, **kwargs)
+        if r is None:
+            raise RuntimeError(f"{op.name}(): the kernel {getattr(fn, '__qualname__', fn)!r} "
+                               f"returned None, but {op.schema} returns a value (only "
+                               f"structured kernels fill `out` and return None)")
+        return r
+    kernel.__name__ = getattr(fn, "__name__", op.name)
+    kernel.__wrapped__ = fn
+    return kernel
+
+
+def _legacy_entry(op: Operator, doc: str) -> Callable:
+    """The entry of an op declared without a schema: collect keys from every argument."""
+    from .. import record_function as _rf
+    from ..tensor.impl import TensorImpl as _Impl
+    from .keys import AUTOGRAD_BIT
+    from .tls import local_keys
+    rf_state = _rf.state
+
+    def entry(*args, **kwargs):
+        bits = 0
+        for a in args:
+            if isinstance(a, _Impl):
+                bits |= a._keys
+            elif a.__class__ is list or a.__class__ is tuple:
+                for t in a:
+                    if isinstance(t, _Impl):
+                        bits |= t._keys
+        if kwargs:
+            for a in kwargs.values():
+                if isinstance(a, _Impl):
+                    bits |= a._keys
+        lk = local_keys
+        bits = (bits | lk.include) & ~lk.exclude
+        if not bits & BACKEND_MASK:
+            bits |= BACKEND_SELECT_BIT
+        fn = op._cache.get(bits)
+        if fn is None:
+            fn = op._resolve(bits)
+        if rf_state.active:
+            return _rf.call_op(op.qualname, fn, args, kwargs, bits & AUTOGRAD_BIT)
+        return fn(*args, **kwargs)
+    entry.__name__ = entry.__qualname__ = op.name
+    entry.__doc__ = doc or None
+    return entry
+
+
 def register_fallback(key: DispatchKey, fn: Callable | None) -> None:
     """Register a boxed fallback `fn(op, keyset_below, args, kwargs)` for every op at `key`
     (or `fallthrough_kernel` to skip the key; None removes it)."""
@@ -185,10 +283,13 @@ def register_fallback(key: DispatchKey, fn: Callable | None) -> None:
 
 def get_operator(qualname: str) -> Operator:
     """The operator called `qualname` (``"myops::scale"``; a bare name means ``aten::``)."""
-    try:
-        return _operators[qualname if "::" in qualname else f"aten::{qualname}"]
-    except KeyError:
-        raise RuntimeError(f"no operator named {qualname!r} is defined") from None
+    full = qualname if "::" in qualname else f"aten::{qualname}"
+    op = _operators.get(full)
+    if op is None:
+        close = difflib.get_close_matches(full, list(_operators), n=3)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise RuntimeError(f"no operator named {qualname!r} is defined{hint}")
+    return op
 
 
 def all_operators() -> dict[str, Operator]:

@@ -1,117 +1,234 @@
-"""Operator declarations: one `OpDecl` per op, holding everything the core knows about it.
+"""Operator declarations: one `declare(schema, ...)` per op holds everything the core knows about it.
 
-A declaration names the op, its meta rule (output shape, dtype, device from the inputs; written
-once here and used by every backend), its kind, its variants (method, in-place `name_`, `out=`),
-and (filled by later layers) its derivative and FLOP formulas.
+    declare("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+            impl=softplus, derivative=softplus_backward, saves=("self",))
 
-Kinds:
-- ``primitive``: each backend implements it. Structured primitives (those with a meta rule) get
-  their output allocated by the core: the backend kernel is ``kernel(out, *args, **kwargs)`` and
-  only fills `out`; one kernel serves the functional, in-place and ``out=`` forms.
-- ``composite_implicit``: a decomposition into other ops, for every backend, differentiated
-  through the ops it calls.
-- ``composite_explicit``: one kernel for every backend (views, factories) with its own derivative.
+The schema (`coretorch.dispatch.schema`) is the op's only statement of its arguments and
+defaults. Each call is bound to it once, in the op's entry point, into the **argument record**:
+a positional tuple in schema order (defaults filled, dims wrapped, pairs expanded, scalars as
+Python numbers). Every layer receives that record positionally:
 
-Derivative convention (``declare(..., derivative=fn, save_result=...)``), consumed by autograd:
-    fn(ctx, *grads) -> tuple
-- ``ctx.args`` / ``ctx.kwargs``: the forward call's arguments as given (the original tensors, so
-  formulas are differentiable again for create_graph); ``ctx.result``: the output(s), only kept
-  when ``save_result=True`` (keeping outputs costs memory, so only formulas that need them ask);
-  ``ctx.needs_input_grad``: one bool per positional argument.
-- ``grads``: one gradient per output; None for outputs that got no gradient (integer outputs).
-- returns one entry per positional argument (None where there is no gradient; a list for a
-  list-of-tensors argument such as cat's). Fewer entries mean None for the rest.
-- a gradient may keep the broadcast shape of the output: autograd reduces it to the input's shape
-  centrally (sum over broadcast dims), so formulas never do.
-- formulas are written with coretorch ops only, so they run on every backend.
+- the **meta rule** ``meta(*record) -> Spec`` (a ``(shape, dtype, device)`` tuple, or a list of
+  them for several outputs) is the only place an op refuses arguments; it runs for every backend,
+  so meta, cpu, cuda and third-party backends refuse exactly the same calls;
+- a **structured kernel** ``kernel(out, *record)`` only fills `out` (allocated by the core from
+  the Spec); one kernel serves the functional, in-place (``add_``) and ``out=`` forms. An op that
+  declares ``precomputed=("name", ...)`` has a meta rule returning ``(spec, (values...))`` and
+  kernels ``kernel(out, *record, *values)`` (PyTorch's structured-kernel ``precompute``);
+- the **derivative** ``fn(ctx, *grads) -> tuple`` reads arguments by name (``ctx.self``,
+  ``ctx.alpha``), the outputs as ``ctx.result`` when ``save_result=True``, and returns one entry
+  per argument in schema order (None where there is none; fewer entries mean None for the rest).
+  Gradients may keep the output's broadcast shape: autograd sums them down centrally.
+  ``saves=("self",)`` names the arguments whose values it reads (checked for in-place changes);
+- the **FLOP formula** ``fn(result, *record) -> int``.
 
-FLOP convention (``declare(..., flops=fn)``): ``fn(result, *args, **kwargs) -> int``.
+Kinds: ``primitive`` (every backend implements it: the ops in `primitives()`), ``composite``
+(``impl`` written with other ops, for every backend: with a `derivative` it is differentiated as
+one op, otherwise through the ops it calls). A backend may still register a native kernel for a
+composite to run it faster; it never has to.
 """
 from __future__ import annotations
 
 import collections
-from typing import Any, Callable
+import inspect
+from typing import Any, Callable, NamedTuple
 
 from ..device import _registry as _device_registry
 from ..dispatch.keys import DispatchKey
-from ..dispatch.operator import Operator
+from ..dispatch.operator import Operator, check_kernel_signature
+from ..dispatch.schema import FunctionSchema, parse_schema
 from ..tensor.impl import contiguous_strides, device_key_bits, new_impl, shape_numel
 from ..tensor.tensor import Tensor
 
-__all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec"]
+__all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
+           "check_kernel_signature", "return_types"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
 
-# a meta rule returns Spec = (shape, dtype, device), or a list of them for several outputs
-Spec = tuple
-
 REGISTRY: dict[str, "OpDecl"] = {}
+
+
+class Spec(NamedTuple):
+    """What a meta rule returns for one output (a plain ``(shape, dtype, device)`` tuple is the
+    same thing)."""
+
+    shape: tuple
+    dtype: Any
+    device: Any
+
+
+class _ReturnTypes:
+    """``coretorch.return_types.max`` and friends: the namedtuples of multi-output ops."""
+
+
+return_types = _ReturnTypes()
 
 
 class OpDecl:
     """Everything declared about one operator (see the module docstring)."""
 
-    __slots__ = ("name", "meta", "kind", "family", "op", "inplace_op", "method", "out",
-                 "returns", "derivative", "save_result", "flops", "differentiable",
-                 "inplace_only", "doc", "extra")
+    __slots__ = ("name", "schema", "meta", "kind", "family", "op", "inplace_op", "method",
+                 "function", "out", "returns", "derivative", "saves", "save_result", "flops",
+                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl")
 
-    def __init__(self, name, meta, kind, family, method, inplace, out, returns, differentiable,
-                 inplace_only, doc):
-        self.name, self.meta, self.kind, self.family = name, meta, kind, family
-        self.method, self.out, self.returns = method, out, returns
+    def __init__(self, name: str, schema: FunctionSchema | None, meta, kind: str, family: str,
+                 method: bool, function: bool, out: bool, differentiable: bool,
+                 inplace_only: bool, doc: str):
+        self.name, self.schema, self.meta, self.kind, self.family = name, schema, meta, kind, family
+        self.method, self.function, self.out = method, function, out
         self.differentiable, self.inplace_only, self.doc = differentiable, inplace_only, doc
+        self.returns: type | None = None
         self.derivative: Callable | None = None
+        self.saves: tuple | None = None
         self.save_result = False
         self.flops: Callable | None = None
         self.extra: dict[str, Any] = {}
+        self.precomputed: tuple = ()
+        self.impl: Callable | None = None
         self.op: Operator | None = None
         self.inplace_op: Operator | None = None
 
     @property
     def structured(self) -> bool:
-        return self.kind == PRIMITIVE and self.meta is not None
+        """An op with a meta rule that returns tensors: backend kernels fill an output the core
+        allocates from the Spec (for a composite, a backend's optional faster kernel has the
+        same form)."""
+        if self.meta is None:
+            return False
+        fs = self.schema
+        return fs is None or (bool(fs.returns) and fs.returns[0].type.base == "Tensor")
+
+    @property
+    def argument_names(self) -> tuple:
+        return self.schema.names if self.schema is not None else ()
+
+    def output_spec(self, *args, **kwargs):
+        """The Spec (or list of Specs) the meta rule gives for a call ``op(*args, **kwargs)``:
+        the call is bound to the schema first, as the dispatcher does. Raises what the op would
+        raise for those arguments."""
+        if self.meta is None:
+            raise RuntimeError(f"{self.name} has no meta rule (its output depends on the data)")
+        if self.schema is None:
+            spec = self.meta(*args, **kwargs)
+        else:
+            spec = self.meta(*self.op.bind(*args, **kwargs))
+        return spec[0] if self.precomputed else spec
 
     def operators(self) -> list[Operator]:
         return [o for o in (self.op, self.inplace_op) if o is not None]
 
     def __repr__(self) -> str:
-        return f"<OpDecl {self.name} ({self.kind})>"
+        return f"<OpDecl {self.schema or self.name} ({self.kind})>"
 
 
-def declare(name: str, meta: Callable | None = None, *, kind: str = PRIMITIVE,
-            family: str = "", impl: Callable | None = None, method: bool = True,
-            inplace: bool = False, out: bool = True, returns: type | None = None,
-            differentiable: bool = True, inplace_only: bool = False, flops: Callable | None = None,
-            derivative: Callable | None = None, save_result: bool = False,
-            doc: str = "") -> OpDecl:
-    """Declare op `name` (and `name_` if `inplace`). `impl` is the kernel of a composite op.
+def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None = None,
+            family: str = "", method: bool = True, function: bool = True,
+            inplace: bool = False, out: bool | None = None, differentiable: bool = True,
+            derivative: Callable | None = None, saves: tuple | None = None,
+            save_result: bool = False, flops: Callable | None = None,
+            precomputed: tuple = (), doc: str = "", kind: str | None = None,
+            returns: type | None = None, inplace_only: bool = False) -> OpDecl:
+    """Declare the op described by `schema` (see the module docstring).
 
-    With `inplace_only` the op exists only as `name` itself (which must end in ``_``, like
-    ``fill_``), its meta rule describes `self`, and the backend kernel is ``kernel(self, self, ...)``.
+    meta: the meta rule; with no `impl` the op is a structured primitive.
+    impl: the kernel of a composite, ``impl(*record)``, registered for every backend.
+    inplace: also declare ``name_`` (written ``self`` in place, same kernel).
+    out: give the functional form an ``out=`` argument (default: structured primitives).
+    method / function: expose it as ``Tensor.name`` / ``coretorch.name``.
     """
-    if kind not in _KINDS:
-        raise ValueError(f"declare({name}): kind must be one of {_KINDS}")
+    if "(" not in schema:  # legacy form: declare(name, meta, ...) without a schema
+        return _declare_legacy(schema, meta, kind=kind, family=family, impl=impl,
+                               method=method, inplace=inplace, out=out is not False,
+                               returns=returns, differentiable=differentiable,
+                               inplace_only=inplace_only, flops=flops, derivative=derivative,
+                               save_result=save_result, doc=doc)
+    fs = parse_schema(schema)
+    name = fs.name
     if name in REGISTRY:
         raise RuntimeError(f"op {name} is declared twice")
-    d = OpDecl(name, meta, kind, family, method, inplace, out and not inplace_only, returns,
-               differentiable, inplace_only, doc or (impl.__doc__ if impl else "") or "")
+    if kind is None:
+        kind = PRIMITIVE if impl is None else (EXPLICIT if derivative is not None else IMPLICIT)
+    if kind not in _KINDS:
+        raise ValueError(f"declare({name}): kind must be one of {_KINDS}")
+    inplace_only = fs.is_inplace
+    has_out = (meta is not None and len(fs.returns) >= 1 and fs.returns[0].type.base == "Tensor"
+               ) if out is None else out
+    has_out = has_out and not inplace_only
+    d = OpDecl(name, fs, meta, kind, family, method, function, has_out, differentiable,
+               inplace_only, doc or (impl.__doc__ if impl else "") or "")
     d.flops, d.derivative, d.save_result = flops, derivative, save_result
-    d.op = Operator(f"aten::{name}", doc=d.doc)
+    d.saves, d.precomputed, d.impl = saves, tuple(precomputed), impl
+    if derivative is not None and saves is not None:
+        unknown = set(saves) - set(fs.names)
+        if unknown:
+            raise ValueError(f"declare({name}): saves names {sorted(unknown)}, which are not "
+                             f"arguments of {fs}")
+    names = fs.return_names
+    if names is not None:
+        d.returns = collections.namedtuple(name, names)
+        d.returns.__module__ = "coretorch.return_types"
+        setattr(return_types, name, d.returns)
+    d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
     d.op.decl = d
     if inplace and not inplace_only:
-        d.inplace_op = Operator(f"aten::{name}_", doc=d.doc)
+        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(), d.doc)
         d.inplace_op.decl = d
     if d.structured:
-        d.op.adapt_backend_kernel = (_inplace_adapter(d) if inplace_only else _functional_adapter(d))
+        d.op.adapt_backend_kernel = _inplace_adapter(d) if inplace_only else _functional_adapter(d)
         if d.inplace_op is not None:
             d.inplace_op.adapt_backend_kernel = _inplace_adapter(d)
     if impl is not None:
+        check_kernel_signature(d.op, impl, "impl")
         key = (DispatchKey.CompositeImplicitAutograd if kind == IMPLICIT
                else DispatchKey.CompositeExplicitAutograd)
-        d.op.register(key, impl)
+        run = _composite_kernel(d, impl)
+        d.op.register(key, run)
+        if d.inplace_op is not None:
+            d.inplace_op.register(key, _composite_inplace(d, impl))
     REGISTRY[name] = d
     return d
+
+
+def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
+    """The kernel of a composite: its meta rule checks the arguments first (so it refuses bad
+    input with its own name on every backend, not the name of an op it calls), then `impl`
+    runs; an ``out=`` tensor receives a copy of the result."""
+    meta, name = d.meta, d.name
+    if meta is None:
+        return impl
+
+    def run(*record, out=None):
+        meta(*record)
+        res = impl(*record)
+        if out is None:
+            return res
+        return _copy_to_out(name, out, res)
+    run.__name__ = impl.__name__
+    run.__wrapped__ = impl
+    return run
+
+
+def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
+    """``name_`` of a composite: compute the functional result, write it into `self`."""
+    meta, name = d.meta, d.name + "_"
+
+    def run(self, *rest):
+        if meta is not None:
+            _check_inplace_spec(name, self, meta(self, *rest))
+        return self.copy_(impl(self, *rest))
+    run.__name__ = name
+    return run
+
+
+def _copy_to_out(name: str, out, res):
+    if isinstance(res, tuple):
+        outs = _check_out(name, out, [(r._shape, r._dtype, r._device) for r in res])
+        for o, r in zip(outs, res):
+            o.copy_(r)
+        return outs
+    _check_out(name, out, (res._shape, res._dtype, res._device))
+    return out.copy_(res)
 
 
 def op_named(name: str) -> Operator:
@@ -122,6 +239,11 @@ def op_named(name: str) -> Operator:
 def primitives() -> list[str]:
     """Names of the ops a backend implements natively (everything else is composite)."""
     return sorted(n for n, d in REGISTRY.items() if d.kind == PRIMITIVE)
+
+
+def _contract_error(name: str, kernel: Callable, what: str) -> RuntimeError:
+    return RuntimeError(f"{name}(): the kernel {getattr(kernel, '__qualname__', kernel)!r} "
+                        f"{what}")
 
 
 # ---- output allocation ------------------------------------------------------------------------
@@ -169,51 +291,110 @@ def _resize_out(t: Tensor, shape: tuple) -> None:
     t._cache = None
 
 
+def _allocate(spec):
+    if spec.__class__ is list:
+        return tuple(alloc(*s) for s in spec)
+    return alloc(*spec)
+
+
+_RETURNED = "returned a value: a structured kernel fills `out` and returns None"
+
+
+def _run_into_out(name: str, kernel: Callable, out, spec, args, extra, kwargs):
+    """``out=``: check `out` against the Spec, then fill it. Kernels always see an output of
+    the result dtype: for an `out` of another dtype the core computes into a temporary and
+    copies it over (with PyTorch's casting)."""
+    res = _check_out(name, out, spec)
+    outs = res if isinstance(res, tuple) else (res,)
+    specs = spec if spec.__class__ is list else [spec]
+    temps = [o if o._dtype is s[1] else alloc(o._shape, s[1], o._device)
+             for o, s in zip(outs, specs)]
+    target = tuple(temps) if isinstance(res, tuple) else temps[0]
+    if kernel(target, *args, *extra, **kwargs) is not None:
+        raise _contract_error(name, kernel, _RETURNED)
+    for o, t in zip(outs, temps):
+        if t is not o:
+            _copy_(o, t)
+    return res
+
+
+def _copy_(dst, src) -> None:
+    REGISTRY["_copy_"].op.entry(dst, src)
+
+
 def _functional_adapter(d: OpDecl):
-    meta, name, returns = d.meta, d.name, d.returns
+    meta, name, returns, pre = d.meta, d.name, d.returns, bool(d.precomputed)
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
-        def structured(*args, out=None, **kwargs):
-            spec = meta(*args, **kwargs)
-            if out is not None:
-                res = _check_out(name, out, spec)
-            elif spec.__class__ is tuple:  # one output: alloc() inlined, this is the hot path
-                shape, dtype, device = spec
-                n = 1
-                for s in shape:
-                    n *= s
-                entry = _device_registry.get(device.type)
-                if entry is None:
-                    res = alloc(shape, dtype, device)
+        if not pre:
+            def structured(*args, out=None, **kwargs):
+                spec = meta(*args, **kwargs)
+                if out is not None:
+                    res = _run_into_out(name, kernel, out, spec, args, (), kwargs)
+                    return returns(*res) if returns is not None else res
+                if spec.__class__ is list:
+                    res = tuple(alloc(*s) for s in spec)
+                else:  # one output: alloc() inlined, this is the hot path
+                    shape, dtype, device = spec
+                    n = 1
+                    for s in shape:
+                        n *= s
+                    entry = _device_registry.get(device.type)
+                    if entry is None:
+                        res = alloc(shape, dtype, device)
+                    else:
+                        res = new_impl(Tensor, entry.allocator.allocate(n * dtype.itemsize,
+                                                                        device),
+                                       shape, contiguous_strides(shape), 0, dtype, device,
+                                       device_key_bits[device.type])
+                if kernel(res, *args, **kwargs) is not None:
+                    raise _contract_error(name, kernel, _RETURNED)
+                if returns is not None:
+                    return returns(*res)
+                return res
+        else:
+            def structured(*args, out=None, **kwargs):
+                spec, extra = meta(*args, **kwargs)
+                if out is not None:
+                    res = _run_into_out(name, kernel, out, spec, args, extra, kwargs)
                 else:
-                    res = new_impl(Tensor, entry.allocator.allocate(n * dtype.itemsize, device),
-                                   shape, contiguous_strides(shape), 0, dtype, device,
-                                   device_key_bits[device.type])
-            else:
-                res = tuple(alloc(*s) for s in spec)
-            kernel(res, *args, **kwargs)
-            if returns is not None:
-                return returns(*res)
-            return res
+                    res = _allocate(spec)
+                    if kernel(res, *args, *extra, **kwargs) is not None:
+                        raise _contract_error(name, kernel, _RETURNED)
+                return returns(*res) if returns is not None else res
         structured.__name__ = f"{name}_{key.name}"
         structured.out_kernel = kernel
         return structured
     return adapt
 
 
+def _check_inplace_spec(name: str, self, spec) -> None:
+    shape, dtype, _ = spec
+    if shape != self._shape:
+        raise RuntimeError(f"{name}(): output with shape {list(self._shape)} doesn't "
+                           f"match the broadcast shape {list(shape)}")
+    if not can_cast(dtype, self._dtype):
+        raise RuntimeError(f"{name}(): result type {dtype.name} can't be cast to the "
+                           f"desired output type {self._dtype.name}")
+
+
 def _inplace_adapter(d: OpDecl):
-    meta, name = d.meta, d.name if d.inplace_only else d.name + "_"
+    meta, pre = d.meta, bool(d.precomputed)
+    name = d.name if d.inplace_only else d.name + "_"
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         def structured_(self, *args, **kwargs):
-            shape, dtype, _ = meta(self, *args, **kwargs)
-            if shape != self._shape:
-                raise RuntimeError(f"{name}(): output with shape {list(self._shape)} doesn't "
-                                   f"match the broadcast shape {list(shape)}")
-            if not can_cast(dtype, self._dtype):
-                raise RuntimeError(f"{name}(): result type {dtype.name} can't be cast to the "
-                                   f"desired output type {self._dtype.name}")
-            kernel(self, self, *args, **kwargs)
+            spec = meta(self, *args, **kwargs)
+            extra = ()
+            if pre:
+                spec, extra = spec
+            _check_inplace_spec(name, self, spec)
+            dtype = spec[1]
+            target = self if dtype is self._dtype else alloc(self._shape, dtype, self._device)
+            if kernel(target, self, *args, *extra, **kwargs) is not None:
+                raise _contract_error(name, kernel, _RETURNED)
+            if target is not self:
+                _copy_(self, target)
             self._vc[0] += 1
             return self
         structured_.__name__ = f"{name}_{key.name}"
@@ -222,6 +403,38 @@ def _inplace_adapter(d: OpDecl):
     return adapt
 
 
+# ---- the legacy form (ops not yet written with a schema) ----------------------------------------
+
+def _declare_legacy(name: str, meta: Callable | None, *, kind: str | None, family: str,
+                    impl: Callable | None, method: bool, inplace: bool, out: bool,
+                    returns: type | None, differentiable: bool, inplace_only: bool,
+                    flops: Callable | None, derivative: Callable | None, save_result: bool,
+                    doc: str) -> OpDecl:
+    kind = kind or PRIMITIVE
+    if name in REGISTRY:
+        raise RuntimeError(f"op {name} is declared twice")
+    d = OpDecl(name, None, meta, kind, family, method, True, out and not inplace_only,
+               differentiable, inplace_only, doc or (impl.__doc__ if impl else "") or "")
+    d.returns = returns
+    d.flops, d.derivative, d.save_result = flops, derivative, save_result
+    d.saves = getattr(derivative, "saved_args", None)
+    d.op = Operator(f"aten::{name}", None, d.doc)
+    d.op.decl = d
+    if inplace and not inplace_only:
+        d.inplace_op = Operator(f"aten::{name}_", None, d.doc)
+        d.inplace_op.decl = d
+    if d.structured:
+        d.op.adapt_backend_kernel = (_inplace_adapter(d) if inplace_only else _functional_adapter(d))
+        if d.inplace_op is not None:
+            d.inplace_op.adapt_backend_kernel = _inplace_adapter(d)
+    if impl is not None:
+        key = (DispatchKey.CompositeImplicitAutograd if kind == IMPLICIT
+               else DispatchKey.CompositeExplicitAutograd)
+        d.op.register(key, impl)
+    REGISTRY[name] = d
+    return d
+
+
 def namedtuple_return(typename: str, fields: str) -> type:
-    """Return type of multi-output ops (``max(dim)`` gives ``values, indices``)."""
+    """Return type of multi-output legacy ops (``max(dim)`` gives ``values, indices``)."""
     return collections.namedtuple(typename, fields)

@@ -15,7 +15,7 @@ from ..tensor.impl import TensorImpl, shape_numel
 from .declare import IMPLICIT, declare, op_named as _op
 from .derivative_utils import saves
 from .meta_rules import broadcast_shapes, common_device, is_tensor, wrap_dim
-from .pointwise import _need_tensor
+from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 _INDEX_DTYPES = (dt.int32, dt.int64)

@@ -6,7 +6,7 @@ from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, IMPLICIT, REGISTRY, declare
 from .derivative_utils import saves
 from .meta_rules import broadcast_shapes, common_device
-from .pointwise import _need_tensor
+from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 

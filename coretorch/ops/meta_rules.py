@@ -122,3 +122,11 @@ def check_int_arg(op: str, name: str, value) -> int:
 
 def resolve_device(device):
     return get_default_device() if device is None else _device_cls(device)
+
+
+def need_tensor(op: str, x) -> None:
+    """TypeError unless `x` is a tensor (only ops declared without a schema need this: a schema's
+    entry point checks its Tensor arguments)."""
+    if not isinstance(x, TensorImpl):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")

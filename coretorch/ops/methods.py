@@ -7,22 +7,26 @@ from .. import dtypes as dt
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
-from .declare import REGISTRY, op_named as _op
+from .declare import REGISTRY
 
 _T = TensorImpl
 
 
+def _op(name: str):
+    return REGISTRY[name].op.entry
+
+
 def _inplace(name: str):
-    return REGISTRY[name].inplace_op
+    return REGISTRY[name].inplace_op.entry
 
 
 def bind_methods() -> None:
     """Make every declared op with a method variant a Tensor method (``t.add(b)``, ``t.add_(b)``)."""
     for name, d in REGISTRY.items():
         if d.method and not name.startswith("_") and name not in Tensor.__dict__:
-            setattr(Tensor, name, d.op)
+            setattr(Tensor, name, d.op.entry)
         if d.inplace_op is not None and d.method and name + "_" not in Tensor.__dict__:
-            setattr(Tensor, name + "_", d.inplace_op)
+            setattr(Tensor, name + "_", d.inplace_op.entry)
     for dunder, fn in _dunders().items():
         setattr(Tensor, dunder, fn)
     for name, fn in _extra_methods().items():
@@ -47,15 +51,18 @@ def _dunders() -> dict:
     def r(fn):
         return lambda self, other: fn(other, self)
 
+    def rtruediv(self, other):  # ``2 / t``, as PyTorch: reciprocal(t) * 2
+        return self.reciprocal() * other
+
     def f(fn):
         # a plain function: an Operator as class attribute would build a bound method per call
         return lambda self, other: fn(self, other)
 
     d = {
         "__add__": f(add), "__radd__": f(add), "__iadd__": _inplace("add"),
-        "__sub__": f(sub), "__rsub__": r(sub), "__isub__": _inplace("sub"),
+        "__sub__": f(sub), "__rsub__": f(_op("rsub")), "__isub__": _inplace("sub"),
         "__mul__": f(mul), "__rmul__": f(mul), "__imul__": _inplace("mul"),
-        "__truediv__": f(div), "__rtruediv__": r(div), "__itruediv__": _inplace("div"),
+        "__truediv__": f(div), "__rtruediv__": rtruediv, "__itruediv__": _inplace("div"),
         "__floordiv__": fdiv, "__rfloordiv__": r(fdiv), "__ifloordiv__": _inplace("floor_divide"),
         "__mod__": rem, "__rmod__": r(rem), "__imod__": _inplace("remainder"),
         "__pow__": pow_, "__rpow__": r(pow_), "__ipow__": _inplace("pow"),
@@ -166,7 +173,7 @@ def setitem(self, idx, value):
     if not isinstance(value, _T):
         from .factories_public import tensor
         value = tensor(value, dtype=self._dtype, device=self._device)
-    REGISTRY["index_put"].inplace_op(view, adv, value)
+    _inplace("index_put")(view, adv, value)
 
 
 # ---- conversions and data access ---------------------------------------------------------------

@@ -12,7 +12,7 @@ from ..tensor.impl import TensorImpl, shape_numel
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
 from .derivative_utils import saves
 from .meta_rules import common_device, wrap_dim
-from .pointwise import _need_tensor
+from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 

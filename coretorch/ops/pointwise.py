@@ -1,113 +1,155 @@
-"""Elementwise ops: unary math, binary arithmetic and comparison, where, clamp, activations.
+"""Elementwise primitives: unary math, binary arithmetic, comparison and bitwise ops, `where`.
 
-All are structured primitives: the meta rule below broadcasts and promotes once; backends only
-compute into `out`. FLOPs: one per output element (`flops_pointwise`).
+Every op here is a structured primitive: the meta rule broadcasts and promotes once; backends
+only compute into `out`, whose dtype is always the result dtype (the core computes into a
+temporary when an ``out=`` or in-place target has another dtype). Arithmetic on half precision
+runs in float32 (`coretorch.backend_kit.opmath`). Comparisons also receive the dtype their
+operands are compared in (``precomputed=("common",)``). Everything else elementwise (activations,
+`clamp`, `lerp`, predicates such as `isnan`, ...) is a composite: see `pointwise_composites.py`
+and `activations.py`. FLOPs: one per output element.
 """
 from __future__ import annotations
+
+import math
+from typing import Callable
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
-from .pointwise_derivatives import grad_of
+
+__all__ = ["flops_pointwise", "binary_spec", "UNARY_FLOAT", "UNARY_SAME"]
 
 _T = TensorImpl
 
-# unary ops by result dtype: "same" keeps the input dtype, "float" gives a float dtype
-UNARY_SAME = ("abs", "neg", "sign", "floor", "ceil", "trunc", "frac", "relu", "square",
-              "positive")
-UNARY_FLOAT = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin",
-               "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-               "atanh", "sigmoid", "erf", "erfc", "erfinv", "reciprocal", "silu", "mish",
-               "hardsigmoid", "hardswish")
-UNARY_BOOL = ("logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit")
-UNARY_INT = ("bitwise_not",)
-_INPLACE_UNARY_EXCLUDE = set(UNARY_BOOL) - {"logical_not"}
 
-# binary ops by result: "promote" (common dtype), "float" (float of the common dtype), "bool"
-BINARY_PROMOTE = ("mul", "maximum", "minimum", "remainder", "fmod", "floor_divide", "fmax",
-                  "fmin")
-BINARY_FLOAT = ("atan2", "hypot", "logaddexp", "xlogy")
-BINARY_COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
-BINARY_LOGICAL = ("logical_and", "logical_or", "logical_xor")
-BINARY_BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                  "bitwise_right_shift")
-
-
-def flops_pointwise(result, *args, **kwargs) -> int:
+def flops_pointwise(result, *args) -> int:
     """One FLOP per output element."""
     return result.numel()
 
 
-def _need_tensor(op: str, x) -> None:
-    if not isinstance(x, _T):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+def _where(cond, a, b):
+    from .declare import REGISTRY
+    return REGISTRY["where"].op.entry(cond, a, b)
 
 
-# "same"-dtype unary ops that reject a bool input: (exception type, message)
-_UNARY_BOOL_ERRORS = {
+# ---- unary ------------------------------------------------------------------------------------
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+
+# float-valued unary primitives: name -> (derivative of the result given grad g, input x and
+# result r; what it reads: "self" or "result")
+UNARY_FLOAT: dict[str, tuple[Callable, str]] = {
+    "exp": (lambda g, x, r: g * r, "result"),
+    "expm1": (lambda g, x, r: g * (r + 1), "result"),
+    "log": (lambda g, x, r: g / x, "self"),
+    "log2": (lambda g, x, r: g / (x * _LN2), "self"),
+    "log10": (lambda g, x, r: g / (x * _LN10), "self"),
+    "log1p": (lambda g, x, r: g / (x + 1), "self"),
+    "sqrt": (lambda g, x, r: g / (r * 2), "result"),
+    "sin": (lambda g, x, r: g * x.cos(), "self"),
+    "cos": (lambda g, x, r: g * x.sin().neg(), "self"),
+    "tan": (lambda g, x, r: g * (r * r + 1), "result"),
+    "asin": (lambda g, x, r: g * (1 - x * x).rsqrt(), "self"),
+    "acos": (lambda g, x, r: g.neg() * (1 - x * x).rsqrt(), "self"),
+    "atan": (lambda g, x, r: g / (x * x + 1), "self"),
+    "sinh": (lambda g, x, r: g * x.cosh(), "self"),
+    "cosh": (lambda g, x, r: g * x.sinh(), "self"),
+    "tanh": (lambda g, x, r: g * (1 - r * r), "result"),
+    "asinh": (lambda g, x, r: g * (x * x + 1).rsqrt(), "self"),
+    "acosh": (lambda g, x, r: g * (x * x - 1).rsqrt(), "self"),
+    "atanh": (lambda g, x, r: g / (1 - x * x), "self"),
+    "sigmoid": (lambda g, x, r: g * r * (1 - r), "result"),
+    "erf": (lambda g, x, r: g * (x * x).neg().exp() * _TWO_OVER_SQRT_PI, "self"),
+    "erfc": (lambda g, x, r: g * (x * x).neg().exp() * -_TWO_OVER_SQRT_PI, "self"),
+    "erfinv": (lambda g, x, r: g * (r * r).exp() * _SQRT_PI_OVER_2, "result"),
+}
+
+# unary primitives keeping the input dtype; bool inputs are refused with PyTorch's messages
+_NOT_FOR_BOOL = {
     **{n: (NotImplementedError, f"{n}(): not implemented for 'Bool'")
-       for n in ("floor", "ceil", "trunc", "frac")},
-    "positive": (RuntimeError, "positive(): The `+` operator, on a bool tensor is not supported."),
+       for n in ("floor", "ceil", "trunc", "abs")},
     "neg": (RuntimeError, "neg(): Negation, the `-` operator, on a bool tensor is not supported. "
                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
                           "operator instead."),
 }
+UNARY_SAME: dict[str, Callable | None] = {
+    "abs": lambda g, x, r: g * x.sign(),
+    "neg": lambda g, x, r: g.neg(),
+    "sign": None, "floor": None, "ceil": None, "trunc": None,   # zero gradient
+}
 
 
-def _unary_meta(name: str, result: str):
-    """The meta rule of unary op `name` whose result dtype is `result` ("same", "float", "bool"
-    or "int"); the rule is picked here, once, not on every call."""
+def _unary_meta(name: str, result: str) -> Callable:
+    """The meta rule of unary op `name` whose result dtype is "float" (a float dtype), "same"
+    (the input's) or "int" (integer or bool inputs only)."""
     if result == "float":
         def meta(self):
-            _need_tensor(name, self)
             return (self._shape, float_result(self._dtype), self._device)
-    elif result == "bool":
-        def meta(self):
-            _need_tensor(name, self)
-            return (self._shape, dt.bool, self._device)
     elif result == "int":
         def meta(self):
-            _need_tensor(name, self)
-            d = self._dtype
-            if d.is_floating_point:
-                raise TypeError(f"{name}(): expected an integer or bool tensor, got {d.name}")
-            return (self._shape, d, self._device)
+            if self._dtype.is_floating_point:
+                raise TypeError(f"{name}(): expected an integer or bool tensor, got "
+                                f"{self._dtype.name}")
+            return (self._shape, self._dtype, self._device)
     else:
-        bool_error = _UNARY_BOOL_ERRORS.get(name)
-        bool_result = dt.int64 if name == "square" else dt.bool
+        bool_error = _NOT_FOR_BOOL.get(name)
 
         def meta(self):
-            _need_tensor(name, self)
-            d = self._dtype
-            if d is dt.bool:
-                if bool_error is not None:
-                    raise bool_error[0](bool_error[1])
-                d = bool_result
-            return (self._shape, d, self._device)
+            if self._dtype is dt.bool and bool_error is not None:
+                raise bool_error[0](bool_error[1])
+            return (self._shape, self._dtype, self._device)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
-def _binary_spec(name: str, a, b, result: str):
-    """(shape, dtype, device) of a binary op; a or b may be a Python scalar (not both)."""
-    if a.__class__ is b.__class__ or (isinstance(a, _T) and isinstance(b, _T)):
-        if not isinstance(a, _T):
-            raise TypeError(f"{name}(): expected at least one tensor argument, got "
-                            f"{type(a).__name__} and {type(b).__name__}")
-        shape = a._shape if a._shape == b._shape else broadcast_shapes(name, a._shape, b._shape)
-        d = a._dtype if a._dtype is b._dtype else promote(a, b)
-        dev = a._device if a._device is b._device else common_device(name, a, b)
-    elif isinstance(a, _T):
-        shape, dev = a._shape, a._device
-        d = promote(a, b)
-    elif isinstance(b, _T):
-        shape, dev = b._shape, b._device
-        d = promote(a, b)
+def _unary_derivative(name: str, fn: Callable | None) -> Callable:
+    if fn is None:
+        def formula(ctx, g):
+            return (g.new_zeros(g._shape),)
     else:
-        raise TypeError(f"{name}(): expected a Tensor, got {type(a).__name__} and "
-                        f"{type(b).__name__}")
+        def formula(ctx, g):
+            return (fn(g, ctx.self, ctx.result),)
+    formula.__name__ = f"{name}_backward"
+    return formula
+
+
+def _meta_round(self, decimals):
+    if decimals != 0 and not self._dtype.is_floating_point:
+        raise NotImplementedError(f"round(): decimals != 0 is only supported for floating point "
+                                  f"dtypes, got {self._dtype.name}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _meta_signbit(self):
+    return (self._shape, dt.bool, self._device)
+
+
+def _zero_grad(ctx, g):
+    return (g.new_zeros(g._shape),)
+
+
+# ---- binary -----------------------------------------------------------------------------------
+
+def binary_spec(name: str, a, b, result: str) -> tuple:
+    """(shape, dtype, device) of a binary op; `result` is "promote" (the common dtype), "float"
+    (float of the common dtype), "bool" or "int" (integer or bool operands only). One of a, b
+    may be a Python number."""
+    if isinstance(a, _T):
+        if isinstance(b, _T):
+            shape = a._shape if a._shape == b._shape else broadcast_shapes(name, a._shape,
+                                                                           b._shape)
+            d = a._dtype if a._dtype is b._dtype else promote(a, b)
+            dev = a._device if a._device is b._device else common_device(name, a, b)
+        else:
+            shape, dev, d = a._shape, a._device, promote(a, b)
+    elif isinstance(b, _T):
+        shape, dev, d = b._shape, b._device, promote(a, b)
+    else:
+        raise TypeError(f"{name}(): expected at least one tensor argument, got "
+                        f"{type(a).__name__} and {type(b).__name__}")
     if result == "float":
         d = float_result(d)
     elif result == "bool":
@@ -117,15 +159,24 @@ def _binary_spec(name: str, a, b, result: str):
     return (shape, d, dev)
 
 
-def _binary_meta(name: str, result: str):
+def _binary_meta(name: str, result: str) -> Callable:
     def meta(self, other):
-        return _binary_spec(name, self, other, result)
+        return binary_spec(name, self, other, result)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
-def _meta_add(self, other, *, alpha=1):
-    spec = _binary_spec("add", self, other, "promote")
+def _meta_compare(name: str) -> Callable:
+    """Comparisons give bool results and pass on the dtype the operands are compared in."""
+    def meta(self, other):
+        spec = binary_spec(name, self, other, "bool")
+        return spec, (promote(self, other),)
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
+def _meta_add(self, other, alpha):
+    spec = binary_spec("add", self, other, "promote")
     if spec[1] is dt.bool and not isinstance(alpha, bool) and alpha != 1:
         raise RuntimeError("add(): Boolean alpha only supported for Boolean results.")
     if not spec[1].is_floating_point and isinstance(alpha, float):
@@ -134,25 +185,15 @@ def _meta_add(self, other, *, alpha=1):
     return spec
 
 
-def _meta_sub(self, other, *, alpha=1):
-    spec = _binary_spec("sub", self, other, "promote")
-    if any(x is True or x is False or (isinstance(x, _T) and x._dtype is dt.bool)
-           for x in (self, other)):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-    return spec
-
-
-def _meta_div(self, other, *, rounding_mode=None):
+def _meta_div(self, other, rounding_mode):
     if rounding_mode not in (None, "trunc", "floor"):
         raise ValueError(f"div(): expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
-    return _binary_spec("div", self, other, "float" if rounding_mode is None else "promote")
+    return binary_spec("div", self, other, "float" if rounding_mode is None else "promote")
 
 
 def _meta_pow(self, exponent):
-    spec = _binary_spec("pow", self, exponent, "promote")
+    spec = binary_spec("pow", self, exponent, "promote")
     if spec[1] is dt.bool and isinstance(exponent, _T):  # bool ** True is allowed, as in torch
         raise NotImplementedError("pow(): not implemented for 'Bool'")
     if (spec[1].category == dt.int64.category and not isinstance(exponent, _T)
@@ -161,10 +202,17 @@ def _meta_pow(self, exponent):
     return spec
 
 
+def _meta_no_bool(name: str, result: str = "promote") -> Callable:
+    def meta(self, other):
+        spec = binary_spec(name, self, other, result)
+        if spec[1] is dt.bool:
+            raise NotImplementedError(f"{name}(): not implemented for 'Bool'")
+        return spec
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
 def _meta_where(condition, self, other):
-    if not isinstance(condition, _T):
-        raise TypeError(f"where(): argument 'condition' must be Tensor, not "
-                        f"{type(condition).__name__}")
     if condition._dtype is not dt.bool:
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {condition._dtype.name}")
@@ -173,136 +221,136 @@ def _meta_where(condition, self, other):
     return (shape, promote(self, other), common_device("where", condition, self, other))
 
 
-def _meta_clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
-    _need_tensor("clamp", self)
-    if min is None and max is None:
-        raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
-    shapes = [x._shape for x in (self, min, max) if isinstance(x, _T)]
-    shape = broadcast_shapes("clamp", *shapes) if len(shapes) > 1 else self._shape
-    return (shape, promote(self, min, max), common_device("clamp", self, min, max))
+# ---- derivatives of the binary ops ----------------------------------------------------------------
+
+def _d_add(ctx, g):
+    if not ctx.needs_input_grad[1]:
+        return (g,)
+    alpha = ctx.alpha
+    return (g, g if alpha == 1 else g * alpha)
 
 
-def _meta_leaky_relu(self, negative_slope=0.01):
-    _need_tensor("leaky_relu", self)
-    return (self._shape, float_result(self._dtype), self._device)
+def _d_mul(ctx, g):
+    na, nb = ctx.needs_input_grad
+    return (g * ctx.other if na else None, g * ctx.self if nb else None)
 
 
-def _meta_gelu(self, approximate="none"):
-    _need_tensor("gelu", self)
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"gelu(): approximate must be 'none' or 'tanh', got '{approximate}'")
-    return (self._shape, float_result(self._dtype), self._device)
+def _d_div(ctx, g):
+    a, b = ctx.self, ctx.other
+    if ctx.rounding_mode is not None:
+        return (g.new_zeros(g._shape) if isinstance(a, _T) else None,
+                g.new_zeros(g._shape) if isinstance(b, _T) else None)
+    na, nb = ctx.needs_input_grad[:2]
+    return (g / b if na else None, g.neg() * a / (b * b) if nb else None)
 
 
-def _meta_softplus(self, beta=1.0, threshold=20.0):
-    _need_tensor("softplus", self)
-    return (self._shape, float_result(self._dtype), self._device)
+def _d_pow(ctx, g):
+    a, e = ctx.self, ctx.exponent
+    na, ne = ctx.needs_input_grad
+    ga = gb = None
+    if na:
+        if not isinstance(e, _T) and e == 0:
+            ga = g.new_zeros(g._shape)
+        else:
+            ga = g * e * a.pow(e - 1)
+    if ne:
+        r = ctx.result
+        if isinstance(a, _T):
+            gb = _where((a == 0) & (e >= 0), 0.0, g * r * a.log())
+        elif a > 0:
+            gb = g * r * math.log(a)
+        else:  # log of a non-positive base: 0 where 0 ** e is flat, else undefined
+            gb = _where((e >= 0) & (a == 0), 0.0, g * r * float("nan"))
+    return (ga, gb)
 
 
-def _meta_elu(self, alpha=1.0):
-    _need_tensor("elu", self)
-    return (self._shape, float_result(self._dtype), self._device)
+def _d_extremum(ctx, g):
+    """maximum/minimum: the gradient goes to the winner, split evenly on ties (as PyTorch)."""
+    a, b = ctx.self, ctx.other
+    wins_a = a > b if ctx.decl.name == "maximum" else a < b
+    tie = a == b
+    ga = _where(wins_a, g, _where(tie, g * 0.5, 0.0))
+    return (ga, g - ga if isinstance(b, _T) else None)
 
 
-def _meta_hardtanh(self, min_val=-1.0, max_val=1.0):
-    _need_tensor("hardtanh", self)
-    return (self._shape, self._dtype, self._device)
+def _d_remainder(ctx, g):
+    gb = g.neg() * ctx.self.div(ctx.other, rounding_mode="floor") \
+        if ctx.needs_input_grad[1] else None
+    return (g, gb)
 
 
-def _meta_round(self, *, decimals=0):
-    _need_tensor("round", self)
-    return (self._shape, self._dtype, self._device)
+def _d_fmod(ctx, g):
+    gb = g.neg() * ctx.self.div(ctx.other, rounding_mode="trunc") \
+        if ctx.needs_input_grad[1] else None
+    return (g, gb)
 
 
-def _meta_nan_to_num(self, nan=0.0, posinf=None, neginf=None):
-    _need_tensor("nan_to_num", self)
-    return (self._shape, self._dtype, self._device)
+def _d_atan2(ctx, g):
+    a, b = ctx.self, ctx.other
+    denom = a * a + b * b
+    # at (0, 0) PyTorch's subgradient is 0 (0 / 0 would be NaN)
+    denom = _where(denom == 0, 1.0, denom)
+    return (g * b / denom, g.neg() * a / denom)
 
 
-def _meta_lerp(self, end, weight):
-    shapes = [x._shape for x in (self, end, weight) if isinstance(x, _T)]
-    d = promote(self, end)
-    if not d.is_floating_point:
-        raise NotImplementedError(f"lerp(): not implemented for '{d.name}'; expected float "
-                                  f"tensors")
-    return (broadcast_shapes("lerp", *shapes), d, common_device("lerp", self, end, weight))
+def _d_hypot(ctx, g):
+    a, b, r = ctx.self, ctx.other, ctx.result
+    r = _where(r == 0, 1.0, r)
+    return (g * a / r, g * b / r)
 
 
-def _meta_addcmul(self, tensor1, tensor2, *, value=1):
-    shapes = [x._shape for x in (self, tensor1, tensor2)]
-    return (broadcast_shapes("addcmul", *shapes), promote(self, tensor1, tensor2),
-            common_device("addcmul", self, tensor1, tensor2))
-
-
-def _meta_addcdiv(self, tensor1, tensor2, *, value=1):
-    shapes = [x._shape for x in (self, tensor1, tensor2)]
-    d = promote(self, tensor1, tensor2)
-    if not d.is_floating_point:
-        raise RuntimeError("addcdiv(): Integer division with addcdiv is no longer supported; "
-                           "use a float tensor")
-    return (broadcast_shapes("addcdiv", *shapes), d,
-            common_device("addcdiv", self, tensor1, tensor2))
+def _d_where(ctx, g):
+    _, na, nb = ctx.needs_input_grad
+    cond = ctx.condition
+    return (None, _where(cond, g, 0.0) if na else None, _where(cond, 0.0, g) if nb else None)
 
 
 def _declare_all() -> None:
-    for name in UNARY_SAME:
-        declare(name, _unary_meta(name, "same"), family="unary", inplace=True,
-                flops=flops_pointwise, **grad_of(name))
-    for name in UNARY_FLOAT:
-        declare(name, _unary_meta(name, "float"), family="unary", inplace=True,
-                flops=flops_pointwise, **grad_of(name))
-    for name in UNARY_BOOL:
-        declare(name, _unary_meta(name, "bool"), family="unary", differentiable=False,
-                inplace=name not in _INPLACE_UNARY_EXCLUDE)
-    for name in UNARY_INT:
-        declare(name, _unary_meta(name, "int"), family="unary", inplace=True,
-                differentiable=False)
-    declare("round", _meta_round, family="unary", inplace=True, flops=flops_pointwise,
-            **grad_of("round"))
-    declare("nan_to_num", _meta_nan_to_num, family="unary", inplace=True,
-            **grad_of("nan_to_num"))
-    declare("leaky_relu", _meta_leaky_relu, family="unary", inplace=True, flops=flops_pointwise,
-            **grad_of("leaky_relu"))
-    declare("gelu", _meta_gelu, family="unary", inplace=True, flops=flops_pointwise,
-            **grad_of("gelu"))
-    declare("softplus", _meta_softplus, family="unary", flops=flops_pointwise,
-            **grad_of("softplus"))
-    declare("elu", _meta_elu, family="unary", inplace=True, flops=flops_pointwise,
-            **grad_of("elu"))
-    declare("hardtanh", _meta_hardtanh, family="unary", inplace=True, flops=flops_pointwise,
-            **grad_of("hardtanh"))
+    unary = dict(family="unary", inplace=True, flops=flops_pointwise)
+    for name, (fn, reads) in UNARY_FLOAT.items():
+        declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "float"),
+                derivative=_unary_derivative(name, fn), saves=("self",) if reads == "self" else (),
+                save_result=reads == "result", **unary)
+    for name, fn in UNARY_SAME.items():
+        declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "same"),
+                derivative=_unary_derivative(name, fn), saves=("self",) if fn else (), **unary)
+    declare("bitwise_not(Tensor self) -> Tensor", _unary_meta("bitwise_not", "int"),
+            family="unary", inplace=True, differentiable=False)
+    declare("round(Tensor self, *, int decimals=0) -> Tensor", _meta_round, derivative=_zero_grad,
+            saves=(), **unary)
+    declare("signbit(Tensor self) -> Tensor", _meta_signbit, family="unary",
+            differentiable=False)
 
-    declare("add", _meta_add, family="binary", inplace=True, flops=flops_pointwise,
-            **grad_of("add"))
-    declare("sub", _meta_sub, family="binary", inplace=True, flops=flops_pointwise,
-            **grad_of("sub"))
-    declare("div", _meta_div, family="binary", inplace=True, flops=flops_pointwise,
-            **grad_of("div"))
-    declare("pow", _meta_pow, family="binary", inplace=True, flops=flops_pointwise,
-            **grad_of("pow"))
-    for name in BINARY_PROMOTE:
-        declare(name, _binary_meta(name, "promote"), family="binary", inplace=True,
-                flops=flops_pointwise,
-                differentiable=name not in ("floor_divide",), **grad_of(name))
-    for name in BINARY_FLOAT:
-        declare(name, _binary_meta(name, "float"), family="binary", inplace=True,
-                flops=flops_pointwise, **grad_of(name))
-    for name in BINARY_COMPARE + BINARY_LOGICAL:
-        declare(name, _binary_meta(name, "bool"), family="binary", inplace=True,
-                differentiable=False, flops=flops_pointwise)
-    for name in BINARY_BITWISE:
-        declare(name, _binary_meta(name, "int"), family="binary", inplace=True,
-                differentiable=False)
-    declare("where", _meta_where, family="ternary", method=False, flops=flops_pointwise,
-            **grad_of("where"))
-    declare("clamp", _meta_clamp, family="ternary", inplace=True, flops=flops_pointwise,
-            **grad_of("clamp"))
-    declare("lerp", _meta_lerp, family="ternary", inplace=True, flops=flops_pointwise,
-            **grad_of("lerp"))
-    declare("addcmul", _meta_addcmul, family="ternary", inplace=True, flops=flops_pointwise,
-            **grad_of("addcmul"))
-    declare("addcdiv", _meta_addcdiv, family="ternary", inplace=True, flops=flops_pointwise,
-            **grad_of("addcdiv"))
+    binary = dict(family="binary", inplace=True, flops=flops_pointwise)
+    declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
+            derivative=_d_add, saves=(), **binary)
+    declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _binary_meta("mul", "promote"),
+            derivative=_d_mul, **binary)
+    declare("div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
+            _meta_div, derivative=_d_div, **binary)
+    declare("pow(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor", _meta_pow,
+            derivative=_d_pow, save_result=True, **binary)
+    for name in ("maximum", "minimum"):
+        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
+                _binary_meta(name, "promote"), derivative=_d_extremum, **binary)
+    declare("remainder(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+            _meta_no_bool("remainder"), derivative=_d_remainder, **binary)
+    declare("fmod(Tensor self, Tensor|Scalar other) -> Tensor", _meta_no_bool("fmod"),
+            derivative=_d_fmod, **binary)
+    declare("atan2(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("atan2", "float"),
+            derivative=_d_atan2, **binary)
+    declare("hypot(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("hypot", "float"),
+            derivative=_d_hypot, save_result=True, **binary)
+    for name in ("eq", "lt", "le"):
+        declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _meta_compare(name),
+                precomputed=("common",), differentiable=False, **binary)
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                 "bitwise_right_shift"):
+        declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+                _binary_meta(name, "int"), family="binary", inplace=True, differentiable=False)
+    declare("where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+            _meta_where, family="ternary", method=False, flops=flops_pointwise,
+            derivative=_d_where, saves=("condition",))
 
 
 _declare_all()

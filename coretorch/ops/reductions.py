@@ -16,7 +16,7 @@ from ..tensor.impl import TensorImpl, shape_numel
 from .declare import IMPLICIT, REGISTRY, declare, namedtuple_return
 from .derivative_utils import saves
 from .meta_rules import dims_arg, reduced_shape, wrap_dim
-from .pointwise import _need_tensor
+from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 

@@ -6,7 +6,7 @@ from ..tensor.impl import TensorImpl
 from .declare import IMPLICIT, REGISTRY, declare
 from .derivative_utils import saves
 from .meta_rules import common_device, size_arg, wrap_dim
-from .pointwise import _need_tensor
+from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 

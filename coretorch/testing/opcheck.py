@@ -78,7 +78,7 @@ def _check_meta(fn, decl, name, args, kwargs, result) -> None:
     if _is_inplace(fn, decl):
         return  # the output is self: its geometry is the input's
     if decl is not None and decl.structured:
-        spec = decl.meta(*args, **kwargs)
+        spec = decl.output_spec(*args, **kwargs)
         specs = spec if isinstance(spec, list) else [spec]
         outs = list(result) if isinstance(spec, list) else [result]
         if len(outs) != len(specs):

@@ -13,7 +13,7 @@ import numpy as np
 
 from coretorch import dtypes as dt
 from coretorch.backend_kit import ArrayKit, scalar_as
-from coretorch.backend_kit.array_kit import compute_dtype
+from coretorch.backend_kit.array_kit import compute_dtype, register_kit
 from coretorch.tensor.impl import TensorImpl
 
 from .numpy_view import as_numpy
@@ -24,7 +24,7 @@ __all__ = ["as_numpy", "operand", "scalar_as", "compute_dtype", "unsupported", "
 
 _T = TensorImpl
 _F32 = np.dtype(np.float32)
-KIT = ArrayKit(np, as_numpy, "cpu")  # the backend kit bound to numpy and this backend's views
+KIT = register_kit(ArrayKit(np, as_numpy, "cpu"))  # the backend kit over numpy and cpu views
 
 
 def operand(x, npdt: np.dtype):

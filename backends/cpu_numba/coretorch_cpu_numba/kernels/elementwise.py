@@ -1,0 +1,166 @@
+"""Elementwise kernels the cpu backend runs faster than the backend kit's array-API ones.
+
+Everything else elementwise comes from `coretorch.backend_kit.pointwise` (numpy ufuncs). Here:
+the per-op-overhead path of small same-dtype arithmetic (one ufunc call, nothing else),
+multi-threaded numba loops for large contiguous float operands, numba loops for what numpy lacks
+(erf, erfinv, sigmoid, gelu, silu, integer powers), and fused kernels for composites that
+training loops call often (relu, lerp/addcmul/addcdiv: the optimizers' inner loops; sub).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from coretorch.backend_kit import pointwise as kit
+from coretorch.backend_kit.array_kit import opmath
+from coretorch.tensor.impl import TensorImpl
+
+from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN
+from ..registry import kernel
+
+_T = TensorImpl
+
+
+def _same_dtype(out, a, b) -> bool:
+    d = out._dtype
+    return isinstance(a, _T) and isinstance(b, _T) and a._dtype is d and b._dtype is d
+
+
+def _add(out, self, other, alpha, sign: int) -> bool:
+    """Fast add/sub of same-dtype operands; False when the kit's general kernel must run."""
+    if alpha != 1 or not isinstance(self, _T) or self._dtype is not out._dtype:
+        return False
+    o = as_numpy(out)
+    if isinstance(other, _T):
+        if other._dtype is not out._dtype:
+            return False
+        if o.size < PARALLEL_MIN:  # the per-op-overhead path, kept short
+            (np.add if sign > 0 else np.subtract)(as_numpy(self), as_numpy(other), out=o)
+            return True
+        flats = par_flats(out, self, other)
+        if flats is None:
+            (np.add if sign > 0 else np.subtract)(as_numpy(self), as_numpy(other), out=o)
+        else:
+            loops().add_par(flats[0], flats[1], flats[0].dtype.type(sign), flats[2])
+        return True
+    if not out._dtype.is_floating_point:
+        return False
+    flats = par_flats(out, self, other if sign > 0 else -other)
+    if flats is None:
+        return False
+    loops().add_scalar_par(*flats)
+    return True
+
+
+@kernel("add")
+def add(out, self, other, alpha):
+    """out = self + alpha * other"""
+    if not _add(out, self, other, alpha, 1):
+        kit.add(out, self, other, alpha)
+
+
+@kernel("sub")
+def sub(out, self, other, alpha):
+    """out = self - alpha * other (bool operands were refused by the meta rule)"""
+    if not _add(out, self, other, alpha, -1):
+        kit.add(out, self, other, -alpha)
+
+
+@kernel("mul")
+def mul(out, self, other):
+    """out = self * other"""
+    if _same_dtype(out, self, other):
+        flats = par_flats(out, self, other)
+        if flats is None:
+            np.multiply(as_numpy(self), as_numpy(other), out=as_numpy(out))
+        else:
+            loops().mul_par(*flats)
+        return
+    if isinstance(self, _T) and not isinstance(other, _T) and self._dtype is out._dtype \
+            and out._dtype.is_floating_point:
+        flats = par_flats(out, self, other)
+        if flats is not None:
+            loops().mul_scalar_par(*flats)
+            return
+    kit.mul(out, self, other)
+
+
+@kernel("div")
+def div(out, self, other, rounding_mode):
+    """out = self / other, optionally rounded ('trunc', 'floor') as in PyTorch"""
+    if rounding_mode is None and _same_dtype(out, self, other):
+        flats = par_flats(out, self, other)
+        if flats is None:
+            np.true_divide(as_numpy(self), as_numpy(other), out=as_numpy(out))
+        else:
+            loops().div_par(*flats)
+        return
+    kit.div(out, self, other, rounding_mode)
+
+
+@kernel("pow")
+def pow_(out, self, exponent):
+    """out = self ** exponent; integer powers in a numba loop (PyTorch's rules: 2 ** -1 == 0,
+    (-1) ** -3 == -1)"""
+    if out._dtype.is_floating_point or out._dtype.name == "bool":
+        kit.pow(out, self, exponent)
+        return
+    i64 = np.dtype(np.int64)
+    jit_apply("int_pow", out, tuple(x if isinstance(x, _T) else np.asarray(x, i64)
+                                    for x in (self, exponent)), i64)
+
+
+def _jit_unary(name: str, loop: str, params: tuple = ()):
+    def k(out, self):
+        jit_apply(loop, out, (self,), JIT_FLOAT[out._dtype], params)
+    k.__name__ = k.__qualname__ = name
+    k.__doc__ = f"out = {name}(self) (numba loop)"
+    kernel(name)(k)
+
+
+for _name in ("sigmoid", "erf", "erfc", "erfinv", "silu"):
+    _jit_unary(_name, _name)
+
+
+@kernel("gelu")
+def gelu(out, self, approximate):
+    """out = self * Phi(self) (exact, with erf) or its tanh approximation (numba loop)"""
+    jit_apply("gelu_tanh" if approximate == "tanh" else "gelu_erf", out, (self,),
+              JIT_FLOAT[out._dtype])
+
+
+@kernel("relu")
+def relu(out, self):
+    """out = max(self, 0), NaN propagating"""
+    x = as_numpy(self)
+    np.maximum(x, x.dtype.type(0), out=as_numpy(out), casting="unsafe")
+
+
+@kernel("lerp")
+def lerp(out, self, end, weight):
+    """out = self + weight * (end - self) from the nearer end (fused numba loop)"""
+    if isinstance(weight, _T):
+        jit_apply("lerp", out, (self, end, weight), JIT_FLOAT[out._dtype])
+    else:
+        jit_apply("lerp_scalar", out, (self, end), JIT_FLOAT[out._dtype], (weight,))
+
+
+def _addc(name: str, out, self, t1, t2, value) -> None:
+    if out._dtype.is_floating_point:
+        jit_apply(name, out, (self, t1, t2), JIT_FLOAT[out._dtype], (value,))
+        return
+    c = opmath(out._dtype)
+    prod = np.multiply(as_numpy(t1), as_numpy(t2), dtype=c)
+    np.copyto(as_numpy(out), np.add(as_numpy(self), np.multiply(prod, c.type(value), dtype=c),
+                                    dtype=c), casting="unsafe")
+
+
+@kernel("addcmul")
+def addcmul(out, self, tensor1, tensor2, value):
+    """out = self + value * tensor1 * tensor2 (fused numba loop for floats)"""
+    _addc("addcmul", out, self, tensor1, tensor2, value)
+
+
+@kernel("addcdiv")
+def addcdiv(out, self, tensor1, tensor2, value):
+    """out = self + value * tensor1 / tensor2 (fused numba loop)"""
+    _addc("addcdiv", out, self, tensor1, tensor2, value)

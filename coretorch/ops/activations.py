@@ -1,0 +1,269 @@
+"""Activation functions as composite ops: written once with the primitives, each with the
+derivative PyTorch uses (so the gradient at a kink or in a saturated tail is PyTorch's, and
+backward reads one saved tensor instead of replaying the decomposition).
+
+`coretorch.nn.functional` and the `nn` activation layers are generated from these schemas, so
+each default (softplus's ``threshold=20``) is written once, here.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as dt
+from ..tensor.impl import TensorImpl
+from .declare import declare
+from .meta_rules import float_result
+from .pointwise import flops_pointwise
+from .pointwise_composites import where
+
+__all__ = ["SELU_ALPHA", "SELU_SCALE"]
+
+_T = TensorImpl
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _no_bool(name: str, result: str = "float"):
+    """Meta rule of an activation: refuses bool input; the result is float (or the input's)."""
+    def meta(self, *params):
+        if self._dtype is dt.bool:
+            raise RuntimeError(f"{name}(): Boolean inputs not supported for {name}")
+        d = float_result(self._dtype) if result == "float" else self._dtype
+        return (self._shape, d, self._device)
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
+def _relu(self):
+    """max(self, 0), NaN propagating."""
+    return self.maximum(self.new_zeros(()))
+
+
+def _d_relu(ctx, g):
+    return (g * (ctx.result > 0),)
+
+
+def _leaky_relu(self, negative_slope):
+    """self where self > 0, else negative_slope * self."""
+    return where(self > 0, self, self * negative_slope)
+
+
+def _d_leaky_relu(ctx, g):
+    return (where(ctx.self > 0, g, g * ctx.negative_slope),)
+
+
+def _meta_gelu(self, approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"gelu(): approximate must be 'none' or 'tanh', got '{approximate}'")
+    return _no_bool("gelu")(self)
+
+
+def _gelu(self, approximate):
+    """self * Phi(self) (exact, with erf) or its tanh approximation."""
+    if approximate == "tanh":
+        inner = (self + self * self * self * 0.044715) * _SQRT_2_OVER_PI
+        return self * 0.5 * (inner.tanh() + 1)
+    return self * 0.5 * ((self * _SQRT1_2).erf() + 1)
+
+
+def _d_gelu(ctx, g):
+    x = ctx.self
+    if ctx.approximate == "tanh":
+        x2 = x * x
+        t = ((x + x2 * x * 0.044715) * _SQRT_2_OVER_PI).tanh()
+        d = (t + 1) * 0.5 + x * (1 - t * t) * (x2 * (3 * 0.044715) + 1) * (0.5 * _SQRT_2_OVER_PI)
+        return (g * d,)
+    cdf = ((x * _SQRT1_2).erf() + 1) * 0.5
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return (g * (cdf + x * pdf),)
+
+
+def _silu(self):
+    """self * sigmoid(self)."""
+    return self * self.sigmoid()
+
+
+def _d_silu(ctx, g):
+    x = ctx.self
+    s = x.sigmoid()
+    return (g * s * (1 + x * (1 - s)),)
+
+
+def _mish(self):
+    """self * tanh(softplus(self))."""
+    return self * self.softplus().tanh()
+
+
+def _d_mish(ctx, g):
+    x = ctx.self
+    t = x.softplus().tanh()
+    return (g * (t + x * x.sigmoid() * (1 - t * t)),)
+
+
+def _hardsigmoid(self):
+    """relu6(self + 3) / 6."""
+    return (self + 3).clamp(0, 6) / 6
+
+
+def _d_hardsigmoid(ctx, g):
+    x = ctx.self
+    return (g * ((x > -3.0) & (x < 3.0)) / 6.0,)
+
+
+def _hardswish(self):
+    """self * relu6(self + 3) / 6."""
+    return self * (self + 3).clamp(0, 6) / 6
+
+
+def _d_hardswish(ctx, g):
+    x = ctx.self
+    return (where(x < -3.0, 0.0, where(x <= 3.0, g * (x / 3.0 + 0.5), g)),)
+
+
+def _elu(self, alpha, scale, input_scale):
+    """scale * self where self > 0, else alpha * scale * (exp(self * input_scale) - 1)."""
+    neg = (self * input_scale).expm1() * (alpha * scale)
+    return where(self > 0, self * scale if scale != 1 else self, neg)
+
+
+def _d_elu(ctx, g):
+    x, alpha, scale, s_in = ctx.self, ctx.alpha, ctx.scale, ctx.input_scale
+    return (where(x > 0, g * scale, g * (x * s_in).exp() * (alpha * scale * s_in)),)
+
+
+def _softplus(self, beta, threshold):
+    """log(1 + exp(beta * self)) / beta, linear where beta * self > threshold."""
+    z = self * beta
+    soft = z.exp().log1p()
+    return where(z > threshold, self, soft / beta if beta != 1 else soft)
+
+
+def _d_softplus(ctx, g):
+    z = ctx.self * ctx.beta
+    return (where(z > ctx.threshold, g, g * z.sigmoid()),)
+
+
+def _meta_hardtanh(self, min_val, max_val):
+    if self._dtype is dt.bool:
+        raise RuntimeError("hardtanh(): Boolean inputs not supported for hardtanh")
+    if min_val > max_val:
+        raise ValueError("hardtanh(): min_val cannot be greater than max_val")
+    return (self._shape, self._dtype, self._device)
+
+
+def _hardtanh(self, min_val, max_val):
+    """self clamped to [min_val, max_val]."""
+    return self.clamp(min_val, max_val)
+
+
+def _d_hardtanh(ctx, g):
+    x = ctx.self
+    return (g * ((x > ctx.min_val) & (x < ctx.max_val)),)
+
+
+def _relu6(self):
+    """min(max(self, 0), 6)."""
+    return self.hardtanh(0.0, 6.0)
+
+
+def _selu(self):
+    """SELU_SCALE * elu(self, SELU_ALPHA): the self-normalizing ELU."""
+    return self.elu(SELU_ALPHA, SELU_SCALE)
+
+
+def _meta_celu(self, alpha):
+    if alpha == 0:
+        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _no_bool("celu")(self)
+
+
+def _celu(self, alpha):
+    """max(0, self) + min(0, alpha * (exp(self / alpha) - 1))."""
+    return self.elu(alpha, 1.0, 1.0 / alpha)
+
+
+def _log_sigmoid(self):
+    """log(sigmoid(self)), computed stably as -softplus(-self)."""
+    return self.neg().softplus().neg()
+
+
+def _softsign(self):
+    """self / (1 + |self|)."""
+    return self / (self.abs() + 1)
+
+
+def _tanhshrink(self):
+    """self - tanh(self)."""
+    return self - self.tanh()
+
+
+def _meta_threshold(self, threshold, value):
+    return (self._shape, self._dtype, self._device)
+
+
+def _threshold(self, threshold, value):
+    """self where self > threshold, else value."""
+    return where(self > threshold, self, value)
+
+
+def _meta_glu(self, dim):
+    if not self._shape:
+        raise RuntimeError("glu(): glu does not support scalars because halving size must be "
+                           "even")
+    if self._shape[dim] % 2:
+        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {dim} is size "
+                           f"{self._shape[dim]}")
+    shape = list(self._shape)
+    shape[dim] //= 2
+    return (tuple(shape), float_result(self._dtype), self._device)
+
+
+def _glu(self, dim):
+    """a * sigmoid(b) where a, b are the two halves of `self` along `dim`."""
+    a, b = self.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def _declare_all() -> None:
+    act = dict(family="activation", flops=flops_pointwise)
+    declare("relu(Tensor self) -> Tensor", _no_bool("relu", "same"), impl=_relu,
+            derivative=_d_relu, saves=(), save_result=True, inplace=True, **act)
+    declare("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+            _no_bool("leaky_relu"), impl=_leaky_relu, derivative=_d_leaky_relu,
+            saves=("self",), inplace=True, **act)
+    declare("gelu(Tensor self, *, str approximate='none') -> Tensor", _meta_gelu, impl=_gelu,
+            derivative=_d_gelu, saves=("self",), inplace=True, **act)
+    for name, fn, d in (("silu", _silu, _d_silu), ("mish", _mish, _d_mish),
+                        ("hardsigmoid", _hardsigmoid, _d_hardsigmoid),
+                        ("hardswish", _hardswish, _d_hardswish)):
+        declare(f"{name}(Tensor self) -> Tensor", _no_bool(name), impl=fn, derivative=d,
+                saves=("self",), inplace=True, **act)
+    declare("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+            _no_bool("elu"), impl=_elu, derivative=_d_elu, saves=("self",), inplace=True, **act)
+    declare("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+            _no_bool("softplus"), impl=_softplus, derivative=_d_softplus, saves=("self",),
+            **act)
+    declare("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+            _meta_hardtanh, impl=_hardtanh, derivative=_d_hardtanh, saves=("self",),
+            inplace=True, **act)
+    declare("relu6(Tensor self) -> Tensor", _no_bool("relu6", "same"), impl=_relu6,
+            inplace=True, **act)
+    declare("selu(Tensor self) -> Tensor", _no_bool("selu"), impl=_selu, inplace=True, **act)
+    declare("celu(Tensor self, Scalar alpha=1.0) -> Tensor", _meta_celu, impl=_celu,
+            inplace=True, **act)
+    declare("log_sigmoid(Tensor self) -> Tensor", _no_bool("log_sigmoid"), impl=_log_sigmoid,
+            method=False, **act)
+    declare("softsign(Tensor self) -> Tensor", _no_bool("softsign"), impl=_softsign,
+            method=False, function=False, **act)
+    declare("tanhshrink(Tensor self) -> Tensor", _no_bool("tanhshrink"), impl=_tanhshrink,
+            method=False, function=False, **act)
+    declare("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+            _meta_threshold, impl=_threshold, inplace=True, method=False, **act)
+    declare("glu(Tensor self, Dim dim=-1) -> Tensor", _meta_glu, impl=_glu, method=False,
+            **act)
+
+
+_declare_all()
