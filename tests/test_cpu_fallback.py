@@ -199,7 +199,7 @@ def test_op_without_a_cpu_kernel_raises_naming_the_backend():
 
 def test_cpu_arguments_run_unchanged():
     a = ct.tensor(A)
-    r = cpu_fallback(ct.ops.aten.add, None, (a, a), {})
+    r = cpu_fallback(ct.ops.aten.add, None, ct.ops.aten.add.bind(a, a), {})
     assert r.device == ct.device("cpu")
     np.testing.assert_allclose(r.numpy(), 2 * A)
 

@@ -62,8 +62,8 @@ class ArrayKit:
     `xp` is numpy or a NumPy-compatible module (CuPy); `as_array(t)` is the strided `xp` view of
     a tensor of this backend's `device_type` (shared memory); `from_host(np_array)` makes an `xp`
     array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`);
-    `special` is the module of special functions over `xp` arrays (default: scipy.special,
-    imported when first used).
+    `special` is the module of special functions over `xp` arrays, or a function returning it
+    (default: scipy.special, imported when first used).
     """
 
     def __init__(self, xp: Any, as_array: Callable, device_type: str,
@@ -76,10 +76,13 @@ class ArrayKit:
 
     @property
     def special(self) -> Any:
-        if self._special is None:
-            import scipy.special
-            self._special = scipy.special
-        return self._special
+        sp = self._special
+        if sp is None:
+            import scipy.special as sp
+            self._special = sp
+        elif callable(sp):
+            sp = self._special = sp()
+        return sp
 
     def arr(self, x):
         """The array of a tensor (a tensor of another device, such as a cpu scalar, is copied

@@ -222,7 +222,8 @@ def _compile(src: str, func_name: str, filename: str, g: dict) -> Callable:
 
 
 def _globals(op: Any, schema: FunctionSchema) -> dict:
-    return {"_a": _a, "_Impl": TensorImpl, "_NUMBER": _a.NUMBER_CLASSES, "_lk": local_keys,
+    return {"__name__": "coretorch.ops." + op.qualname.split("::")[0], "_a": _a,
+            "_Impl": TensorImpl, "_NUMBER": _a.NUMBER_CLASSES, "_lk": local_keys,
             "_cache_get": op._cache.get, "_resolve": op._resolve, "_rf": _rf_mod.state,
             "_call_op": _rf_mod.call_op, "_NAME": op.qualname, "_AG": AUTOGRAD_BIT,
             "_BACKENDS": BACKEND_MASK, "_BACKEND_SELECT": BACKEND_SELECT_BIT,

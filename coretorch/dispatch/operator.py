@@ -87,6 +87,18 @@ class Operator:
         """The generated Python source of the entry point."""
         return inspect.getsource(self.entry)
 
+    def call_record(self, record: tuple, kwargs: dict | None = None):
+        """Call the op (dispatch, observers and all) with an already-bound argument record:
+        keyword-only arguments are passed back by name."""
+        fs = self.schema
+        if fs is None:
+            return self.entry(*record, **(kwargs or {}))
+        pos = [v for a, v in zip(fs.arguments, record) if not a.kwarg_only]
+        kw = {a.name: v for a, v in zip(fs.arguments, record) if a.kwarg_only}
+        if kwargs:
+            kw.update(kwargs)
+        return self.entry(*pos, **kw)
+
     def redispatch(self, keyset: "DispatchKeySet | int", *args, **kwargs):
         """Call the kernel for `keyset` with an already-bound argument record (a kernel uses this
         to reach the keys below it)."""

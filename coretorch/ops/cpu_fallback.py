@@ -13,14 +13,13 @@ has already recorded the op's derivative when the fallback runs (with Autograd e
 """
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections import Counter
 
 from .. import record_function as _rf
 from ..device import device as _device, get_device_type
 from ..dispatch.keys import DispatchKey
+from ..frames import user_stacklevel
 from ..tensor.impl import TensorImpl
 from .declare import _resize_out
 from .meta_rules import resolve_device
@@ -29,7 +28,6 @@ __all__ = ["cpu_fallback", "fallback_counts", "reset_fallback_warnings", "CPUFal
 
 _T = TensorImpl
 _CPU = _device("cpu")
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 fallback_counts: Counter = Counter()
 """Calls per op (``"aten::add"``) that ran through the CPU fallback in this process."""
@@ -43,14 +41,6 @@ class CPUFallbackWarning(UserWarning):
 def reset_fallback_warnings() -> None:
     """Warn again the next time each op falls back (the warning is otherwise once per op)."""
     _warned.clear()
-
-
-def _user_stacklevel() -> int:
-    """The `stacklevel` that points a warning at the first frame outside coretorch."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class _Moved:
@@ -138,20 +128,33 @@ def _run(op, args: tuple, kwargs: dict):
         # original arguments, so mixing devices raises here as it would natively
         decl.meta(*args, **{k: v for k, v in kwargs.items() if k != "out"})
     moved = _Moved()
-    cpu_args = tuple(moved.to_cpu(a) for a in args)
+    cpu_args = [moved.to_cpu(a) for a in args]
     cpu_kwargs = {k: moved.to_cpu(v) for k, v in kwargs.items()}
     target = moved.device
-    if kwargs.get("device") is not None:  # a factory naming the backend: build on cpu, move
-        cpu_kwargs["device"] = _CPU
-        target = target or _device(kwargs["device"])
+    dev_at = _device_position(op)
+    requested = args[dev_at] if dev_at is not None and dev_at < len(args) else \
+        kwargs.get("device")
+    if requested is not None:  # a factory naming the backend: build on cpu, move
+        if dev_at is not None and dev_at < len(args):
+            cpu_args[dev_at] = _CPU
+        else:
+            cpu_kwargs["device"] = _CPU
+        target = target or _device(requested)
     if target is None and not _has_tensor(args) and not _has_tensor(kwargs.values()):
         target = resolve_device(None)  # a factory relying on the default device
     with _CPU:  # factories called inside the op default to cpu too
-        result = op(*cpu_args, **cpu_kwargs)
+        result = op.call_record(tuple(cpu_args), cpu_kwargs)
     if target is None or target.type == "cpu":
         return result
     moved.write_back()
     return moved.back(result, target)
+
+
+def _device_position(op) -> int | None:
+    fs = op.schema
+    if fs is None or "device" not in fs.names:
+        return None
+    return fs.argument("device").index
 
 
 def cpu_fallback(op, keyset, args: tuple, kwargs: dict):
@@ -164,7 +167,7 @@ def cpu_fallback(op, keyset, args: tuple, kwargs: dict):
         _warned.add(name)
         warnings.warn(f"{name} has no kernel for this backend and runs through the CPU fallback "
                       f"(arguments are copied to cpu and back); register a native kernel to "
-                      f"avoid the copies", CPUFallbackWarning, stacklevel=_user_stacklevel())
+                      f"avoid the copies", CPUFallbackWarning, stacklevel=user_stacklevel())
     if _rf.state.active:
         rf = _rf.RecordFunction(f"{name} (cpu fallback)", _rf.RecordScope.FALLBACK, args, kwargs)
         if rf._cbs:

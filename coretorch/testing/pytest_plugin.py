@@ -92,10 +92,10 @@ def key_status(name: str, key) -> str:
     decl = REGISTRY.get(name)
     if decl is None:
         return "undeclared"
-    if decl.kind != "primitive":
-        return "composite"
     if decl.op.has_kernel(key):
         return "native"
+    if decl.kind != "primitive":
+        return "composite"
     if key in _fallbacks:
         return "fallback"
     return "missing"

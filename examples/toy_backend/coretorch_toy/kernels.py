@@ -1,16 +1,18 @@
 """The toy backend's native kernels. Every other op runs through coretorch's CPU fallback.
 
-These are structured kernels: the core has already checked the arguments, computed the result's
-shape and dtype with the op's meta rule and allocated `out` on the toy device, so a kernel only
-fills `out`. One kernel serves the functional (``add(a, b)``), in-place (``a.add_(b)``, where
-`out` is `a`) and ``out=`` forms; with ``out=`` the dtype of `out` may be wider than the result's.
+These are structured kernels: the core has already bound the arguments to the op's schema
+(defaults filled, dims wrapped), checked them and computed the result's shape and dtype with the
+op's meta rule, and allocated `out` on the toy device, so a kernel only fills `out` (whose dtype
+is the result's). One kernel serves the functional (``add(a, b)``), in-place (``a.add_(b)``,
+where `out` is `a`) and ``out=`` forms. Parameter names follow the schema
+(``add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1)``): registration checks them.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from coretorch.device import get_device_type
-from coretorch.ops.meta_rules import dims_arg, promote
+from coretorch.ops.meta_rules import dims_arg
 from coretorch.tensor.impl import TensorImpl
 
 from .memory import device_array
@@ -38,9 +40,15 @@ def fill_(out, self, value) -> None:
     _store(out, np.array(value).astype(out._dtype.numpy))
 
 
-def add(out, self, other, *, alpha=1) -> None:
-    """out = self + alpha * other, computed in the promoted dtype."""
-    dtype = promote(self, other).numpy
+def _compute(out) -> np.dtype:
+    """Arithmetic runs in out's dtype (half precision in float32, as PyTorch)."""
+    d = out._dtype.numpy
+    return np.dtype(np.float32) if d == np.float16 else d
+
+
+def add(out, self, other, alpha) -> None:
+    """out = self + alpha * other."""
+    dtype = _compute(out)
     b = _operand(other, dtype)
     if alpha != 1:
         b = np.multiply(b, np.array(alpha).astype(dtype), dtype=dtype)
@@ -48,8 +56,8 @@ def add(out, self, other, *, alpha=1) -> None:
 
 
 def mul(out, self, other) -> None:
-    """out = self * other, computed in the promoted dtype."""
-    dtype = promote(self, other).numpy
+    """out = self * other."""
+    dtype = _compute(out)
     _store(out, np.multiply(_operand(self, dtype), _operand(other, dtype), dtype=dtype))
 
 

@@ -1,5 +1,7 @@
 """Kernel modules; importing this package registers every kernel in `registry.KERNELS`."""
-from . import binary  # noqa: F401
+from coretorch.backend_kit import pointwise as _pointwise
+
+from . import elementwise  # noqa: F401
 from . import factories  # noqa: F401
 from . import indexing  # noqa: F401
 from . import linalg  # noqa: F401
@@ -7,5 +9,6 @@ from . import nn  # noqa: F401
 from . import random  # noqa: F401
 from . import reductions  # noqa: F401
 from . import shape  # noqa: F401
-from . import ternary  # noqa: F401
-from . import unary  # noqa: F401
+from ..registry import TABLE as _TABLE
+
+_TABLE.fill_from(_pointwise.KERNELS)  # the kit's kernels for every op not overridden above

@@ -11,10 +11,11 @@ import numpy as np
 
 from coretorch import dtypes as dt
 from coretorch.backend_kit import ArrayKit, scalar_as
-from coretorch.backend_kit.array_kit import acc_float, compute_dtype
+from coretorch.backend_kit.array_kit import acc_float, compute_dtype, register_kit
 from coretorch.ops.meta_rules import float_result
 from coretorch.tensor.impl import TensorImpl
 
+from .. import array_module as am
 from ..array_module import from_host, xp
 from ..tensor_view import as_xp
 
@@ -25,7 +26,7 @@ __all__ = ["T", "xp", "KIT", "arr", "scalar", "scalar_as", "operand", "compute_d
 T = TensorImpl
 BOOL = np.dtype(np.bool_)
 
-KIT = ArrayKit(xp, as_xp, "cuda", from_host)
+KIT = register_kit(ArrayKit(xp, as_xp, "cuda", from_host, special=am.special))
 arr = KIT.arr
 scalar = KIT.scalar
 write = KIT.write
@@ -34,11 +35,4 @@ unsupported = KIT.unsupported
 check_nonzero_divisor = KIT.check_nonzero_divisor
 
 
-def ufunc_into(uf, out, result_dtype: np.dtype, *operands) -> None:
-    """``out = uf(*operands)``: written in place when out has the ufunc's `result_dtype`, else
-    computed and cast into out."""
-    o = as_xp(out)
-    if o.dtype == result_dtype:
-        uf(*operands, out=o)
-    else:
-        xp.copyto(o, uf(*operands), casting="unsafe")
+ufunc_into = KIT.into
