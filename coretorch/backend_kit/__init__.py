@@ -12,9 +12,11 @@ code once, parameterized by the array module `xp` and by the backend's tensor ->
     TABLE.add_all(reduction_kernels(KIT))      # sum, prod, amax, argmax, cumsum, ...
     register_kernels(registry.library("MYDEV"), TABLE.kernels, "mydev")   # in the plugin hook
 
-Families: `reductions`, `indexing`, `shape` (cat/flip/triu/tril), `linalg` (mm/bmm), `conv`
-(conv2d and its backward), `factories` (fill_/arange/linspace/_copy_), `shifts`, `random`
-(uniform_/normal_/random_/bernoulli over the backend's own draws).
+Families: `reductions`, `indexing` (_index/_index_put_/_nonzero), `shape` (cat), `linalg`
+(mm/bmm), `conv` (conv2d and its backward), `factories` (fill_/arange/_copy_), `shifts`, `random`
+(uniform_/normal_/random_ over the draws a backend registers with `random.register_draws`).
+Families written as plain module-level kernels export ``KERNELS`` (op name -> kernel): a backend
+registers its own kernels first, then ``TABLE.fill_from(family.KERNELS)`` takes the rest.
 
 A third-party backend that holds its tensors as numpy (or any array-API module) arrays can
 register these kernels under its own dispatch key instead of relying on the core's CPU fallback

@@ -27,14 +27,16 @@ def _size_samples(op, m, dtype):
 
 
 def _varargs_size_samples(op, m, dtype):
+    from ...ops.factories_public import tensor
     yield from _size_samples(op, m, dtype)
     yield SampleInput(2, (3, 1), _dev(m, dtype=dtype), "varargs-size")
+    yield SampleInput((tensor(2), 3), (), _dev(m, dtype=dtype), "0-d-tensor-in-size")
 
 
 def _np_size(size, *more):
     if more:
         return (size,) + tuple(more)
-    return (size,) if isinstance(size, int) else tuple(size)
+    return (size,) if isinstance(size, int) else tuple(int(s) for s in size)
 
 
 def _np_factory(fill):

@@ -18,12 +18,14 @@ def _index_select_samples(op, m, dtype):
                       name="transposed")
     yield SampleInput(m.make((4, 3)), (0, m.index((0,), 4)), name="empty-index")
     yield SampleInput(m.make(()), (0, m.index((1,), 1)), name="0-d")
+    yield SampleInput(m.make((4, 3)), (1, m.index((4,), 3).to(_dt.int32)), name="int32-index")
+    yield SampleInput(m.make((4, 3)), (0, m.index((), 4)), name="0-d-index")
 
 
 def _index_select(x, dim, index):
     if x.ndim == 0:
         return x.reshape(1)[index].reshape(())
-    return np.take(x, index, axis=dim)
+    return np.take(x, index.reshape(-1), axis=dim)
 
 
 def _gather_samples(op, m, dtype):

@@ -17,6 +17,7 @@ def _s(*args, name, **kwargs):
 
 def _view_samples(op, m, dtype):
     yield _s(m.make((2, 3, 4)), 6, 4, name="varargs")
+    yield _s(m.make((2, 3, 4)), _cpu_int(4), -1, name="varargs-0-d-tensor")
     yield _s(m.make((2, 3, 4)), (-1, 2), name="tuple-infer")
     yield _s(m.make((3, 4), layout="sliced"), 3, 2, 2, name="split-strided-dim")
     yield _s(m.make(()), 1, name="0-d")
@@ -93,16 +94,25 @@ def _slice_ref(x, dim=0, start=None, end=None, step=1):
     return x[tuple(key)]
 
 
+def _cpu_int(value: int):
+    """A 0-d int64 cpu tensor: ints may be given as such (its value is read when the call is
+    bound, on every device)."""
+    from ...ops.factories_public import tensor
+    return tensor(value)
+
+
 def _narrow_samples(op, m, dtype):
     yield _s(m.make((5, 4)), 0, 1, 3, name="rows")
     yield _s(m.make((5, 4)), -1, 2, 2, name="cols")
     yield _s(m.make((5, 4), layout="sliced"), 1, 0, 0, name="empty")
+    yield _s(m.make((5, 4)), 0, _cpu_int(1), _cpu_int(2), name="0-d-tensor-start-length")
 
 
 def _select_samples(op, m, dtype):
     yield _s(m.make((5, 4)), 0, 2, name="row")
     yield _s(m.make((5, 4)), 1, -1, name="last-col")
     yield _s(m.make((2, 3, 4), layout="transposed"), 1, 0, name="transposed")
+    yield _s(m.make((5, 4)), _cpu_int(1), _cpu_int(-2), name="0-d-tensor-dim-index")
 
 
 def _diagonal_samples(op, m, dtype):
@@ -248,9 +258,10 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_unsqueeze_samples),
     OpInfo("slice", dtypes=DTYPES, ref=_slice_ref, torch_ref=torch_aten("slice"),
            sample_inputs_func=_slice_samples),
-    OpInfo("narrow", dtypes=DTYPES, ref=lambda x, d, s, n: np.take(x, np.arange(s, s + n), d),
+    OpInfo("narrow", dtypes=DTYPES,
+           ref=lambda x, d, s, n: np.take(x, np.arange(int(s), int(s) + int(n)), d),
            sample_inputs_func=_narrow_samples),
-    OpInfo("select", dtypes=DTYPES, ref=lambda x, d, i: np.take(x, i, d),
+    OpInfo("select", dtypes=DTYPES, ref=lambda x, d, i: np.take(x, int(i), int(d)),
            sample_inputs_func=_select_samples),
     OpInfo("diagonal", dtypes=DTYPES,
            ref=lambda x, offset=0, dim1=0, dim2=1: np.diagonal(x, offset, dim1, dim2),

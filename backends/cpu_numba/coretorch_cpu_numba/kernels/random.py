@@ -1,5 +1,5 @@
-"""Random kernels: uniform_, normal_, random_, bernoulli_, bernoulli: the backend kit's
-(`coretorch.backend_kit.random`) over numpy.
+"""Random draws of the cpu device for the backend kit's random kernels
+(`coretorch.backend_kit.random`: uniform_, normal_, random_).
 
 Numbers come from the `coretorch.random.Generator` passed as ``generator=`` (or the cpu default
 generator), whose numpy PCG64 stream makes a seed give the same values on every run.
@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from coretorch.backend_kit.random import random_kernels
+from coretorch.backend_kit.random import register_draws
 from coretorch.random import generator_for
 
-from ..elementwise import KIT, as_numpy
-from ..registry import TABLE
+from ..numpy_view import as_numpy
 
 _I64 = np.dtype(np.int64)
 
@@ -36,4 +35,4 @@ def _integers(out, generator, low, high):
     return _rng(out, generator).integers(low, high, o.size, dtype=_I64).reshape(o.shape)
 
 
-TABLE.add_all(random_kernels(KIT, _uniform, _normal, _integers))
+register_draws("cpu", _uniform, _normal, _integers)
