@@ -497,9 +497,9 @@ def test_kinds():
     for name in ("mean", "max", "min", "var", "std", "logsumexp", "norm", "matmul", "dot", "mv",
                  "outer", "linear", "stack", "repeat", "tile", "roll", "nonzero", "index",
                  "index_put", "masked_select", "conv1d", "max_pool2d", "isclose", "allclose",
-                 "equal", "index_select", "gather", "masked_fill", "reshape", "flatten"):
+                 "equal", "index_select", "masked_fill", "reshape", "flatten"):
         assert REGISTRY[name].kind == "composite_implicit", name
-    for name in ("addmm", "embedding", "flip", "triu", "tril", "scatter", "scatter_add",
+    for name in ("addmm", "embedding", "flip", "triu", "tril", "gather", "scatter", "scatter_add",
                  "index_add", "bernoulli_", "bernoulli", "linspace", "zeros", "view", "copy_"):
         assert REGISTRY[name].kind == "composite_explicit", name
     assert not REGISTRY["_nonzero"].structured
@@ -552,6 +552,7 @@ def _grads_of(name, *args, **kwargs):
     ("flip", (m(2, 3), (0,)), {}),
     ("triu", (m(3, 3), 1), {}),
     ("tril", (m(3, 3),), {}),
+    ("gather", (m(3, 4), 1, ix(3, 2)), {}),
     ("scatter", (m(3, 4), 0, ix(2, 2), m(2, 3)), {}),
     ("scatter_add", (m(3, 4), 0, ix(2, 2), m(3, 3)), {}),
     ("index_add", (m(3, 4), 1, ix(2), m(3, 2)), dict(alpha=3)),

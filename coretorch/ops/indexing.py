@@ -9,6 +9,8 @@ dim) or an integer tensor for one dim; a k-dim bool mask covers k consecutive di
 primitives only take int64 index tensors (or None); `index`/`index_put` convert the others.
 Indices out of range are errors in the data, checked where the data is read (the primitives'
 kernels; the composites that refuse negative indices, as PyTorch's do, on devices with data).
+gather and scatter_add have their own derivatives, so a backend's direct kernel for them (the
+backend kit has one: cross-entropy runs them every training step) serves autograd too.
 """
 from __future__ import annotations
 
@@ -135,10 +137,15 @@ def _meta_gather(self, dim, index, sparse_grad):
     return (index._shape, self._dtype, common_device("gather", self, index))
 
 
+def _d_gather(ctx, grad):
+    zeros = _op("zeros_like")(ctx.self, dtype=grad._dtype)
+    return (zeros.scatter_add(ctx.dim, ctx.index, grad),)
+
+
 def _gather(self, dim, index, sparse_grad):
     """``out[i][j] = self[index[i][j]][j]`` (for dim 0; likewise along any dim)."""
-    if not index.numel():  # an empty result, still part of the graph
-        return _rank1(self).reshape(-1).narrow(0, 0, 0).reshape(index._shape)
+    if not index.numel():
+        return _op("empty")(index._shape, dtype=self._dtype, device=self._device)
     x, idx = _rank1(self), _rank1(index)
     _check_in_range("gather", idx, x._shape[dim], dim)
     r = _op("_index")(x, _coordinates(idx, dim))
@@ -469,7 +476,8 @@ def _declare_all() -> None:
     declare("index_select(Tensor self, Dim dim, Tensor index) -> Tensor", _meta_index_select,
             impl=_index_select, **comp)
     declare("gather(Tensor self, Dim dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-            _meta_gather, impl=_gather, **comp)
+            _meta_gather, impl=_gather, kind=EXPLICIT, derivative=_d_gather, saves=("index",),
+            **ix)
     declare("masked_fill(Tensor self, Tensor mask, Tensor|Scalar value) -> Tensor",
             _meta_masked_fill, impl=_masked_fill, inplace=True, **comp)
     declare("nonzero(Tensor self, *, bool as_tuple=False) -> Any", impl=_nonzero,

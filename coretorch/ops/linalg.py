@@ -76,7 +76,7 @@ def _meta_addmm(self, mat1, mat2, beta, alpha):
     if self._dtype is not dtype:
         raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
                            f"{self._dtype.name} != {dtype.name}")
-    if broadcast_shapes("addmm", self._shape, shape) != shape:
+    if self._shape != shape[1:] and broadcast_shapes("addmm", self._shape, shape) != shape:
         raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
                            f"the product's shape {list(shape)}")
     return (shape, dtype, common_device("addmm", self, mat1))
@@ -224,7 +224,7 @@ def _meta_linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
         raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {len(weight._shape)}-D")
     _same_dtype("linear", input, weight)
     shape = _matmul_shape("linear", input._shape, weight._shape[::-1])
-    if bias is not None:
+    if bias is not None and bias._shape != shape[-1:]:
         shape = broadcast_shapes("linear", shape, bias._shape)
     return (shape, input._dtype, common_device("linear", input, weight, bias))
 
@@ -232,7 +232,7 @@ def _meta_linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
 def _linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
     """input @ weight.T + bias (``torch.nn.functional.linear``)."""
     if len(input._shape) == 2 and len(weight._shape) == 2 and bias is not None:
-        return op_named("addmm")(bias, input, weight.t())
+        return _addmm_entry(bias, input, weight.t())
     out = _matmul(input, weight.t())
     return out if bias is None else out.add(bias)
 
@@ -255,3 +255,4 @@ def _declare_all() -> None:
 
 
 _declare_all()
+_addmm_entry = op_named("addmm").entry  # linear's fast path calls it directly
