@@ -98,7 +98,8 @@ def test_plugin_key_kernel_via_redispatch(calls):
 
 def test_plugin_boxed_fallback_at_its_key(calls, device):
     a, b = ct.zeros(2, 3, device=device), ct.zeros(3, device=device)
-    out = ct.ops.aten.add.redispatch(DispatchKeySet(DispatchKey.get("CtDemo")), a, b)
+    out = ct.ops.aten.add.redispatch(DispatchKeySet(DispatchKey.get("CtDemo")),
+                                     *ct.ops.aten.add.bind(a, b))
     assert calls == ["fallback:aten::add"]
     assert out.shape == (2, 3) and out.device == ct.device(device)
 
@@ -200,7 +201,7 @@ class A(Allocator):
 def coretorch_register_backend(registry):
     registry.device_type("halfway", "HalfWay", A(), has_data=False)
     cpu = registry.library("CPU")
-    cpu.impl("add", lambda out, a, b, alpha=1: None)   # overrides the cpu backend's add
+    cpu.impl("add", lambda out, self, other, alpha: None)   # overrides the cpu backend's add
     raise ValueError("halfway: failed after registering")
 """
 

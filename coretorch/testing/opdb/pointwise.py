@@ -107,7 +107,17 @@ _UNARY = {
             {}),
     "hardtanh": (lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val)
                  .astype(x.dtype), FLOATS, {}),
+    "relu6": (lambda x: np.clip(x, 0, 6).astype(x.dtype), ALL, {}),
+    "selu": (lambda x: (_SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)))
+             .astype(x.dtype), FLOATS, {}),
+    "celu": (lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x / alpha))
+             .astype(x.dtype), FLOATS, {}),
+    "log_sigmoid": (lambda x: -_softplus(-x), FLOATS, {}),
+    "softsign": (lambda x: x / (1 + np.abs(x)), FLOATS, {}),
+    "tanhshrink": (lambda x: x - np.tanh(x), FLOATS, {}),
 }
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
 
 # extra samples with keyword arguments
 _UNARY_KWARGS = {
@@ -118,6 +128,7 @@ _UNARY_KWARGS = {
     "softplus": [dict(beta=2.0, threshold=5.0)],
     "elu": [dict(alpha=0.5)],
     "hardtanh": [dict(min_val=-2.0, max_val=3.0)],
+    "celu": [dict(alpha=0.5)],
 }
 
 
@@ -131,13 +142,16 @@ def _unary_sample_func(opts: dict, extra_kwargs: list):
 
 
 _TORCH_NN = {"leaky_relu", "gelu", "softplus", "elu", "hardtanh", "silu", "mish", "hardsigmoid",
-             "hardswish"}
+             "hardswish", "relu6", "selu", "celu", "softsign", "tanhshrink"}
+_TORCH_NAMES = {"log_sigmoid": "logsigmoid"}
 
 
 def _unary_infos() -> list[OpInfo]:
     out = []
     for name, (ref, dtypes, opts) in _UNARY.items():
         tref = {"torch_ref": torch_nn(name)} if name in _TORCH_NN else {}
+        if name in _TORCH_NAMES:
+            tref = {"torch_ref": torch_nn(_TORCH_NAMES[name])}
         tol = {_dt.float16: (1e-3, 1e-3)}
         if name in ("erf", "erfc", "gelu", "mish", "tan", "sinh", "cosh", "expm1", "exp2",
                     "softplus"):
@@ -176,6 +190,7 @@ _BINARY = {
     # name: (ref, dtypes, sample options)
     "add": (_add, ALL + F16 + BOOL, {}),
     "sub": (_sub, ALL + F16, {}),
+    "rsub": (lambda a, b, alpha=1: np.subtract(b, a * alpha if alpha != 1 else a), ALL, {}),
     "mul": (np.multiply, ALL + F16 + BOOL, {}),
     "div": (_div, ALL + F16, dict(rhs_nonzero=True)),
     "pow": (np.power, ALL, dict(low=0.5, high=3, rhs_low=0, rhs_high=3)),
@@ -211,6 +226,7 @@ _BINARY = {
 _BINARY_KWARGS = {
     "add": [dict(alpha=2)],
     "sub": [dict(alpha=2)],
+    "rsub": [dict(alpha=2)],
     "div": [dict(rounding_mode="trunc"), dict(rounding_mode="floor")],
 }
 
@@ -323,11 +339,45 @@ def _addc_samples(nonzero: bool):
     return samples
 
 
+def _one_bound_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1,), name="scalar")
+    yield SampleInput(m.make((3, 4)), (m.make((4,)),), name="tensor-bound")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (m.make(()),), name="0-d-bound")
+    yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
+
+
+def _threshold_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1, -2),
+                      name="scalars")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (0, 7), name="transposed")
+    yield SampleInput(m.make(()), (0, 1), name="0-d")
+
+
+def _glu(x, dim=-1):
+    a, b = np.split(x, 2, axis=dim)
+    return (a * _sigmoid(b)).astype(x.dtype)
+
+
+def _glu_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), name="last-dim")
+    yield SampleInput(m.make((4, 3)), (0,), name="dim-0")
+    yield SampleInput(m.make((2, 6, 2), layout="transposed"), (1,), name="transposed")
+
+
 def _ternary_infos() -> list[OpInfo]:
     return [
         OpInfo("where", dtypes=ALL + BOOL, ref=lambda c, x, y: np.where(c, x, y),
                sample_inputs_func=_where_samples),
         OpInfo("clamp", dtypes=ALL, ref=_clamp_ref, sample_inputs_func=_clamp_samples),
+        OpInfo("clamp_min", dtypes=ALL, ref=lambda x, lo: _clamp_ref(x, lo, None),
+               sample_inputs_func=_one_bound_samples),
+        OpInfo("clamp_max", dtypes=ALL, ref=lambda x, hi: _clamp_ref(x, None, hi),
+               sample_inputs_func=_one_bound_samples),
+        OpInfo("threshold", dtypes=FLOATS + INTS,
+               ref=lambda x, t, v: np.where(x > t, x, v).astype(x.dtype),
+               torch_ref=torch_nn("threshold"), sample_inputs_func=_threshold_samples),
+        OpInfo("glu", dtypes=FLOATS, ref=_glu, torch_ref=torch_nn("glu"),
+               sample_inputs_func=_glu_samples),
         OpInfo("lerp", dtypes=FLOATS, ref=quiet(lambda s, e, w: s + w * (e - s)),
                sample_inputs_func=_lerp_samples, tol={_dt.float32: (1e-5, 1e-5)}),
         OpInfo("addcmul", dtypes=FLOATS + INTS,
