@@ -14,7 +14,7 @@ def main() -> int:
     console = Console()
     table = Table(title=f"coretorch {coretorch.__version__} backends")
     for col in ("backend", "version", "status", "device type", "dispatch key", "kernels",
-                "native primitives"):
+                "native primitives", "load time", "overrides"):
         table.add_column(col)
     n_prims = len(primitives())
     for info in backends().values():
@@ -26,14 +26,44 @@ def main() -> int:
                       ", ".join(info.device_types) or "-", ", ".join(info.dispatch_keys) or "-",
                       str(info.ops_implemented()),
                       f"{info.primitives_native()}/{n_prims}"
-                      + (" (+ fallback)" if info.has_fallback() else ""))
+                      + (" (+ fallback)" if info.has_fallback() else ""),
+                      _load_time(info), _overrides(info))
     if not backends():
         console.print("[red]no coretorch backends are installed[/] (install coretorch-cpu-numba "
                       "or coretorch-meta)")
     console.print(table)
+    _print_overrides(console, backends().values())
     console.print(f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
                   f"CORETORCH_BACKENDS limits which backends load.")
     return 0
+
+
+def _load_time(info) -> str:
+    """Seconds to import the plugin and run its hooks ("-" when it was not loaded)."""
+    if info.status == "skipped":
+        return "-"
+    return f"{info.load_time * 1000:.0f} ms" if info.load_time < 1 else f"{info.load_time:.1f} s"
+
+
+def _overrides(info) -> str:
+    if not info.overrides:
+        return "-"
+    return ", ".join(info.overrides) + ("" if info.overrides_enabled else " (not allowed)")
+
+
+def _print_overrides(console, infos) -> None:
+    """One line per backend that replaces (or asks to replace) other backends' kernels."""
+    from coretorch.plugins import ALLOW_OVERRIDES_ENV
+    for info in infos:
+        if not info.overrides:
+            continue
+        if info.overrides_enabled:
+            console.print(f"{info.name} overrides: {', '.join(info.overrides)}",
+                          style="yellow", soft_wrap=True)
+        else:
+            console.print(f"{info.name} asks to override: {', '.join(info.overrides)} (not "
+                          f"allowed; set {ALLOW_OVERRIDES_ENV}={info.name} to allow)",
+                          soft_wrap=True)
 
 
 if __name__ == "__main__":

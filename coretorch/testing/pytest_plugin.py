@@ -35,10 +35,29 @@ def selected_device_types(config) -> list[str]:
         if wanted and info.name not in wanted and not set(info.device_types) & set(wanted):
             continue
         out.extend(t for t in info.device_types if t in device_types())
-    if wanted and not out:
-        raise pytest.UsageError(f"--backend {', '.join(wanted)}: no such loaded backend "
-                                f"(loaded: {', '.join(n for n, i in backends().items() if i.status == 'loaded')})")
+    problems = backend_option_problems(wanted) if wanted else []
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
     return out
+
+
+def backend_option_problems(wanted: list[str]) -> list[str]:
+    """Why each name given to --backend cannot be tested (it failed to load, was skipped, is
+    unavailable, registers no device type, or is unknown: then the closest name is suggested)."""
+    from coretorch._suggest import did_you_mean
+    from coretorch.device import device_types
+    from coretorch.plugins import backends, why_not_loaded
+    loaded = {n: i for n, i in backends().items() if i.status == "loaded"}
+    testable = {t for i in loaded.values() for t in i.device_types if t in device_types()}
+    problems = []
+    for name in wanted:
+        if name in testable or (name in loaded and set(loaded[name].device_types) & testable):
+            continue
+        why = why_not_loaded(name) or (
+            f"no such backend or device type (loaded: {', '.join(loaded) or 'none'})."
+            f"{did_you_mean(name, [*backends(), *testable])}")
+        problems.append(f"--backend {name}: {why}")
+    return problems
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -61,6 +80,12 @@ def pytest_configure(config) -> None:
     config.stash[_FAILED] = set()
     config.stash[_RAN] = set()
     config.addinivalue_line("markers", "conformance: an OpInfo conformance test")
+    wanted = config.getoption("backend", None)
+    if wanted:  # refuse a bad --backend before collecting anything
+        import coretorch  # noqa: F401  (loads the backends)
+        problems = backend_option_problems(wanted)
+        if problems:
+            raise pytest.UsageError("\n".join(problems))
 
 
 @pytest.hookimpl(hookwrapper=True)
