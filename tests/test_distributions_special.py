@@ -145,3 +145,12 @@ def test_cholesky_of_a_matrix_that_is_not_positive_definite():
         _linalg.cholesky(ct.ones(2, 3))
     with pytest.raises(RuntimeError, match="incompatible shapes"):
         _linalg.solve_triangular(ct.eye(2), ct.ones(3, 1), upper=False)
+
+
+def test_second_derivative_of_a_sample_is_refused_as_in_pytorch():
+    for sample in (lambda c: _special.standard_gamma(c),
+                   lambda c: _special.standard_beta(c, c * 2)):
+        c = _t([2.0, 0.5], requires_grad=True)
+        first, = ct.autograd.grad(sample(c).sum(), [c], create_graph=True)
+        with pytest.raises(NotImplementedError, match="second derivative of the sample"):
+            first.sum().backward()

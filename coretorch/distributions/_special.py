@@ -140,6 +140,27 @@ def _quantile_gradient(dcdf: np.ndarray, log_density: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(g), g, 0.0)
 
 
+class _HostDerivative(Function):
+    """Passes on a derivative computed on the host (its first argument) and records that it
+    depends on `inputs`; differentiating it again raises, as PyTorch's
+    ``_standard_gamma_grad`` and ``_dirichlet_grad`` do."""
+
+    @staticmethod
+    def forward(ctx, values, name, *inputs):
+        ctx.fn_name = name
+        return values
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(f"{ctx.fn_name}: the derivative of the implicit "
+                                  f"reparameterization gradient (a second derivative of the "
+                                  f"sample) is not implemented")
+
+
+def _host_derivative(values: np.ndarray, like: Tensor, name: str, *inputs: Tensor) -> Tensor:
+    return _HostDerivative.apply(_like(values, like), name, *inputs)
+
+
 def _uniforms(like: Tensor) -> np.ndarray:
     return _host(aten.rand(like.shape, dtype=_dt.float64, device=like.device), "sample")
 
@@ -151,6 +172,7 @@ class _StandardGamma(Function):
         x = _scipy_special().gammaincinv(a, _uniforms(concentration))
         x = np.maximum(x, _dt.finfo(concentration.dtype).tiny)
         ctx.values = (a, x)
+        ctx.save_for_backward(concentration)
         return _like(x, concentration)
 
     @staticmethod
@@ -159,7 +181,8 @@ class _StandardGamma(Function):
         a, x = ctx.values
         dcdf = _central_difference(lambda t: special.gammainc(t, x), a)
         log_density = (a - 1) * np.log(x) - x - special.gammaln(a)
-        return grad * _like(_quantile_gradient(dcdf, log_density), grad)
+        return grad * _host_derivative(_quantile_gradient(dcdf, log_density), grad,
+                                       "standard_gamma", *ctx.saved_tensors)
 
 
 class _StandardBeta(Function):
@@ -171,6 +194,7 @@ class _StandardBeta(Function):
         finfo = _dt.finfo(concentration1.dtype)
         x = np.clip(x, finfo.tiny, 1 - finfo.eps)
         ctx.values = (a, b, x)
+        ctx.save_for_backward(concentration1, concentration0)
         return _like(x, concentration1)
 
     @staticmethod
@@ -180,8 +204,9 @@ class _StandardBeta(Function):
         log_density = (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - special.betaln(a, b)
         da = _central_difference(lambda t: special.betainc(t, b, x), a)
         db = _central_difference(lambda t: special.betainc(a, t, x), b)
-        return (grad * _like(_quantile_gradient(da, log_density), grad),
-                grad * _like(_quantile_gradient(db, log_density), grad))
+        return tuple(grad * _host_derivative(_quantile_gradient(d, log_density), grad,
+                                             "standard_beta", *ctx.saved_tensors)
+                     for d in (da, db))
 
 
 def standard_gamma(concentration: Tensor) -> Tensor:
