@@ -245,6 +245,18 @@ def record() -> dict:
     return out
 
 
+def dumps(recorded: dict) -> str:
+    """JSON with one case per line (reviewable diffs, exact float round trip)."""
+    lines = []
+    for section, value in recorded.items():
+        if isinstance(value, dict):
+            cases = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items())
+            lines.append(f" {json.dumps(section)}: {{\n{cases}\n }}")
+        else:
+            lines.append(f" {json.dumps(section)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 if __name__ == "__main__":
-    EXPECTED.write_text(json.dumps(record(), indent=1) + "\n")
+    EXPECTED.write_text(dumps(record()))
     print(f"wrote {EXPECTED}")
