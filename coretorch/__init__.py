@@ -97,5 +97,5 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import nn, optim, utils  # noqa: E402,F401
+from . import distributions, nn, optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
