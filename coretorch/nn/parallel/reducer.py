@@ -2,9 +2,8 @@
 
 Parameters are assigned to buckets in reverse registration order (roughly the order backward
 produces their gradients), one dtype per bucket, the first bucket small so communication
-starts early. A post-accumulate-grad hook on each parameter copies its gradient into its
-bucket's flat buffer; when a bucket is full it is divided by the group size and all-reduced
-asynchronously, so it travels while backward computes the remaining gradients. Buckets start
+starts early. A post-accumulate-grad hook on each parameter copies its gradient, divided by the group
+size, into its bucket's flat buffer; when a bucket is full it is all-reduced asynchronously, so it travels while backward computes the remaining gradients. Buckets start
 in bucket order on every rank (the collectives must match across ranks). When the last bucket
 has started, the reducer waits for all of them and copies the averaged gradients back.
 """
@@ -56,8 +55,9 @@ class Reducer:
     """Buckets, hooks and the per-iteration state of gradient synchronization."""
 
     def __init__(self, params: list, group, bucket_cap_bytes: int, find_unused: bool):
+        import coretorch
         from ... import distributed as dist
-        self.dist, self.group = dist, group
+        self.dist, self.group, self._div = dist, group, coretorch.div
         self.params = params
         self.world = dist.get_world_size(group)
         self.find_unused = find_unused
@@ -134,9 +134,9 @@ class Reducer:
                     f"backward, or find_unused_parameters=True with a parameter it marked "
                     f"unused)")
             b, off = self.where[i]
-            with no_grad():
-                self.buckets[b].buffer[off:off + param.numel()].view(param.shape).copy_(
-                    param.grad)
+            with no_grad():  # copy and divide by the group size in one pass
+                self._div(param.grad, self.world,
+                    out=self.buckets[b].buffer[off:off + param.numel()].view(param.shape))
             self._ready(i)
         return hook
 
@@ -154,8 +154,6 @@ class Reducer:
             self._finalize()
 
     def _launch(self, b: _Bucket) -> None:
-        with no_grad():
-            b.buffer.div_(self.world)
         b.work = self.dist.all_reduce(b.buffer, group=self.group, async_op=True,
                                       _extra={"bucket_index": b.index})
 
