@@ -99,6 +99,19 @@ def _issue(call: _Call, fn, *args) -> Work:
         raise
 
 
+def _into(call: _Call, output: Tensor, start, args: tuple, async_op: bool,
+          op: ReduceOp | None = None) -> Work | None:
+    """Run ``start(out, *args)`` into `output` (packed if need be); AVG divides; on completion
+    the values land in `output`."""
+    out = _packed(output)
+    work = _issue(call, start, out, *args)
+    work._outputs = [output]
+    if op is ReduceOp.AVG:
+        _average(work, out, call.pg.size())
+    _copy_back(work, output, out)
+    return call.run(work, async_op)
+
+
 def _wire_op(op: ReduceOp) -> ReduceOp:
     return ReduceOp.SUM if op is ReduceOp.AVG else op
 
@@ -170,11 +183,8 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
         return None
     checks.blocks(call, output_tensor, input_tensor, "output_tensor", "input_tensor")
     checks.check_same(call, input_tensor)
-    out = _packed(output_tensor)
-    work = _issue(call, call.backend.allgather, out, _packed(input_tensor))
-    work._outputs = [output_tensor]
-    _copy_back(work, output_tensor, out)
-    return call.run(work, async_op)
+    return _into(call, output_tensor, call.backend.allgather, (_packed(input_tensor),),
+                 async_op)
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
@@ -219,13 +229,8 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
         return None
     checks.blocks(call, input, output, "input", "output")
     checks.check_same(call, input, op=op)
-    out = _packed(output)
-    work = _issue(call, call.backend.reduce_scatter, out, _packed(input), _wire_op(op))
-    work._outputs = [output]
-    if op is ReduceOp.AVG:
-        _average(work, out, call.pg.size())
-    _copy_back(work, output, out)
-    return call.run(work, async_op)
+    return _into(call, output, call.backend.reduce_scatter, (_packed(input), _wire_op(op)),
+                 async_op, op)
 
 
 def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = ReduceOp.SUM,
@@ -240,18 +245,29 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = Redu
     return reduce_scatter_tensor(output, packed, op, group, async_op)
 
 
+def _rooted(name: str, tensor: Tensor, lst, list_name: str, rank, group_rank, what: str,
+            group):
+    """The start of gather/scatter: (call, root, whether this rank is the root), or None."""
+    checks.tensor(name, "tensor", tensor)
+    call = _start(name, group, tensor, [tensor])
+    if call is None:
+        return None
+    root = checks.root(call, 0 if rank is None and group_rank is None else rank, group_rank,
+                       what)
+    is_root = call.pg.rank() == root
+    checks.root_list(call, list_name, lst, tensor, is_root)
+    checks.check_same(call, tensor, root=root)
+    return call, root, is_root
+
+
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
            group: ProcessGroup | None = None, async_op: bool = False,
            group_dst: int | None = None) -> Work | None:
     """Gather every rank's `tensor` into `gather_list` on rank `dst` (None elsewhere)."""
-    checks.tensor("gather", "tensor", tensor)
-    call = _start("gather", group, tensor, [tensor])
-    if call is None:
+    started = _rooted("gather", tensor, gather_list, "gather_list", dst, group_dst, "dst", group)
+    if started is None:
         return None
-    root = checks.root(call, 0 if dst is None and group_dst is None else dst, group_dst, "dst")
-    is_root = call.pg.rank() == root
-    checks.root_list(call, "gather_list", gather_list, tensor, is_root)
-    checks.check_same(call, tensor, root=root)
+    call, root, is_root = started
     out = checks.stacked_buffer(tensor, call.pg.size()) if is_root else None
     work = _issue(call, call.backend.gather, out, _packed(tensor), root)
     if is_root:
@@ -264,14 +280,11 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
             group: ProcessGroup | None = None, async_op: bool = False,
             group_src: int | None = None) -> Work | None:
     """Send entry r of `scatter_list` (on rank `src`) to rank r's `tensor`."""
-    checks.tensor("scatter", "tensor", tensor)
-    call = _start("scatter", group, tensor, [tensor])
-    if call is None:
+    started = _rooted("scatter", tensor, scatter_list, "scatter_list", src, group_src, "src",
+                      group)
+    if started is None:
         return None
-    root = checks.root(call, 0 if src is None and group_src is None else src, group_src, "src")
-    is_root = call.pg.rank() == root
-    checks.root_list(call, "scatter_list", scatter_list, tensor, is_root)
-    checks.check_same(call, tensor, root=root)
+    call, root, is_root = started
     packed = (_stack_into(checks.stacked_buffer(tensor, call.pg.size()), scatter_list)
               if is_root else None)
     buf = _packed(tensor)
@@ -297,11 +310,7 @@ def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes=None,  #
     checks.same_numel(call, output, input)
     checks.blocks(call, input, None, "input", None)
     checks.check_same(call, input)
-    out = _packed(output)
-    work = _issue(call, call.backend.alltoall, out, _packed(input))
-    work._outputs = [output]
-    _copy_back(work, output, out)
-    return call.run(work, async_op)
+    return _into(call, output, call.backend.alltoall, (_packed(input),), async_op)
 
 
 def barrier(group: ProcessGroup | None = None, async_op: bool = False,
@@ -313,34 +322,36 @@ def barrier(group: ProcessGroup | None = None, async_op: bool = False,
     return call.run(_issue(call, call.backend.barrier), async_op)
 
 
+def _p2p(name: str, tensor: Tensor, rank, group_rank, group, tag, receiving: bool):
+    checks.tensor(f"i{name}", "tensor", tensor)
+    call = _start(name, group, tensor, [tensor])
+    if call is None:
+        return None
+    what = "src" if receiving else "dst"
+    any_source = receiving and rank is None and group_rank is None
+    peer = None if any_source else checks.peer(call, rank, group_rank, what)
+    buf = _packed(tensor)
+    start = call.backend.recv if receiving else call.backend.send
+    work = _issue(call, start, buf, peer, checks.tag(call, tag))
+    if receiving:
+        work._outputs = [tensor]
+        _copy_back(work, tensor, buf)
+        pg = call.pg
+        work.source_rank = lambda: pg._ranks[work._source]  # the sender's global rank
+    return call.run(work, True)
+
+
 def isend(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
           tag: int = 0, group_dst: int | None = None) -> Work | None:
     """Start sending `tensor` to rank `dst`; returns a Work."""
-    checks.tensor("isend", "tensor", tensor)
-    call = _start("send", group, tensor, [tensor])
-    if call is None:
-        return None
-    peer = checks.peer(call, dst, group_dst, "dst")
-    buf = _packed(tensor)
-    work = _issue(call, call.backend.send, buf, peer, checks.tag(call, tag))
-    return call.run(work, True)
+    return _p2p("send", tensor, dst, group_dst, group, tag, False)
 
 
 def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
           tag: int = 0, group_src: int | None = None) -> Work | None:
-    """Start receiving into `tensor` from rank `src` (None: any rank); returns a Work."""
-    checks.tensor("irecv", "tensor", tensor)
-    call = _start("recv", group, tensor, [tensor])
-    if call is None:
-        return None
-    peer = None if src is None and group_src is None else checks.peer(call, src, group_src, "src")
-    buf = _packed(tensor)
-    work = _issue(call, call.backend.recv, buf, peer, checks.tag(call, tag))
-    work._outputs = [tensor]
-    _copy_back(work, tensor, buf)
-    pg = call.pg
-    work.source_rank = lambda: pg._ranks[work._source]  # the sender's global rank
-    return call.run(work, True)
+    """Start receiving into `tensor` from rank `src` (None: any rank); returns a Work whose
+    ``source_rank()`` is the sender once it completed."""
+    return _p2p("recv", tensor, src, group_src, group, tag, True)
 
 
 def send(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,

@@ -150,21 +150,21 @@ class NCCLBackend(Backend):
         n = part.numel()
         return [(base + r * n * whole.element_size(), n, dt) for r in range(self._size)]
 
-    def gather(self, output, input, root):  # noqa: A002
-        pi, n, dt = self._args(input)
-        moves = [(True, pi, n, dt, root)]
+    def _rooted(self, name: str, mine, whole, root: int, mine_sends: bool) -> NCCLWork:
+        """Gather (`mine` goes to the root's `whole`) or scatter (the reverse) as grouped
+        point-to-point transfers."""
+        p, n, dt = self._args(mine)
+        moves = [(mine_sends, p, n, dt, root)]
         if self._rank == root:
-            moves += [(False, p, c, d, r) for r, (p, c, d) in enumerate(self._blocks(output,
-                                                                                     input))]
-        return self._grouped("gather", input, moves, output)
+            moves += [(not mine_sends, bp, c, d, r)
+                      for r, (bp, c, d) in enumerate(self._blocks(whole, mine))]
+        return self._grouped(name, mine, moves, whole)
+
+    def gather(self, output, input, root):  # noqa: A002
+        return self._rooted("gather", input, output, root, True)
 
     def scatter(self, output, input, root):  # noqa: A002
-        po, n, dt = self._args(output)
-        moves = [(False, po, n, dt, root)]
-        if self._rank == root:
-            moves += [(True, p, c, d, r) for r, (p, c, d) in enumerate(self._blocks(input,
-                                                                                    output))]
-        return self._grouped("scatter", output, moves, input)
+        return self._rooted("scatter", output, input, root, False)
 
     def alltoall(self, output, input):  # noqa: A002
         block = input.reshape(self._size, -1)[0]
