@@ -74,7 +74,9 @@ def test_ddp_digits_matches_one_process_on_the_full_batch(n, tmp_path):
 
 
 def _errors(stdout: str) -> dict[int, str]:
-    return {int(r): msg for r, msg in re.findall(r"RANK (\d+) ERROR (.*)", stdout)}
+    # the launcher may interleave the ranks' output chunks: a report ends at the next one
+    found = re.findall(r"RANK (\d+) ERROR (.*?)(?=RANK \d+ |\n|$)", stdout)
+    return {int(r): msg for r, msg in found}
 
 
 def test_a_raising_rank_makes_the_others_fail_naming_it():

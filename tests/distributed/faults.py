@@ -33,6 +33,6 @@ if rank == 1:
 try:
     dist.all_reduce(t)
 except dist.DistBackendError as e:
-    print(f"RANK {rank} ERROR {e}", flush=True)
+    os.write(1, f"RANK {rank} ERROR {e}\n".encode())  # one write: lines of ranks stay whole
     sys.exit(3)
-print(f"RANK {rank} NO ERROR", flush=True)
+os.write(1, f"RANK {rank} NO ERROR\n".encode())

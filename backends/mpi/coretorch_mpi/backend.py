@@ -59,7 +59,8 @@ class MPIBackend(Backend):
         world = MPI.COMM_WORLD
         if _monitor is None:
             _monitor = FaultMonitor(world, timeout)
-            _monitor.install()
+            if world.Get_size() > 1:  # alone, an exception has nobody to tell
+                _monitor.install()
             atexit.register(_at_exit)
         _monitor.timeout = timeout
         return cls(world.Dup(), list(range(world.Get_size())), timeout)
