@@ -84,7 +84,7 @@ class NCCLBackend(Backend):
         comm = nccl.NcclCommunicator(bootstrap.size(), uid, bootstrap.rank())
         return cls(comm, bootstrap, device, timeout)
 
-    # ---- helpers ----
+    # ---- arguments, streams, works ----
     def _args(self, t) -> tuple[int, int, int]:
         if t.device.type != "cuda":
             raise TypeError(f"the nccl process-group backend serves cuda tensors, got one on "
