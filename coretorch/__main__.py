@@ -35,6 +35,7 @@ def main() -> int:
     _print_overrides(console, backends().values())
     console.print(f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
                   f"CORETORCH_BACKENDS limits which backends load.")
+    _print_distributed_backends(console)
     return 0
 
 
@@ -64,6 +65,25 @@ def _print_overrides(console, infos) -> None:
             console.print(f"{info.name} asks to override: {', '.join(info.overrides)} (not "
                           f"allowed; set {ALLOW_OVERRIDES_ENV}={info.name} to allow)",
                           soft_wrap=True)
+
+
+def _print_distributed_backends(console) -> None:
+    """The process-group backends (entry-point group coretorch.distributed_backends)."""
+    from coretorch.distributed.plugins import distributed_backends
+    from rich.table import Table
+
+    table = Table(title="distributed (process-group) backends")
+    for col in ("backend", "version", "status", "device types"):
+        table.add_column(col)
+    for info in distributed_backends().values():
+        style = {"available": "green", "failed": "red", "unavailable": "yellow"}[info.status]
+        status = f"{info.status}: {info.reason}" if info.reason else info.status
+        table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]",
+                      ", ".join(info.device_types) or "-")
+    if not distributed_backends():
+        console.print("no distributed backends are installed (install coretorch-mpi)")
+    else:
+        console.print(table)
 
 
 if __name__ == "__main__":
