@@ -1,10 +1,21 @@
-"""`python -m coretorch`: the discovered backends, their status, devices and op coverage."""
+"""`python -m coretorch`: the discovered backends, their status, devices and op coverage.
+
+    python -m coretorch              backends, distributed backends, the primitive ops
+    python -m coretorch --ops NAME   how backend NAME runs every op and each of its forms
+"""
 from __future__ import annotations
 
+import argparse
 import sys
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m coretorch", description=__doc__)
+    parser.add_argument("--ops", metavar="BACKEND", help="per-op table for this backend (name, "
+                        "device type or dispatch key): native / composite / fallback / missing")
+    args = parser.parse_args(argv)
+    if args.ops:
+        return _print_ops(args.ops)
     import coretorch
     from coretorch.ops import REGISTRY, primitives
     from coretorch.plugins import backends
@@ -35,6 +46,9 @@ def main() -> int:
     _print_overrides(console, backends().values())
     console.print(f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
                   f"CORETORCH_BACKENDS limits which backends load.")
+    console.print(f"primitives (what a backend implements natively; everything else is "
+                  f"composite): {', '.join(primitives())}", soft_wrap=False)
+    console.print("`python -m coretorch --ops NAME` lists how backend NAME runs every op.")
     _print_distributed_backends(console)
     return 0
 
@@ -84,6 +98,51 @@ def _print_distributed_backends(console) -> None:
         console.print("no distributed backends are installed (install coretorch-mpi)")
     else:
         console.print(table)
+
+
+def _backend_key(name: str):
+    """The dispatch key of a backend given by entry-point name, device type or key name."""
+    from coretorch.dispatch.keys import DispatchKey
+    from coretorch.plugins import backends
+    for info in backends().values():
+        if name == info.name or name in info.device_types or name in info.dispatch_keys:
+            if not info.dispatch_keys:
+                raise SystemExit(f"backend {info.name!r} is {info.status}"
+                                 + (f": {info.reason}" if info.reason else ""))
+            return DispatchKey.get(info.dispatch_keys[0])
+    return DispatchKey.get(name)  # raises with a did-you-mean suggestion
+
+
+def _print_ops(name: str) -> int:
+    import coretorch  # noqa: F401  (loads the backends)
+    from collections import Counter
+
+    from coretorch.coverage import op_forms
+    from coretorch.ops import REGISTRY
+    from rich.console import Console
+    from rich.table import Table
+
+    try:
+        key = _backend_key(name)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    console = Console()
+    table = Table(title=f"how {key.name} runs each op (native kernel, composite of other ops, "
+                        f"a boxed fallback, or missing)")
+    for col in ("op", "kind", "form", "status"):
+        table.add_column(col)
+    counts: Counter = Counter()
+    for op_name in sorted(REGISTRY):
+        decl = REGISTRY[op_name]
+        for i, (form, status) in enumerate(op_forms(op_name, key)):
+            counts[status] += 1
+            style = {"native": "green", "fallback": "yellow", "missing": "red"}.get(status, "")
+            table.add_row(op_name if i == 0 else "", decl.kind if i == 0 else "", form,
+                          f"[{style}]{status}[/]" if style else status)
+    console.print(table)
+    console.print(", ".join(f"{n} {s}" for s, n in counts.most_common()) + " (forms)")
+    return 0
 
 
 if __name__ == "__main__":

@@ -112,8 +112,8 @@ def test_trace_follows_the_rules(device, tmp_path, suffix):
     cats = {e["name"]: e["cat"] for e in xs}
     assert cats["outer"] == "user_annotation" and cats["aten::add"] == "cpu_op"
     add = next(e for e in xs if e["name"] == "aten::add")
-    assert add["args"]["Input Dims"] == [[8, 8], []]
-    assert add["args"]["Input type"] == ["float32", "Scalar"]
+    assert add["args"]["Input Dims"] == [[8, 8], [], []]   # self, other, alpha
+    assert add["args"]["Input type"] == ["float32", "Scalar", "Scalar"]
     assert add["args"]["FLOPs"] == 64
     # nesting: inner inside outer, an add inside inner
     outer = next(e for e in xs if e["name"] == "outer")
@@ -197,7 +197,7 @@ def test_cpu_fallback_regions_have_their_own_category(tmp_path):
     a = ct.ones(3)
     with profile() as prof, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fallback's one-time warning
-        cpu_fallback(ct.ops.aten.add, None, (a, a), {})
+        cpu_fallback(ct.ops.aten.add, None, ct.ops.aten.add.bind(a, a), {})
     path = str(tmp_path / "t.json")
     prof.export_chrome_trace(path)
     xs = check_trace(_load(path))["X"]

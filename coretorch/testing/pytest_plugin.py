@@ -74,11 +74,13 @@ def pytest_generate_tests(metafunc) -> None:
 
 _FAILED = pytest.StashKey[set]()
 _RAN = pytest.StashKey[set]()
+_CALLED = pytest.StashKey[dict]()   # (op, device) of a failed test -> the ops it called
 
 
 def pytest_configure(config) -> None:
     config.stash[_FAILED] = set()
     config.stash[_RAN] = set()
+    config.stash[_CALLED] = {}
     config.addinivalue_line("markers", "conformance: an OpInfo conformance test")
     wanted = config.getoption("backend", None)
     if wanted:  # refuse a bad --backend before collecting anything
@@ -100,6 +102,39 @@ def pytest_runtest_makereport(item, call):
     item.config.stash[_RAN].add((info.name, dev))
     if report.failed:
         item.config.stash[_FAILED].add((info.name, dev))
+        if call.when == "call":
+            called = item.config.stash[_CALLED].setdefault((info.name, dev), set())
+            called |= _ops_called(item)
+
+
+def _ops_called(item) -> set[str]:
+    """The ops a failed test calls: it runs again with a RecordFunction observer (only failed
+    tests pay for this), so a failure can be traced to a broken primitive underneath."""
+    from coretorch import record_function as rf
+    names: set[str] = set()
+    handle = rf.add_thread_local_callback(lambda r: names.add(r.name.split("::")[-1]),
+                                          scopes={rf.RecordScope.FUNCTION})
+    try:
+        item.runtest()
+    except Exception:  # noqa: BLE001 - the failure itself was already reported
+        pass
+    finally:
+        rf.remove_callback(handle)
+    return names
+
+
+def root_causes(failed: set, called: dict) -> dict:
+    """``{(primitive, device): [failed ops that call it]}``: failing tests traced to a failing
+    primitive they call (a composite built on a broken `add` fails because of `add`)."""
+    from coretorch.ops import REGISTRY
+    broken = {(n, d) for n, d in failed
+              if n in REGISTRY and REGISTRY[n].kind == "primitive"}
+    causes: dict = {}
+    for (n, d), ops in called.items():
+        for p in sorted(ops):
+            if p != n and (p, d) in broken:
+                causes.setdefault((p, d), []).append(n)
+    return causes
 
 
 def op_status(name: str, device_type: str) -> str:
@@ -109,21 +144,9 @@ def op_status(name: str, device_type: str) -> str:
 
 
 def key_status(name: str, key) -> str:
-    """How dispatch key `key` runs op `name`: native (its own kernel), composite (decomposed
-    into other ops), fallback (a boxed fallback such as the CPU fallback), missing, or
-    undeclared."""
-    from coretorch.dispatch.operator import _fallbacks
-    from coretorch.ops import REGISTRY
-    decl = REGISTRY.get(name)
-    if decl is None:
-        return "undeclared"
-    if decl.op.has_kernel(key):
-        return "native"
-    if decl.kind != "primitive":
-        return "composite"
-    if key in _fallbacks:
-        return "fallback"
-    return "missing"
+    """How dispatch key `key` runs op `name` (`coretorch.coverage`)."""
+    from coretorch.coverage import op_status_for_key
+    return op_status_for_key(name, key)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
@@ -159,3 +182,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{d}: {len(names)} ops: {summary}")
     if not full:
         tr.write_line("(per-op table: --backend NAME or --conformance-table)")
+    for (p, d), ops in sorted(root_causes(failed, config.stash.get(_CALLED, {})).items(),
+                              key=lambda kv: -len(kv[1])):
+        tr.write_line(f"{d}: {len(ops)} failing op(s) trace to `{p}`, which fails its own "
+                      f"tests and which they call: {', '.join(sorted(set(ops)))}", red=True)

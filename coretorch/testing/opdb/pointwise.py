@@ -6,8 +6,9 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import ALL, ALL_INT, FLOATS, INTS, OpInfo, SampleInput
-from .common import binary_samples, quiet, torch_nn, unary_samples
+from ..opinfo import ALL, ALL_INT, FLOATS, INTS, ErrorInput, OpInfo, SampleInput
+from .common import (binary_error_inputs, binary_samples, quiet, torch_nn, unary_error_inputs,
+                     unary_samples)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -146,6 +147,49 @@ _TORCH_NN = {"leaky_relu", "gelu", "softplus", "elu", "hardtanh", "silu", "mish"
 _TORCH_NAMES = {"log_sigmoid": "logsigmoid"}
 
 
+# extra refusals: name -> [(args, kwargs, dtype the input must have, error type, match)]
+_UNARY_ERRORS = {
+    "relu": [((), {}, _dt.bool, RuntimeError, "Boolean inputs not supported")],
+    "neg": [((), {}, _dt.bool, RuntimeError, "Negation, the `-` operator, on a bool")],
+    "abs": [((), {}, _dt.bool, NotImplementedError, "not implemented for 'Bool'")],
+    "floor": [((), {}, _dt.bool, NotImplementedError, "not implemented for 'Bool'")],
+    "positive": [((), {}, _dt.bool, RuntimeError, "on a bool tensor is not supported")],
+    "frac": [((), {}, _dt.int64, NotImplementedError, "frac")],
+    "gelu": [((), dict(approximate="cubic"), None, RuntimeError, "approximate must be")],
+    "hardtanh": [((2.0, 1.0), {}, None, ValueError, "min_val cannot be greater")],
+    "round": [((), dict(decimals=2), _dt.int64, NotImplementedError, "decimals")],
+    "celu": [((0.0,), {}, None, RuntimeError, "alpha cannot be 0")],
+    "bitwise_not": [((), {}, _dt.float32, TypeError, "expected an integer or bool tensor")],
+}
+
+
+def _unary_errors(name: str):
+    def errors(op, m, dtype):
+        yield from unary_error_inputs(op, m, dtype)
+        for args, kwargs, need, etype, match in _UNARY_ERRORS.get(name, []):
+            x = m.make((3,)) if need is None else m.make((3,)).to(need)
+            yield ErrorInput(SampleInput(x, args, kwargs, name=f"refused-{match[:20]}"), etype,
+                             match)
+    return errors
+
+
+_BINARY_ERRORS = {
+    "sub": [(_dt.bool, {}, RuntimeError, "Subtraction, the `-` operator, with a bool")],
+    "div": [(None, dict(rounding_mode="round"), ValueError, "expected rounding_mode")],
+    "add": [(_dt.int64, dict(alpha=0.5), RuntimeError, "alpha must not be a floating")],
+}
+
+
+def _binary_errors(name: str):
+    def errors(op, m, dtype):
+        yield from binary_error_inputs(op, m, dtype)
+        for need, kwargs, etype, match in _BINARY_ERRORS.get(name, []):
+            x = m.make((3,)) if need is None else m.make((3,)).to(need)
+            yield ErrorInput(SampleInput(x, (x.clone(),), kwargs, name=f"refused-{name}"),
+                             etype, match)
+    return errors
+
+
 def _unary_infos() -> list[OpInfo]:
     out = []
     for name, (ref, dtypes, opts) in _UNARY.items():
@@ -159,7 +203,7 @@ def _unary_infos() -> list[OpInfo]:
         out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref) if ref else None, tol=tol,
                           sample_inputs_func=_unary_sample_func(opts,
                                                                 _UNARY_KWARGS.get(name, [])),
-                          **tref))
+                          error_inputs_func=_unary_errors(name), **tref))
     return out
 
 
@@ -271,6 +315,7 @@ def _binary_infos() -> list[OpInfo]:
             tol[_dt.float32] = (1e-5, 1e-4)
         out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref), tol=tol,
                           torch_ref=_torch_scalar_other(name),
+                          error_inputs_func=_binary_errors(name),
                           sample_inputs_func=_binary_sample_func(name, opts,
                                                                  _BINARY_KWARGS.get(name, []))))
     return out
