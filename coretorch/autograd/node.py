@@ -210,7 +210,10 @@ class OpNode(Node):
 
     def __init__(self, decl, args: tuple, kwargs: dict, edges: tuple, needs: tuple,
                  list_args: tuple | None, versions: tuple | None, seq_nr: int):
-        init_node(self, edges, 1, seq_nr)
+        # init_node's fields set here directly: one call less per recorded op (~0.1 µs)
+        self._edges, self.n_outputs, self.seq_nr = edges, 1, seq_nr
+        self._hooks = self._metadata = None
+        self._vv = -1
         self.decl, self.args, self.kwargs = decl, args, kwargs
         self.needs_input_grad, self._list_args = needs, list_args
         self._versions = versions
