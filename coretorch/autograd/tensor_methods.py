@@ -7,7 +7,7 @@ from typing import Callable
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
 from ..tensor.tensor import Tensor
-from .node import RemovableHandle, gradient_edge
+from .node import RemovableHandle, add_hook, gradient_edge
 
 __all__ = ["install_tensor_methods"]
 
@@ -28,13 +28,9 @@ def register_hook(self, hook: Callable) -> RemovableHandle:
     m = self._autograd
     if m.grad_fn is None:
         if m.hooks is None:
-            m.hooks = []
-        m.hooks.append(hook)
-        return RemovableHandle(m.hooks, hook)
-    lst = m.grad_fn._hook_set().tensor_pre
-    item = (m.output_nr, hook)
-    lst.append(item)
-    return RemovableHandle(lst, item)
+            m.hooks = {}
+        return add_hook(m.hooks, hook)
+    return add_hook(m.grad_fn._hook_set().tensor_pre, (m.output_nr, hook))
 
 
 def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
@@ -45,9 +41,8 @@ def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
     if m.grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     if m.post_accumulate_grad_hooks is None:
-        m.post_accumulate_grad_hooks = []
-    m.post_accumulate_grad_hooks.append(hook)
-    return RemovableHandle(m.post_accumulate_grad_hooks, hook)
+        m.post_accumulate_grad_hooks = {}
+    return add_hook(m.post_accumulate_grad_hooks, hook)
 
 
 def retain_grad(self) -> None:

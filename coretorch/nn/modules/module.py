@@ -11,38 +11,15 @@ from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
 from ...autograd.grad_mode import no_grad
-from ...dispatch.keys import AUTOGRAD_BIT
 from ...tensor.impl import TensorImpl
 from ...tensor.tensor import Tensor
 from ..parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
 
+from ...utils.hooks import RemovableHandle  # noqa: E402  (re-exported: nn's hooks return it)
+
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class RemovableHandle:
-    """Returned by ``register_*_hook``: ``handle.remove()`` unregisters the hook."""
-
-    _next_id = 0
-
-    def __init__(self, *hooks_dicts: dict):
-        self.hooks_dicts = hooks_dicts
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        for d in self.hooks_dicts:
-            if isinstance(d, set):
-                d.discard(self.id)
-            else:
-                d.pop(self.id, None)
-
-    def __enter__(self) -> "RemovableHandle":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 def _addindent(s: str, n: int) -> str:
@@ -50,13 +27,6 @@ def _addindent(s: str, n: int) -> str:
     if len(lines) == 1:
         return s
     return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
-
-
-def _set_data(t: TensorImpl, new: TensorImpl) -> None:
-    """Make `t` use `new`'s data (``t.data = new`` in PyTorch): identity and autograd state stay."""
-    t._storage, t._shape, t._stride, t._offset = new._storage, new._shape, new._stride, new._offset
-    t._dtype, t._device, t._vc, t._cache = new._dtype, new._device, new._vc, None
-    t._keys = (new._keys & ~AUTOGRAD_BIT) | (t._keys & AUTOGRAD_BIT)
 
 
 def zero_grads(params, set_to_none: bool = True) -> None:
@@ -352,7 +322,7 @@ class Module:
                     continue
                 new = fn(p)
                 if new is not p:
-                    _set_data(p, new)
+                    p.data = new   # the parameter object (and its identity) stays
                 g = p.grad
                 if g is not None:
                     new_g = fn(g)
