@@ -19,6 +19,7 @@ from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl, new_impl, requires_grad as _requires_grad
 from .node import Node, OpNode, camel_case, gradient_edge, init_node, node_class
+from .tensor_hooks import move_retain
 from .views import record_copy_slices
 
 __all__ = ["autograd_kernel", "install"]
@@ -181,8 +182,7 @@ def attach_inplace(self, node: Node) -> None:
     else:
         m.grad_fn, m.output_nr = node, 0
         if m.retains_grad:
-            from .tensor_methods import _move_retain
-            _move_retain(self, m)
+            move_retain(self, m)
     self._keys |= _AG
 
 

@@ -1,4 +1,5 @@
-"""Autograd methods of `Tensor`: backward, hooks, retain_grad, `.data`, detach_."""
+"""What `Tensor`'s autograd methods run: hooks, retain_grad, `.data`, detach_ (the methods are
+defined, with their documentation, on the class in `coretorch.tensor.tensor`)."""
 from __future__ import annotations
 
 import weakref
@@ -6,18 +7,10 @@ from typing import Callable
 
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
-from ..tensor.tensor import Tensor
 from .node import RemovableHandle, add_hook, gradient_edge
 
-__all__ = ["install_tensor_methods"]
-
-
-def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
-             inputs=None) -> None:
-    """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in their
-    ``.grad`` (mirrors ``torch.Tensor.backward``)."""
-    from .engine import backward as _backward
-    _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+__all__ = ["register_hook", "register_post_accumulate_grad_hook", "retain_grad", "detach_",
+           "get_data", "set_data", "move_retain"]
 
 
 def register_hook(self, hook: Callable) -> RemovableHandle:
@@ -57,17 +50,12 @@ def retain_grad(self) -> None:
     m.grad_fn._hook_set().retain[m.output_nr] = weakref.ref(self)
 
 
-def _move_retain(t: TensorImpl, m: AutogradMeta) -> None:
+def move_retain(t: TensorImpl, m: AutogradMeta) -> None:
     """An in-place op gave `t` a new grad_fn: its retained grad follows."""
     m.grad_fn._hook_set().retain[m.output_nr] = weakref.ref(t)
 
 
-def retains_grad(self) -> bool:
-    m = self._autograd
-    return m is not None and m.retains_grad
-
-
-def detach_(self) -> "Tensor":
+def detach_(self: TensorImpl) -> TensorImpl:
     """Cut this tensor from the graph in place: it becomes a leaf that doesn't require grad."""
     if self._base is not None and _requires_grad(self):
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
@@ -78,13 +66,13 @@ def detach_(self) -> "Tensor":
     return self
 
 
-def _get_data(self) -> "Tensor":
+def get_data(self: TensorImpl) -> TensorImpl:
     t = self.detach()
     t._vc = [0]  # like PyTorch, changes through .data are invisible to autograd
     return t
 
 
-def _set_data(self, value) -> None:
+def set_data(self, value) -> None:
     if not isinstance(value, TensorImpl):
         raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
     if value._device != self._device or value._dtype is not self._dtype:
@@ -96,13 +84,3 @@ def _set_data(self, value) -> None:
     self._cache = None
     keep = self._keys & AUTOGRAD_BIT
     self._keys = (value._keys & ~AUTOGRAD_BIT) | keep
-
-
-def install_tensor_methods() -> None:
-    Tensor.backward = backward
-    Tensor.register_hook = register_hook
-    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-    Tensor.retain_grad = retain_grad
-    Tensor.retains_grad = property(retains_grad)
-    Tensor.detach_ = detach_
-    Tensor.data = property(_get_data, _set_data)
