@@ -5,11 +5,11 @@ the cuda backend (CuPy, or numpy in emulation). Their kernels for reductions, in
 linear algebra, filling and convolution are the same array-API code; this package holds that
 code once, parameterized by the array module `xp` and by the backend's tensor -> array accessor:
 
-    from coretorch.backend_kit import ArrayKit, KernelTable, quiet_fp, register_kernels
-    from coretorch.backend_kit.reductions import reduction_kernels
-    KIT = ArrayKit(numpy, as_numpy, "mydev")
+    from coretorch.backend_kit import ArrayKit, KernelTable, quiet_fp, register_kernels, reductions
+    from coretorch.backend_kit.array_kit import register_kit
+    register_kit(ArrayKit(numpy, as_numpy, "mydev"))
     TABLE = KernelTable("mydev", quiet_fp)
-    TABLE.add_all(reduction_kernels(KIT))      # sum, prod, amax, argmax, cumsum, ...
+    TABLE.fill_from(reductions.KERNELS)        # sum, prod, amax, argmax, cumsum, ...
     register_kernels(registry.library("MYDEV"), TABLE.kernels, "mydev")   # in the plugin hook
 
 Families: `reductions`, `indexing`, `shape` (cat/flip/triu/tril), `linalg` (mm/bmm), `conv`

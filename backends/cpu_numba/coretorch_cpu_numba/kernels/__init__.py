@@ -5,11 +5,14 @@ from . import factories  # noqa: F401
 from . import random  # noqa: F401
 from . import nn  # noqa: F401
 from . import reductions  # noqa: F401
+from . import softmax  # noqa: F401
 from . import linalg  # noqa: F401
 from . import shape  # noqa: F401
 from . import indexing  # noqa: F401
 
 from coretorch.backend_kit import pointwise as _pointwise  # noqa: E402
+from coretorch.backend_kit import reductions as _reductions  # noqa: E402
 from ..registry import TABLE as _TABLE  # noqa: E402
 
 _TABLE.fill_from(_pointwise.KERNELS)  # the kit's kernels for every op not overridden above
+_TABLE.fill_from(_reductions.KERNELS)

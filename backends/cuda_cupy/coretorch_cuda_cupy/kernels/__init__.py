@@ -1,5 +1,6 @@
 """Kernel modules; importing this package registers every kernel in `registry.KERNELS`."""
 from coretorch.backend_kit import pointwise as _pointwise
+from coretorch.backend_kit import reductions as _reductions
 
 from . import elementwise  # noqa: F401
 from . import factories  # noqa: F401
@@ -12,3 +13,4 @@ from . import shape  # noqa: F401
 from ..registry import TABLE as _TABLE
 
 _TABLE.fill_from(_pointwise.KERNELS)  # the kit's kernels for every op not overridden above
+_TABLE.fill_from(_reductions.KERNELS)
