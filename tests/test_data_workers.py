@@ -23,27 +23,43 @@ from coretorch.utils.data.worker import numpy_seed_for_worker
 from shared_memory_usage import mapped_by_memfd, memfd_usage, shm_names, wait_dead
 
 
-class Squares(Dataset):
-    def __init__(self, n):
-        self.n = n
+class FromFunction(Dataset):
+    """`n` items; item i is ``fn(i)`` (module-level functions, so spawn can pickle them)."""
+
+    def __init__(self, fn, n):
+        self.fn, self.n = fn, n
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
-        return {"x": ct.tensor([float(i), float(i * i)]), "y": i, "name": f"s{i}",
-                "img": np.full((2, 2), i, dtype=np.int32)}
+        return self.fn(i)
 
 
-class WhoLoads(Dataset):
-    """Each item: the index and what the loading process knows about itself."""
+def _record(i):
+    return {"x": ct.tensor([float(i), float(i * i)]), "y": i, "name": f"s{i}",
+            "img": np.full((2, 2), i, dtype=np.int32)}
 
-    def __len__(self):
-        return 12
 
-    def __getitem__(self, i):
-        info = get_worker_info()
-        return i, (-1 if info is None else info.id), os.getpid()
+def _who_loads(i):
+    """The index and what the loading process knows about itself."""
+    info = get_worker_info()
+    return i, (-1 if info is None else info.id), os.getpid()
+
+
+def _fails_at_3(i):
+    if i == 3:
+        raise ValueError(f"item {i} is broken")
+    return i
+
+
+def _sleeps(i):
+    time.sleep(1)
+    return i
+
+
+def _dies(i):
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _as_lists(batch):
@@ -51,8 +67,8 @@ def _as_lists(batch):
 
 
 def test_workers_give_the_main_process_batches_through_shared_memory():
-    ref = [_as_lists(b) for b in DataLoader(Squares(11), batch_size=3)]
-    loader = DataLoader(Squares(11), batch_size=3, num_workers=2)
+    ref = [_as_lists(b) for b in DataLoader(FromFunction(_record, 11), batch_size=3)]
+    loader = DataLoader(FromFunction(_record, 11), batch_size=3, num_workers=2)
     got = list(loader)
     assert len(loader) == 4 and [_as_lists(b) for b in got] == ref
     for b in got:
@@ -67,10 +83,11 @@ def test_workers_give_the_main_process_batches_through_shared_memory():
     assert [b[1].tolist() for b in batches] == [b[1].tolist() for b in same]
     assert all(b[0].is_shared() for b in batches)
     # batch_size=None: samples one by one; unordered delivery still gives every batch once
-    items = list(DataLoader(WhoLoads(), batch_size=None, num_workers=2))
+    items = list(DataLoader(FromFunction(_who_loads, 12), batch_size=None, num_workers=2))
     assert [int(i) for i, _, _ in items] == list(range(12))
     assert {int(w) for _, w, _ in items} == {0, 1} and os.getpid() not in {p for *_, p in items}
-    unordered = list(DataLoader(WhoLoads(), batch_size=2, num_workers=2, in_order=False))
+    unordered = list(DataLoader(FromFunction(_who_loads, 12), batch_size=2, num_workers=2,
+                                in_order=False))
     assert sorted(int(i) for b in unordered for i in b[0]) == list(range(12))
 
 
@@ -200,21 +217,8 @@ def test_persistent_workers_live_across_epochs():
     assert not wait_dead(pids, 10)
 
 
-class FailsAt(Dataset):
-    def __init__(self, bad):
-        self.bad = bad
-
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, i):
-        if i == self.bad:
-            raise ValueError(f"item {i} is broken")
-        return i
-
-
 def test_worker_error_is_raised_in_the_main_process_and_workers_end():
-    it = iter(DataLoader(FailsAt(3), batch_size=2, num_workers=2))
+    it = iter(DataLoader(FromFunction(_fails_at_3, 8), batch_size=2, num_workers=2))
     pids = [w.pid for w in it._workers]
     assert next(it).tolist() == [0, 1]
     with pytest.raises(ValueError, match=r"(?s)Caught ValueError in DataLoader worker process "
@@ -227,39 +231,22 @@ def test_worker_error_is_raised_in_the_main_process_and_workers_end():
 
 
 def test_unpicklable_batch_is_an_error_not_a_hang():
-    loader = DataLoader(WhoLoads(), batch_size=2, num_workers=1, timeout=30,
+    loader = DataLoader(FromFunction(_who_loads, 12), batch_size=2, num_workers=1, timeout=30,
                         collate_fn=lambda b: (lambda: b))
     with pytest.raises(Exception, match="Caught .* in DataLoader worker process 0"):
         next(iter(loader))
 
 
-class Slow(Dataset):
-    def __len__(self):
-        return 4
-
-    def __getitem__(self, i):
-        time.sleep(1)
-        return i
-
-
 def test_timeout_and_dead_worker_are_reported():
     with pytest.raises(RuntimeError, match="DataLoader timed out after 0.3 seconds"):
-        next(iter(DataLoader(Slow(), num_workers=1, timeout=0.3)))
-
-    class Dies(Dataset):
-        def __len__(self):
-            return 4
-
-        def __getitem__(self, i):
-            os.kill(os.getpid(), signal.SIGKILL)
-
+        next(iter(DataLoader(FromFunction(_sleeps, 4), num_workers=1, timeout=0.3)))
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid.*(killed by signal|"
                                            r"exited unexpectedly)"):
-        next(iter(DataLoader(Dies(), num_workers=1)))
+        next(iter(DataLoader(FromFunction(_dies, 4), num_workers=1)))
 
 
 def test_validation_and_options():
-    ds = WhoLoads()
+    ds = FromFunction(_who_loads, 12)
     with pytest.raises(ValueError, match="prefetch_factor option could only be specified"):
         DataLoader(ds, prefetch_factor=2)
     with pytest.raises(ValueError, match="persistent_workers option needs num_workers > 0"):
@@ -286,7 +273,7 @@ def test_validation_and_options():
 def test_loading_leaves_no_shared_memory_behind():
     gc.collect()
     before, names = memfd_usage(), shm_names()
-    batches = list(DataLoader(Squares(20), batch_size=4, num_workers=2))
+    batches = list(DataLoader(FromFunction(_record, 20), batch_size=4, num_workers=2))
     assert memfd_usage()[1] > before[1]
     del batches
     gc.collect()
@@ -299,14 +286,12 @@ _INTERRUPTED_SCRIPT = textwrap.dedent("""
     from coretorch.utils.data import DataLoader, Dataset
 
     class Slow(Dataset):
-        def __len__(self):
-            return 1000
-
         def __getitem__(self, i):
             time.sleep(0.05)
             return i
 
-    it = iter(DataLoader(Slow(), batch_size=2, num_workers=2, persistent_workers=True))
+    it = iter(DataLoader(Slow(), batch_size=2, num_workers=2, persistent_workers=True,
+                         sampler=range(1000)))
     print(" ".join(str(w.pid) for w in it._workers), flush=True)
     for batch in it:
         print("batch", flush=True)

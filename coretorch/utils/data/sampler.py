@@ -14,6 +14,16 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
+def _positive_int(name: str, value) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
+
+
+def _boolean(name: str, value, error: type = ValueError) -> None:
+    if not isinstance(value, bool):
+        raise error(f"{name} should be a boolean value, but got {name}={value}")
+
+
 class Sampler:
     """Base class: an iterable of dataset indices."""
 
@@ -55,9 +65,7 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
-        if not isinstance(replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got "
-                            f"replacement={replacement}")
+        _boolean("replacement", replacement, TypeError)
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
@@ -128,12 +136,8 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator=None) -> None:
-        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got "
-                             f"num_samples={num_samples}")
-        if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got "
-                             f"replacement={replacement}")
+        _positive_int("num_samples", num_samples)
+        _boolean("replacement", replacement)
         weights_tensor = as_tensor(weights, dtype=_dt.float64)
         if len(weights_tensor.shape) != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
@@ -156,12 +160,8 @@ class BatchSampler(Sampler):
     `drop_last`)."""
 
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got "
-                             f"drop_last={drop_last}")
+        _positive_int("batch_size", batch_size)
+        _boolean("drop_last", drop_last)
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
