@@ -14,7 +14,7 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
-from ...multiprocessing.reductions import drop_pending_handoffs
+from ...multiprocessing.fd_handoff import drop_pending_handoffs
 from ...random import manual_seed
 from .exception_wrapper import ExceptionWrapper
 from .fetch import ITERABLE, create_fetcher
