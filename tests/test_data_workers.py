@@ -89,6 +89,12 @@ def test_workers_give_the_main_process_batches_through_shared_memory():
     unordered = list(DataLoader(FromFunction(_who_loads, 12), batch_size=2, num_workers=2,
                                 in_order=False))
     assert sorted(int(i) for b in unordered for i in b[0]) == list(range(12))
+    # more tensors in one batch than one message can carry descriptors for
+    many = next(iter(DataLoader(FromFunction(_who_loads, 2), batch_size=2, num_workers=1,
+                                collate_fn=lambda b: [ct.full((2,), float(k)) for k in
+                                                      range(300)])))
+    assert [t.tolist() for t in many] == [[float(k)] * 2 for k in range(300)]
+    assert all(t.is_shared() for t in many)
 
 
 class RecordsSeeds(Dataset):

@@ -1,19 +1,29 @@
 """Handing file descriptors to other processes, and keeping a sender alive until they are taken.
 
-A receiver gets its copy of a descriptor from the sender's ``multiprocessing`` resource sharer (a
-thread serving a socket), so a sender that exits first leaves the receiver with an error. Python
-alone has that problem (and PyTorch with it); here a child process that offered descriptors
-waits at exit, up to `HANDOFF_TIMEOUT` seconds, until its receivers have taken them.
+By default a receiver gets its copy of a descriptor from the sender's ``multiprocessing``
+resource sharer (a thread serving a socket), so a sender that exits first leaves the receiver
+with an error. Python alone has that problem (and PyTorch with it); here a child process that
+offered descriptors waits at exit, up to `HANDOFF_TIMEOUT` seconds, until its receivers have
+taken them.
+
+Two processes that exchange many messages (a DataLoader worker and the main process) can instead
+keep a Unix socket between them: the sender pickles inside `collecting_fds`, sends the
+descriptors it collected with `send_fds` next to the message, and the receiver unpickles inside
+`receiving_fds` with what `recv_fds` got: one ``sendmsg`` per message, no connection per tensor.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import threading
 import time
 from multiprocessing import current_process, parent_process, reduction, resource_sharer, util
 from multiprocessing.context import get_spawning_popen
+from typing import Iterator
 
-__all__ = ["offer_fd", "drop_pending_handoffs", "HANDOFF_TIMEOUT"]
+__all__ = ["offer_fd", "drop_pending_handoffs", "HANDOFF_TIMEOUT", "collecting_fds",
+           "receiving_fds", "send_fds", "recv_fds"]
 
 HANDOFF_TIMEOUT = 10.0   # seconds
 
@@ -93,8 +103,78 @@ def drop_pending_handoffs() -> None:
             f.cancel()
 
 
+class _Channel(threading.local):
+    collected: list[int] | None = None   # pickling inside collecting_fds
+    received: list[int] | None = None    # unpickling inside receiving_fds
+
+
+_channel = _Channel()
+_MAX_FDS_PER_MESSAGE = 253   # Linux's SCM_MAX_FD
+
+
+class _FdSlot:
+    """Picklable: the position of a descriptor among those sent next to the message."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def detach(self) -> int:
+        received = _channel.received
+        if received is None or received[self.index] < 0:
+            raise RuntimeError("a tensor's shared memory descriptor was expected next to this "
+                               "message; unpickle it inside receiving_fds()")
+        fd, received[self.index] = received[self.index], -1
+        return fd
+
+
+@contextlib.contextmanager
+def collecting_fds() -> Iterator[list[int]]:
+    """Pickle inside this block: the descriptors of the tensors pickled in this thread are
+    collected in the list it gives (they stay owned by their storages: send them before those
+    can die) instead of being offered through the resource sharer."""
+    fds: list[int] = []
+    _channel.collected = fds
+    try:
+        yield fds
+    finally:
+        _channel.collected = None
+
+
+@contextlib.contextmanager
+def receiving_fds(fds: list[int]) -> Iterator[None]:
+    """Unpickle a message sent from `collecting_fds` inside this block, with the descriptors
+    `recv_fds` got for it; those the message did not take are closed afterwards."""
+    fds = list(fds)
+    _channel.received = fds
+    try:
+        yield
+    finally:
+        _channel.received = None
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+
+
+def send_fds(sock: socket.socket, fds: list[int]) -> None:
+    """Send descriptors over a Unix socket (in groups the kernel accepts)."""
+    for i in range(0, len(fds), _MAX_FDS_PER_MESSAGE):
+        reduction.sendfds(sock, fds[i:i + _MAX_FDS_PER_MESSAGE])
+
+
+def recv_fds(sock: socket.socket, n: int) -> list[int]:
+    """Receive `n` descriptors sent with `send_fds`."""
+    fds: list[int] = []
+    while len(fds) < n:
+        fds.extend(reduction.recvfds(sock, min(_MAX_FDS_PER_MESSAGE, n - len(fds))))
+    return fds
+
+
 def offer_fd(fd: int):
     """A picklable handle through which the receiving process gets its own copy of `fd`."""
+    collected = _channel.collected
+    if collected is not None:
+        collected.append(fd)
+        return _FdSlot(len(collected) - 1)
     if get_spawning_popen() is not None:   # pickled for a child being started: it inherits fd
         return reduction.DupFd(fd)
     _ensure_handoff_wait()

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import itertools
 import queue
+import socket
 from multiprocessing.reduction import ForkingPickler
 
 from ... import multiprocessing as _mp
+from ...multiprocessing.fd_handoff import receiving_fds, recv_fds
 from . import worker_signals
 from .dataloader import DataLoader, _BaseDataLoaderIter
 from .exception_wrapper import ExceptionWrapper
@@ -46,6 +48,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = False
         self._worker_pids_set = False
         self._index_senders = []   # one pipe per worker: the main process writes, it reads
+        self._fd_channels = []     # one Unix socket per worker: the descriptors of its batches
         self._workers = []
         self._workers_status = [True] * self._num_workers
         self._worker_result_queue = context.Queue()
@@ -54,16 +57,20 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for i in range(self._num_workers):
                 receiver, sender = context.Pipe(duplex=False)
                 self._index_senders.append(sender)
+                main_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+                self._fd_channels.append(main_end)
                 w = context.Process(
                     target=worker_loop,
                     args=(self._dataset_kind, self._dataset, (receiver, sender),
-                          self._worker_result_queue, self._workers_done_event,
+                          self._worker_result_queue, (worker_end, main_end),
+                          self._workers_done_event,
                           self._auto_collation, self._collate_fn, self._drop_last,
                           self._base_seed, self._worker_init_fn, i, self._num_workers,
                           self._persistent_workers))
                 w.daemon = True
                 w.start()
                 receiver.close()   # the worker has its own
+                worker_end.close()
                 self._workers.append(w)
         except BaseException:
             self._shutdown_workers()
@@ -123,10 +130,13 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             ok, data = False, None
             while not ok:
                 ok, data = self._try_get_data(_status_check_interval())
-        idx, payload = data
-        if isinstance(payload, bytes):
-            payload = ForkingPickler.loads(payload)
-        return idx, payload
+        idx, message = data
+        if message is None:   # the acknowledgement of a ResumeIteration
+            return idx, None
+        worker_id, nfds, payload = message
+        fds = recv_fds(self._fd_channels[worker_id], nfds) if nfds else []
+        with receiving_fds(fds):
+            return idx, ForkingPickler.loads(payload)
 
     def _next_data(self):
         while True:
@@ -223,8 +233,8 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if w.is_alive():
                     w.kill()
                     w.join()
-            for sender in self._index_senders:
-                sender.close()
+            for conn in self._index_senders + self._fd_channels:
+                conn.close()
             self._worker_result_queue.cancel_join_thread()
             self._worker_result_queue.close()
 

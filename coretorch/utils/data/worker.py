@@ -1,8 +1,9 @@
 """The DataLoader worker process: seeding, the fetch loop and its shutdown protocol.
 
 The main process sends ``(task index, sampler output)`` on the worker's task pipe; the worker
-answers ``(task index, pickled batch)`` on the shared result queue. Tensors in a batch travel as
-shared memory (see ``coretorch.multiprocessing``), so the pickled batch is small. ``None`` on the
+answers ``(task index, (worker id, n, pickled batch))`` on the shared result queue. Tensors in a
+batch travel as shared memory (see ``coretorch.multiprocessing``): the pickled batch is small and
+the `n` descriptors of its memory go over the worker's own Unix socket. ``None`` on the
 pipe (or its end) means exit; `ResumeIteration` starts a new epoch for persistent workers.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
-from ...multiprocessing.fd_handoff import drop_pending_handoffs
+from ...multiprocessing.fd_handoff import collecting_fds, drop_pending_handoffs, send_fds
 from ...random import manual_seed
 from .exception_wrapper import ExceptionWrapper
 from .fetch import ITERABLE, create_fetcher
@@ -80,22 +81,28 @@ class _ManagerWatchdog:
         return not self.manager_dead
 
 
-def _pack(data, worker_id: int) -> bytes:
-    # pickled here rather than in the queue's feeder thread, so that an unpicklable batch
-    # becomes an error the main process sees instead of a batch that never arrives
+def _pack(data, worker_id: int, fd_channel) -> tuple[int, int, bytes]:
+    """(worker_id, number of descriptors sent on `fd_channel`, pickled data). Pickled here
+    rather than in the queue's feeder thread, so that an unpicklable batch becomes an error the
+    main process sees instead of a batch that never arrives."""
     try:
-        return bytes(ForkingPickler.dumps(data))
+        with collecting_fds() as fds:
+            payload = bytes(ForkingPickler.dumps(data))
+        send_fds(fd_channel, fds)   # while `data` keeps the descriptors open
+        return worker_id, len(fds), payload
     except Exception:
         wrapped = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
-        return bytes(ForkingPickler.dumps(wrapped))
+        return worker_id, 0, bytes(ForkingPickler.dumps(wrapped))
 
 
-def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, done_event,
-                auto_collation: bool, collate_fn, drop_last: bool, base_seed: int, init_fn,
-                worker_id: int, num_workers: int, persistent_workers: bool) -> None:
+def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_sockets: tuple,
+                done_event, auto_collation: bool, collate_fn, drop_last: bool, base_seed: int,
+                init_fn, worker_id: int, num_workers: int, persistent_workers: bool) -> None:
     """Run in a worker process until told to exit (or until the main process dies)."""
     tasks, sender = index_pipe
     sender.close()   # only the main process writes: when it dies, `tasks` reaches its end
+    fd_channel, main_end = fd_sockets
+    main_end.close()
     watchdog = _ManagerWatchdog()
     main_gone = False
     try:
@@ -146,7 +153,7 @@ def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, done_
                     else:
                         data = ExceptionWrapper(
                             where=f"in DataLoader worker process {worker_id}")
-            data_queue.put((idx, _pack(data, worker_id)))
+            data_queue.put((idx, _pack(data, worker_id, fd_channel)))
             del data, idx, index, r
     except KeyboardInterrupt:
         pass  # the main process gets it too and shuts the workers down
