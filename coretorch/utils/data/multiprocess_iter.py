@@ -75,7 +75,6 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         except BaseException:
             self._shutdown_workers()
             raise
-        self._data_queue = self._worker_result_queue
         worker_signals.set_worker_pids(id(self), tuple(w.pid for w in self._workers))
         worker_signals.set_sigchld_handler()
         self._worker_pids_set = True
@@ -104,7 +103,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout: float):
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            return True, self._worker_result_queue.get(timeout=timeout)
         except Exception as e:
             failed = []
             for worker_id, w in enumerate(self._workers):
@@ -202,7 +201,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             data.reraise()
         return data
 
-    def _mark_worker_as_unavailable(self, worker_id: int, shutdown: bool = False) -> None:
+    def _mark_worker_as_unavailable(self, worker_id: int) -> None:
         # the worker is told to exit; it is joined at shutdown
         try:
             self._index_senders[worker_id].send(None)
@@ -219,7 +218,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for worker_id in range(len(self._workers)):
                 # a persistent worker marked done for this epoch still needs the exit signal
                 if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
+                    self._mark_worker_as_unavailable(worker_id)
             for w in self._workers:
                 w.join(timeout=_status_check_interval())
         finally:
