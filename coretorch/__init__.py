@@ -98,4 +98,5 @@ _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
 from . import distributions, nn, optim, utils  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401

@@ -356,6 +356,11 @@ class Module:
     def cpu(self) -> "Module":
         return self._apply(lambda t: t.cpu())
 
+    def share_memory(self) -> "Module":
+        """Move parameters, their gradients and buffers to shared memory (see
+        ``Tensor.share_memory_``), so processes given this module train the same weights."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None) -> "Module":
         return self._apply(lambda t: t.cuda(device))
 
