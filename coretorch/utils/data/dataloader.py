@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from ...ops.factories_public import tensor
+from ...record_function import record_function, state as _rf_state
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, batched,
@@ -94,10 +95,10 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         if self._is_iterable:
-            return self._iter_iterable()
+            return _BatchRegions(self._iter_iterable())
         if self.batch_sampler is None:
-            return (self.collate_fn(self.dataset[i]) for i in self.sampler)
-        return self._iter_batches()
+            return _BatchRegions(self.collate_fn(self.dataset[i]) for i in self.sampler)
+        return _BatchRegions(self._iter_batches())
 
     def _fetch(self, indices: list[int]):
         ds = self.dataset
@@ -118,3 +119,23 @@ class DataLoader:
                  else batched(self.dataset, self.batch_size, self.drop_last))
         for item in items:
             yield self.collate_fn(item)
+
+
+class _BatchRegions:
+    """The iterator ``iter(DataLoader)`` returns: while an observer (a profiler) records, each
+    batch is a region named as PyTorch names it; otherwise the cost is one flag check."""
+
+    __slots__ = ("_batches",)
+    _REGION = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+
+    def __init__(self, batches: Iterator[Any]) -> None:
+        self._batches = batches
+
+    def __iter__(self) -> "_BatchRegions":
+        return self
+
+    def __next__(self) -> Any:
+        if not _rf_state.active:
+            return next(self._batches)
+        with record_function(self._REGION):
+            return next(self._batches)
