@@ -99,3 +99,5 @@ _expose_device_modules()
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
 from . import nn, optim, utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+# torch.profiler's names; the shim imports the profiler distribution only when a name is used
+from . import profiler  # noqa: E402,F401

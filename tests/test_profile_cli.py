@@ -55,7 +55,7 @@ def test_console_script_is_installed(tmp_path):
     if not SCRIPT.exists():
         pytest.fail(f"{SCRIPT} missing: install the profiler with pip install -e profiler")
     r = run(["--version"], tmp_path, console_script=True)
-    assert r.returncode == 0 and r.stdout.startswith("coretorch-profile 0.1.0 (coretorch ")
+    assert r.returncode == 0 and r.stdout.startswith("coretorch-profile 0.2.0 (coretorch ")
 
 
 def test_runs_script_prints_table_writes_trace_and_propagates_exit_code(tmp_path):
