@@ -65,12 +65,16 @@ def tiny_ops(result, events) -> list[Hint]:
         return []
     times = [e.cpu_time_total for e in ops]
     tiny = [t for t in times if t < TINY_OP_US]
-    share = sum(tiny) / window
     per_step = len(ops) / n_steps
-    if per_step < 50 or share < 0.3:
+    if per_step < 50 or len(tiny) < 0.5 * len(times):
         return []
+    # the time outside ops, in the step and the user's functions: Python around each call
+    between = sum(e.self_cpu_time_total for e in events
+                  if e.kind in (EventKind.STEP, EventKind.PYTHON))
     ev = {"ops per step": f"{per_step:.0f}", "median op": format_time(statistics.median(times)),
-          f"time in ops under {TINY_OP_US:.0f} us": f"{100 * share:.0f}% of the run"}
+          f"time in ops under {TINY_OP_US:.0f} us": f"{100 * sum(tiny) / window:.0f}% of the run"}
+    if between:
+        ev["time between ops"] = f"{100 * between / window:.0f}% of the run"
     kernel = [e.kernel_time_total for e in ops if e.kernel_time_total is not None]
     if kernel:
         total = sum(e.cpu_time_total for e in ops if e.kernel_time_total is not None)

@@ -205,8 +205,9 @@ class profile:
     def add_metadata(self, key: str, value: str) -> None:
         """Add a key/value pair to the trace's top level (PyTorch's `add_metadata`)."""
         self._metadata[str(key)] = value
-        if self._collector is not None:
-            self._collector.metadata[str(key)] = value
+        for raw in (self._collector, self._result.raw if self._result else None):
+            if raw is not None:
+                raw.metadata[str(key)] = value
 
     def add_metadata_json(self, key: str, value: str) -> None:
         """Like `add_metadata` with `value` a JSON string (stored parsed)."""
