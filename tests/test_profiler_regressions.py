@@ -79,10 +79,16 @@ def test_device_track_holds_kernels_linked_to_their_ops(tmp_path):
     by_ph = check_trace(doc)  # no overlap on a stream; each ac2g flow ends in a kernel
     kernels = [e for e in by_ph["X"] if e["cat"] == "kernel"]
     assert [k["name"] for k in kernels] == ["aten::transpose", "aten::mm"]  # no nesting
-    flows = {e["id"]: e for e in by_ph["s"] if e["cat"] == "ac2g"}
-    assert sorted(flows) == sorted(k["args"]["correlation"] for k in kernels)
-    ops = {e["args"]["External id"]: e["name"] for e in by_ph["X"] if e["cat"] == "cpu_op"}
-    assert [ops[k["args"]["External id"]] for k in kernels] == ["aten::transpose", "aten::mm"]
+    ops = {e["args"]["External id"]: e for e in by_ph["X"] if e["cat"] == "cpu_op"}
+    launchers = [ops[k["args"]["External id"]] for k in kernels]
+    assert [e["name"] for e in launchers] == ["aten::transpose", "aten::mm"]
+    # linked as a CUDA launch links them: the same correlation, and a flow op -> kernel
+    assert [e["args"]["correlation"] for e in launchers] == \
+        [k["args"]["correlation"] for k in kernels]
+    starts = {e["id"]: e for e in by_ph["s"] if e["cat"] == "ac2g"}
+    for f in (e for e in by_ph["f"] if e["cat"] == "ac2g"):
+        k = next(k for k in kernels if k["ts"] == f["ts"])
+        assert starts[f["id"]]["ts"] == ops[k["args"]["External id"]]["ts"]
     # device time is a column and a sort key; an op's own kernels are its self device time
     rows = result.key_averages().rows(sort_by="self_device_time_total")
     assert [r["Name"] for r in rows] == ["aten::mm", "aten::transpose", "aten::t"]

@@ -297,24 +297,30 @@ class detect_anomaly:
 
     def _check_entry(self, rf) -> None:
         """Bad inputs not made by an op seen here: name the parameter or module input they
-        came through."""
+        came through. Bad values from a tensor it cannot name yet stay unexplained, so that
+        they are named where they enter a module."""
         entries = self._modules.entries()
         args = (*rf.args, *(v for k, v in (rf.kwargs or {}).items() if k != "out"))
-        found = None
+        fresh = []
         for a in args:
             for t in _tensors(a):
                 if t is None or t._storage in self._explained:
                     continue
                 c = self._memo.bad_counts(t)
-                if c is None or self._checked(0, c) is None:
-                    continue
-                self._explained.add(t._storage)
-                named = name_tensor(t, entries) if found is None else None
-                if named is not None and (named[1] != "input" or (self.check_nan and c[0])):
-                    found = (t, named, c)
-        self._explain(rf.outputs)
-        if found is not None:
-            self._report_entry(rf, *found)
+                if c is not None and self._checked(0, c) is not None:
+                    fresh.append((t, c))
+        if not fresh:
+            self._explain(rf.outputs)  # made from values already accounted for
+            return
+        for t, c in fresh:
+            named = name_tensor(t, entries)
+            if named is None:
+                continue
+            self._explain([t for t, _ in fresh])
+            self._explain(rf.outputs)
+            if named[1] != "input" or (self.check_nan and c[0]):
+                self._report_entry(rf, t, named, c)
+            return  # an Inf in a module's input may be a mask: accounted for, not reported
 
     def _first_bad(self, outputs) -> tuple[int, int, int, int] | None:
         """(index, nan, inf, numel) of the first output holding a checked bad value."""

@@ -26,8 +26,19 @@ def _us(ns: int, t0: int) -> float:
     return round((ns - t0) / 1000.0, 3)
 
 
-def _event_args(e: FunctionEvent) -> dict[str, Any]:
+# CUDA's own tools (CUPTI, so PyTorch's traces) number the default stream 7; its handle is 0,
+# and HTA takes only ids > 0 for device streams
+_DEFAULT_STREAM_ID = 7
+
+
+def _stream_id(handle: int) -> int:
+    return handle or _DEFAULT_STREAM_ID
+
+
+def _event_args(e: FunctionEvent, correlation: dict[int, int]) -> dict[str, Any]:
     args: dict[str, Any] = {"External id": e.id}
+    if e.kernels:  # links the op to its kernel, as a CUDA launch does in PyTorch's traces
+        args["correlation"] = correlation[id(e.kernels[0])]
     if has_seq(e):
         args["Sequence number"] = e.sequence_nr
         args["Fwd thread id"] = e.fwd_thread
@@ -69,6 +80,8 @@ def trace_events(result) -> list[dict[str, Any]]:
                     "args": {"name": f"thread {tid} ({names.get(tid, 'thread')})"}})
         out.append({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid, "ts": 0,
                     "args": {"sort_index": i}})
+    kernels = device_kernels(raw)
+    correlation = {id(k): n for n, k in enumerate(kernels, start=1)}
     forward_by_seq: dict[tuple[int, int], FunctionEvent] = {}
     for e in events:
         if has_seq(e) and e.kind is EventKind.FUNCTION:
@@ -76,7 +89,7 @@ def trace_events(result) -> list[dict[str, Any]]:
             forward_by_seq[(e.thread, e.sequence_nr)] = e
         out.append({"ph": "X", "cat": e.category, "name": e.name, "pid": pid, "tid": e.thread,
                     "ts": _us(e.start_ns, t0), "dur": round((e.end_ns - e.start_ns) / 1000.0, 3),
-                    "args": _event_args(e)})
+                    "args": _event_args(e, correlation)})
     flow_id = 0
     for e in events:
         if e.kind is not EventKind.BACKWARD_FUNCTION or not has_seq(e):
@@ -91,18 +104,19 @@ def trace_events(result) -> list[dict[str, Any]]:
                     "ts": _us(e.start_ns, t0), "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})
     if raw.profile_memory:
         out.extend(_memory_events(result, pid))
-    out.extend(_device_events(raw, events, pid, flow_id))
+    out.extend(_device_events(raw, events, pid, kernels, correlation, flow_id))
     return out
 
 
-def _device_events(raw, events, pid: int, flow_id: int) -> list[dict[str, Any]]:
+def _device_events(raw, events, pid: int, kernels: list[dict], correlation: dict[int, int],
+                   flow_id: int) -> list[dict[str, Any]]:
     """The GPU track: one slice per kernel (pid = device index, tid = stream, as PyTorch's
-    traces place them), each linked to its launching op by an `ac2g` flow."""
+    traces place them), each linked to its launching op by `correlation` and an `ac2g` flow."""
     out: list[dict[str, Any]] = []
     named: set[tuple[int, int]] = set()
     launcher = {id(k): e for e in events for k in e.kernels}
-    for d in device_kernels(raw):
-        dpid, tid = d["device_index"], d["stream"]
+    for d in kernels:
+        dpid, tid = d["device_index"], _stream_id(d["stream"])
         label = " (emulated)" if d.get("emulated") else ""
         if (dpid, tid) not in named:
             named.add((dpid, tid))
@@ -113,7 +127,7 @@ def _device_events(raw, events, pid: int, flow_id: int) -> list[dict[str, Any]]:
             out.append({"ph": "M", "name": "thread_name", "pid": dpid, "tid": tid, "ts": 0,
                         "args": {"name": f"stream {tid}{label}"}})
         flow_id += 1
-        args = {"device": dpid, "stream": tid, "correlation": flow_id,
+        args = {"device": dpid, "stream": tid, "correlation": correlation[id(d)],
                 "emulated": bool(d.get("emulated"))}
         e = launcher.get(id(d))
         if e is not None:

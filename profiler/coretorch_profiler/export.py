@@ -79,9 +79,10 @@ def _alive(pid: int) -> bool:
 
 
 def write_json(path: str | os.PathLike, doc: Any) -> str:
-    """JSON (gzip-compressed when `path` ends in .gz), written atomically."""
+    """JSON (gzip-compressed when `path` ends in .gz), written atomically. A space follows
+    each colon: HTA finds a trace's rank with the pattern ``"rank":\\s+\\d+``."""
     path = os.fspath(path)
-    data = json.dumps(doc, separators=(",", ":")).encode()
+    data = json.dumps(doc, separators=(",", ": ")).encode()
     if path.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6)
     return atomic_write(path, data)

@@ -83,7 +83,8 @@ def read_trace(path: str | os.PathLike) -> RawProfile:
             start, dur = _ns(e["ts"]), _ns(e.get("dur", 0))
             end = max(end, start + dur)
             if e.get("cat") == "kernel":
-                kernels.append({"name": e["name"], "device_index": e["pid"], "stream": e["tid"],
+                kernels.append({"name": e["name"], "device_index": e["pid"],
+                                "stream": args.get("stream", e["tid"]),
                                 "start_ns": start, "end_ns": start + dur,
                                 "emulated": bool(args.get("emulated")),
                                 "_corr": args.get("correlation")})
