@@ -7,29 +7,35 @@ import os
 import sys
 from types import CodeType
 
-# code object -> whether it belongs to coretorch or one of its distributions (cached: the
-# profiler and the anomaly detector ask once per op)
-_internal: dict[CodeType, bool] = {}
-# code objects of launchers (coretorch-profile's runner): a stack ends below them
-_launchers: set[CodeType] = set()
+# id(code object) -> whether it belongs to coretorch or one of its distributions, asked once
+# per op by the profiler and the anomaly detector. Keyed by id: hashing a code object hashes its
+# constants, nested functions' code included (a module's code: all of them), at every call.
+# The code objects are kept in `_seen`, so an id cannot be reused by another one.
+_internal: dict[int, bool] = {}
+_seen: list[CodeType] = []
+# ids of launchers' code (coretorch-profile's runner): a stack ends below them
+_launchers: set[int] = set()
 
 
 def _is_internal(frame) -> bool:
     code = frame.f_code
-    r = _internal.get(code)
+    r = _internal.get(id(code))
     if r is None:
         mod = frame.f_globals.get("__name__", "") or ""
         # runpy: the frames coretorch-profile runs a script through
-        r = _internal[code] = mod == "coretorch" or mod.startswith("coretorch.") or \
-            mod.startswith("coretorch_") or mod == "runpy"
+        r = mod == "coretorch" or mod.startswith("coretorch.") or mod.startswith("coretorch_") \
+            or mod == "runpy"
+        _seen.append(code)
+        _internal[id(code)] = r
     return r
 
 
 def mark_launcher(code: CodeType) -> None:
     """Frames of `code` and every frame outside them (the launcher's own caller, the console
     script) are not the user's: stacks and anomaly sites end below them."""
-    _launchers.add(code)
-    _internal[code] = True
+    _seen.append(code)
+    _launchers.add(id(code))
+    _internal[id(code)] = True
 
 
 def user_frame(depth: int = 1):
@@ -38,7 +44,7 @@ def user_frame(depth: int = 1):
     while f is not None:
         if not _is_internal(f):
             return f.f_code, f.f_lineno
-        if f.f_code in _launchers:
+        if id(f.f_code) in _launchers:
             return None
         f = f.f_back
     return None
@@ -52,12 +58,94 @@ def user_stack(limit: int = 8, depth: int = 1) -> tuple:
     internal = _internal
     while f is not None and len(out) < limit:
         code = f.f_code
-        r = internal.get(code)
+        r = internal.get(id(code))
         if r is None:
             r = _is_internal(f)
         if not r:
             out.append((code, f.f_lineno))
-        elif code in _launchers:
+        elif id(code) in _launchers:
+            break
+        f = f.f_back
+    return tuple(out)
+
+
+class StackRecorder:
+    """Interned user stacks (tuples of (code, lineno), innermost first), recorded cheaply inside
+    a window: the frames outside the one that opened the window (the anchor) do not change
+    while it runs, so they are walked once, at `start`, and each op walks only up to the
+    anchor. Stacks are interned by code identity and line (every code object of a key stays
+    referenced by the stack it interns, so ids cannot be reused while the key lives)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.stacks: list[tuple] = []
+        self._ids: dict[tuple, int] = {}
+        self._anchor = None
+        self._outer: tuple = ()
+
+    def start(self, depth: int = 1) -> None:
+        """Anchor at the innermost user frame calling this (if it is still running later)."""
+        f = sys._getframe(depth)
+        while f is not None and _is_internal(f):
+            if id(f.f_code) in _launchers:
+                return
+            f = f.f_back
+        if f is not None and f.f_back is not None:
+            self._anchor = f
+            self._outer = _walk(f.f_back, self.limit)
+
+    def stop(self) -> None:
+        self._anchor, self._outer = None, ()
+
+    def capture(self, depth: int = 1) -> int:
+        """The index in `stacks` of the calling thread's user stack now."""
+        f = sys._getframe(depth + 1)
+        anchor, internal, limit = self._anchor, _internal, self.limit
+        key: list = []
+        codes: list = []
+        outer = False
+        while f is not None and len(codes) < limit:
+            code = f.f_code
+            r = internal.get(id(code))
+            if r is None:
+                r = _is_internal(f)
+            if not r:
+                # the bytecode offset, not f_lineno: a line is computed once per distinct site
+                codes.append(code)
+                key.append(id(code))
+                key.append(f.f_lasti)
+                if f is anchor:
+                    outer = True
+                    break
+            elif id(code) in _launchers:
+                break
+            f = f.f_back
+        key.append(outer)
+        k = tuple(key)
+        i = self._ids.get(k, -1)
+        if i < 0:
+            stack = tuple((c, _line(c, lasti)) for c, lasti in zip(codes, key[1:-1:2]))
+            if outer:
+                stack = (stack + self._outer)[:limit]
+            i = self._ids[k] = len(self.stacks)
+            self.stacks.append(stack)
+        return i
+
+
+def _line(code: CodeType, lasti: int) -> int:
+    """The source line of bytecode offset `lasti` in `code` (what f_lineno computes)."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end and line is not None:
+            return line
+    return code.co_firstlineno
+
+
+def _walk(f, limit: int) -> tuple:
+    out = []
+    while f is not None and len(out) < limit:
+        if not _is_internal(f):
+            out.append((f.f_code, f.f_lineno))
+        elif id(f.f_code) in _launchers:
             break
         f = f.f_back
     return tuple(out)

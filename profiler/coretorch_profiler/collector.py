@@ -20,7 +20,7 @@ from coretorch.nn.modules import module as _module
 from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
 
 from . import machine
-from ._frames import user_stack
+from ._frames import StackRecorder
 from .raw import M_DEVICE, RawProfile
 
 RecordScope = _rf.RecordScope
@@ -87,7 +87,8 @@ class Collector(RawProfile):
         self._module_hooks: list = []
         self._use_device_timers = device_timers
         self._device_timers: list = []   # backends' DeviceType.extras["op_timer"]: GPU track
-        self._stack_ids: dict[tuple, int] = {}
+        self._stacks = StackRecorder(STACK_DEPTH)
+        self.stacks = self._stacks.stacks
         self._module_refs: list = []     # modules seen (their ids key the path cache)
         self.optimizers: list = []       # optimizers seen stepping (for memory roles)
 
@@ -96,6 +97,8 @@ class Collector(RawProfile):
         return self._handle is not None
 
     def start(self) -> None:
+        if self.with_stack:
+            self._stacks.start(2)
         self.machine = machine.snapshot()
         self.distributed = _distributed_info()
         self.base_time_ns = time.time_ns()
@@ -130,6 +133,7 @@ class Collector(RawProfile):
             self._mem_hook = None
             self._find_memory_roles()
         self.t1 = time.perf_counter_ns()
+        self._stacks.stop()
         self._remember_threads()
         self._module_refs = []
         self.optimizers = []
@@ -174,22 +178,13 @@ class Collector(RawProfile):
         self.memory_roles, self.baseline = find_roles(self._module_refs, self.optimizers,
                                                       self.memory)
 
-    # ---- stacks ----
-    def _intern_stack(self, stack: tuple) -> int:
-        ids = self._stack_ids
-        s = ids.get(stack, -1)
-        if s < 0:
-            s = ids[stack] = len(self.stacks)
-            self.stacks.append(stack)
-        return s
-
     # ---- modules ----
     def _start_modules(self) -> None:
         local = threading.local()
         now, ident, peek = time.perf_counter_ns, threading.get_ident, _rf.peek_sequence_nr
         append, path_of = self.modules.append, self._module_path
         cache: dict[tuple[int, int], int] = {}
-        ws, intern = self.with_stack, self._intern_stack
+        ws, capture = self.with_stack, self._stacks.capture
         seen, see = self.native_ids, self._see_thread
 
         def pre(module, args) -> None:
@@ -201,7 +196,7 @@ class Collector(RawProfile):
             p = cache.get(key)
             if p is None:
                 p = cache[key] = path_of(module, parent)
-            stack = intern(user_stack(STACK_DEPTH, 2)) if ws else -1
+            stack = capture(1) if ws else -1
             st.append((module, p, now(), peek(), stack))
 
         def post(module, args, output) -> None:
@@ -252,7 +247,7 @@ class Collector(RawProfile):
                         copy_extra(rf) if name in COPY_OPS else -1, -1))
             return end
         input_ids: dict[tuple, int] = {}
-        inputs, intern = self.inputs, self._intern_stack
+        inputs, capture = self.inputs, self._stacks.capture
 
         def end_detailed(rf, _state) -> None:
             tid = rf.thread_id
@@ -267,7 +262,7 @@ class Collector(RawProfile):
                     inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
             if ws:
-                s = intern(user_stack(STACK_DEPTH, 2))
+                s = capture(1)
             k = rf.kernel_ns if HAS_KERNEL_NS else -1
             name = rf.name
             append((name, int(rf.scope), rf.start_ns, rf.end_ns, tid, rf.seq_nr,
