@@ -105,3 +105,26 @@ def test_an_unknown_sort_key_names_the_device_keys():
     with pytest.raises(AttributeError, match="self_device_time_total"):
         prof.key_averages().table(sort_by="nope")
     prof.key_averages().table(sort_by="self_device_memory_usage")
+
+
+def test_cuda_activity_when_the_cuda_backend_is_loaded():
+    import os
+    import subprocess
+    import sys
+    code = """
+import coretorch as ct
+from coretorch_profiler import ProfilerActivity, profile, supported_activities
+assert ProfilerActivity.CUDA in supported_activities()
+a = ct.ones(16, 16, device="cuda")
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as on:
+    (a @ a).relu()
+with profile(activities=[ProfilerActivity.CPU]) as off:
+    (a @ a).relu()
+assert "Self CUDA" in on.key_averages().table()
+assert "Self CUDA" not in off.key_averages().table()
+print("ok")
+"""
+    env = dict(os.environ, CORETORCH_CUDA_EMULATE="1")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]

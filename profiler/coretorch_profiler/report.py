@@ -98,12 +98,19 @@ def step_phases(events: EventList) -> list[dict[str, Any]]:
     return rows
 
 
+_MAX_STEP_ROWS = 100
+
+
 def _steps_chart(events: EventList) -> str:
     import plotly.graph_objects as go
     rows = step_phases(events)
     if not rows:
         return "<p class='note'>No ProfilerStep was recorded (steps end at each optimizer " \
                "step and at prof.step()).</p>"
+    note = ""
+    if len(rows) > _MAX_STEP_ROWS:
+        note = f"<p class='note'>The first {_MAX_STEP_ROWS} of {len(rows)} steps.</p>"
+        rows = rows[:_MAX_STEP_ROWS]
     fig = go.Figure()
     names = [r["step"] for r in rows]
     for phase, color in _PHASES:
@@ -112,7 +119,7 @@ def _steps_chart(events: EventList) -> str:
                              hovertemplate="%{y}: %{x:.3f} ms " + phase + "<extra></extra>"))
     fig.update_layout(barmode="stack", xaxis_title="ms", yaxis=dict(autorange="reversed"),
                       legend=dict(orientation="h", y=1.08))
-    return _fig_html(fig, 120 + 22 * len(rows))
+    return note + _fig_html(fig, 120 + 22 * len(rows))
 
 
 # ---- icicle ----
