@@ -131,6 +131,28 @@ def bench_dispatch(quick: bool) -> list[tuple[str, float, float | None]]:
              f"{t_torch * 1e6:.2f} us)", float("nan"), None)]
 
 
+def torch_profile(**kw):
+    """A factory of PyTorch profiler sessions (CPU activity) with options `kw`."""
+    import torch.profiler as tp
+
+    def make():
+        stack = contextlib.ExitStack()
+        stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
+        stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU], **kw))
+        return stack
+    return make
+
+
+def torch_anomaly():
+    """A PyTorch anomaly-detection session, its warning silenced."""
+    import torch
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    stack.enter_context(torch.autograd.detect_anomaly())
+    return stack
+
+
 # ---- training steps --------------------------------------------------------------------------
 
 def mlp_step(lib, batch: int, sizes: list[int]):
@@ -187,7 +209,6 @@ def _ratios(step, prof_ctx, anomaly_ctx, rep: int, num: int) -> tuple[float, flo
 
 def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
-    import torch.profiler as tp
     out = []
     for label, (batch, sizes), target_p, target_a in (("tiny MLP 32-64-10, batch 32", TINY,
                                                        1.5, 1.5),
@@ -199,20 +220,8 @@ def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
                        lambda: profile(record_shapes=True),
                        lambda: detect_anomaly(), rep, num)
 
-        def torch_prof():
-            stack = contextlib.ExitStack()
-            stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
-            stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU],
-                                           record_shapes=True))
-            return stack
-
-        def torch_anomaly():
-            stack = contextlib.ExitStack()
-            stack.enter_context(warnings.catch_warnings())
-            warnings.simplefilter("ignore")
-            stack.enter_context(torch.autograd.detect_anomaly())
-            return stack
-        theirs = _ratios(mlp_step(torch, batch, sizes), torch_prof, torch_anomaly, rep, num)
+        theirs = _ratios(mlp_step(torch, batch, sizes), torch_profile(record_shapes=True),
+                         torch_anomaly, rep, num)
         out.append((f"{label}: profile(record_shapes) per step [<= {target_p}x]", ours[0],
                     theirs[0]))
         out.append((f"{label}: profile(record_shapes) with setup", ours[1], theirs[1]))
@@ -261,27 +270,12 @@ def _steady_ratios(step, contexts: dict, rep: int, num: int) -> dict[str, float]
 
 def bench_cnn(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
-    import torch.profiler as tp
     rep, num = (3, 5) if quick else (9, 20)
     ours = {label: (lambda kw=kw: profile(**kw)) for label, kw, _ in CNN_ROWS}
     ours["detect_anomaly()"] = detect_anomaly
     r_ours = _steady_ratios(cnn_step(ct), ours, rep, num)
 
-    def torch_prof(**kw):
-        def make():
-            stack = contextlib.ExitStack()
-            stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
-            stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU], **kw))
-            return stack
-        return make
-
-    def torch_anomaly():
-        stack = contextlib.ExitStack()
-        stack.enter_context(warnings.catch_warnings())
-        warnings.simplefilter("ignore")
-        stack.enter_context(torch.autograd.detect_anomaly())
-        return stack
-    theirs = {label: torch_prof(**kw) for label, kw, _ in CNN_ROWS}
+    theirs = {label: torch_profile(**kw) for label, kw, _ in CNN_ROWS}
     theirs["detect_anomaly()"] = torch_anomaly
     r_theirs = _steady_ratios(cnn_step(torch), theirs, rep, num)
     rows = [(f"digits CNN step: {label} [<= {target}x]", r_ours[label], r_theirs[label])

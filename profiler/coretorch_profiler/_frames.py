@@ -53,28 +53,15 @@ def user_frame(depth: int = 1):
 def user_stack(limit: int = 8, depth: int = 1) -> tuple:
     """Up to `limit` (code, lineno) pairs of user frames (coretorch's own skipped), innermost
     first, ending below a launcher."""
-    f = sys._getframe(depth)
-    out = []
-    internal = _internal
-    while f is not None and len(out) < limit:
-        code = f.f_code
-        r = internal.get(id(code))
-        if r is None:
-            r = _is_internal(f)
-        if not r:
-            out.append((code, f.f_lineno))
-        elif id(code) in _launchers:
-            break
-        f = f.f_back
-    return tuple(out)
+    return _walk(sys._getframe(depth), limit)
 
 
 class StackRecorder:
     """Interned user stacks (tuples of (code, lineno), innermost first), recorded cheaply inside
     a window: the frames outside the one that opened the window (the anchor) do not change
     while it runs, so they are walked once, at `start`, and each op walks only up to the
-    anchor. Stacks are interned by code identity and line (every code object of a key stays
-    referenced by the stack it interns, so ids cannot be reused while the key lives)."""
+    anchor. Stacks are interned by code identity and bytecode offset (every code object of a
+    key stays referenced by the stack it interns, so ids cannot be reused while the key lives)."""
 
     def __init__(self, limit: int):
         self.limit = limit
@@ -99,56 +86,61 @@ class StackRecorder:
 
     def capture(self, depth: int = 1) -> int:
         """The index in `stacks` of the calling thread's user stack now."""
-        f = sys._getframe(depth + 1)
-        anchor, internal, limit = self._anchor, _internal, self.limit
-        key: list = []
-        codes: list = []
-        outer = False
-        while f is not None and len(codes) < limit:
-            code = f.f_code
-            r = internal.get(id(code))
-            if r is None:
-                r = _is_internal(f)
-            if not r:
-                # the bytecode offset, not f_lineno: a line is computed once per distinct site
-                codes.append(code)
-                key.append(id(code))
-                key.append(f.f_lasti)
-                if f is anchor:
-                    outer = True
-                    break
-            elif id(code) in _launchers:
-                break
-            f = f.f_back
-        key.append(outer)
-        k = tuple(key)
-        i = self._ids.get(k, -1)
+        codes, offsets, outer = _user_frames(sys._getframe(depth + 1), self.limit, self._anchor)
+        key = (*map(id, codes), *offsets, outer)
+        i = self._ids.get(key, -1)
         if i < 0:
-            stack = tuple((c, _line(c, lasti)) for c, lasti in zip(codes, key[1:-1:2]))
+            stack = tuple(zip(codes, map(_line, codes, offsets)))
             if outer:
-                stack = (stack + self._outer)[:limit]
-            i = self._ids[k] = len(self.stacks)
+                stack = (stack + self._outer)[:self.limit]
+            i = self._ids[key] = len(self.stacks)
             self.stacks.append(stack)
         return i
 
 
+def _user_frames(f, limit: int, anchor=None) -> tuple[list, list, bool]:
+    """(code objects, bytecode offsets) of up to `limit` user frames from `f` outwards, and
+    whether the walk reached `anchor` (where it stops). The offset, not f_lineno: a line is
+    computed once per distinct site."""
+    internal = _internal
+    codes: list = []
+    offsets: list = []
+    while f is not None and len(codes) < limit:
+        code = f.f_code
+        r = internal.get(id(code))
+        if r is None:
+            r = _is_internal(f)
+        if not r:
+            codes.append(code)
+            offsets.append(f.f_lasti)
+            if f is anchor:
+                return codes, offsets, True
+        elif id(code) in _launchers:
+            break
+        f = f.f_back
+    return codes, offsets, False
+
+
+_lines: dict[tuple[int, int], int] = {}
+
+
 def _line(code: CodeType, lasti: int) -> int:
     """The source line of bytecode offset `lasti` in `code` (what f_lineno computes)."""
-    for start, end, line in code.co_lines():
-        if start <= lasti < end and line is not None:
-            return line
-    return code.co_firstlineno
+    key = (id(code), lasti)  # code objects stay alive in _seen: ids are not reused
+    line = _lines.get(key)
+    if line is None:
+        line = code.co_firstlineno
+        for start, end, ln in code.co_lines():
+            if start <= lasti < end and ln is not None:
+                line = ln
+                break
+        _lines[key] = line
+    return line
 
 
 def _walk(f, limit: int) -> tuple:
-    out = []
-    while f is not None and len(out) < limit:
-        if not _is_internal(f):
-            out.append((f.f_code, f.f_lineno))
-        elif id(f.f_code) in _launchers:
-            break
-        f = f.f_back
-    return tuple(out)
+    codes, offsets, _ = _user_frames(f, limit)
+    return tuple(zip(codes, map(_line, codes, offsets)))
 
 
 def site_parts(site) -> tuple[str, int, str]:

@@ -285,13 +285,13 @@ def build_events(raw: RawProfile) -> EventList:
         _attribute_memory(events, raw)
     if raw.device_ops:
         _link_kernels(events, raw)
-    devices = sorted({R_dev(m) for m in raw.memory})
+    devices = sorted({device_type_of(m) for m in raw.memory})
     return EventList(events, raw.profile_memory, raw.with_flops, tuple(devices),
                      has_device_time=bool(raw.device_ops),
                      has_kernel_time=any(e.kernel_ns >= 0 for e in events))
 
 
-def R_dev(m: tuple) -> str:
+def device_type_of(m: tuple) -> str:
     """The device type of a memory record ('cuda' of 'cuda:0')."""
     return m[R.M_DEVICE].split(":", 1)[0]
 
@@ -570,7 +570,7 @@ def _attribute_memory(events: list[FunctionEvent], raw: RawProfile) -> None:
     for m, owner in zip(raw.memory, memory_owners(events, raw)):
         if owner is None:
             continue
-        dev, nbytes = R_dev(m), m[R.M_BYTES]
+        dev, nbytes = device_type_of(m), m[R.M_BYTES]
         if nbytes >= 0:
             owner.self_allocated[dev] = owner.self_allocated.get(dev, 0) + nbytes
         else:

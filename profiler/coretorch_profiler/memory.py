@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import raw as R
-from .events import EventList, FunctionEvent, R_dev, memory_owners
+from .events import EventList, FunctionEvent, device_type_of, memory_owners
 from .memory_roles import CATEGORIES, categorize
 from .raw import EventKind, RawProfile
 from .table import format_memory
@@ -34,7 +34,7 @@ def memory_stats(raw: RawProfile) -> dict[str, dict[str, int]]:
         return out[dev]
 
     for m in sorted(raw.memory, key=lambda m: m[R.M_TIME]):
-        s = entry(R_dev(m))
+        s = entry(device_type_of(m))
         nbytes, total = m[R.M_BYTES], m[R.M_TOTAL]
         if nbytes >= 0:
             s["num_allocs"] += 1
@@ -83,7 +83,7 @@ def allocations(raw: RawProfile, events: EventList) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for n in order:
         m = raw.memory[n]
-        dev, addr, nbytes = R_dev(m), m[R.M_ADDR], m[R.M_BYTES]
+        dev, addr, nbytes = device_type_of(m), m[R.M_ADDR], m[R.M_BYTES]
         if nbytes >= 0:
             a = {"index": n, "time": m[R.M_TIME], "free_time": None, "address": addr,
                  "bytes": nbytes, "device": dev, "owner": owners[n], "free_owner": None}
@@ -140,7 +140,7 @@ def record_categories(raw: RawProfile, allocs: list[dict[str, Any]]) -> list[str
         by_key.setdefault((a["device"], a["address"]), []).append(a)
     for n, m in enumerate(raw.memory):
         if m[R.M_BYTES] < 0:
-            for a in by_key.get((R_dev(m), m[R.M_ADDR]), ()):
+            for a in by_key.get((device_type_of(m), m[R.M_ADDR]), ()):
                 if a["free_time"] == m[R.M_TIME]:
                     cats[n] = a["category"]
     return cats
