@@ -86,13 +86,30 @@ def test_failing_script_still_writes_trace_and_table_then_traceback(tmp_path):
         check_trace(json.load(f))
 
 
-def test_missing_script_is_a_one_line_error(tmp_path):
-    r = run(["nothere.py"], tmp_path)
-    assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip().splitlines() == [
+def in_process(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of coretorch-profile run in this process: for the errors
+    found before the program would run."""
+    from coretorch_profiler.cli import main
+    saved = os.getcwd()
+    os.chdir(cwd)
+    try:
+        try:
+            code = main(args)
+        except SystemExit as e:  # argparse's errors
+            code = e.code
+    finally:
+        os.chdir(saved)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_missing_script_is_a_one_line_error(tmp_path, capsys):
+    code, out, err = in_process(["nothere.py"], tmp_path, capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
         "coretorch-profile: error: can't open file 'nothere.py': No such file or directory"]
-    r = run(["-m", "no_such_module_xyz"], tmp_path)
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    code, out, err = in_process(["-m", "no_such_module_xyz"], tmp_path, capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
 
 
 def test_module_mode_device_and_schedule(tmp_path):
@@ -120,16 +137,14 @@ def test_module_mode_device_and_schedule(tmp_path):
     assert [e["args"]["Input Dims"][0] for e in xs if e["name"] == "aten::add"] == [[3], [4]]
 
 
-def test_bad_options(tmp_path):
+def test_bad_options(tmp_path, capsys):
     write(tmp_path, "ok.py", OK)
-    r = run(["--schedule", "1,2", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "--schedule" in r.stderr
-    r = run(["--sort", "nope", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "invalid choice" in r.stderr
-    r = run(["--device", "nosuchdevice", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "--device" in r.stderr
-    r = run([], tmp_path)
-    assert r.returncode == 2 and "no script" in r.stderr
+    for args, says in ((["--schedule", "1,2", "ok.py"], "--schedule"),
+                       (["--sort", "nope", "ok.py"], "invalid choice"),
+                       (["--device", "nosuchdevice", "ok.py"], "--device"),
+                       ([], "no script")):
+        code, out, err = in_process(args, tmp_path, capsys)
+        assert code == 2 and says in err and "device cpu" not in out
 
 
 def test_detect_anomaly_option(tmp_path):
@@ -168,14 +183,14 @@ TRAIN = """
 """
 
 
-def test_output_path_is_checked_before_the_program_runs(tmp_path):
+def test_output_path_is_checked_before_the_program_runs(tmp_path, capsys):
     write(tmp_path, "ok.py", OK)
-    r = run(["-o", "/nonexistent/t.json", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "device" not in r.stdout  # the program never ran
-    assert r.stderr.strip() == ("coretorch-profile: error: --output: cannot write the trace to "
-                                "'/nonexistent/t.json': the folder '/nonexistent' does not exist")
-    r = run(["--html", str(tmp_path), "ok.py"], tmp_path)
-    assert r.returncode == 2 and "is a directory" in r.stderr
+    code, out, err = in_process(["-o", "/nonexistent/t.json", "ok.py"], tmp_path, capsys)
+    assert code == 2 and "device" not in out  # the program never ran
+    assert err.strip() == ("coretorch-profile: error: --output: cannot write the trace to "
+                           "'/nonexistent/t.json': the folder '/nonexistent' does not exist")
+    code, out, err = in_process(["--html", str(tmp_path), "ok.py"], tmp_path, capsys)
+    assert code == 2 and "is a directory" in err
 
 
 def test_the_programs_status_survives_an_output_that_fails_late(tmp_path):
