@@ -183,6 +183,14 @@ def test_framework_overhead_column_when_kernels_are_bracketed():
     plain = RawProfile()
     plain.ops = [region("aten::relu", EventKind.FUNCTION, 0, 4_000, 1)]
     assert "Overhead %" not in ProfileResult(plain).key_averages().table()
+    # the diff and the report show it too
+    d = diff(ProfileResult(plain), ProfileResult(raw))
+    relu = next(r for r in d.rows if r["name"] == "aten::relu")
+    assert (relu["overhead_a"], relu["overhead_b"]) == (0, pytest.approx(3.0))
+    assert "Overhead b" in d.table()
+    from coretorch_profiler.report import report_html
+    assert "<th>Overhead %</th>" in report_html(ProfileResult(raw))
+    assert "<th>Overhead %</th>" not in report_html(ProfileResult(plain))
 
 
 def test_table_options_as_pytorch_spells_them():

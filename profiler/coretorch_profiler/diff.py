@@ -30,6 +30,10 @@ def _result(x) -> ProfileResult:
                     f"{type(x).__name__}")
 
 
+_FIELDS = ("time", "calls", "flops", "memory", "overhead")
+_ZERO = dict.fromkeys(_FIELDS, 0)
+
+
 def _allocated(e) -> int:
     return sum(e.self_allocated.values()) if hasattr(e, "self_allocated") else 0
 
@@ -40,12 +44,15 @@ def _summaries(r: ProfileResult) -> tuple[dict[tuple[str, str], dict[str, float]
     events = r.events()
     rows: dict[tuple[str, str], dict[str, float]] = {}
 
-    def add(kind: str, name: str, time: float, flops: int = 0, memory: int = 0) -> None:
-        d = rows.setdefault((kind, name), {"time": 0.0, "calls": 0, "flops": 0, "memory": 0})
+    def add(kind: str, name: str, time: float, flops: int = 0, memory: int = 0,
+            overhead: float | None = None) -> None:
+        d = rows.setdefault((kind, name), dict(_ZERO))
         d["time"] += time
         d["calls"] += 1
         d["flops"] += flops
         d["memory"] += memory
+        if overhead is not None:
+            d["overhead"] += overhead
 
     steps = [e for e in events if e.kind is EventKind.STEP]
     for e in events:
@@ -55,7 +62,9 @@ def _summaries(r: ProfileResult) -> tuple[dict[tuple[str, str], dict[str, float]
             add("module", e.name, e.cpu_time_total)
         elif e.kind in (EventKind.FUNCTION, EventKind.BACKWARD_FUNCTION, EventKind.USER_SCOPE,
                         EventKind.FALLBACK):
-            add("op", e.name, e.self_cpu_time_total, e.flops or 0, _allocated(e))
+            own = e.kernel_ns  # the op's time outside its own kernels (dispatcher-bracketed)
+            add("op", e.name, e.self_cpu_time_total, e.flops or 0, _allocated(e),
+                None if own < 0 else max(e.self_cpu_time_total - own / 1000.0, 0.0))
     window = (sum(e.cpu_time_total for e in steps) if steps else
               sum(e.cpu_time_total for e in events if e.cpu_parent is None))
     return rows, len(steps), window
@@ -72,11 +81,12 @@ class ProfileDiff:
         da, db = (na, nb) if self.per_step else (1, 1)
         self.time_a, self.time_b = wa / da, wb / db
         self.rows: list[dict[str, Any]] = []
+        # framework overhead (time outside backend kernels): when either run bracketed kernels
+        self.has_overhead = any(r["overhead"] for r in (*ra.values(), *rb.values()))
         for key in set(ra) | set(rb):
-            x = ra.get(key, {"time": 0.0, "calls": 0, "flops": 0, "memory": 0})
-            y = rb.get(key, {"time": 0.0, "calls": 0, "flops": 0, "memory": 0})
+            x, y = ra.get(key, _ZERO), rb.get(key, _ZERO)
             row = {"kind": key[0], "name": key[1]}
-            for f in ("time", "calls", "flops", "memory"):
+            for f in _FIELDS:
                 row[f + "_a"], row[f + "_b"] = x[f] / da, y[f] / db
             row["time_delta"] = row["time_b"] - row["time_a"]
             row["time_pct"] = (100.0 * row["time_delta"] / row["time_a"] if row["time_a"]
@@ -96,12 +106,17 @@ class ProfileDiff:
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
                   title=f"b vs a ({unit}): {format_time(self.time_a)} -> "
                         f"{format_time(self.time_b)} ({100 * self.slower_by:+.1f}%)")
-        for h in ("Kind", "Name", "Time a", "Time b", "Change", "Change %", "Calls a", "Calls b",
-                  "FLOPs a", "FLOPs b", "Alloc a", "Alloc b"):
+        heads = ["Kind", "Name", "Time a", "Time b", "Change", "Change %", "Calls a", "Calls b",
+                 "FLOPs a", "FLOPs b", "Alloc a", "Alloc b"]
+        if self.has_overhead:
+            heads += ["Overhead a", "Overhead b"]
+        for h in heads:
             t.add_column(h, justify="left" if h in ("Kind", "Name") else "right", no_wrap=True)
         shown = [r for r in self.rows if r["kind"] in kinds][:row_limit]
         for r in shown:
             pct = r["time_pct"]
+            extra = [format_time(r["overhead_a"]), format_time(r["overhead_b"])] \
+                if self.has_overhead else []
             t.add_row(r["kind"], r["name"], format_time(r["time_a"]), format_time(r["time_b"]),
                       ("+" if r["time_delta"] >= 0 else "-") + format_time(abs(r["time_delta"])),
                       "new" if pct == float("inf") else f"{pct:+.1f}%",
@@ -109,7 +124,7 @@ class ProfileDiff:
                       format_flops(r["flops_a"]) if r["flops_a"] else "--",
                       format_flops(r["flops_b"]) if r["flops_b"] else "--",
                       format_memory(int(r["memory_a"])) if r["memory_a"] else "--",
-                      format_memory(int(r["memory_b"])) if r["memory_b"] else "--")
+                      format_memory(int(r["memory_b"])) if r["memory_b"] else "--", *extra)
         buf = io.StringIO()
         Console(file=buf, width=100_000, color_system=None, highlight=False).print(t)
         return "\n".join(ln.rstrip() for ln in buf.getvalue().splitlines()) + "\n"

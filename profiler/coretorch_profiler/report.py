@@ -212,14 +212,20 @@ def _top_ops(events: EventList, limit: int = 25) -> str:
     avgs.sort(key=lambda a: -a.self_cpu_time_total)
     total = sum(a.self_cpu_time_total for a in avgs) or 1e-12
     rows = []
+    overhead = events.has_kernel_time  # the dispatcher bracketed backend kernels
     for a in avgs[:limit]:
         rate = f"{a.flops / (a.cpu_time_total * 1e3):.2f}" if a.flops and a.cpu_time_total \
             else "--"
-        rows.append([a.key, a.count, format_time(a.self_cpu_time_total),
-                     f"{100 * a.self_cpu_time_total / total:.1f}%",
-                     format_time(a.cpu_time_total), format_flops(a.flops) if a.flops else "--",
-                     rate])
-    return _table(["Op", "Calls", "Self CPU", "Self %", "CPU total", "FLOPs", "GFLOP/s"], rows)
+        row = [a.key, a.count, format_time(a.self_cpu_time_total),
+               f"{100 * a.self_cpu_time_total / total:.1f}%",
+               format_time(a.cpu_time_total), format_flops(a.flops) if a.flops else "--", rate]
+        if overhead:
+            o = a.overhead_time_total
+            row.append("--" if o is None or not a.cpu_time_total
+                       else f"{100 * o / a.cpu_time_total:.0f}%")
+        rows.append(row)
+    heads = ["Op", "Calls", "Self CPU", "Self %", "CPU total", "FLOPs", "GFLOP/s"]
+    return _table(heads + (["Overhead %"] if overhead else []), rows)
 
 
 def _cards(result, events: EventList) -> str:
