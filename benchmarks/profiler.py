@@ -311,18 +311,24 @@ def bench_report(quick: bool) -> list[tuple[str, float, float | None]]:
             ("two 30-step CNN traces: load + diff table, seconds [< 1]", t_diff, None)]
 
 
+WIDTH = 86
+
+
+def _print(rows: list[tuple[str, float, float | None]]) -> None:
+    for name, ours, theirs in rows:
+        unit = "s" if "seconds" in name else "x"
+        o = "" if ours != ours else f"{ours:9.3f}{unit}"
+        t = "" if theirs is None else f"{theirs:7.2f}x"
+        print(f"{name:<{WIDTH}}  {o:>10}  {t:>8}", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     args = p.parse_args()
-    rows = bench_dispatch(args.quick) + bench_cnn(args.quick) + bench_report(args.quick) + \
-        bench_steps(args.quick)
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measurement':<{width}}  {'coretorch':>10}  {'torch':>8}")
-    for name, ours, theirs in rows:
-        o = "" if ours != ours else f"{ours:9.3f}x"
-        t = "" if theirs is None else f"{theirs:7.2f}x"
-        print(f"{name:<{width}}  {o:>10}  {t:>8}")
+    print(f"{'measurement':<{WIDTH}}  {'coretorch':>10}  {'torch':>8}", flush=True)
+    for bench in (bench_dispatch, bench_cnn, bench_report, bench_steps):
+        _print(bench(args.quick))
 
 
 if __name__ == "__main__":
