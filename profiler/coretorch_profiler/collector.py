@@ -32,6 +32,14 @@ STACK_DEPTH = 32
 # overhead, the op's time outside its kernels
 HAS_KERNEL_NS = "kernel_ns" in getattr(_rf.RecordFunction, "__slots__", ())
 
+# regions whose ops run no user code between the region and the op (coretorch's own
+# optimizer and DataLoader regions, besides ops and backward nodes): such an op's user stack
+# is its region's, walked once for all of them (frame walks are most of with_stack's cost)
+_SHARED_SCOPES = ("Optimizer.step#", "Optimizer.zero_grad#", "enumerate(DataLoader)#")
+_BACKWARD = RecordScope.BACKWARD_FUNCTION
+# a scope as a plain int, by lookup (faster than int() on an IntEnum per record)
+_SCOPE_INT = {s: int(s) for s in RecordScope}
+
 # copies that may cross devices: their record gets the devices and bytes (the advice on
 # host-device copies reads them)
 COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::to", "aten::_copy_from"})
@@ -235,19 +243,21 @@ class Collector(RawProfile):
         append = self.ops.append
         rs, ws, wf = self.record_shapes, self.with_stack, self.with_flops
         seen, see = self.native_ids, self._see_thread
-        copy_extra = self._copy_extra
+        copy_extra, scope_int = self._copy_extra, _SCOPE_INT
         if not (rs or ws or wf or HAS_KERNEL_NS):
             def end(rf, _state) -> None:
                 tid = rf.thread_id
                 if tid not in seen:
                     see(tid)
                 name = rf.name
-                append((name, int(rf.scope), rf.start_ns, rf.end_ns, tid, rf.seq_nr,
+                append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
                         rf.fwd_thread_id, -1, 0, -1,
                         copy_extra(rf) if name in COPY_OPS else -1, -1))
             return end
         input_ids: dict[tuple, int] = {}
         inputs, capture = self.inputs, self._stacks.capture
+        shared: dict[int, int] = {}  # id(open region) -> stack its descendants walked
+        pop, get = shared.pop, shared.get
 
         def end_detailed(rf, _state) -> None:
             tid = rf.thread_id
@@ -262,10 +272,19 @@ class Collector(RawProfile):
                     inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
             if ws:
-                s = capture(1)
+                s = pop(id(rf), -1)  # an op inside this one walked the same user frames
+                p = rf.parent
+                share = p is not None and (p.scope is _FUNCTION or p.scope is _BACKWARD or
+                                           p.name.startswith(_SHARED_SCOPES))
+                if s < 0 and share:
+                    s = get(id(p), -1)  # a sibling did
+                if s < 0:
+                    s = capture(1)
+                if share:
+                    shared[id(p)] = s
             k = rf.kernel_ns if HAS_KERNEL_NS else -1
             name = rf.name
-            append((name, int(rf.scope), rf.start_ns, rf.end_ns, tid, rf.seq_nr,
+            append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
                     rf.fwd_thread_id, i, fl, s, copy_extra(rf) if name in COPY_OPS else -1, k))
         return end_detailed
 

@@ -71,7 +71,7 @@ class FunctionEvent(MemoryProperties):
     __slots__ = ("id", "name", "kind", "thread", "start_ns", "end_ns", "sequence_nr",
                  "fwd_thread", "_shapes", "_dtypes", "flops", "_stack", "cpu_parent",
                  "cpu_children", "self_allocated", "self_freed", "_t0", "kernel_ns", "extra",
-                 "kernels")
+                 "kernels", "_tot")
 
     def __init__(self, name: str, kind: EventKind, start_ns: int, end_ns: int, thread: int,
                  t0: int, sequence_nr: int = -1, fwd_thread: int = 0, shapes=None, dtypes=None,
@@ -88,6 +88,26 @@ class FunctionEvent(MemoryProperties):
         self.self_allocated: dict[str, int] = {}
         self.self_freed: dict[str, int] = {}
         self.kernels: list[dict[str, Any]] = []
+        self._tot: tuple | None = None
+
+    def _totals(self) -> tuple:
+        """(net bytes per device, device time ns, kernel ns or None) of this region and
+        everything it called; computed once, on first use, after the events are built."""
+        t = self._tot
+        if t is None:
+            mem = {d: self.self_memory_usage(d) for d in set(self.self_allocated) |
+                   set(self.self_freed)}
+            dev = sum(k["end_ns"] - k["start_ns"] for k in self.kernels)
+            kern = self.kernel_ns if self.kernel_ns >= 0 else None
+            for c in self.cpu_children:
+                cm, cd, ck = c._totals()
+                for d, v in cm.items():
+                    mem[d] = mem.get(d, 0) + v
+                dev += cd
+                if ck is not None:
+                    kern = (kern or 0) + ck
+            t = self._tot = (mem, dev, kern)
+        return t
 
     # ---- identity ----
     key = property(lambda self: self.name)
@@ -131,7 +151,7 @@ class FunctionEvent(MemoryProperties):
     @property
     def device_time_total(self) -> float:
         """Device time of the kernels of this region and everything it called (µs)."""
-        return self.self_device_time_total + sum(c.device_time_total for c in self.cpu_children)
+        return self._totals()[1] / 1000.0
 
     device_time = property(lambda self: self.device_time_total)
 
@@ -139,11 +159,8 @@ class FunctionEvent(MemoryProperties):
     def kernel_time_total(self) -> float | None:
         """Time inside backend kernels (µs), this region and its children, as the dispatcher
         bracketed them; None when it did not."""
-        own = self.kernel_ns
-        kids = [c.kernel_time_total for c in self.cpu_children]
-        if own < 0 and all(k is None for k in kids):
-            return None
-        return max(own, 0) / 1000.0 + sum(k for k in kids if k is not None)
+        k = self._totals()[2]
+        return None if k is None else k / 1000.0
 
     @property
     def overhead_time_total(self) -> float | None:
@@ -170,10 +187,7 @@ class FunctionEvent(MemoryProperties):
 
     # ---- memory (bytes) ----
     def memory_devices_used(self) -> set[str]:
-        out = set(self.self_allocated) | set(self.self_freed)
-        for c in self.cpu_children:
-            out |= c.memory_devices_used()
-        return out
+        return set(self._totals()[0])
 
     def self_memory_usage(self, device_type: str = "cpu") -> int:
         """Bytes allocated minus bytes freed on `device_type` by this region, children excluded."""
@@ -181,8 +195,7 @@ class FunctionEvent(MemoryProperties):
 
     def memory_usage(self, device_type: str = "cpu") -> int:
         """Net bytes allocated on `device_type` by this region and everything it called."""
-        return self.self_memory_usage(device_type) + sum(c.memory_usage(device_type)
-                                                         for c in self.cpu_children)
+        return self._totals()[0].get(device_type, 0)
 
     def __repr__(self) -> str:
         return (f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_total:.3f}us"

@@ -168,12 +168,15 @@ def _icicle(events: EventList, max_nodes: int = 4000) -> str:
 # ---- memory ----
 
 def _memory_figure(tl: dict[str, Any]):
+    import numpy as np
     import plotly.graph_objects as go
     fig = go.Figure()
-    x = [t / 1000 for t in tl["times_us"]]
+    # numpy arrays: plotly checks them whole instead of value by value
+    x = np.asarray(tl["times_us"], dtype=np.float64) / 1000
+    mb = np.asarray(tl["bytes"], dtype=np.float64).reshape(len(x), -1) / 2 ** 20
     for i, cat in enumerate(tl["categories"]):
-        y = [row[i] / 2 ** 20 for row in tl["bytes"]]
-        if not any(y):
+        y = mb[:, i]
+        if not y.any():
             continue
         fig.add_trace(go.Scatter(x=x, y=y, name=cat, stackgroup="mem", mode="lines",
                                  line=dict(width=0.5, shape="hv", color=_COLORS.get(cat)),
