@@ -28,7 +28,7 @@ from coretorch.device import device_types, get_device_type
 from coretorch.dispatch.operator import get_operator
 from coretorch.tensor.impl import TensorImpl, is_overlapping
 
-from ._frames import describe, format_site, user_stack
+from ._frames import StackRecorder, describe, format_site, user_stack
 from .collector import inputs_meta, plain_shapes
 from .module_stack import ModuleStack, module_path, name_tensor
 
@@ -37,7 +37,8 @@ __all__ = ["detect_anomaly", "AnomalyError", "AnomalyWarning"]
 _Impl = TensorImpl
 _FUNCTION = _rf.RecordScope.FUNCTION
 _SITE = "anomaly_site"  # the key of the creation site in an autograd node's metadata
-# user_stack's depth, seen from _record_site, of the dispatcher frame that called call_op:
+# the depth (plus one, as StackRecorder.capture counts) of the dispatcher frame that called
+# call_op, seen from _record_site:
 # _record_site <- _fwd_end <- call_op (or RecordFunction's _end <- call_op) <- Operator.__call__
 _CALL_OP_CALLER = 4
 # user frames kept with a creation site (innermost first): the report shows the call chain
@@ -216,6 +217,7 @@ class detect_anomaly:
         self._local = _Local()
         self._memo = _FiniteMemo()
         self._modules = ModuleStack()
+        self._stacks = StackRecorder(_SITE_FRAMES)
         self._thread = 0
         # storages whose bad values are accounted for (reported, or made from bad inputs)
         self._explained: weakref.WeakSet = weakref.WeakSet()
@@ -227,6 +229,8 @@ class detect_anomaly:
         # global callbacks that return at once in other threads: a thread-local registration
         # would cost every op a callback lookup
         self._thread = threading.get_ident()
+        self._stacks = StackRecorder(_SITE_FRAMES)
+        self._stacks.start(2)  # walks stop at the frame that entered the detector
         self._modules.start()
         self._handles = [_rf.add_global_callback(self._fwd_start, self._fwd_end, scopes=(F,)),
                          _rf.add_global_callback(self._bwd_start, self._bwd_end, scopes=(B,))]
@@ -237,6 +241,7 @@ class detect_anomaly:
             _rf.remove_callback(h)
         self._handles = []
         self._modules.stop()
+        self._stacks.stop()
         self._memo = _FiniteMemo()
         self._explained = weakref.WeakSet()
 
@@ -350,7 +355,8 @@ class detect_anomaly:
             bwd = self._local.backward
             # from call_op's caller on: frames the walk would only step over cost a frame
             # object each on Python 3.11
-            cell.append((rf.name, user_stack(_SITE_FRAMES, _CALL_OP_CALLER),
+            stacks = self._stacks
+            cell.append((rf.name, stacks.stacks[stacks.capture(_CALL_OP_CALLER - 1)],
                          inputs_meta(rf.args, rf.kwargs), _node_name(bwd[-1]) if bwd else None,
                          tuple(m for m, _ in self._modules.entries())))
         else:
