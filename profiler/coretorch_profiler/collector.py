@@ -14,14 +14,14 @@ import warnings
 from typing import Any, Callable
 
 from coretorch import record_function as _rf
-from coretorch.device import device, device_types
+from coretorch.device import device_types
 from coretorch.dispatch.operator import get_operator
 from coretorch.nn.modules import module as _module
 from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
 
 from . import machine
 from ._frames import StackRecorder
-from .raw import M_DEVICE, RawProfile
+from .raw import RawProfile
 
 RecordScope = _rf.RecordScope
 inputs_meta, plain_shapes = _rf.inputs_meta, _rf.plain_shapes  # the layout lives in the core
@@ -301,11 +301,6 @@ class Collector(RawProfile):
             return -1
         nbytes = math.prod(dst._shape) * dst._dtype.itemsize
         return self.add_extra({"copy": f"{sd.type} -> {dd.type}", "bytes": int(nbytes)})
-
-
-def device_of(memory_record: tuple) -> device:
-    """The device of a raw memory record."""
-    return device(memory_record[M_DEVICE])
 
 
 def _distributed_info() -> dict[str, Any]:

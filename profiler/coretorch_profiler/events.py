@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from coretorch.record_function import plain_shapes
+
 from . import raw as R
 from ._frames import format_site, function_name
 from .raw import EventKind, RawProfile
@@ -173,7 +175,6 @@ class FunctionEvent(MemoryProperties):
     @property
     def input_shapes(self) -> list:
         """Shape of each input ([] for non-tensors, a list of shapes for tensor lists)."""
-        from coretorch.record_function import plain_shapes
         return plain_shapes(self._shapes)
 
     @property
