@@ -1,5 +1,5 @@
 """Holistic Trace Analysis (HTA, an optional test extra: pip install 'coretorch-profiler[hta]')
-reads coretorch traces: temporal breakdown, idle time, kernel breakdown and steps.
+reads coretorch traces: temporal breakdown, idle time, kernel breakdown, steps and TraceDiff.
 
 The run uses the cuda backend in emulation (numpy standing in for CuPy) so that the trace has
 a device track, which HTA's analyses are about."""
@@ -46,8 +46,18 @@ SCRIPT = """
     idle = a.get_idle_time_breakdown(visualize=False)[0].to_dict("records")
     kernels = a.get_gpu_kernel_breakdown(visualize=False)[0].to_dict("records")
     steps = sorted(int(i) for i in a.t.get_trace(0)["iteration"].unique() if i >= 0)
+    from hta.common.trace import Trace
+    from hta.trace_diff import TraceDiff
+    runs = []
+    for _ in range(2):
+        t = Trace(trace_dir=out)
+        t.parse_traces()
+        t.decode_symbol_ids(use_shorten_name=False)
+        runs.append(t)
+    d = TraceDiff.compare_traces(*runs)
+    same = {n: int(r["diff_counts"]) for n, r in d.iterrows()}
     print("RESULT", json.dumps({"temporal": temporal, "idle": idle, "kernels": kernels,
-                                "steps": steps}))
+                                "steps": steps, "diff": same}))
 """
 
 
@@ -68,3 +78,6 @@ def test_hta_analyses_a_coretorch_trace(tmp_path):
     assert res["kernels"][0]["kernel_type"] == "COMPUTATION"
     # the ProfilerStep#N of the five optimizer steps; HTA leaves out the last one it finds
     assert res["steps"] == [0, 1, 2, 3]
+    # TraceDiff of the run against itself: every op found, no change
+    assert {"aten::addmm", "AddmmBackward0", "Optimizer.step#SGD.step"} <= set(res["diff"])
+    assert set(res["diff"].values()) == {0}
