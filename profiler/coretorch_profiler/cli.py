@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", metavar="DEVICE",
                    help="default device of the program's tensors (e.g. meta, cpu)")
     p.add_argument("--schedule", metavar="WAIT,WARMUP,ACTIVE",
-                   help="record only steps wait+warmup .. wait+warmup+active-1")
+                   help="record only steps wait+warmup .. wait+warmup+active-1 (a step ends "
+                        "at each optimizer step and at each coretorch_profiler.step())")
     p.add_argument("--version", action="version",
                    version=f"{PROG} {__version__} (coretorch {coretorch.__version__})")
     p.add_argument("-m", dest="module", metavar="module", help="run a library module as a script")
