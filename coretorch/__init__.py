@@ -100,3 +100,5 @@ _expose_device_modules()
 from . import distributions, nn, optim, utils  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
+# torch.profiler's names; the shim imports the profiler distribution only when a name is used
+from . import profiler  # noqa: E402,F401
