@@ -97,5 +97,8 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import nn, optim, utils  # noqa: E402,F401
+from . import distributions, nn, optim, utils  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
+# torch.profiler's names; the shim imports the profiler distribution only when a name is used
+from . import profiler  # noqa: E402,F401

@@ -52,9 +52,7 @@ class device:
                 raise RuntimeError(f"Invalid device string: '{type}'")
             idx = int(num)
         if name not in _WELL_KNOWN and name not in _registry:
-            known = sorted(set(_WELL_KNOWN) | set(_registry))
-            raise RuntimeError(f"Expected one of {', '.join(known)} device type at start of device "
-                               f"string: {name}")
+            raise RuntimeError(_unknown_type_message(name))
         if idx is not None and (not isinstance(idx, int) or idx < 0):
             raise RuntimeError(f"Device index must not be negative, got {idx}")
         self = object.__new__(cls)
@@ -133,10 +131,29 @@ def get_device_type(dev: "device | str") -> DeviceType:
     name = dev.type if isinstance(dev, device) else device(dev).type
     entry = _registry.get(name)
     if entry is None:
+        from .plugins import why_not_loaded
+        why = why_not_loaded(name)
+        if why:
+            raise RuntimeError(f"device type '{name}' cannot be used: {why}")
         raise RuntimeError(f"no backend for device type '{name}' is loaded "
                            f"(loaded: {', '.join(sorted(_registry)) or 'none'}); "
                            f"`python -m coretorch` lists backends and why any failed")
     return entry
+
+
+def _unknown_type_message(name: str) -> str:
+    """Why `name` is not a device type: the backend that should provide it failed to load (or was
+    not selected), or a likely typo."""
+    from ._suggest import did_you_mean
+    from .plugins import backends, why_not_loaded
+    why = why_not_loaded(name)
+    if why:
+        return f"device type '{name}' cannot be used: {why}"
+    known = sorted(set(_WELL_KNOWN) | set(_registry))
+    not_loaded = [n for n, i in backends().items() if i.status not in ("loaded", "unavailable")]
+    hint = did_you_mean(name, known + not_loaded)
+    msg = f"Expected one of {', '.join(known)} device type at start of device string: {name}"
+    return f"{msg}.{hint}" if hint else msg
 
 
 class _DefaultDevice(threading.local):

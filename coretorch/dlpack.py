@@ -11,7 +11,7 @@ import numpy as np
 from .device import get_device_type
 from .tensor.impl import TensorImpl
 
-__all__ = ["from_dlpack", "dlpack_methods"]
+__all__ = ["from_dlpack", "to_dlpack_capsule", "dlpack_device"]
 
 _KDLCPU = 1  # DLDeviceType of host memory
 
@@ -26,14 +26,14 @@ def _host_array(t, op: str) -> np.ndarray:
     return get_device_type(t._device).read_numpy(t)
 
 
-def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-    """Export this cpu tensor as a DLPack capsule sharing its memory."""
+def to_dlpack_capsule(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """What `Tensor.__dlpack__` returns: a DLPack capsule sharing this cpu tensor's memory."""
     arr = _host_array(self, "__dlpack__")
     return arr.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
-def __dlpack_device__(self) -> tuple:
-    """(device type, device index) in DLPack terms: (1, 0) for cpu."""
+def dlpack_device(self) -> tuple:
+    """What `Tensor.__dlpack_device__` returns: (1, 0), host memory."""
     _host_array(self, "__dlpack_device__")
     return (_KDLCPU, 0)
 
@@ -51,8 +51,3 @@ def from_dlpack(ext_tensor):
                                   f"got DLPack device type {int(dev[0])}")
     from .ops.factories_public import from_numpy
     return from_numpy(np.from_dlpack(ext_tensor))
-
-
-def dlpack_methods() -> dict:
-    """The Tensor methods of this module, for `coretorch.ops.methods`."""
-    return {"__dlpack__": __dlpack__, "__dlpack_device__": __dlpack_device__}

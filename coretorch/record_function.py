@@ -256,8 +256,9 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
     if not cbs:
         return fn(*args, **kwargs)
     # RecordFunction.__init__ inlined, and _begin/_end too for the common case of one observer
-    # (the profiler, or the anomaly detector): this runs for every op while anything observes,
-    # and the saved Python calls are a third of its cost on a small op
+    # (the profiler, or the anomaly detector): this runs for every op while anything observes.
+    # Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op observer):
+    # 55.0k instructions inlined against 61.2k through RecordFunction()/_begin/_end.
     r = _new(RecordFunction)
     loc = _local
     r.name = name

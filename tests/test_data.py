@@ -1,5 +1,6 @@
-"""utils.data: datasets, samplers, DataLoader (batching, shuffle with a generator, drop_last),
-default_collate of tensors/tuples/dicts/numbers, random_split."""
+"""utils.data: datasets (Tensor, Stack, Subset, Concat, Chain), samplers (random, subset,
+weighted, batch) with their generator handling, DataLoader (batching, shuffle with a generator,
+drop_last), default_collate of tensors/tuples/dicts/numbers, random_split."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -8,9 +9,11 @@ import numpy as np
 import pytest
 
 import coretorch as ct
-from coretorch.utils.data import (BatchSampler, ConcatDataset, DataLoader, Dataset,
-                                  IterableDataset, RandomSampler, SequentialSampler, Subset,
-                                  TensorDataset, default_collate, default_convert, random_split)
+from coretorch.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataLoader, Dataset,
+                                  IterableDataset, RandomSampler, SequentialSampler,
+                                  StackDataset, Subset, SubsetRandomSampler, TensorDataset,
+                                  WeightedRandomSampler, default_collate, default_convert,
+                                  random_split)
 
 
 class Squares(Dataset):
@@ -134,8 +137,6 @@ def test_batch_size_none_and_samplers():
     assert [b[0].tolist() for b in dl] == [[5, 0], [2]]
     with pytest.raises(ValueError, match="mutually exclusive"):
         DataLoader(ds, batch_size=2, shuffle=True, sampler=SequentialSampler(ds))
-    with pytest.raises(NotImplementedError, match="num_workers"):
-        DataLoader(ds, num_workers=2)
     with pytest.raises(ValueError, match="batch_size should be a positive integer"):
         BatchSampler(SequentialSampler(ds), 0, False)
 
@@ -172,3 +173,114 @@ def test_random_split_subset_concat():
     cat = ConcatDataset([Squares(2), Squares(3)])
     assert len(cat) == 5 and cat[2]["y"] == 0 and cat[-1]["y"] == 2
     assert len(Squares(2) + Squares(2)) == 4
+
+
+class Stream(IterableDataset):
+    def __init__(self, values):
+        self.values = values
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __len__(self):
+        return len(self.values)
+
+
+def test_chain_and_stack_datasets():
+    chain = ChainDataset([Stream([1, 2]), Stream([3])])
+    assert list(chain) == [1, 2, 3] and len(chain) == 3
+    both = Stream([1]) + Stream([2, 3])
+    assert isinstance(both, ChainDataset) and list(both) == [1, 2, 3]
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(ChainDataset([Stream([1]), Squares(2)]))
+    assert [b.tolist() for b in DataLoader(chain, batch_size=2)] == [[1, 2], [3]]
+    with pytest.raises(AssertionError, match="ConcatDataset does not support IterableDataset"):
+        ConcatDataset([Squares(2), Stream([1])])
+
+    x = TensorDataset(ct.arange(4))
+    pairs = StackDataset(x, Squares(4))
+    assert len(pairs) == 4 and int(pairs[2][0][0]) == 2 and pairs[2][1]["y"] == 2
+    named = StackDataset(a=x, b=Squares(4))
+    assert set(named[1]) == {"a", "b"} and named[1]["b"]["name"] == "s1"
+    batch = next(iter(DataLoader(named, batch_size=3)))
+    assert batch["a"][0].tolist() == [0, 1, 2] and batch["b"]["y"].tolist() == [0, 1, 2]
+    sub = StackDataset(Subset(x, [3, 1]), Subset(x, [0, 2]))
+    assert [(int(a[0]), int(b[0])) for a, b in sub.__getitems__([0, 1])] == [(3, 0), (1, 2)]
+    with pytest.raises(ValueError, match="Size mismatch between datasets"):
+        StackDataset(x, Squares(3))
+    with pytest.raises(ValueError, match="At least one dataset should be passed"):
+        StackDataset()
+    with pytest.raises(ValueError, match="but both types are given"):
+        StackDataset(x, b=x)
+
+
+def test_weighted_random_sampler_draws_in_proportion():
+    weights = [0.1, 0.0, 0.5, 0.4]
+    draws = list(WeightedRandomSampler(weights, 20000, generator=ct.Generator().manual_seed(0)))
+    assert len(draws) == 20000 and 1 not in draws
+    freq = np.bincount(draws, minlength=4) / len(draws)
+    np.testing.assert_allclose(freq, weights, atol=0.015)
+    again = list(WeightedRandomSampler(weights, 20000, generator=ct.Generator().manual_seed(0)))
+    assert again == draws
+    ct.manual_seed(5)
+    a = list(WeightedRandomSampler(weights, 50))
+    ct.manual_seed(5)
+    assert list(WeightedRandomSampler(weights, 50)) == a   # the global generator by default
+    # without replacement: every index at most once; the first pick follows the weights
+    g = ct.Generator().manual_seed(1)
+    firsts = []
+    for _ in range(4000):
+        picks = list(WeightedRandomSampler([1.0, 3.0, 6.0], 3, replacement=False, generator=g))
+        assert sorted(picks) == [0, 1, 2]
+        firsts.append(picks[0])
+    np.testing.assert_allclose(np.bincount(firsts) / 4000, [0.1, 0.3, 0.6], atol=0.03)
+    s = WeightedRandomSampler(ct.tensor([1.0, 2.0]), 3)
+    assert len(s) == 3 and s.weights.dtype is ct.float64
+
+
+def test_weighted_random_sampler_errors_as_pytorch():
+    with pytest.raises(ValueError, match="num_samples should be a positive integer value, but "
+                                         "got num_samples=0"):
+        WeightedRandomSampler([1.0], 0)
+    with pytest.raises(ValueError, match="replacement should be a boolean value"):
+        WeightedRandomSampler([1.0], 1, replacement=1)
+    with pytest.raises(ValueError, match=r"weights should be a 1d sequence but given weights "
+                                         r"have shape \(1, 2\)"):
+        WeightedRandomSampler([[1.0, 2.0]], 2)
+    for w, n, r, msg in [([1.0, -1.0], 1, True, "contains either `inf`, `nan` or element < 0"),
+                         ([1.0, float("nan")], 1, True, "contains either `inf`, `nan`"),
+                         ([0.0, 0.0], 1, True, r"sum of probabilities <= 0"),
+                         ([1.0, 1.0], 3, False, "cannot sample n_sample > prob_dist.size")]:
+        with pytest.raises(RuntimeError, match=msg):
+            list(WeightedRandomSampler(w, n, replacement=r))
+
+
+def test_subset_random_sampler_and_batch_sampler():
+    idx = [10, 20, 30, 40, 50]
+    a = list(SubsetRandomSampler(idx, generator=ct.Generator().manual_seed(3)))
+    assert sorted(a) == idx and len(SubsetRandomSampler(idx)) == 5
+    assert list(SubsetRandomSampler(idx, generator=ct.Generator().manual_seed(3))) == a
+    ct.manual_seed(9)
+    b = list(SubsetRandomSampler(idx))
+    ct.manual_seed(9)
+    assert list(SubsetRandomSampler(idx)) == b
+    bs = BatchSampler(SubsetRandomSampler(idx, generator=ct.Generator().manual_seed(3)), 2,
+                      drop_last=False)
+    assert list(bs) == [a[0:2], a[2:4], a[4:]] and len(bs) == 3
+    assert list(BatchSampler(range(5), 2, drop_last=True)) == [[0, 1], [2, 3]]
+    with pytest.raises(ValueError, match="drop_last should be a boolean value"):
+        BatchSampler(range(5), 2, drop_last=None)
+
+
+def test_random_split_generator_handling():
+    ds = TensorDataset(ct.arange(10))
+    ct.manual_seed(11)
+    a = [s.indices for s in random_split(ds, [0.6, 0.4])]
+    ct.manual_seed(11)
+    assert [s.indices for s in random_split(ds, [0.6, 0.4])] == a  # the default generator
+    assert sorted(a[0] + a[1]) == list(range(10)) and [len(x) for x in a] == [6, 4]
+    with pytest.warns(UserWarning, match="Length of split at index 1 is 0"):
+        parts = random_split(range(2), [1.0, 0.0])
+    assert [len(p) for p in parts] == [2, 0]
+    with pytest.raises(ValueError, match="Fraction at index 0 is not between 0 and 1"):
+        random_split(range(2), [1.5, -0.5])

@@ -4,6 +4,7 @@ raises on import (installed into a temporary folder, never into .venv), CORETORC
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 import coretorch as ct
 from coretorch.dispatch import DispatchKey, DispatchKeySet
+from coretorch.library import Library
 from coretorch.plugins import backends
 
 PLUGINS = pathlib.Path(__file__).parent / "plugins"
@@ -98,7 +100,8 @@ def test_plugin_key_kernel_via_redispatch(calls):
 
 def test_plugin_boxed_fallback_at_its_key(calls, device):
     a, b = ct.zeros(2, 3, device=device), ct.zeros(3, device=device)
-    out = ct.ops.aten.add.redispatch(DispatchKeySet(DispatchKey.get("CtDemo")), a, b)
+    out = ct.ops.aten.add.redispatch(DispatchKeySet(DispatchKey.get("CtDemo")),
+                                     *ct.ops.aten.add.bind(a, b))
     assert calls == ["fallback:aten::add"]
     assert out.shape == (2, 3) and out.device == ct.device(device)
 
@@ -175,20 +178,92 @@ def test_backends_env_limits_loading(broken_site):
     assert {n: s[0] for n, s in st.items() if n != "meta"} == \
         {n: "skipped" for n in st if n != "meta"}
     assert st["broken"][1] == "not in CORETORCH_BACKENDS"
-    out = run_python("import coretorch as ct\nfrom coretorch.device import device_types\n"
-                     "print(sorted(device_types()))", broken_site, CORETORCH_BACKENDS="meta")
-    assert out.stdout.strip() == "['meta']", out.stderr
+    code = textwrap.dedent("""
+        import coretorch as ct
+        from coretorch.device import device_types
+        print(sorted(device_types()))
+        try:
+            ct.ones(2)
+        except RuntimeError as e:
+            print(e)
+    """)
+    out = run_python(code, broken_site, CORETORCH_BACKENDS="meta")
+    assert out.stdout.strip().splitlines() == [
+        "['meta']", "device type 'cpu' cannot be used: backend 'cpu' is installed but was not "
+                    "loaded: not in CORETORCH_BACKENDS"], out.stderr
 
 
 def test_backends_env_naming_a_missing_plugin_raises():
-    out = run_python("import coretorch", CORETORCH_BACKENDS="meta,nosuchbackend")
+    out = run_python("import coretorch", CORETORCH_BACKENDS="meta,nosuchbackend,mta")
     assert out.returncode != 0
     assert "BackendLoadError" in out.stderr and "nosuchbackend" in out.stderr
+    assert out.stderr.rstrip().endswith("Did you mean 'meta'?")
+
+
+def test_failed_backend_is_named_where_its_device_is_used(broken_site):
+    code = textwrap.dedent("""
+        import coretorch as ct
+        for where in (lambda: ct.ones(2, device="broken"), lambda: ct.device("broken:0")):
+            try:
+                where()
+            except RuntimeError as e:
+                print(e)
+    """)
+    out = run_python(code, broken_site)
+    assert out.returncode == 0, out.stderr
+    why = (f"device type 'broken' cannot be used: backend 'broken' failed to load: RuntimeError: "
+           f"{BROKEN_ERROR} (`python -m coretorch` shows the traceback)")
+    assert out.stdout.strip().splitlines() == [why, why]
+
+
+def test_pytest_backend_option_names_the_failed_backend(broken_site, tmp_path):
+    test_file = tmp_path / "test_on_device.py"
+    test_file.write_text("def test_runs(device):\n    pass\n")
+    code = (f"import sys, pytest\nsys.exit(pytest.main(['-p', 'no:cacheprovider', '--backend', "
+            f"'broken', '--backend', 'mta', '--backend', 'meta', {str(test_file)!r}]))")
+    out = run_python(code, broken_site)
+    assert out.returncode == pytest.ExitCode.USAGE_ERROR, out.stdout + out.stderr
+    assert (f"--backend broken: backend 'broken' failed to load: RuntimeError: {BROKEN_ERROR}"
+            in out.stderr)
+    assert "--backend mta: no such backend or device type" in out.stderr
+    assert "Did you mean 'meta'?" in out.stderr and "--backend meta" not in out.stderr
+
+
+# ---- names that are not loaded get a suggestion ------------------------------------------------
+
+@pytest.mark.parametrize("call,exc,message", [
+    (lambda: DispatchKey.get("Cpu"), ValueError, "unknown dispatch key 'Cpu'. Did you mean 'CPU'?"),
+    (lambda: DispatchKey.get("Autogard"), ValueError, "Did you mean 'Autograd'?"),
+    (lambda: Library("aten", "IMPL", "Meta_"), ValueError, "Did you mean 'Meta'?"),
+    (lambda: ct.device("cpuu"), RuntimeError, "device string: cpuu. Did you mean 'cpu'?"),
+    (lambda: ct.ones(2, device="mta"), RuntimeError, "device string: mta. Did you mean 'meta'?"),
+])
+def test_unknown_names_get_a_suggestion(call, exc, message):
+    with pytest.raises(exc, match=re.escape(message)):
+        call()
+
+
+def test_unknown_name_far_from_every_known_one_gets_no_suggestion():
+    with pytest.raises(RuntimeError) as err:
+        ct.device("qqqqqqqq")
+    assert "Did you mean" not in str(err.value)
+
+
+def test_backend_option_problems_in_process():
+    from coretorch.testing.pytest_plugin import backend_option_problems
+    assert backend_option_problems(["meta", "cpu"]) == []
+    assert backend_option_problems(["cpuu", "demo"]) == [
+        "--backend cpuu: no such backend or device type (loaded: "
+        f"{', '.join(n for n, i in backends().items() if i.status == 'loaded')}). "
+        "Did you mean 'cpu'?",
+        "--backend demo: backend 'demo' is loaded but provides no device type 'demo' "
+        "(its device types: none)"]
 
 
 # ---- a plugin that fails half-way is rolled back ----------------------------------------------
 
 HALF_WAY = """
+from coretorch.library import Library
 from coretorch.plugins import hookimpl
 from coretorch.tensor.storage import Allocator
 
@@ -199,8 +274,8 @@ class A(Allocator):
 @hookimpl
 def coretorch_register_backend(registry):
     registry.device_type("halfway", "HalfWay", A(), has_data=False)
-    cpu = registry.library("CPU")
-    cpu.impl("add", lambda out, a, b, alpha=1: None)   # overrides the cpu backend's add
+    # a kernel at the cpu backend's key, through a Library of its own (not its registry)
+    Library("aten", "IMPL", "CPU").impl("add", lambda out, self, other, alpha: None)
     raise ValueError("halfway: failed after registering")
 """
 
@@ -221,10 +296,16 @@ def test_plugin_failing_half_way_is_rolled_back(tmp_path):
             print((ct.tensor([1.0, 2.0]) + ct.tensor([3.0, 4.0])).tolist())
         else:
             print([4.0, 6.0])
+        try:
+            ct.zeros(2, device="halfway")
+        except RuntimeError as e:
+            print(e)
     """)
     out = run_python(code, site)
     assert out.returncode == 0, out.stderr
-    status_line, types_line, add_line = out.stdout.strip().splitlines()[-3:]
+    status_line, types_line, add_line, where_used = out.stdout.strip().splitlines()[-4:]
+    assert where_used.startswith("device type 'halfway' cannot be used: backend 'zz_halfway' "
+                                 "failed to load: ValueError: halfway: failed after registering")
     st = json.loads(status_line)
     assert st["zz_halfway"][:2] == ["failed", "ValueError: halfway: failed after registering"]
     assert "halfway" not in types_line, "the failed plugin's device type is unregistered"

@@ -61,8 +61,8 @@ def test_op_is_recorded_with_name_scope_inputs(recorder, device):
     assert recorder.names() == ["aten::add"]
     rf = recorder.started[0]
     assert rf.scope is Scope.FUNCTION
-    assert rf.input_shapes() == [[2, 3], [3]]
-    assert rf.input_dtypes() == ["float32", "float64"]
+    assert rf.input_shapes() == [[2, 3], [3], []]  # alpha, as PyTorch records it
+    assert rf.input_dtypes() == ["float32", "float64", "Scalar"]
     assert rf.outputs is out
     assert rf.seq_nr == -1, "no autograd involved: no sequence number"
     assert rf.thread_id == threading.get_ident()
@@ -75,7 +75,7 @@ def test_scalar_and_list_inputs(recorder, device):
     recorder.add()
     a + 2.5
     rf = recorder.started[0]
-    assert rf.input_shapes() == [[2], []] and rf.input_dtypes() == ["float32", "Scalar"]
+    assert rf.input_shapes() == [[2], [], []] and rf.input_dtypes() == ["float32", "Scalar", "Scalar"]
 
 
 def test_sequence_number_for_ops_on_tensors_requiring_grad(recorder, device):

@@ -1,5 +1,5 @@
-"""coretorch.save / coretorch.load: safetensors + JSON metadata, no pickle, atomic writes,
-corruption detection, map_location."""
+"""coretorch.save / coretorch.load of coretorch's own format: round trips, map_location, meta
+tensors, storage sharing between views, plain safetensors files."""
 from __future__ import annotations
 
 import io
@@ -119,107 +119,127 @@ def test_map_location(tmp_path):
     got = ct.load(path, map_location={"cpu": "meta"})
     assert got["a"].device.type == "meta" and got["m"].device.type == "meta"
     got = ct.load(path, map_location=ct.device("cpu"))
-    assert got["a"].device.type == "cpu" and got["m"].device.type == "cpu"
-    assert got["m"].shape == (4,)
+    assert got["a"].device.type == "cpu" and got["a"].tolist() == [[1.0] * 3] * 2
+    # as in PyTorch, a callable gets each storage (a 1-D cpu tensor) and its saved location
     seen = []
-    got = ct.load(path, map_location=lambda t, loc: seen.append(loc) or t.to(ct.float64))
-    assert sorted(seen) == ["cpu", "meta"] and got["a"].dtype is ct.float64
+    got = ct.load(path, map_location=lambda s, loc: seen.append((loc, s.shape)) or s.double())
+    assert seen == [("cpu", (6,))] and got["a"].dtype is ct.float64 and got["a"].shape == (2, 3)
+    got = ct.load(path, map_location=lambda s, loc: None)  # None: the default placement
+    assert got["a"].device.type == "cpu"
+    with pytest.raises(TypeError, match="map_location must be None, a device"):
+        ct.load(path, map_location=3)
+
+
+def test_meta_tensors_stay_meta(tmp_path):
+    path = tmp_path / "m.pt"
+    ct.save({"w": ct.ones(4, device="meta"), "p": nn.Parameter(ct.empty(2, 3, device="meta"))},
+            path)
+    for where in ("cpu", ct.device("cpu"), {"meta": "cpu"}, lambda s, loc: s):
+        got = ct.load(path, map_location=where)
+        assert got["w"].device.type == "meta" and got["w"].shape == (4,)
+        assert got["p"].device.type == "meta" and isinstance(got["p"], nn.Parameter)
+
+
+def test_a_record_without_bytes_never_becomes_data(tmp_path):
+    import tracemalloc
+    path = tmp_path / "crafted.pt"
+    # a small file that claims a 1 GiB tensor: it can only ever be a meta tensor
+    doc = {"format": "coretorch.safetensors/2", "object": {"__tensor__": {
+        "id": 0, "meta": True, "dtype": "float32", "shape": [2 ** 28], "device": "cpu",
+        "requires_grad": False}}}
+    header = json.dumps({"__metadata__": {"coretorch": json.dumps(doc)}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header)
+    assert len(path.read_bytes()) < 300
+    tracemalloc.start()
+    try:
+        got = ct.load(path, map_location="cpu")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got.device.type == "meta" and got.shape == (2 ** 28,) and peak < 1 << 20
+    doc["object"]["__tensor__"].pop("meta")  # neither meta nor backed by bytes
+    header = json.dumps({"__metadata__": {"coretorch": json.dumps(doc)}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header)
+    with pytest.raises(RuntimeError, match="has no stored bytes and is not a meta tensor"):
+        ct.load(path, map_location="cpu")
+
+
+def test_views_share_storage_with_their_base_after_loading(tmp_path):
+    w = ct.arange(12, dtype=ct.float32).reshape(3, 4)
+    obj = {"a": w, "v": w[0], "t": w.t(), "cols": w[:, 1:3], "again": w}
+    path = tmp_path / "views.pt"
+    ct.save(obj, path)
     got = ct.load(path)
-    assert got["a"].device.type == "cpu" and got["m"].device.type == "meta"
-
-
-def test_loading_never_executes_code(tmp_path):
-    # a pickle payload that would run code if unpickled is just rejected as not a checkpoint
-    import pickle
-
-    class Evil:
-        def __reduce__(self):
-            return (os.system, ("echo pwned > " + str(tmp_path / "pwned"),))
-
-    path = tmp_path / "evil.pt"
-    path.write_bytes(pickle.dumps(Evil()))
-    with pytest.raises(RuntimeError, match="not a valid coretorch checkpoint"):
-        ct.load(path)
-    assert not (tmp_path / "pwned").exists()
-    with pytest.raises(TypeError, match="cannot save an object of type"):
-        ct.save({"f": Evil()}, tmp_path / "x")
-    with pytest.raises(TypeError, match="not pickled"):
-        pickle.dumps(ct.ones(1))
-    with pytest.raises(ValueError, match="never contain code"):
-        ct.load(path, weights_only=False)
-
-
-def test_atomic_write_keeps_old_file_on_crash(tmp_path, monkeypatch):
-    path = tmp_path / "ckpt.pt"
-    ct.save({"v": ct.tensor([1.0])}, path)
-    before = path.read_bytes()
-
-    def crash(*args, **kwargs):
-        raise OSError("disk full (simulated)")
-
-    monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(OSError, match="simulated"):
-        ct.save({"v": ct.tensor([2.0])}, path)
-    monkeypatch.undo()
-    assert path.read_bytes() == before
-    assert ct.load(path)["v"].tolist() == [1.0]
-    assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]  # no temp file left behind
-
-    # a failure while writing the temp file (e.g. killed mid-write) also leaves the old file
-    real_fdopen = os.fdopen
-
-    class Dying:
-        def __init__(self, f):
-            self.f = f
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.f.close()
-
-        def write(self, data):
-            self.f.write(data[: len(data) // 2])
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Dying(real_fdopen(fd, mode)))
-    with pytest.raises(KeyboardInterrupt):
-        ct.save({"v": ct.tensor([3.0])}, path)
-    monkeypatch.undo()
-    assert ct.load(path)["v"].tolist() == [1.0]
-    assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]
-
-
-@pytest.mark.parametrize("cut", [0, 5, 8, 20, -40, -1])
-def test_truncated_file_raises_clear_error(tmp_path, cut):
-    path = tmp_path / "ckpt.pt"
-    ct.save({"w": ct.ones(4, 4), "b": ct.zeros(4)}, path)
+    assert got["again"] is got["a"]
+    for k in ("v", "t", "cols"):
+        assert got[k].untyped_storage() is got["a"].untyped_storage(), k
+        np.testing.assert_array_equal(got[k].numpy(), obj[k].numpy())
+        assert not got[k]._is_view()  # like PyTorch's loaded tensors: shared, not autograd views
+    got["a"][0, 0] = 100.0
+    assert float(got["v"][0]) == 100.0 and float(got["t"][0, 0]) == 100.0
     data = path.read_bytes()
-    path.write_bytes(data[:cut] if cut >= 0 else data[:len(data) + cut])
-    with pytest.raises(RuntimeError, match="truncated or corrupted"):
-        ct.load(path)
+    header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+    entries = [v for k, v in header.items() if k != "__metadata__"]
+    assert [e["shape"] for e in entries] == [[12]]  # the 48 bytes of data are stored once
+    on_meta = ct.load(path, map_location="meta")
+    assert on_meta["cols"].shape == (3, 2) and on_meta["cols"].stride() == (4, 1)
 
 
-def test_corrupted_header_raises_clear_error(tmp_path):
-    path = tmp_path / "ckpt.pt"
-    ct.save({"w": ct.ones(4)}, path)
-    data = bytearray(path.read_bytes())
-    data[12] = 0xFF  # inside the JSON header
-    path.write_bytes(bytes(data))
-    with pytest.raises(RuntimeError, match="truncated or corrupted"):
-        ct.load(path)
-    path.write_bytes(struct.pack("<Q", 10 ** 12) + b"{}")
-    with pytest.raises(RuntimeError, match="header claims"):
-        ct.load(path)
+def test_a_slice_saves_only_the_part_it_uses(tmp_path):
+    big = ct.arange(100_000, dtype=ct.float32)
+    ct.save({"part": big[10:13], "step": big[20:30:5]}, tmp_path / "p.pt")
+    assert os.path.getsize(tmp_path / "p.pt") < 1000
+    got = ct.load(tmp_path / "p.pt")
+    assert got["part"].tolist() == [10.0, 11.0, 12.0] and got["step"].tolist() == [20.0, 25.0]
+    assert got["part"].untyped_storage() is got["step"].untyped_storage()
 
 
-def test_plain_safetensors_without_metadata_is_reported(tmp_path):
+def test_parameters_sharing_storage_stay_shared(tmp_path):
+    model = nn.Linear(3, 3)
+    tied = {"weight": model.weight, "alias": model.weight, "row": model.weight[0]}
+    ct.save(tied, tmp_path / "t.pt")
+    got = ct.load(tmp_path / "t.pt")
+    assert got["alias"] is got["weight"] and isinstance(got["weight"], nn.Parameter)
+    assert got["row"].untyped_storage() is got["weight"].untyped_storage()
+
+
+def test_plain_safetensors_files_load_as_a_dict_of_tensors(tmp_path):
     from safetensors.numpy import save_file
     path = tmp_path / "plain.safetensors"
-    save_file({"a": np.zeros(2, dtype=np.float32)}, str(path))
-    with pytest.raises(RuntimeError, match="without coretorch metadata"):
-        ct.load(path)
+    save_file({"a": np.arange(3, dtype=np.float32), "b": np.ones((2, 2), np.int64)}, str(path))
+    got = ct.load(path)
+    assert sorted(got) == ["a", "b"] and got["a"].tolist() == [0.0, 1.0, 2.0]
+    assert got["b"].dtype is ct.int64 and got["b"].shape == (2, 2)
+    assert ct.load(path, map_location="meta")["b"].device.type == "meta"
 
 
 def test_serialization_module_api():
     assert ct.save is serialization.save and ct.load is serialization.load
+    for name in ("add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
+                 "get_unsafe_globals_in_checkpoint", "CheckpointError", "DEFAULT_PROTOCOL"):
+        assert hasattr(serialization, name), name
+    assert issubclass(serialization.CheckpointError, RuntimeError)
+
+
+def test_map_location_callable_errors_surface_unchanged(tmp_path):
+    ct.save({"a": ct.ones(2)}, tmp_path / "a.pt")
+
+    def broken(storage, location):
+        raise KeyError("my own bug")
+
+    with pytest.raises(KeyError, match="my own bug"):
+        ct.load(tmp_path / "a.pt", map_location=broken)
+    with pytest.raises(TypeError, match="map_location must return None or a tensor"):
+        ct.load(tmp_path / "a.pt", map_location=lambda s, loc: "cpu")
+
+
+def test_checkpoints_of_the_first_format_still_load():
+    # written by coretorch before storage sharing (one contiguous entry per tensor, "key")
+    path = os.path.join(os.path.dirname(__file__), "data", "coretorch_checkpoints",
+                        "format1.ckpt")
+    got = ct.load(path)
+    assert got["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and got["again"] is got["w"]
+    assert isinstance(got["p"], nn.Parameter) and got["p"].tolist() == [1.0, -1.0]
+    assert got["i"].dtype is ct.int16 and got["m"].device.type == "meta"
+    assert got["nums"] == [1, 2.5, float("inf")] and got["tup"] == (1, "a")
+    assert got["dtype"] is ct.float16

@@ -8,6 +8,7 @@ import pytest
 import coretorch as ct
 from coretorch.dispatch.keys import DispatchKey
 from coretorch.dispatch.operator import Operator
+from coretorch.dispatch.schema import parse_schema
 from coretorch.ops.declare import OpDecl
 from coretorch.testing import OpCheckError, assert_close, make_tensor, opcheck
 from coretorch.testing.make_tensor import LAYOUTS
@@ -173,16 +174,18 @@ def _meta_same(self):
 
 def _fake_op(name: str, kernel, differentiable=True):
     """An op declared outside the registry (so the coverage test never sees it)."""
-    d = OpDecl(name, _meta_same, "primitive", "", True, False, False, None, differentiable,
+    schema = parse_schema(f"{name}(Tensor self) -> Tensor")
+    d = OpDecl(name, schema, _meta_same, "primitive", "", True, True, False, differentiable,
                False, "")
-    d.op = Operator(f"coretorch_testing::{name}")
+    d.op = Operator(f"coretorch_testing::{name}", schema)
     d.op.decl = d
     d.op.register(DispatchKey.get("CPU"), kernel)
     return d
 
 
-_WRONG_SHAPE = _fake_op("wrong_shape_double", lambda x: (x * 2).reshape(-1))
-_RIGHT = _fake_op("right_double", lambda x: (x * 2).detach() if x.requires_grad else x * 2)
+_WRONG_SHAPE = _fake_op("wrong_shape_double", lambda self: (self * 2).reshape(-1))
+_RIGHT = _fake_op("right_double",
+                  lambda self: (self * 2).detach() if self.requires_grad else self * 2)
 
 
 def test_opcheck_passes_a_correct_op(device):

@@ -362,6 +362,13 @@ FAIL_STATUS = textwrap.dedent("""
     from coretorch.dispatch.operator import _fallbacks
     info = ct.plugins.backends()["hookfail"]
     key = DispatchKey._by_name.get("HookFail")
+
+    def where_used():
+        try:
+            return str(ct.empty(2, device="hookfail").device)
+        except RuntimeError as e:
+            return str(e)
+
     print(json.dumps({"status": info.status, "reason": info.reason,
                       "traceback_names_hook": "coretorch_register_backend" in info.traceback
                                                or "coretorch_backend_available" in info.traceback,
@@ -369,7 +376,8 @@ FAIL_STATUS = textwrap.dedent("""
                       "module": hasattr(ct, "hookfail"),
                       "fallback": key in _fallbacks,
                       "neg_kernel": key is not None and ct.ops.aten.neg.has_kernel(key),
-                      "cpu_works": (ct.tensor([1.0]) + 1).tolist()}))
+                      "cpu_works": (ct.tensor([1.0]) + 1).tolist(),
+                      "where_used": where_used()}))
 """)
 
 
@@ -393,7 +401,10 @@ def test_plugin_failing_in_a_hook_is_rolled_back(tmp_path, mode, reason):
     st = json.loads(out.stdout.strip().splitlines()[-1])
     assert st == {"status": "failed", "reason": reason, "traceback_names_hook": True,
                   "device_type": False, "module": False, "fallback": False, "neg_kernel": False,
-                  "cpu_works": [2.0]}
+                  "cpu_works": [2.0],
+                  "where_used": f"device type 'hookfail' cannot be used: backend 'hookfail' "
+                                f"failed to load: {reason} (`python -m coretorch` shows the "
+                                f"traceback)"}
 
 
 def test_unavailable_plugin_keeps_its_device_type(tmp_path):
@@ -402,6 +413,7 @@ def test_unavailable_plugin_keeps_its_device_type(tmp_path):
     st = json.loads(out.stdout.strip().splitlines()[-1])
     assert (st["status"], st["reason"]) == ("unavailable", "no hookfail hardware")
     assert st["device_type"] and st["module"] and st["fallback"] and st["neg_kernel"]
+    assert st["where_used"] == "hookfail"
 
 
 def test_hook_failure_listed_by_python_m_coretorch_and_raised_when_named(tmp_path):

@@ -13,7 +13,6 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .kernel import install as _install_kernel
 from .node import AccumulateGrad, Node, RemovableHandle
-from .tensor_methods import install_tensor_methods as _install_tensor_methods
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -21,5 +20,4 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "AccumulateGrad", "RemovableHandle"]
 
 _install_kernel()
-_install_tensor_methods()
 

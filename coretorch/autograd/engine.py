@@ -14,7 +14,7 @@ from ..dispatch.tls import local_keys
 from ..ops.declare import op_named as _op
 from ..tensor.impl import TensorImpl
 from .grad_mode import no_grad
-from .node import AccumulateGrad, Edge, Node, OpNode, gradient_edge
+from .node import AccumulateGrad, Node, OpNode, gradient_edge
 
 __all__ = ["backward", "grad", "sum_to", "accumulate_grad", "GraphTask", "InputBuffer"]
 
@@ -72,7 +72,7 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None, owned: bool = False) ->
         old.add_(g)
     hooks = m.post_accumulate_grad_hooks
     if hooks:
-        for h in list(hooks):
+        for h in list(hooks.values()):
             h(t)
 
 
@@ -448,7 +448,7 @@ def _call(node: Node, grads: list, owned: list):
         outs = run(*args)
     h = node._hooks
     if h is not None and h.post:
-        for fn in list(h.post):
+        for fn in list(h.post.values()):
             r = fn(tuple(outs), tuple(grads))
             if r is not None:
                 outs = list(r)
@@ -461,12 +461,12 @@ def _pre_hooks(node: Node, grads: list, owned: list) -> list:
     h = node._hooks
     grads = list(grads)
     owned[:] = [False] * len(owned)
-    for nr, fn in list(h.tensor_pre):
+    for nr, fn in list(h.tensor_pre.values()):
         if grads[nr] is not None:
             r = fn(grads[nr])
             if r is not None:
                 grads[nr] = r
-    for fn in list(h.pre):
+    for fn in list(h.pre.values()):
         r = fn(tuple(grads))
         if r is not None:
             grads = list(r)
@@ -489,7 +489,7 @@ def _leaf_hooks(node: AccumulateGrad, grads: list, owned: list) -> list:
     if hooks:
         grads = list(grads)
         owned[0] = False
-        for fn in list(hooks):
+        for fn in list(hooks.values()):
             if grads[0] is not None:
                 r = fn(grads[0])
                 if r is not None:

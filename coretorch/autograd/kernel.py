@@ -19,6 +19,7 @@ from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl, new_impl, requires_grad as _requires_grad
 from .node import Node, OpNode, camel_case, gradient_edge, init_node, node_class
+from .tensor_hooks import move_retain
 from .views import record_copy_slices
 
 __all__ = ["autograd_kernel", "install"]
@@ -120,7 +121,9 @@ def collect_edges(args) -> tuple[list, list, list | None]:
     list_args = None
     for a in args:
         if isinstance(a, _Impl):
-            e = _edge_of(a) if a._autograd is not None else None
+            m = a._autograd
+            e = gradient_edge(a, m) if m is not None and (
+                m.grad_fn is not None or m.requires_grad) else None
             edges.append(e)
             needs.append(e is not None)
         elif (a.__class__ is list or a.__class__ is tuple) and _has_tensor(a):
@@ -179,15 +182,21 @@ def attach_inplace(self, node: Node) -> None:
     else:
         m.grad_fn, m.output_nr = node, 0
         if m.retains_grad:
-            from .tensor_methods import _move_retain
-            _move_retain(self, m)
+            move_retain(self, m)
     self._keys |= _AG
+
+
+def _is_argument(o, args) -> bool:
+    for a in args:
+        if o is a:
+            return True
+    return False
 
 
 def _give_grad_fn(o, node: Node, i: int, args, is_view: bool):
     """Make output `o` the `i`-th output of `node` (an alias of it when it already has a history
     or is one of the arguments); a floating output gets the grad_fn and the Autograd key."""
-    if o._autograd is not None or any(o is a for a in args):
+    if o._autograd is not None or _is_argument(o, args):
         o = _alias(o)
     if o._dtype.is_floating_point:
         o._autograd = AutogradMeta(False, node, i)
@@ -270,7 +279,8 @@ def autograd_kernel(op, ks, args, kwargs):
     saved_args = args
     if inplace and info.clone_self:
         saved_args = (args[0].clone(),) + tuple(args[1:])
-    versions = saved_versions(info, saved_args, list_args is not None)
+    versions = None if info.saves == () else saved_versions(info, saved_args,
+                                                            list_args is not None)
     out = run_below_autograd(op, ks, args, kwargs)
     node = info.cls(info.decl, saved_args, kwargs, tuple(edges), tuple(needs),
                     None if list_args is None else tuple(list_args), versions, seq_nr)

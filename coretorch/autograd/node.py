@@ -13,9 +13,10 @@ import weakref
 from typing import Any, Callable, NamedTuple
 
 from ..tensor.impl import AutogradMeta, TensorImpl
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Node", "AccumulateGrad", "OpNode", "RemovableHandle", "Edge", "gradient_edge",
-           "init_node", "FREED_MESSAGE", "camel_case"]
+           "init_node", "add_hook", "FREED_MESSAGE", "camel_case"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -42,36 +43,16 @@ def make_edge(node: "Node", input_nr: int, t: TensorImpl) -> Edge:
     return _new_edge(Edge, (node, input_nr, t._shape, t._dtype, t._device))
 
 
-class RemovableHandle:
-    """Returned by hook registrations; ``handle.remove()`` unregisters the hook."""
-
-    __slots__ = ("_list", "_item")
-
-    def __init__(self, lst: list, item: Any):
-        self._list, self._item = lst, item
-
-    def remove(self) -> None:
-        try:
-            self._list.remove(self._item)
-        except ValueError:
-            pass
-
-    def __enter__(self) -> "RemovableHandle":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
-
-
 class _NodeHooks:
-    """Hooks of one node: tensor hooks per output (pre), node pre/post hooks, retained grads."""
+    """Hooks of one node (dicts keyed by `RemovableHandle` id, in registration order): tensor
+    hooks per output (pre), node pre/post hooks, and retained grads."""
 
     __slots__ = ("tensor_pre", "pre", "post", "retain")
 
     def __init__(self):
-        self.tensor_pre: list = []   # (output_nr, fn(grad) -> grad | None)
-        self.pre: list = []          # fn(grad_outputs) -> grad_outputs | None
-        self.post: list = []         # fn(grad_inputs, grad_outputs) -> grad_inputs | None
+        self.tensor_pre: dict = {}   # id -> (output_nr, fn(grad) -> grad | None)
+        self.pre: dict = {}          # id -> fn(grad_outputs) -> grad_outputs | None
+        self.post: dict = {}         # id -> fn(grad_inputs, grad_outputs) -> grad_inputs | None
         self.retain: dict = {}       # output_nr -> weakref to the tensor that retains its grad
 
 
@@ -113,21 +94,24 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return new grad_inputs."""
-        lst = self._hook_set().post
-        lst.append(fn)
-        return RemovableHandle(lst, fn)
+        return add_hook(self._hook_set().post, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; it may return new grad_outputs."""
-        lst = self._hook_set().pre
-        lst.append(fn)
-        return RemovableHandle(lst, fn)
+        return add_hook(self._hook_set().pre, fn)
 
     def __call__(self, *grads):
         return self.apply(list(grads))
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+
+def add_hook(hooks: dict, fn: Any) -> RemovableHandle:
+    """Register `fn` in `hooks` (run in registration order); the handle removes it."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
 
 
 def init_node(node: Node, edges: tuple, n_outputs: int, seq_nr: int) -> Node:
@@ -210,7 +194,10 @@ class OpNode(Node):
 
     def __init__(self, decl, args: tuple, kwargs: dict, edges: tuple, needs: tuple,
                  list_args: tuple | None, versions: tuple | None, seq_nr: int):
-        init_node(self, edges, 1, seq_nr)
+        # init_node's fields set here directly: one call less per recorded op (~0.1 µs)
+        self._edges, self.n_outputs, self.seq_nr = edges, 1, seq_nr
+        self._hooks = self._metadata = None
+        self._vv = -1
         self.decl, self.args, self.kwargs = decl, args, kwargs
         self.needs_input_grad, self._list_args = needs, list_args
         self._versions = versions

@@ -1,33 +1,40 @@
-"""Backend kit: kernels and helpers written once against the NumPy array API.
+"""Backend kit: every primitive's kernel written once against the NumPy array API.
 
-Two backends hold their data as arrays of a NumPy-compatible module: the cpu backend (numpy) and
-the cuda backend (CuPy, or numpy in emulation). Their kernels for reductions, indexing, shape,
-linear algebra, filling and convolution are the same array-API code; this package holds that
-code once, parameterized by the array module `xp` and by the backend's tensor -> array accessor:
+A backend whose tensors can be viewed as arrays of a NumPy-compatible module (numpy, CuPy) gets
+a kernel for every primitive op in two lines, then overrides the ones it runs faster:
 
-    from coretorch.backend_kit import ArrayKit, KernelTable, quiet_fp, register_kernels
-    from coretorch.backend_kit.reductions import reduction_kernels
-    KIT = ArrayKit(numpy, as_numpy, "mydev")
+    from coretorch.backend_kit import ArrayKit, KernelTable, all_kernels, quiet_fp, register_kit
+    register_kit(ArrayKit(numpy, device_array, "mydev"))   # how to view a tensor as an array
     TABLE = KernelTable("mydev", quiet_fp)
-    TABLE.add_all(reduction_kernels(KIT))      # sum, prod, amax, argmax, cumsum, ...
-    register_kernels(registry.library("MYDEV"), TABLE.kernels, "mydev")   # in the plugin hook
+    TABLE.kernel("add")(my_faster_add)                     # your own kernels first (optional)
+    TABLE.fill_from(all_kernels())                         # the kit's for everything else
+    # in the plugin hook: register_kernels(registry.library("MyDev"), TABLE.kernels, "mydev")
 
-Families: `reductions`, `indexing` (_index/_index_put_/_nonzero), `shape` (cat), `linalg`
-(mm/bmm), `conv` (conv2d and its backward), `factories` (fill_/arange/_copy_), `shifts`, `random`
-(uniform_/normal_/random_ over the draws a backend registers with `random.register_draws`).
-Families written as plain module-level kernels export ``KERNELS`` (op name -> kernel): a backend
-registers its own kernels first, then ``TABLE.fill_from(family.KERNELS)`` takes the rest.
+The kernels are plain functions in one module per family (`pointwise`, `reductions`,
+`indexing`, `shape`, `linalg`, `conv`, `factories`, `random`, ...), each module's ``KERNELS``
+mapping op names to them. A kernel finds the array module and accessor of its output's device
+with `kit_of(out)`. The cpu backend (numpy) and the cuda backend (CuPy) are built this way and
+override only what they accelerate (numba loops, fused CUDA kernels).
 
-A third-party backend that holds its tensors as numpy (or any array-API module) arrays can
-register these kernels under its own dispatch key instead of relying on the core's CPU fallback
-(which copies every argument to cpu and back). A backend keeps its own kernels where it has
-faster ones (the cpu backend's numba loops, the cuda backend's fused CUDA kernels) and takes the
-kit's for the rest.
-
-The core never imports a backend: this package only imports numpy and core modules.
+The core never imports a backend: this package only imports numpy, scipy and core modules.
 """
-from .array_kit import ArrayKit, TORCH_DTYPE_NAMES, scalar_as
+import importlib
+import pkgutil
+from typing import Callable
+
+from .array_kit import ArrayKit, TORCH_DTYPE_NAMES, kit_of, opmath, register_kit, scalar_as
 from .registry import KernelTable, quiet_fp, register_kernels
 
-__all__ = ["ArrayKit", "KernelTable", "quiet_fp", "register_kernels", "scalar_as",
-           "TORCH_DTYPE_NAMES"]
+__all__ = ["ArrayKit", "KernelTable", "quiet_fp", "register_kernels", "register_kit", "kit_of",
+           "opmath", "scalar_as", "all_kernels", "TORCH_DTYPE_NAMES"]
+
+
+def all_kernels() -> dict[str, Callable]:
+    """Every kernel of the kit, by op name (the union of each family module's ``KERNELS``)."""
+    kernels: dict[str, Callable] = {}
+    for info in pkgutil.iter_modules(__path__):
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        family = getattr(mod, "KERNELS", None)
+        if family:
+            kernels.update(family)
+    return kernels

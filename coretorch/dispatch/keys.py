@@ -50,8 +50,10 @@ class DispatchKey:
         try:
             return DispatchKey._by_name[name]
         except KeyError:
-            raise ValueError(f"unknown dispatch key {name!r}; known: "
-                             f"{', '.join(DispatchKey._by_name)}") from None
+            from .._suggest import did_you_mean
+            known = DispatchKey._by_name
+            raise ValueError(f"unknown dispatch key {name!r}.{did_you_mean(name, known)} "
+                             f"Known: {', '.join(known)}") from None
 
     @staticmethod
     def backend(name: str) -> "DispatchKey":

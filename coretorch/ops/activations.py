@@ -155,7 +155,9 @@ def _meta_hardtanh(self, min_val, max_val):
 
 
 def _hardtanh(self, min_val, max_val):
-    """self clamped to [min_val, max_val]."""
+    """self clamped to [min_val, max_val], in self's dtype (bounds converted to it)."""
+    if not self._dtype.is_floating_point:
+        min_val, max_val = int(min_val), int(max_val)
     return self.clamp(min_val, max_val)
 
 
@@ -166,7 +168,7 @@ def _d_hardtanh(ctx, g):
 
 def _relu6(self):
     """min(max(self, 0), 6)."""
-    return self.hardtanh(0.0, 6.0)
+    return self.hardtanh(0, 6)
 
 
 def _selu(self):
@@ -241,12 +243,13 @@ def _declare_all() -> None:
                         ("hardswish", _hardswish, _d_hardswish)):
         declare(f"{name}(Tensor self) -> Tensor", _no_bool(name), impl=fn, derivative=d,
                 saves=("self",), inplace=True, **act)
-    declare("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+    declare("elu(Tensor self, Scalar alpha=1.0, Scalar scale=1.0, Scalar input_scale=1.0) "
+            "-> Tensor",
             _no_bool("elu"), impl=_elu, derivative=_d_elu, saves=("self",), inplace=True, **act)
-    declare("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+    declare("softplus(Tensor self, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor",
             _no_bool("softplus"), impl=_softplus, derivative=_d_softplus, saves=("self",),
             **act)
-    declare("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+    declare("hardtanh(Tensor self, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor",
             _meta_hardtanh, impl=_hardtanh, derivative=_d_hardtanh, saves=("self",),
             inplace=True, **act)
     declare("relu6(Tensor self) -> Tensor", _no_bool("relu6", "same"), impl=_relu6,

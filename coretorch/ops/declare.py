@@ -341,19 +341,8 @@ def _functional_adapter(d: OpDecl):
                     return returns(*res) if returns is not None else res
                 if spec.__class__ is list:
                     res = tuple(alloc(*s) for s in spec)
-                else:  # one output: alloc() inlined, this is the hot path
-                    shape, dtype, device = spec
-                    n = 1
-                    for s in shape:
-                        n *= s
-                    entry = _device_registry.get(device.type)
-                    if entry is None:
-                        res = alloc(shape, dtype, device)
-                    else:
-                        res = new_impl(Tensor, entry.allocator.allocate(n * dtype.itemsize,
-                                                                        device),
-                                       shape, contiguous_strides(shape), 0, dtype, device,
-                                       device_key_bits[device.type])
+                else:
+                    res = alloc(*spec)
                 if kernel(res, *args, **kwargs) is not None:
                     raise _contract_error(name, kernel, _RETURNED)
                 if returns is not None:

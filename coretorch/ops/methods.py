@@ -301,6 +301,4 @@ def _extra_methods() -> dict:
                     ("int", dt.int32), ("long", dt.int64), ("short", dt.int16),
                     ("bool", dt.bool), ("byte", dt.uint8), ("char", dt.int8)):
         m[name] = cast(d)
-    from ..dlpack import dlpack_methods
-    m.update(dlpack_methods())
     return m

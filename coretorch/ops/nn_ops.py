@@ -1,5 +1,5 @@
-"""Neural-network ops: softmax/log_softmax, conv2d (+ its backward), conv1d, max/avg pooling (+
-backward), embedding.
+"""Neural-network ops: conv2d (+ its backward), conv1d, max/avg pooling (+ backward), embedding
+(softmax/log_softmax are in `softmax.py`).
 
 The argument helpers (`pair`, `conv2d_padding`, `conv_output_size`, `pool2d_args`,
 `pool_output_size`) are the one place these rules live; backend kernels receive the arguments as
@@ -11,13 +11,13 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl, shape_numel
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
 from .derivative_utils import saves
-from .meta_rules import common_device, wrap_dim
+from .meta_rules import common_device
 from .meta_rules import need_tensor as _need_tensor
 
 _T = TensorImpl
 
 __all__ = ["pair", "conv2d_padding", "conv_output_size", "pool2d_args", "pool_output_size",
-           "flops_softmax", "flops_conv2d"]
+           "flops_conv2d"]
 
 
 def pair(op: str, name: str, value) -> tuple:
@@ -29,51 +29,6 @@ def pair(op: str, name: str, value) -> tuple:
         return (value[0], value[-1])
     raise RuntimeError(f"{op}(): {name} must either be a single int, or a tuple of two ints, "
                        f"got {value!r}")
-
-
-# ---- softmax, log_softmax ------------------------------------------------------------------------
-
-def flops_softmax(result, self, *args, **kwargs) -> int:
-    """About five per element: max, subtract, exp, sum, divide (or log)."""
-    return 5 * self.numel()
-
-
-def _meta_softmax_family(op: str):
-    def meta(self, dim, dtype=None):
-        _need_tensor(op, self)
-        wrap_dim(op, dim, len(self._shape))
-        if dtype is not None and not isinstance(dtype, dt.dtype):
-            raise TypeError(f"{op}(): argument 'dtype' must be coretorch.dtype, not "
-                            f"{type(dtype).__name__}")
-        d = dtype or self._dtype
-        if not d.is_floating_point:
-            raise NotImplementedError(f"{op}(): not implemented for {d.name} tensors; expected a "
-                                      f"floating point tensor (or pass dtype=)")
-        return (self._shape, d, self._device)
-    meta.__name__ = f"meta_{op}"
-    return meta
-
-
-def _softmax_args(self, dim, dtype=None):
-    return self, dim
-
-
-def _as_input_dtype(g, self):
-    return g if g._dtype is self._dtype else g.to(self._dtype)
-
-
-@saves()
-def _d_softmax(ctx, grad):
-    self, dim = _softmax_args(*ctx.args, **ctx.kwargs)
-    y = ctx.result
-    return (_as_input_dtype(y * (grad - (grad * y).sum(dim, keepdim=True)), self),)
-
-
-@saves()
-def _d_log_softmax(ctx, grad):
-    self, dim = _softmax_args(*ctx.args, **ctx.kwargs)
-    y = ctx.result
-    return (_as_input_dtype(grad - y.exp() * grad.sum(dim, keepdim=True), self),)
 
 
 # ---- conv2d ------------------------------------------------------------------------------------
@@ -493,10 +448,6 @@ def _d_embedding(ctx, grad):
 
 def _declare_all() -> None:
     nn = dict(family="nn")
-    declare("softmax", _meta_softmax_family("softmax"), derivative=_d_softmax,
-            save_result=True, flops=flops_softmax, **nn)
-    declare("log_softmax", _meta_softmax_family("log_softmax"), derivative=_d_log_softmax,
-            save_result=True, flops=flops_softmax, **nn)
     declare("conv2d", _meta_conv2d, method=False, derivative=_d_conv2d, flops=flops_conv2d,
             **nn)
     declare("convolution_backward", _meta_convolution_backward, method=False,

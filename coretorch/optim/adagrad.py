@@ -1,15 +1,14 @@
 """Adagrad (PyTorch's update rule, step for step)."""
 from __future__ import annotations
 
-from .. import dtypes as _dt
 from ..ops import aten
-from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
-                        reject_differentiable, step_with_hooks)
+from ._per_param import PerParameterOptimizer, scalar_state, weight_decayed
+from .optimizer import check_non_negative, reject_differentiable
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(PerParameterOptimizer):
     """Adagrad: clr = lr / (1 + (t - 1) lr_decay); sum += g²; p -= clr * g / (sqrt(sum) + eps)."""
 
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
@@ -27,25 +26,16 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = aten.zeros((), dtype=_dt.float32)
+                state["step"] = scalar_state()
                 state["sum"] = aten.full_like(p, group["initial_accumulator_value"])
 
-    @step_with_hooks
-    def step(self, closure=None):
-        """One Adagrad step over every parameter with a gradient."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            wd = group["weight_decay"]
-            for p, grad in params_with_grad(group):
-                state = self.state[p]
-                step_t = state["step"]
-                step_t.add_(1)
-                step = step_t.item()
-                if wd != 0:
-                    grad = grad.add(p, alpha=wd)
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state["sum"].addcmul_(grad, grad, value=1)
-                std = state["sum"].sqrt().add_(eps)
-                p.addcdiv_(grad, std, value=-clr)
-        return loss
+    def _update(self, p, grad, group) -> None:
+        state = self.state[p]
+        step_t = state["step"]
+        step_t.add_(1)
+        step = step_t.item()
+        grad = weight_decayed(p, grad, group)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        state["sum"].addcmul_(grad, grad, value=1)
+        std = state["sum"].sqrt().add_(group["eps"])
+        p.addcdiv_(grad, std, value=-clr)

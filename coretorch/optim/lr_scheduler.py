@@ -1,102 +1,35 @@
 """Learning-rate schedulers (mirror ``torch.optim.lr_scheduler``; the same chainable recurrences,
-so lr sequences match PyTorch's float for float)."""
+so lr sequences match PyTorch's float for float).
+
+This module holds the epoch-wise schedules; the cyclic ones, ReduceLROnPlateau and the
+combinators live beside it and are re-exported here under PyTorch's names."""
 from __future__ import annotations
 
 import math
 import types
-import warnings
 from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Iterable
 
+from ._lr_base import EPOCH_DEPRECATION_WARNING, LRScheduler  # noqa: F401
+from ._lr_composite import ChainedScheduler, SequentialLR
+from ._lr_cyclic import CyclicLR, OneCycleLR
+from ._lr_plateau import ReduceLROnPlateau
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "OneCycleLR", "ReduceLROnPlateau"]
-
-EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
-    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
-    "epoch is different from None, the closed form is used instead of the new chainable form, "
-    "where available.")
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
+           "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts",
+           "OneCycleLR"]
 
 
-def _group_values(optimizer: Optimizer, key: str) -> list:
-    return [group[key] for group in optimizer.param_groups]
+class _LRScheduler(LRScheduler):
+    """The old name of `LRScheduler`, kept as PyTorch keeps it."""
 
 
-def _format_param(name: str, optimizer: Optimizer, param) -> list:
-    """One value per param group from a scalar or a per-group list."""
-    if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
-                             f"{name} has {len(param)} values, param_groups has "
-                             f"{len(optimizer.param_groups)}.")
-        return list(param)
-    return [param] * len(optimizer.param_groups)
-
-
-class LRScheduler:
-    """Base class: sets each group's lr to `get_lr()` on every `step()` (called once at
-    construction). Subclasses implement `get_lr` (the chainable form)."""
-
-    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   f"when resuming an optimizer")
-        self.base_lrs: list[float] = _group_values(optimizer, "initial_lr")
-        self.last_epoch = last_epoch
-        self._is_initial = False
-        self._initial_step()
-
-    def _initial_step(self) -> None:
-        self._step_count = 0
-        self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
-
-    def state_dict(self) -> dict[str, Any]:
-        """Every attribute except the optimizer."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
-
-    def get_last_lr(self) -> list[float]:
-        """The learning rates of the last step, one per param group."""
-        return self._last_lr
-
-    def get_lr(self) -> list[float]:
-        raise NotImplementedError(f"{type(self).__name__} does not implement get_lr()")
-
-    def step(self, epoch: int | None = None) -> None:
-        """Advance one epoch (or jump to `epoch`, using the closed form where there is one)."""
-        self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = _group_values(self.optimizer, "lr")
-
-
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch) (one function, or one per param group)."""
+class _LambdaScheduler(LRScheduler):
+    """A scheduler driven by one function of the epoch per param group; callable objects'
+    ``__dict__`` is saved in the state dict, plain functions and lambdas are not."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
                  last_epoch: int = -1) -> None:
@@ -108,10 +41,12 @@ class LambdaLR(LRScheduler):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
                                  f"{len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
-        """Plain functions and lambdas are not saved (callable objects' __dict__ is)."""
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                             for fn in self.lr_lambdas]
@@ -125,9 +60,23 @@ class LambdaLR(LRScheduler):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch) (one function, or one per param group)."""
+
     def get_lr(self) -> list[float]:
         return [base_lr * lmbda(self.last_epoch)
                 for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """lr *= lr_lambda(epoch) at every step after the first."""
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current_lrs()
+        return [group["lr"] * lmbda(self.last_epoch)
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -135,14 +84,12 @@ class StepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
-        self.step_size = step_size
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        self._setup(optimizer, last_epoch, step_size=step_size, gamma=gamma)
 
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return self._current_lrs()
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self) -> list[float]:
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
@@ -154,15 +101,12 @@ class MultiStepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        self._setup(optimizer, last_epoch, milestones=Counter(milestones), gamma=gamma)
 
     def get_lr(self) -> list[float]:
         if self.last_epoch not in self.milestones:
-            return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-                for group in self.optimizer.param_groups]
+            return self._current_lrs()
+        return self._scaled_lrs(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self) -> list[float]:
         milestones = sorted(self.milestones.elements())
@@ -170,20 +114,92 @@ class MultiStepLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """Multiply the lr by `factor` until epoch `total_iters`, then restore it."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self._setup(optimizer, last_epoch, factor=factor, total_iters=total_iters)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return self._scaled_lrs(self.factor)
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return self._scaled_lrs(1.0 / self.factor)
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Scale the lr by a factor going linearly from `start_factor` to `end_factor` over
+    `total_iters` epochs."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self._setup(optimizer, last_epoch, start_factor=start_factor, end_factor=end_factor,
+                    total_iters=total_iters)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return self._scaled_lrs(self.start_factor)
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        delta = self.end_factor - self.start_factor
+        return self._scaled_lrs(1.0 + delta / (self.total_iters * self.start_factor
+                                               + (self.last_epoch - 1) * delta))
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
 class ExponentialLR(LRScheduler):
     """Multiply the lr by `gamma` every epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
-        self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        self._setup(optimizer, last_epoch, gamma=gamma)
 
     def get_lr(self) -> list[float]:
         if self._is_initial:
-            return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return self._current_lrs()
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self) -> list[float]:
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the lr as (1 - epoch / total_iters) ** power, reaching 0 at `total_iters`."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self._setup(optimizer, last_epoch, total_iters=total_iters, power=power)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return self._scaled_lrs(decay)
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+def _cosine(eta_min: float, base_lr: float, t_cur: float, t_max: float) -> float:
+    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t_cur / t_max)) / 2
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -192,14 +208,12 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
-        self.T_max = T_max
-        self.eta_min = eta_min
-        super().__init__(optimizer, last_epoch)
+        self._setup(optimizer, last_epoch, T_max=T_max, eta_min=eta_min)
 
     def get_lr(self) -> list[float]:
         groups = self.optimizer.param_groups
         if self._is_initial:
-            return _group_values(self.optimizer, "lr")
+            return self._current_lrs()
         if self._step_count == 1 and self.last_epoch > 0:
             return self._get_closed_form_lr()
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
@@ -210,218 +224,52 @@ class CosineAnnealingLR(LRScheduler):
                 * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [_cosine(self.eta_min, base_lr, self.last_epoch, self.T_max)
                 for base_lr in self.base_lrs]
 
 
-class OneCycleLR(LRScheduler):
-    """The 1cycle policy: warm up from max_lr/div_factor to max_lr over `pct_start` of the steps,
-    then anneal to initial_lr/final_div_factor (cycling momentum or beta1 inversely). Step it
-    after every batch."""
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from the initial lr to `eta_min` over T_i epochs, then a restart;
+    T_0 = `T_0` and T_{i+1} = T_i * `T_mult`. `step(epoch)` accepts fractional epochs."""
 
-    def __init__(self, optimizer: Optimizer, max_lr, total_steps: int | None = None,
-                 epochs: int | None = None, steps_per_epoch: int | None = None,
-                 pct_start: float = 0.3, anneal_strategy: str = "cos",
-                 cycle_momentum: bool = True, base_momentum=0.85, max_momentum=0.95,
-                 div_factor: float = 25.0, final_div_factor: float = 1e4,
-                 three_phase: bool = False, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if total_steps is not None:
-            if not isinstance(total_steps, int) or total_steps <= 0:
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = total_steps
-        elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f"Expected positive integer steps_per_epoch, but got "
-                                 f"{steps_per_epoch}")
-            self.total_steps = epochs * steps_per_epoch
-        else:
-            raise ValueError("You must define either total_steps OR (epochs AND "
-                             "steps_per_epoch)")
-        if three_phase:
-            self._schedule_phases = [
-                {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr",
-                 "end_lr": "max_lr", "start_momentum": "max_momentum",
-                 "end_momentum": "base_momentum"},
-                {"end_step": float(2 * pct_start * self.total_steps) - 2, "start_lr": "max_lr",
-                 "end_lr": "initial_lr", "start_momentum": "base_momentum",
-                 "end_momentum": "max_momentum"},
-                {"end_step": self.total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
-            ]
-        else:
-            self._schedule_phases = [
-                {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr",
-                 "end_lr": "max_lr", "start_momentum": "max_momentum",
-                 "end_momentum": "base_momentum"},
-                {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-            ]
-        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
-            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
-                             f"{anneal_strategy}")
-        self._anneal_func_type = anneal_strategy
-        max_lrs = _format_param("max_lr", optimizer, max_lr)
-        if last_epoch == -1:
-            for idx, group in enumerate(optimizer.param_groups):
-                group["initial_lr"] = max_lrs[idx] / div_factor
-                group["max_lr"] = max_lrs[idx]
-                group["min_lr"] = group["initial_lr"] / final_div_factor
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            max_ms = _format_param("max_momentum", optimizer, max_momentum)
-            base_ms = _format_param("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_mom, b_mom, group in zip(max_ms, base_ms, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_mom, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_mom
-                    group["max_momentum"] = m_mom
-                    group["base_momentum"] = b_mom
-        super().__init__(optimizer, last_epoch)
-
-    def _anneal_func(self, start: float, end: float, pct: float) -> float:
-        if self._anneal_func_type == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
-        return (end - start) * pct + start
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self._setup(optimizer, last_epoch, T_0=T_0, T_i=T_0, T_mult=T_mult, eta_min=eta_min,
+                    T_cur=last_epoch)
 
     def get_lr(self) -> list[float]:
-        lrs = []
-        step_num = self.last_epoch
-        if step_num > self.total_steps:
-            raise ValueError(f"Tried to step {step_num} times. The specified number of total "
-                             f"steps is {self.total_steps}")
-        for group in self.optimizer.param_groups:
-            start_step = 0.0
-            for i, phase in enumerate(self._schedule_phases):
-                end_step = phase["end_step"]
-                if step_num <= end_step or i == len(self._schedule_phases) - 1:
-                    pct = (step_num - start_step) / (end_step - start_step)
-                    computed_lr = self._anneal_func(group[phase["start_lr"]],
-                                                    group[phase["end_lr"]], pct)
-                    if self.cycle_momentum:
-                        computed_momentum = self._anneal_func(group[phase["start_momentum"]],
-                                                              group[phase["end_momentum"]], pct)
-                    break
-                start_step = phase["end_step"]
-            lrs.append(computed_lr)
-            if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
-        return lrs
+        return [_cosine(self.eta_min, base_lr, self.T_cur, self.T_i) for base_lr in self.base_lrs]
 
-
-class ReduceLROnPlateau(LRScheduler):
-    """Multiply the lr by `factor` when the metric passed to `step(metric)` has not improved for
-    `patience` epochs (then wait `cooldown` epochs); never below `min_lr`."""
-
-    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
-                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
-        if factor >= 1.0:
-            raise ValueError("Factor should be < 1.0.")
-        self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got "
-                                 f"{len(min_lr)}")
-            self.default_min_lr = None
-            self.min_lrs = list(min_lr)
-        else:
-            self.default_min_lr = min_lr
-            self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self.patience = patience
-        self.cooldown = cooldown
-        self.eps = eps
-        self.last_epoch = 0
-        self._last_lr = _group_values(optimizer, "lr")
-        self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
-        self._reset()
-
-    def _reset(self) -> None:
-        self.best = self.mode_worse
-        self.cooldown_counter = 0
-        self.num_bad_epochs = 0
-
-    def step(self, metrics, epoch: int | None = None) -> None:  # type: ignore[override]
-        """Record the epoch's metric and reduce the lr if it has plateaued."""
-        current = float(metrics)
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch, or set the (possibly fractional) `epoch`, e.g.
+        ``scheduler.step(epoch + i / iters)`` after each batch."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
         if epoch is None:
             epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch = epoch
-        if self._is_better(current, self.best):
-            self.best = current
-            self.num_bad_epochs = 0
-        else:
-            self.num_bad_epochs += 1
-        if self.in_cooldown:
-            self.cooldown_counter -= 1
-            self.num_bad_epochs = 0
-        if self.num_bad_epochs > self.patience:
-            self._reduce_lr(epoch)
-            self.cooldown_counter = self.cooldown
-            self.num_bad_epochs = 0
-        self._last_lr = _group_values(self.optimizer, "lr")
-
-    def _reduce_lr(self, epoch: int) -> None:
-        if len(self.optimizer.param_groups) != len(self.min_lrs):
-            if self.default_min_lr is None:
-                raise RuntimeError(f"The number of param groups in the `optimizer` "
-                                   f"({len(self.optimizer.param_groups)}) differs from when "
-                                   f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), "
-                                   f"usually due to a new param group being added to the "
-                                   f"optimizer. Please modify the `min_lrs` field to match the "
-                                   f"length of the `optimizer` param groups.")
-            self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
-        for i, group in enumerate(self.optimizer.param_groups):
-            old_lr = float(group["lr"])
-            new_lr = max(old_lr * self.factor, self.min_lrs[i])
-            if old_lr - new_lr > self.eps:
-                group["lr"] = new_lr
-
-    @property
-    def in_cooldown(self) -> bool:
-        return self.cooldown_counter > 0
-
-    def _is_better(self, a: float, best: float) -> bool:
-        if self.mode == "min" and self.threshold_mode == "rel":
-            return a < best * (1.0 - self.threshold)
-        if self.mode == "min" and self.threshold_mode == "abs":
-            return a < best - self.threshold
-        if self.mode == "max" and self.threshold_mode == "rel":
-            return a > best * (self.threshold + 1.0)
-        return a > best + self.threshold
-
-    def _init_is_better(self, mode: str, threshold: float, threshold_mode: str) -> None:
-        if mode not in {"min", "max"}:
-            raise ValueError("mode " + mode + " is unknown!")
-        if threshold_mode not in {"rel", "abs"}:
-            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        self.mode_worse = math.inf if mode == "min" else -math.inf
-        self.mode = mode
-        self.threshold = threshold
-        self.threshold_mode = threshold_mode
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.__dict__.update(state_dict)
-        self._init_is_better(mode=self.mode, threshold=self.threshold,
-                             threshold_mode=self.threshold_mode)
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._apply_lrs(self.get_lr())

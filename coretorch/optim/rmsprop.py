@@ -1,15 +1,13 @@
 """RMSprop (PyTorch's update rule, step for step)."""
 from __future__ import annotations
 
-from .. import dtypes as _dt
-from ..ops import aten
-from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
-                        reject_differentiable, step_with_hooks)
+from ._per_param import PerParameterOptimizer, lazy_state, weight_decayed
+from .optimizer import check_non_negative, reject_differentiable
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(PerParameterOptimizer):
     """RMSprop: v = α v + (1 - α) g²; avg = sqrt(v - ḡ²) (centered, ḡ = lerp(ḡ, g, 1 - α)) or
     sqrt(v); then avg += eps and p -= lr * g / avg, or with momentum
     buf = momentum * buf + g / avg; p -= lr * buf."""
@@ -26,39 +24,27 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @step_with_hooks
-    def step(self, closure=None):
-        """One RMSprop step over every parameter with a gradient."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            wd, momentum = group["weight_decay"], group["momentum"]
-            centered = group["centered"]
-            for p, grad in params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = aten.zeros((), dtype=_dt.float32)
-                    state["square_avg"] = aten.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = aten.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = aten.zeros_like(p)
-                state["step"].add_(1)
-                if wd != 0:
-                    grad = grad.add(p, alpha=wd)
-                square_avg = state["square_avg"]
-                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-                if centered:
-                    grad_avg = state["grad_avg"]
-                    grad_avg.lerp_(grad, 1 - alpha)
-                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-                else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    buf.mul_(momentum).addcdiv_(grad, avg)
-                    p.add_(buf, alpha=-lr)
-                else:
-                    p.addcdiv_(grad, avg, value=-lr)
-        return loss
+    def _update(self, p, grad, group) -> None:
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        momentum = group["momentum"]
+        centered = group["centered"]
+        state = lazy_state(self, p, ("square_avg",
+                                     "momentum_buffer" if momentum > 0 else None,
+                                     "grad_avg" if centered else None))
+        state["step"].add_(1)
+        grad = weight_decayed(p, grad, group)
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if centered:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if momentum > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            p.add_(buf, alpha=-lr)
+        else:
+            p.addcdiv_(grad, avg, value=-lr)

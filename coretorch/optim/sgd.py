@@ -3,13 +3,13 @@ rule, step for step)."""
 from __future__ import annotations
 
 from ..ops import aten
-from .optimizer import (Optimizer, closure_loss, params_with_grad, reject_differentiable,
-                        step_with_hooks)
+from ._per_param import PerParameterOptimizer, weight_decayed
+from .optimizer import reject_differentiable
 
 __all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(PerParameterOptimizer):
     """Stochastic gradient descent.
 
     Per parameter, with g the gradient (negated if `maximize`):
@@ -35,27 +35,18 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    @step_with_hooks
-    def step(self, closure=None):
-        """One SGD step over every parameter with a gradient."""
-        loss = closure_loss(closure)
-        for group in self.param_groups:
-            lr, momentum = group["lr"], group["momentum"]
-            dampening, wd = group["dampening"], group["weight_decay"]
-            nesterov = group["nesterov"]
-            for p, grad in params_with_grad(group):
-                if wd != 0:
-                    grad = grad.add(p, alpha=wd)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.clone().detach()
-                    elif dampening == 0:
-                        # buf = momentum * buf + grad in one pass
-                        aten.add(grad, buf, alpha=momentum, out=buf)
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(grad, alpha=-lr)
-        return loss
+    def _update(self, p, grad, group) -> None:
+        momentum = group["momentum"]
+        grad = weight_decayed(p, grad, group)
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.clone().detach()
+            elif group["dampening"] == 0:
+                # buf = momentum * buf + grad in one pass
+                aten.add(grad, buf, alpha=momentum, out=buf)
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        p.add_(grad, alpha=-group["lr"])

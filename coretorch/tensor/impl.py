@@ -26,8 +26,8 @@ class AutogradMeta:
         self.grad_fn = grad_fn
         self.output_nr = output_nr
         self.retains_grad = False
-        self.hooks: list | None = None
-        self.post_accumulate_grad_hooks: list | None = None
+        self.hooks: dict | None = None                       # handle id -> hook
+        self.post_accumulate_grad_hooks: dict | None = None  # handle id -> hook
         self.grad_accumulator = None
         self.name: str | None = None
 

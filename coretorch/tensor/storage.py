@@ -58,6 +58,17 @@ class Storage:
     def __repr__(self) -> str:
         return f"Storage({self.nbytes} bytes, device='{self.device}')"
 
+    def _replace_buffer(self, data: Any, address: int) -> None:
+        """Put `data` (a buffer already holding this storage's bytes, e.g. in shared memory)
+        under this storage in place of the current buffer, which goes back to its allocator.
+        Tensors keep this storage; views a backend cached on them must be dropped by the caller
+        (``coretorch.multiprocessing`` does, when it moves a storage into shared memory)."""
+        a = self.allocator
+        if a is not None:
+            self.allocator = None
+            a.release(self)
+        self.data, self.address = data, address
+
 
 class Allocator:
     """Base allocator: a backend overrides `raw_allocate` (and `raw_free` if it must).

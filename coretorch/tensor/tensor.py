@@ -178,6 +178,106 @@ class Tensor(TensorImpl):
         raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), which "
                         "never executes code when loading")
 
+    # ---- autograd (the machinery lives in coretorch.autograd) ------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether autograd tracks this tensor: a leaf that requires grad, or an op's output
+        computed from one. Settable on leaves."""
+        return _tracks_grad(self)
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        _set_requires_grad(self, flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set whether autograd records operations on this (leaf) tensor; returns self."""
+        _set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors no recorded op produced (gradients accumulate into their `.grad`)."""
+        m = self._autograd
+        return m is None or m.grad_fn is None
+
+    @property
+    def grad_fn(self):
+        """The backward node of the op that produced this tensor (None for leaves)."""
+        m = self._autograd
+        return None if m is None else m.grad_fn
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The gradient accumulated by `backward` (leaves, and tensors that `retain_grad`)."""
+        m = self._autograd
+        return None if m is None else m.grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None:
+            _check_grad(self, value)
+        _autograd_meta(self).grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether this non-leaf keeps its gradient in `.grad` (see `retain_grad`)."""
+        m = self._autograd
+        return m is not None and m.retains_grad
+
+    @property
+    def data(self) -> "Tensor":
+        """The same data without autograd history; assigning replaces this tensor's data while it
+        keeps its identity and autograd state (``param.data = new``)."""
+        from ..autograd.tensor_hooks import get_data
+        return get_data(self)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        from ..autograd.tensor_hooks import set_data
+        set_data(self, value)
+
+    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs=None) -> None:
+        """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in their
+        ``.grad`` (mirrors ``torch.Tensor.backward``)."""
+        from ..autograd.engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed; a
+        returned tensor replaces the gradient. Returns a handle whose ``remove()`` unregisters
+        it."""
+        from ..autograd.tensor_hooks import register_hook
+        return register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
+        from ..autograd.tensor_hooks import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
+
+    def retain_grad(self) -> None:
+        """Make this non-leaf tensor keep its gradient in ``.grad`` after backward."""
+        from ..autograd.tensor_hooks import retain_grad
+        retain_grad(self)
+
+    def detach_(self) -> "Tensor":
+        """Cut this tensor from the graph in place: it becomes a leaf that doesn't require
+        grad."""
+        from ..autograd.tensor_hooks import detach_
+        return detach_(self)
+
+    # ---- DLPack -----------------------------------------------------------------------------
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export this cpu tensor as a DLPack capsule sharing its memory."""
+        from ..dlpack import to_dlpack_capsule
+        return to_dlpack_capsule(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        """(device type, device index) in DLPack terms: (1, 0) for cpu."""
+        from ..dlpack import dlpack_device
+        return dlpack_device(self)
+
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
@@ -212,45 +312,13 @@ def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
     t._keys = (t._keys | AUTOGRAD_BIT) if flag else (t._keys & ~AUTOGRAD_BIT)
 
 
-def _tensor_autograd_properties():
-    def set_requires_grad(self, flag: bool) -> None:
-        _set_requires_grad(self, flag)
-
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Set whether autograd records operations on this (leaf) tensor; returns self."""
-        _set_requires_grad(self, requires_grad)
-        return self
-
-    def is_leaf(self) -> bool:
-        m = self._autograd
-        return m is None or m.grad_fn is None
-
-    def grad_fn(self):
-        m = self._autograd
-        return None if m is None else m.grad_fn
-
-    def grad(self):
-        m = self._autograd
-        return None if m is None else m.grad
-
-    def set_grad(self, value) -> None:
-        if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
-                                f"type {type(value).__name__}")
-            if value._shape != self._shape:
-                raise RuntimeError(f"assigned grad has data of a different size: expected "
-                                   f"{list(self._shape)}, got {list(value._shape)}")
-            if value._device != self._device:
-                raise RuntimeError(f"assigned grad has data located on a different device: "
-                                   f"expected {self._device}, got {value._device}")
-        _autograd_meta(self).grad = value
-
-    Tensor.requires_grad = property(_tracks_grad, set_requires_grad)
-    Tensor.requires_grad_ = requires_grad_
-    Tensor.is_leaf = property(is_leaf)
-    Tensor.grad_fn = property(grad_fn)
-    Tensor.grad = property(grad, set_grad)
-
-
-_tensor_autograd_properties()
+def _check_grad(t: TensorImpl, value) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value._shape != t._shape:
+        raise RuntimeError(f"assigned grad has data of a different size: expected "
+                           f"{list(t._shape)}, got {list(value._shape)}")
+    if value._device != t._device:
+        raise RuntimeError(f"assigned grad has data located on a different device: expected "
+                           f"{t._device}, got {value._device}")

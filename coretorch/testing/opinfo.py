@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .make_tensor import Maker, stable_rng
 from .trees import is_tensor
 
-__all__ = ["SampleInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo", "to_numpy_args",
+__all__ = ["SampleInput", "ErrorInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo", "to_numpy_args",
            "to_torch_args", "from_torch", "FLOATS", "INTS", "ALL_INT", "ALL"]
 
 FLOATS = (_dt.float32, _dt.float64)
@@ -57,6 +57,19 @@ def _describe(args, kwargs) -> str:
     return ", ".join(parts)
 
 
+@dataclasses.dataclass
+class ErrorInput:
+    """A call the op must refuse: `sample` raises `error_type` with a message matching the
+    regular expression `match`, on every backend (the meta rule is the only validator)."""
+
+    sample: SampleInput
+    error_type: type = RuntimeError
+    match: str = ""
+
+    def __repr__(self) -> str:
+        return f"ErrorInput({self.sample!r} -> {self.error_type.__name__}: {self.match!r})"
+
+
 _AUTO = object()
 
 
@@ -75,6 +88,8 @@ class OpInfo:
     - `data_dependent`: the output shape depends on the values (``nonzero``): shape-only devices
       must raise instead (a single sample can say so with a name starting "data-dependent").
     - `value_range(values, sample)`: for random ops, asserts the drawn values are in range.
+    - `error_inputs_func(op_info, maker, dtype)` yields `ErrorInput`s: calls every backend must
+      refuse with the same exception.
     """
 
     def __init__(self, name: str, *, dtypes: tuple, sample_inputs_func: Callable,
@@ -83,7 +98,8 @@ class OpInfo:
                  supports_inplace: bool | None = None, tol: dict | None = None,
                  random: bool = False, check_values: bool = True,
                  value_range: Callable | None = None, grad_dtypes: tuple = (_dt.float64,),
-                 data_dependent: bool = False, notes: str = ""):
+                 data_dependent: bool = False, notes: str = "",
+                 error_inputs_func: Callable | None = None):
         self.name = name
         self.dtypes = tuple(dtypes)
         self.sample_inputs_func = sample_inputs_func
@@ -99,6 +115,7 @@ class OpInfo:
         self.grad_dtypes = grad_dtypes
         self.data_dependent = data_dependent
         self.notes = notes
+        self.error_inputs_func = error_inputs_func
 
     def __repr__(self) -> str:
         return f"OpInfo({self.name})"
@@ -164,6 +181,13 @@ class OpInfo:
         """The op's samples for `dtype` on `device` (the same values on every device)."""
         maker = Maker(device, dtype, stable_rng(self.name, dtype.name), requires_grad)
         return iter(self.sample_inputs_func(self, maker, dtype))
+
+    def error_inputs(self, device, dtype) -> Iterator[ErrorInput]:
+        """Calls the op must refuse (the same values on every device)."""
+        if self.error_inputs_func is None:
+            return iter(())
+        maker = Maker(device, dtype, stable_rng(self.name + "-errors", dtype.name), False)
+        return iter(self.error_inputs_func(self, maker, dtype))
 
     def tolerances(self, dtype) -> tuple[float | None, float | None]:
         return self.tol.get(dtype, (None, None))

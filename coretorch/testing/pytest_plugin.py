@@ -35,10 +35,29 @@ def selected_device_types(config) -> list[str]:
         if wanted and info.name not in wanted and not set(info.device_types) & set(wanted):
             continue
         out.extend(t for t in info.device_types if t in device_types())
-    if wanted and not out:
-        raise pytest.UsageError(f"--backend {', '.join(wanted)}: no such loaded backend "
-                                f"(loaded: {', '.join(n for n, i in backends().items() if i.status == 'loaded')})")
+    problems = backend_option_problems(wanted) if wanted else []
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
     return out
+
+
+def backend_option_problems(wanted: list[str]) -> list[str]:
+    """Why each name given to --backend cannot be tested (it failed to load, was skipped, is
+    unavailable, registers no device type, or is unknown: then the closest name is suggested)."""
+    from coretorch._suggest import did_you_mean
+    from coretorch.device import device_types
+    from coretorch.plugins import backends, why_not_loaded
+    loaded = {n: i for n, i in backends().items() if i.status == "loaded"}
+    testable = {t for i in loaded.values() for t in i.device_types if t in device_types()}
+    problems = []
+    for name in wanted:
+        if name in testable or (name in loaded and set(loaded[name].device_types) & testable):
+            continue
+        why = why_not_loaded(name) or (
+            f"no such backend or device type (loaded: {', '.join(loaded) or 'none'})."
+            f"{did_you_mean(name, [*backends(), *testable])}")
+        problems.append(f"--backend {name}: {why}")
+    return problems
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -55,12 +74,20 @@ def pytest_generate_tests(metafunc) -> None:
 
 _FAILED = pytest.StashKey[set]()
 _RAN = pytest.StashKey[set]()
+_CALLED = pytest.StashKey[dict]()   # (op, device) of a failed test -> the ops it called
 
 
 def pytest_configure(config) -> None:
     config.stash[_FAILED] = set()
     config.stash[_RAN] = set()
+    config.stash[_CALLED] = {}
     config.addinivalue_line("markers", "conformance: an OpInfo conformance test")
+    wanted = config.getoption("backend", None)
+    if wanted:  # refuse a bad --backend before collecting anything
+        import coretorch  # noqa: F401  (loads the backends)
+        problems = backend_option_problems(wanted)
+        if problems:
+            raise pytest.UsageError("\n".join(problems))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -75,6 +102,39 @@ def pytest_runtest_makereport(item, call):
     item.config.stash[_RAN].add((info.name, dev))
     if report.failed:
         item.config.stash[_FAILED].add((info.name, dev))
+        if call.when == "call":
+            called = item.config.stash[_CALLED].setdefault((info.name, dev), set())
+            called |= _ops_called(item)
+
+
+def _ops_called(item) -> set[str]:
+    """The ops a failed test calls: it runs again with a RecordFunction observer (only failed
+    tests pay for this), so a failure can be traced to a broken primitive underneath."""
+    from coretorch import record_function as rf
+    names: set[str] = set()
+    handle = rf.add_thread_local_callback(lambda r: names.add(r.name.split("::")[-1]),
+                                          scopes={rf.RecordScope.FUNCTION})
+    try:
+        item.runtest()
+    except Exception:  # noqa: BLE001 - the failure itself was already reported
+        pass
+    finally:
+        rf.remove_callback(handle)
+    return names
+
+
+def root_causes(failed: set, called: dict) -> dict:
+    """``{(primitive, device): [failed ops that call it]}``: failing tests traced to a failing
+    primitive they call (a composite built on a broken `add` fails because of `add`)."""
+    from coretorch.ops import REGISTRY
+    broken = {(n, d) for n, d in failed
+              if n in REGISTRY and REGISTRY[n].kind == "primitive"}
+    causes: dict = {}
+    for (n, d), ops in called.items():
+        for p in sorted(ops):
+            if p != n and (p, d) in broken:
+                causes.setdefault((p, d), []).append(n)
+    return causes
 
 
 def op_status(name: str, device_type: str) -> str:
@@ -84,21 +144,9 @@ def op_status(name: str, device_type: str) -> str:
 
 
 def key_status(name: str, key) -> str:
-    """How dispatch key `key` runs op `name`: native (its own kernel), composite (decomposed
-    into other ops), fallback (a boxed fallback such as the CPU fallback), missing, or
-    undeclared."""
-    from coretorch.dispatch.operator import _fallbacks
-    from coretorch.ops import REGISTRY
-    decl = REGISTRY.get(name)
-    if decl is None:
-        return "undeclared"
-    if decl.op.has_kernel(key):
-        return "native"
-    if decl.kind != "primitive":
-        return "composite"
-    if key in _fallbacks:
-        return "fallback"
-    return "missing"
+    """How dispatch key `key` runs op `name` (`coretorch.coverage`)."""
+    from coretorch.coverage import op_status_for_key
+    return op_status_for_key(name, key)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
@@ -134,3 +182,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{d}: {len(names)} ops: {summary}")
     if not full:
         tr.write_line("(per-op table: --backend NAME or --conformance-table)")
+    for (p, d), ops in sorted(root_causes(failed, config.stash.get(_CALLED, {})).items(),
+                              key=lambda kv: -len(kv[1])):
+        tr.write_line(f"{d}: {len(ops)} failing op(s) trace to `{p}`, which fails its own "
+                      f"tests and which they call: {', '.join(sorted(set(ops)))}", red=True)

@@ -7,6 +7,7 @@ from coretorch.plugins import hookimpl
 from . import kernels  # noqa: F401  (imports every kernel module, filling KERNELS)
 from .allocator import allocator
 from .finite import all_finite
+from .fork_safety import install_fork_handler
 from .numpy_view import read_numpy, wrap_numpy, write_numpy
 from .registry import KERNELS
 
@@ -16,3 +17,4 @@ def coretorch_register_backend(registry) -> None:
     registry.device_type("cpu", "CPU", allocator, read_numpy=read_numpy, write_numpy=write_numpy,
                          wrap_numpy=wrap_numpy, extras={"all_finite": all_finite})
     register_kernels(registry.library("CPU"), KERNELS, "cpu")
+    install_fork_handler()

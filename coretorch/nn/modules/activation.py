@@ -1,7 +1,10 @@
 """Activation layers (ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, ...)."""
 from __future__ import annotations
 
+from typing import Callable
+
 from .. import functional as F
+from ..functional._from_schema import functional_parameters
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU",
@@ -9,178 +12,53 @@ __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", 
            "Softsign", "Tanhshrink", "Threshold", "GLU", "Softmax", "LogSoftmax", "Softmin"]
 
 
-class _Inplace(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
+def _layer(name: str, fn: Callable, doc: str) -> type:
+    """The layer class `name` applying `fn`: its ``__init__`` takes `fn`'s arguments after
+    `input`, with the same defaults (written once, in the op's schema), and stores them."""
+    params = functional_parameters(fn)
+    names = [p.name for p in params]
+    sig = ", ".join(["self"] + [p.name if p.default is p.empty else f"{p.name}=_D[{p.name!r}]"
+                                for p in params])
+    src = (f"def __init__({sig}):\n    Module.__init__(self)\n"
+           + "".join(f"    self.{n} = {n}\n" for n in names)
+           + "def forward(self, input):\n"
+           + f"    return _fn(input{''.join(f', self.{n}' for n in names)})\n")
+    g = {"Module": Module, "_fn": fn, "__name__": __name__,
+         "_D": {p.name: p.default for p in params if p.default is not p.empty}}
+    exec(compile(src, f"<coretorch layer {name}>", "exec"), g)  # noqa: S102 - from the signature
 
     def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+        parts = [f"{n}={getattr(self, n)!r}" for n in names if n != "inplace"]
+        if getattr(self, "inplace", False):
+            parts.append("inplace=True")
+        return ", ".join(parts)
+
+    return type(name, (Module,), {"__init__": g["__init__"], "forward": g["forward"],
+                                  "extra_repr": extra_repr, "__doc__": doc,
+                                  "__module__": __name__})
 
 
-class ReLU(_Inplace):
-    """max(0, x)."""
-
-    def forward(self, input):
-        return F.relu(input, self.inplace)
-
-
-class ReLU6(_Inplace):
-    """min(max(0, x), 6)."""
-
-    def forward(self, input):
-        return F.relu6(input, self.inplace)
-
-
-class SiLU(_Inplace):
-    """x * sigmoid(x)."""
-
-    def forward(self, input):
-        return F.silu(input, self.inplace)
-
-
-class Mish(_Inplace):
-    """x * tanh(softplus(x))."""
-
-    def forward(self, input):
-        return F.mish(input, self.inplace)
-
-
-class SELU(_Inplace):
-    def forward(self, input):
-        return F.selu(input, self.inplace)
-
-
-class Hardsigmoid(_Inplace):
-    def forward(self, input):
-        return F.hardsigmoid(input, self.inplace)
-
-
-class Hardswish(_Inplace):
-    def forward(self, input):
-        return F.hardswish(input, self.inplace)
-
-
-class LeakyReLU(Module):
-    """x if x > 0 else negative_slope * x."""
-
-    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
-
-
-class ELU(Module):
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
-
-
-class CELU(ELU):
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
-
-
-class GELU(Module):
-    """x Φ(x); ``approximate="tanh"`` uses the tanh approximation."""
-
-    def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input):
-        return F.gelu(input, approximate=self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
-
-
-class Softplus(Module):
-    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
-
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
-
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
-
-
-class Hardtanh(Module):
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        if min_val > max_val:
-            raise ValueError("min_val cannot be greater than max_val")
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self) -> str:
-        return (f"min_val={self.min_val}, max_val={self.max_val}"
-                + (", inplace=True" if self.inplace else ""))
-
-
-class Threshold(Module):
-    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
-        super().__init__()
-        self.threshold, self.value, self.inplace = threshold, value, inplace
-
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self) -> str:
-        return (f"threshold={self.threshold}, value={self.value}"
-                + (", inplace=True" if self.inplace else ""))
-
-
-class Tanh(Module):
-    def forward(self, input):
-        return input.tanh()
-
-
-class Sigmoid(Module):
-    def forward(self, input):
-        return input.sigmoid()
-
-
-class LogSigmoid(Module):
-    def forward(self, input):
-        return F.logsigmoid(input)
-
-
-class Softsign(Module):
-    def forward(self, input):
-        return F.softsign(input)
-
-
-class Tanhshrink(Module):
-    def forward(self, input):
-        return F.tanhshrink(input)
-
-
-class GLU(Module):
-    def __init__(self, dim: int = -1) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.glu(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+ReLU = _layer("ReLU", F.relu, "max(0, x).")
+ReLU6 = _layer("ReLU6", F.relu6, "min(max(0, x), 6).")
+LeakyReLU = _layer("LeakyReLU", F.leaky_relu, "x if x > 0 else negative_slope * x.")
+GELU = _layer("GELU", F.gelu, "x * Phi(x); ``approximate='tanh'`` uses the tanh approximation.")
+SiLU = _layer("SiLU", F.silu, "x * sigmoid(x).")
+Mish = _layer("Mish", F.mish, "x * tanh(softplus(x)).")
+ELU = _layer("ELU", F.elu, "x if x > 0 else alpha * (exp(x) - 1).")
+SELU = _layer("SELU", F.selu, "scale * elu(x, alpha) with the self-normalizing constants.")
+CELU = _layer("CELU", F.celu, "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).")
+Softplus = _layer("Softplus", F.softplus, "log(1 + exp(beta * x)) / beta, linear above "
+                                           "`threshold`.")
+Hardtanh = _layer("Hardtanh", F.hardtanh, "x clamped to [min_val, max_val].")
+Hardsigmoid = _layer("Hardsigmoid", F.hardsigmoid, "relu6(x + 3) / 6.")
+Hardswish = _layer("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
+Threshold = _layer("Threshold", F.threshold, "x if x > threshold else value.")
+GLU = _layer("GLU", F.glu, "a * sigmoid(b), the halves of the input along `dim`.")
+LogSigmoid = _layer("LogSigmoid", F.logsigmoid, "log(sigmoid(x)).")
+Softsign = _layer("Softsign", F.softsign, "x / (1 + |x|).")
+Tanhshrink = _layer("Tanhshrink", F.tanhshrink, "x - tanh(x).")
+Tanh = _layer("Tanh", F.tanh, "tanh(x).")
+Sigmoid = _layer("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
 
 
 class _SoftmaxBase(Module):

@@ -5,7 +5,6 @@ from typing import Iterable
 
 from ...ops import aten
 from ...tensor.tensor import Tensor
-from ..modules.module import _set_data
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -44,5 +43,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     for p in params:
         device = _check_same_device(p, device)
         n = p.numel()
-        _set_data(p, vec.detach()[pointer:pointer + n].view_as(p))
+        p.data = vec.detach()[pointer:pointer + n].view_as(p)
         pointer += n

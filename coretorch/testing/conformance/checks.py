@@ -15,7 +15,8 @@ from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_ar
 from ..trees import geometry, is_tensor, map_tensors, tensors_in
 
 __all__ = ["check_forward", "check_inplace", "check_out", "check_torch_parity",
-           "check_autograd", "has_data", "compare_meta", "MAX_REPORTED"]
+           "check_autograd", "check_error_inputs", "check_meta_refuses_alike", "has_data",
+           "compare_meta", "MAX_REPORTED"]
 
 MAX_REPORTED = 6  # failing samples listed in full per test
 
@@ -372,3 +373,50 @@ def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
             fails.add(i, s, str(e) if isinstance(e, AssertionError) else _err(e))
     fails.raise_if_any()
 
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def check_error_inputs(opinfo: OpInfo, dtype, device) -> None:
+    """Every error input raises its declared exception type and message on `device`."""
+    import re
+    fails = _Failures("error inputs", opinfo, dtype, device)
+    for i, e in enumerate(opinfo.error_inputs(device, dtype)):
+        try:
+            _call(opinfo.op, e.sample)
+        except Exception as err:  # noqa: BLE001 - the type is what is checked
+            if not isinstance(err, e.error_type) or not re.search(e.match, str(err)):
+                fails.add(i, e.sample, f"expected {e.error_type.__name__} matching "
+                                       f"{e.match!r}, got {_err(err)}")
+            continue
+        fails.add(i, e.sample, f"expected {e.error_type.__name__} matching {e.match!r}; the "
+                               f"call returned")
+    fails.raise_if_any()
+
+
+def _outcome(fn, s: SampleInput):
+    """None if the call returns, else the type of what it raised."""
+    try:
+        _call(fn, s)
+    except Exception as err:  # noqa: BLE001 - the type is the outcome
+        return type(err)
+    return None
+
+
+def check_meta_refuses_alike(opinfo: OpInfo, dtype, data_device) -> None:
+    """The meta device raises for a sample (or error input) exactly when `data_device` does,
+    with the same exception type: refusing arguments is the meta rule's job alone, so a shape-
+    only device refuses the same calls as one with data. Samples whose outcome depends on the
+    values (data-dependent shapes, division by zero) are not compared."""
+    fails = _Failures("meta refuses alike", opinfo, dtype, data_device)
+    pairs = zip(opinfo.sample_inputs(data_device, dtype), opinfo.sample_inputs("meta", dtype))
+    errors = zip((e.sample for e in opinfo.error_inputs(data_device, dtype)),
+                 (e.sample for e in opinfo.error_inputs("meta", dtype)))
+    for i, (s, m) in enumerate([*pairs, *errors]):
+        if opinfo.data_dependent or s.name.startswith("data-dependent"):
+            continue
+        got, want = _outcome(opinfo.op, m), _outcome(opinfo.op, s)
+        if got is not want:
+            fails.add(i, s, f"on {data_device}: {want.__name__ if want else 'returns'}; on meta: "
+                            f"{got.__name__ if got else 'returns'}")
+    fails.raise_if_any()

@@ -7,13 +7,16 @@ import pytest
 import coretorch
 import coretorch.autograd  # noqa: F401  (gradcheck lives there once the engine exists)
 from coretorch.ops import REGISTRY
-from coretorch.testing.conformance.checks import (check_autograd, check_forward, check_inplace,
-                                                  check_out, check_torch_parity)
+from coretorch.testing.conformance.checks import (check_autograd, check_error_inputs,
+                                                  check_forward, check_inplace,
+                                                  check_meta_refuses_alike, check_out,
+                                                  check_torch_parity)
 from coretorch.testing.opinfo import EXCLUDED, OP_DB
 
 __all__ = ["pytestmark", "test_every_declared_op_has_an_opinfo",
            "test_opinfo_entries_name_declared_ops", "test_forward", "test_inplace", "test_out",
-           "test_torch_parity", "test_gradcheck"]
+           "test_torch_parity", "test_gradcheck", "test_error_inputs",
+           "test_meta_refuses_alike"]
 
 # the per-op table already says which ops ran through the CPU fallback
 pytestmark = pytest.mark.filterwarnings("ignore::coretorch.ops.cpu_fallback.CPUFallbackWarning")
@@ -85,3 +88,17 @@ def test_gradcheck(opinfo, dtype, data_device):
     if gradcheck is None:
         pytest.skip("coretorch.autograd.gradcheck does not exist yet")
     check_autograd(opinfo, dtype, data_device, gradcheck)
+
+
+@pytest.mark.parametrize("opinfo,dtype", _params(
+    lambda o: _declared(o) and o.error_inputs_func is not None))
+def test_error_inputs(opinfo, dtype, device):
+    check_error_inputs(opinfo, dtype, device)
+
+
+@pytest.mark.parametrize("opinfo,dtype", _params(lambda o: _declared(o) and not o.random))
+def test_meta_refuses_alike(opinfo, dtype, data_device):
+    from coretorch.device import device_types
+    if "meta" not in device_types():
+        pytest.skip("the meta backend is not loaded: nothing to compare with")
+    check_meta_refuses_alike(opinfo, dtype, data_device)

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import SampleInput
+from ..opinfo import ErrorInput, SampleInput
 
 NAN, INF = float("nan"), float("inf")
 SPECIAL_VALUES = (NAN, INF, -INF, 0.0, -0.0, 1.5, -2.5, 0.5)
@@ -154,3 +154,18 @@ def int_to_int64(x: np.ndarray, dtype=None):
     if dtype is not None:
         return dtype
     return np.int64 if x.dtype.kind in "biu" else x.dtype
+
+
+def binary_error_inputs(op, m, dtype):
+    """Calls every binary elementwise op refuses: shapes that do not broadcast, a non-number
+    operand, two Python numbers."""
+    yield ErrorInput(SampleInput(m.make((3, 4)), (m.make((3, 5)),), name="no-broadcast"),
+                     RuntimeError, r"must match the size of tensor b")
+    yield ErrorInput(SampleInput(m.make((3,)), ("x",), name="string-other"), TypeError,
+                     r"argument '\w+' \(position 2\) must be Tensor")
+
+
+def unary_error_inputs(op, m, dtype):
+    """Calls every unary elementwise op refuses: a non-tensor input."""
+    yield ErrorInput(SampleInput([1.0, 2.0], name="list-input"), TypeError,
+                     r"argument 'input' \(position 1\) must be Tensor, not list")

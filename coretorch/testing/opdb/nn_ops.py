@@ -1,44 +1,13 @@
-"""OpInfos of the neural-network primitives (coretorch/ops/nn_ops.py). Convolutions and pooling
-have no numpy reference: PyTorch is their oracle (test_torch_parity)."""
+"""OpInfos of the neural-network ops (coretorch/ops/nn_ops.py). Convolutions and pooling have no
+numpy reference: PyTorch is their oracle (test_torch_parity). softmax is with the reductions."""
 from __future__ import annotations
-
-import numpy as np
 
 from ... import dtypes as _dt
 from ...ops.nn_ops import conv_output_size, pool_output_size
 from ..opinfo import FLOATS, OpInfo, SampleInput
-from .common import quiet, torch_nn
+from .common import torch_nn
 
 _TOL = {_dt.float32: (1e-5, 1e-4)}
-
-
-def _softmax(x, dim, dtype=None):
-    x = x.astype(dtype) if dtype is not None else x
-    if x.ndim == 0:
-        return np.ones_like(x)
-    e = np.exp(x - np.max(x, axis=dim, keepdims=True)) if x.size else x
-    return (e / np.sum(e, axis=dim, keepdims=True)).astype(x.dtype)
-
-
-def _log_softmax(x, dim, dtype=None):
-    x = x.astype(dtype) if dtype is not None else x
-    if x.ndim == 0:
-        return np.zeros_like(x)
-    if not x.size:
-        return x.copy()
-    s = x - np.max(x, axis=dim, keepdims=True)
-    return (s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))).astype(x.dtype)
-
-
-def _softmax_samples(op, m, dtype):
-    yield SampleInput(m.make((2, 3, 4)), (1,), name="dim1")
-    yield SampleInput(m.make((2, 3, 4)), (-1,), name="dim-1")
-    yield SampleInput(m.make((4, 3), layout="transposed"), (0,), name="transposed")
-    yield SampleInput(m.make((3,), values=[800.0, 1.0, -800.0]), (0,), name="large-values")
-    yield SampleInput(m.make(()), (0,), name="0-d")
-    yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
-    if dtype is _dt.float32:
-        yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
 
 
 def _conv2d_samples(op, m, dtype):
@@ -152,10 +121,6 @@ def _torch_embedding(weight, indices, padding_idx=None):
 
 
 OPS: list[OpInfo] = [
-    OpInfo("softmax", dtypes=FLOATS, ref=quiet(_softmax), sample_inputs_func=_softmax_samples,
-           tol=_TOL),
-    OpInfo("log_softmax", dtypes=FLOATS, ref=quiet(_log_softmax),
-           sample_inputs_func=_softmax_samples, tol=_TOL),
     OpInfo("conv2d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv2d_samples, tol=_TOL),
     OpInfo("conv1d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv1d_samples, tol=_TOL),
     OpInfo("convolution_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_conv_bwd,

@@ -6,8 +6,9 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import ALL, ALL_INT, FLOATS, INTS, OpInfo, SampleInput
-from .common import binary_samples, quiet, torch_nn, unary_samples
+from ..opinfo import ALL, ALL_INT, FLOATS, INTS, ErrorInput, OpInfo, SampleInput
+from .common import (binary_error_inputs, binary_samples, quiet, torch_nn, unary_error_inputs,
+                     unary_samples)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -107,7 +108,17 @@ _UNARY = {
             {}),
     "hardtanh": (lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val)
                  .astype(x.dtype), FLOATS, {}),
+    "relu6": (lambda x: np.clip(x, 0, 6).astype(x.dtype), ALL, {}),
+    "selu": (lambda x: (_SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)))
+             .astype(x.dtype), FLOATS, {}),
+    "celu": (lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x / alpha))
+             .astype(x.dtype), FLOATS, {}),
+    "log_sigmoid": (lambda x: -_softplus(-x), FLOATS, {}),
+    "softsign": (lambda x: x / (1 + np.abs(x)), FLOATS, {}),
+    "tanhshrink": (lambda x: x - np.tanh(x), FLOATS, {}),
 }
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
 
 # extra samples with keyword arguments
 _UNARY_KWARGS = {
@@ -118,6 +129,7 @@ _UNARY_KWARGS = {
     "softplus": [dict(beta=2.0, threshold=5.0)],
     "elu": [dict(alpha=0.5)],
     "hardtanh": [dict(min_val=-2.0, max_val=3.0)],
+    "celu": [dict(alpha=0.5)],
 }
 
 
@@ -131,13 +143,59 @@ def _unary_sample_func(opts: dict, extra_kwargs: list):
 
 
 _TORCH_NN = {"leaky_relu", "gelu", "softplus", "elu", "hardtanh", "silu", "mish", "hardsigmoid",
-             "hardswish"}
+             "hardswish", "relu6", "selu", "celu", "softsign", "tanhshrink"}
+_TORCH_NAMES = {"log_sigmoid": "logsigmoid"}
+
+
+# extra refusals: name -> [(args, kwargs, dtype the input must have, error type, match)]
+_UNARY_ERRORS = {
+    "relu": [((), {}, _dt.bool, RuntimeError, "Boolean inputs not supported")],
+    "neg": [((), {}, _dt.bool, RuntimeError, "Negation, the `-` operator, on a bool")],
+    "abs": [((), {}, _dt.bool, NotImplementedError, "not implemented for 'Bool'")],
+    "floor": [((), {}, _dt.bool, NotImplementedError, "not implemented for 'Bool'")],
+    "positive": [((), {}, _dt.bool, RuntimeError, "on a bool tensor is not supported")],
+    "frac": [((), {}, _dt.int64, NotImplementedError, "frac")],
+    "gelu": [((), dict(approximate="cubic"), None, RuntimeError, "approximate must be")],
+    "hardtanh": [((2.0, 1.0), {}, None, ValueError, "min_val cannot be greater")],
+    "round": [((), dict(decimals=2), _dt.int64, NotImplementedError, "decimals")],
+    "celu": [((0.0,), {}, None, RuntimeError, "alpha cannot be 0")],
+    "bitwise_not": [((), {}, _dt.float32, TypeError, "expected an integer or bool tensor")],
+}
+
+
+def _unary_errors(name: str):
+    def errors(op, m, dtype):
+        yield from unary_error_inputs(op, m, dtype)
+        for args, kwargs, need, etype, match in _UNARY_ERRORS.get(name, []):
+            x = m.make((3,)) if need is None else m.make((3,)).to(need)
+            yield ErrorInput(SampleInput(x, args, kwargs, name=f"refused-{match[:20]}"), etype,
+                             match)
+    return errors
+
+
+_BINARY_ERRORS = {
+    "sub": [(_dt.bool, {}, RuntimeError, "Subtraction, the `-` operator, with a bool")],
+    "div": [(None, dict(rounding_mode="round"), ValueError, "expected rounding_mode")],
+    "add": [(_dt.int64, dict(alpha=0.5), RuntimeError, "alpha must not be a floating")],
+}
+
+
+def _binary_errors(name: str):
+    def errors(op, m, dtype):
+        yield from binary_error_inputs(op, m, dtype)
+        for need, kwargs, etype, match in _BINARY_ERRORS.get(name, []):
+            x = m.make((3,)) if need is None else m.make((3,)).to(need)
+            yield ErrorInput(SampleInput(x, (x.clone(),), kwargs, name=f"refused-{name}"),
+                             etype, match)
+    return errors
 
 
 def _unary_infos() -> list[OpInfo]:
     out = []
     for name, (ref, dtypes, opts) in _UNARY.items():
         tref = {"torch_ref": torch_nn(name)} if name in _TORCH_NN else {}
+        if name in _TORCH_NAMES:
+            tref = {"torch_ref": torch_nn(_TORCH_NAMES[name])}
         tol = {_dt.float16: (1e-3, 1e-3)}
         if name in ("erf", "erfc", "gelu", "mish", "tan", "sinh", "cosh", "expm1", "exp2",
                     "softplus"):
@@ -145,7 +203,7 @@ def _unary_infos() -> list[OpInfo]:
         out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref) if ref else None, tol=tol,
                           sample_inputs_func=_unary_sample_func(opts,
                                                                 _UNARY_KWARGS.get(name, [])),
-                          **tref))
+                          error_inputs_func=_unary_errors(name), **tref))
     return out
 
 
@@ -176,6 +234,7 @@ _BINARY = {
     # name: (ref, dtypes, sample options)
     "add": (_add, ALL + F16 + BOOL, {}),
     "sub": (_sub, ALL + F16, {}),
+    "rsub": (lambda a, b, alpha=1: np.subtract(b, a * alpha if alpha != 1 else a), ALL, {}),
     "mul": (np.multiply, ALL + F16 + BOOL, {}),
     "div": (_div, ALL + F16, dict(rhs_nonzero=True)),
     "pow": (np.power, ALL, dict(low=0.5, high=3, rhs_low=0, rhs_high=3)),
@@ -211,6 +270,7 @@ _BINARY = {
 _BINARY_KWARGS = {
     "add": [dict(alpha=2)],
     "sub": [dict(alpha=2)],
+    "rsub": [dict(alpha=2)],
     "div": [dict(rounding_mode="trunc"), dict(rounding_mode="floor")],
 }
 
@@ -255,6 +315,7 @@ def _binary_infos() -> list[OpInfo]:
             tol[_dt.float32] = (1e-5, 1e-4)
         out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref), tol=tol,
                           torch_ref=_torch_scalar_other(name),
+                          error_inputs_func=_binary_errors(name),
                           sample_inputs_func=_binary_sample_func(name, opts,
                                                                  _BINARY_KWARGS.get(name, []))))
     return out
@@ -323,11 +384,45 @@ def _addc_samples(nonzero: bool):
     return samples
 
 
+def _one_bound_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1,), name="scalar")
+    yield SampleInput(m.make((3, 4)), (m.make((4,)),), name="tensor-bound")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (m.make(()),), name="0-d-bound")
+    yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
+
+
+def _threshold_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1, -2),
+                      name="scalars")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (0, 7), name="transposed")
+    yield SampleInput(m.make(()), (0, 1), name="0-d")
+
+
+def _glu(x, dim=-1):
+    a, b = np.split(x, 2, axis=dim)
+    return (a * _sigmoid(b)).astype(x.dtype)
+
+
+def _glu_samples(op, m, dtype):
+    yield SampleInput(m.make((3, 4)), name="last-dim")
+    yield SampleInput(m.make((4, 3)), (0,), name="dim-0")
+    yield SampleInput(m.make((2, 6, 2), layout="transposed"), (1,), name="transposed")
+
+
 def _ternary_infos() -> list[OpInfo]:
     return [
         OpInfo("where", dtypes=ALL + BOOL, ref=lambda c, x, y: np.where(c, x, y),
                sample_inputs_func=_where_samples),
         OpInfo("clamp", dtypes=ALL, ref=_clamp_ref, sample_inputs_func=_clamp_samples),
+        OpInfo("clamp_min", dtypes=ALL, ref=lambda x, lo: _clamp_ref(x, lo, None),
+               sample_inputs_func=_one_bound_samples),
+        OpInfo("clamp_max", dtypes=ALL, ref=lambda x, hi: _clamp_ref(x, None, hi),
+               sample_inputs_func=_one_bound_samples),
+        OpInfo("threshold", dtypes=FLOATS + INTS,
+               ref=lambda x, t, v: np.where(x > t, x, v).astype(x.dtype),
+               torch_ref=torch_nn("threshold"), sample_inputs_func=_threshold_samples),
+        OpInfo("glu", dtypes=FLOATS, ref=_glu, torch_ref=torch_nn("glu"),
+               sample_inputs_func=_glu_samples),
         OpInfo("lerp", dtypes=FLOATS, ref=quiet(lambda s, e, w: s + w * (e - s)),
                sample_inputs_func=_lerp_samples, tol={_dt.float32: (1e-5, 1e-5)}),
         OpInfo("addcmul", dtypes=FLOATS + INTS,

@@ -1,14 +1,15 @@
-"""OpInfos of the reductions and scans (coretorch/ops/reductions.py)."""
+"""OpInfos of the reductions, scans and softmax (coretorch/ops/reductions.py, softmax.py)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, FLOATS, OpInfo, SampleInput
-from .common import NAN, int_to_int64, np_reduce_axis, quiet, reduction_samples, torch_aten
+from .common import INF, NAN, int_to_int64, np_reduce_axis, quiet, reduction_samples, torch_aten
 
 BOOL = (_dt.bool,)
 _RED_TOL = {_dt.float32: (1e-5, 1e-5)}
+_SOFTMAX_TOL = {_dt.float32: (1e-5, 1e-4)}
 
 
 def _axis(x, dim):
@@ -80,7 +81,9 @@ def _arg(kind: str):
 def _logical(kind: str):
     def ref(x, dim=None, keepdim=False):
         fn = np.all if kind == "all" else np.any
-        return fn(x, axis=_axis(x, dim), keepdims=keepdim)
+        axis = () if isinstance(dim, tuple) and not dim else _axis(x, dim)  # () reduces nothing
+        r = fn(x, axis=axis, keepdims=keepdim)
+        return r.astype(np.uint8) if x.dtype == np.uint8 else r
     return ref
 
 
@@ -110,28 +113,51 @@ def _logsumexp(x, dim, keepdim=False):
     return (r if keepdim else np.squeeze(r, axis=ax)).astype(x.dtype)
 
 
-def _norm(x, p=2, dim=None, keepdim=False):
+def _norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
     ax = _axis(x, dim)
     a = np.abs(x).astype(np.float64)
+    p = 2 if p in ("fro", None) else p
     if p == float("inf"):
         r = np.max(a, axis=ax, keepdims=keepdim)
+    elif p == float("-inf"):
+        r = np.min(a, axis=ax, keepdims=keepdim)
     elif p == 0:
         r = np.sum(a != 0, axis=ax, keepdims=keepdim)
     else:
         r = np.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(r).astype(x.dtype)
+    return np.asarray(r).astype(dtype or x.dtype)
+
+
+def _softmax(x, dim, dtype=None):
+    x = x.astype(dtype) if dtype is not None else x
+    if x.ndim == 0:
+        return np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True)) if x.size else x
+    return (e / np.sum(e, axis=dim, keepdims=True)).astype(x.dtype)
+
+
+def _log_softmax(x, dim, dtype=None):
+    x = x.astype(dtype) if dtype is not None else x
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    if not x.size:
+        return x.copy()
+    s = x - np.max(x, axis=dim, keepdims=True)
+    return (s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))).astype(x.dtype)
 
 
 # ---- samples ----------------------------------------------------------------------------------
 
 def _sum_samples(op, m, dtype):
     yield from reduction_samples(op, m, dtype)
+    yield SampleInput(m.make((2, 3)), (), dict(dim=()), "dim=()-every-dim")
     out = _dt.float64 if dtype.is_floating_point else _dt.int32
     yield SampleInput(m.make((2, 3)), (), dict(dim=1, dtype=out), "dtype-kwarg")
 
 
 def _mean_samples(op, m, dtype):
     yield from reduction_samples(op, m, dtype)
+    yield SampleInput(m.make((2, 3)), (), dict(dim=()), "dim=()-every-dim")
     yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), "dtype-kwarg")
 
 
@@ -144,6 +170,7 @@ def _prod_samples(op, m, dtype):
     yield SampleInput(m.make((4, 3), layout="transposed", **kw), (0,), name="transposed")
     yield SampleInput(m.make((0, 3), **kw), (0,), name="zero-size")
     yield SampleInput(m.make((2, 3), **kw), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
+    yield SampleInput(m.make((2, 3), **kw), (), dict(dim=0, keepdim=True), name="dim0-keepdim")
 
 
 def _amax_samples(op, m, dtype):
@@ -183,6 +210,8 @@ def _arg_samples(op, m, dtype):
 
 def _logical_samples(op, m, dtype):
     yield from reduction_samples(op, m, dtype, multi_dim=False, low=-1, high=2)
+    yield SampleInput(m.make((2, 3), low=-1, high=2), ((0, 1),), name="dims(0,1)")
+    yield SampleInput(m.make((2, 3), low=-1, high=2), ((),), name="dim=()-reduces-nothing")
     yield SampleInput(m.make((2, 3), values=[0, 0, 0, 1, 1, 1]), (1,), name="rows-all-or-none")
 
 
@@ -204,6 +233,9 @@ def _var_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), (1,), dict(correction=0), name="correction0")
     yield SampleInput(m.make((2, 3, 4)), (-1,), dict(unbiased=False), name="unbiased=False")
     yield SampleInput(m.make((5, 4), layout="transposed"), (0,), name="transposed")
+    yield SampleInput(m.make((2, 3, 4)), (), dict(correction=0.5), name="full-correction-float")
+    yield SampleInput(m.make((2, 3), values=[1.0, 1.0, 1.0, 2.0, 0.0, 4.0]), (1,),
+                      name="constant-row")
 
 
 def _logsumexp_samples(op, m, dtype):
@@ -212,6 +244,9 @@ def _logsumexp_samples(op, m, dtype):
     yield SampleInput(m.make((4, 3), layout="transposed"), (0,), name="transposed")
     yield SampleInput(m.make((3,), values=[800.0, 1.0, -800.0]), (0,), name="large-values")
     yield SampleInput(m.make(()), (0,), name="0-d")
+    yield SampleInput(m.make((2, 3, 4)), ((0, 1, 2),), name="every-dim")
+    yield SampleInput(m.make((2, 3), values=[-INF] * 3 + [1.0, -INF, 2.0]), (1,),
+                      name="neg-inf-row")
 
 
 def _norm_samples(op, m, dtype):
@@ -222,6 +257,32 @@ def _norm_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), (3,), dict(dim=0), name="p3")
     yield SampleInput(m.make((4, 3), layout="transposed"), (2, 0), name="transposed")
     yield SampleInput(m.make((0, 3)), (2, 1), name="zero-size")
+    yield SampleInput(m.make((2, 3, 4)), ("fro", (0, 2)), name="fro-dims")
+    yield SampleInput(m.make((2, 3, 4)), (None, 1), name="p=None")
+    yield SampleInput(m.make((2, 3, 4)), (float("-inf"), 2), name="p-neg-inf")
+    yield SampleInput(m.make((2, 3, 4)), (0, 1), name="p0")
+    yield SampleInput(m.make((2, 3, 4)), (0.5, 1), name="p0.5")
+    yield SampleInput(m.make((2, 3, 4)), (1.5,), name="p1.5-full")
+    for p in (2, 1, 3):
+        yield SampleInput(m.make((2, 3), values=[0.0, 0.0, 0.0, 1.0, -2.0, 0.5]), (p, 1),
+                          name=f"p{p}-zero-row")
+    if dtype is _dt.float32:
+        yield SampleInput(m.make((2, 3)), (2, 1), dict(dtype=_dt.float64), name="dtype-kwarg")
+
+
+
+def _softmax_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), (1,), name="dim1")
+    yield SampleInput(m.make((2, 3, 4)), (-1,), name="dim-1")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (0,), name="transposed")
+    yield SampleInput(m.make((3,), values=[800.0, 1.0, -800.0]), (0,), name="large-values")
+    yield SampleInput(m.make(()), (0,), name="0-d")
+    yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
+    yield SampleInput(m.make((0, 3)), (0,), name="zero-size-along-dim")
+    yield SampleInput(m.make((2, 3), values=[-INF, 1.0, 2.0, 0.5, -INF, -INF]), (1,),
+                      name="neg-inf-entries")
+    if dtype is _dt.float32:
+        yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
 
 
 OPS: list[OpInfo] = [
@@ -230,12 +291,12 @@ OPS: list[OpInfo] = [
     OpInfo("mean", dtypes=FLOATS, ref=quiet(_mean), sample_inputs_func=_mean_samples, tol=_RED_TOL),
     OpInfo("amax", dtypes=ALL + BOOL, ref=_amax, sample_inputs_func=_amax_samples),
     OpInfo("amin", dtypes=ALL + BOOL, ref=_amin, sample_inputs_func=_amax_samples),
-    OpInfo("_max_dim", dtypes=ALL, ref=_minmax_dim("max"), torch_ref=torch_aten("max"),
+    OpInfo("_max_dim", dtypes=ALL + BOOL, ref=_minmax_dim("max"), torch_ref=torch_aten("max"),
            sample_inputs_func=_dim_samples(True)),
-    OpInfo("_min_dim", dtypes=ALL, ref=_minmax_dim("min"), torch_ref=torch_aten("min"),
+    OpInfo("_min_dim", dtypes=ALL + BOOL, ref=_minmax_dim("min"), torch_ref=torch_aten("min"),
            sample_inputs_func=_dim_samples(True)),
-    OpInfo("max", dtypes=ALL, ref=_max_composite("max"), sample_inputs_func=_max_samples),
-    OpInfo("min", dtypes=ALL, ref=_max_composite("min"), sample_inputs_func=_max_samples),
+    OpInfo("max", dtypes=ALL + BOOL, ref=_max_composite("max"), sample_inputs_func=_max_samples),
+    OpInfo("min", dtypes=ALL + BOOL, ref=_max_composite("min"), sample_inputs_func=_max_samples),
     OpInfo("argmax", dtypes=ALL, ref=_arg("max"), sample_inputs_func=_arg_samples),
     OpInfo("argmin", dtypes=ALL, ref=_arg("min"), sample_inputs_func=_arg_samples),
     OpInfo("all", dtypes=ALL + BOOL, ref=_logical("all"), sample_inputs_func=_logical_samples),
@@ -251,4 +312,8 @@ OPS: list[OpInfo] = [
     OpInfo("logsumexp", dtypes=FLOATS, ref=quiet(_logsumexp), sample_inputs_func=_logsumexp_samples,
            tol=_RED_TOL),
     OpInfo("norm", dtypes=FLOATS, ref=_norm, sample_inputs_func=_norm_samples, tol=_RED_TOL),
+    OpInfo("softmax", dtypes=FLOATS, ref=quiet(_softmax), sample_inputs_func=_softmax_samples,
+           tol=_SOFTMAX_TOL),
+    OpInfo("log_softmax", dtypes=FLOATS, ref=quiet(_log_softmax),
+           sample_inputs_func=_softmax_samples, tol=_SOFTMAX_TOL),
 ]

@@ -1,12 +1,14 @@
-"""``coretorch.utils.data``: datasets, samplers, DataLoader and collation (mirrors
-``torch.utils.data``)."""
+"""``coretorch.utils.data``: datasets, samplers, DataLoader (with worker processes) and collation
+(mirrors ``torch.utils.data``)."""
 from .collate import default_collate, default_convert  # noqa: F401
 from .dataloader import DataLoader  # noqa: F401
-from .dataset import (ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset,  # noqa: F401
-                      random_split)
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset,  # noqa: F401
+                      StackDataset, Subset, TensorDataset, random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
-                      SubsetRandomSampler)
+                      SubsetRandomSampler, WeightedRandomSampler)
+from .worker_info import WorkerInfo, get_worker_info  # noqa: F401
 
-__all__ = ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "Subset",
-           "ConcatDataset", "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "BatchSampler", "default_collate", "default_convert"]
+__all__ = ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
+           "Subset", "ConcatDataset", "ChainDataset", "random_split", "Sampler",
+           "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler", "default_collate", "default_convert", "get_worker_info"]

@@ -7,9 +7,11 @@ import re
 import numpy as np
 
 from ... import dtypes as _dt
+from ...multiprocessing.tensor_sharing import empty_shared
 from ...ops import aten
 from ...ops.factories_public import as_tensor, tensor
 from ...tensor.tensor import Tensor
+from .worker_info import get_worker_info
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -49,12 +51,23 @@ def default_convert(data):
     return data
 
 
+def _stacks_into_shared_memory(elem: Tensor, batch) -> bool:
+    shape, dtype = elem.shape, elem.dtype
+    return elem.device.type == "cpu" and all(
+        isinstance(b, Tensor) and b.shape == shape and b.dtype is dtype and b.device == elem.device
+        and not b.requires_grad for b in batch)
+
+
 def default_collate(batch):
     """Stack a list of samples into a batch: tensors are stacked along a new dim 0, numpy arrays
     and numbers become tensors (floats as float64, ints as int64), strings stay a list, and
     dicts / tuples / lists are collated field by field."""
     elem = batch[0]
     if isinstance(elem, Tensor):
+        if get_worker_info() is not None and _stacks_into_shared_memory(elem, batch):
+            # in a worker the batch goes straight to shared memory: the main process maps it
+            out = empty_shared((len(batch),) + tuple(elem.shape), elem.dtype)
+            return aten.cat([b.unsqueeze(0) for b in batch], 0, out=out)
         return aten.stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:

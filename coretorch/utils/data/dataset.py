@@ -1,4 +1,5 @@
-"""Datasets: Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, random_split."""
+"""Datasets: Dataset, IterableDataset, TensorDataset, StackDataset, Subset, ConcatDataset,
+ChainDataset, random_split."""
 from __future__ import annotations
 
 import bisect
@@ -11,8 +12,8 @@ from ...ops import aten
 from ...random import default_generator
 from ...tensor.tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset",
+           "ConcatDataset", "ChainDataset", "random_split"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -33,8 +34,8 @@ class IterableDataset(Dataset[T_co]):
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
-    def __add__(self, other):
-        raise NotImplementedError("IterableDataset does not support concatenation with +")
+    def __add__(self, other: "IterableDataset") -> "ChainDataset":
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -52,6 +53,47 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: ``StackDataset(a, b)[i] == (a[i], b[i])``,
+    ``StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}``."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: tuple | dict = args or kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for k, d in (self.datasets.items() if named else enumerate(self.datasets)):
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [d[i] for i in indices]
+            columns[k] = items
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
@@ -98,6 +140,28 @@ class ConcatDataset(Dataset):
         i = bisect.bisect_right(self.cumulative_sizes, idx)
         sample_idx = idx if i == 0 else idx - self.cumulative_sizes[i - 1]
         return self.datasets[i][sample_idx]
+
+
+class ChainDataset(IterableDataset):
+    """Several IterableDatasets one after another, chained as they are iterated."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=None) -> list:

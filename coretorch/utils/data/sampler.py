@@ -3,11 +3,25 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
+import numpy as np
+
+from ... import dtypes as _dt
 from ...ops import aten
+from ...ops.factories_public import as_tensor
 from ...random import Generator, default_generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "WeightedRandomSampler", "BatchSampler"]
+
+
+def _positive_int(name: str, value) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
+
+
+def _boolean(name: str, value, error: type = ValueError) -> None:
+    if not isinstance(value, bool):
+        raise error(f"{name} should be a boolean value, but got {name}={value}")
 
 
 class Sampler:
@@ -51,9 +65,7 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
-        if not isinstance(replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got "
-                            f"replacement={replacement}")
+        _boolean("replacement", replacement, TypeError)
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
@@ -94,17 +106,62 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+def multinomial_indices(weights: np.ndarray, num_samples: int, replacement: bool,
+                        generator: Generator | None) -> list[int]:
+    """`num_samples` category indices drawn with probabilities proportional to `weights` (1-D,
+    float64), with or without replacement, from `generator` (default: the global one): what
+    ``torch.multinomial`` returns, with its errors. Without replacement it is the exponential
+    race PyTorch uses (each category's weight over an exponential draw; the largest win)."""
+    gen = default_generator if generator is None else generator
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if weights.sum() <= 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    n = weights.shape[0]
+    if replacement:
+        cdf = np.cumsum(weights)
+        picks = np.searchsorted(cdf, gen.numpy.random(num_samples) * cdf[-1], side="right")
+        return np.minimum(picks, n - 1).tolist()
+    if num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    keys = weights / gen.numpy.exponential(size=n)
+    return np.argsort(-keys, kind="stable")[:num_samples].tolist()
+
+
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices in ``[0, len(weights))`` drawn with probabilities proportional to
+    `weights` (not necessarily summing to one), with or without replacement, from
+    `generator`."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator=None) -> None:
+        _positive_int("num_samples", num_samples)
+        _boolean("replacement", replacement)
+        weights_tensor = as_tensor(weights, dtype=_dt.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        w = np.asarray(self.weights.tolist(), dtype=np.float64)
+        yield from multinomial_indices(w, self.num_samples, self.replacement, self.generator)
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
 class BatchSampler(Sampler):
     """Groups the indices of `sampler` into lists of `batch_size` (the last may be short unless
     `drop_last`)."""
 
     def __init__(self, sampler, batch_size: int, drop_last: bool) -> None:
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got "
-                             f"drop_last={drop_last}")
+        _positive_int("batch_size", batch_size)
+        _boolean("drop_last", drop_last)
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last

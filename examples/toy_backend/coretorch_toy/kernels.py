@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch.device import get_device_type
-from coretorch.ops.meta_rules import dims_arg
 from coretorch.tensor.impl import TensorImpl
 
 from .memory import device_array
@@ -62,9 +61,9 @@ def mul(out, self, other) -> None:
     _store(out, np.multiply(_operand(self, dtype), _operand(other, dtype), dtype=dtype))
 
 
-def sum_(out, self, dim=None, keepdim=False, *, dtype=None) -> None:
-    """Sum over `dim` (None or empty: every dim); half precision accumulates in float32."""
+def sum_(out, self, dim, keepdim, dtype) -> None:
+    """Sum over `dim` (a tuple of wrapped dims; None or empty: every dim); half precision
+    accumulates in float32. `dtype` is already out's dtype."""
     a = device_array(self)
-    acc = np.dtype(np.float32) if out._dtype.numpy == np.float16 else out._dtype.numpy
-    axes = None if a.ndim == 0 else dims_arg("sum", dim, a.ndim)
-    _store(out, np.sum(a, axis=axes, dtype=acc, keepdims=keepdim))
+    axes = None if not dim or a.ndim == 0 else dim
+    _store(out, np.sum(a, axis=axes, dtype=_compute(out), keepdims=keepdim))

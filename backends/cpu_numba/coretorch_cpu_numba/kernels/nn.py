@@ -1,183 +1,18 @@
-"""Neural-network kernels: fused softmax/log_softmax (numba), max/avg pooling (numba); conv2d and
-its backward (im2col + BLAS GEMM) come from the backend kit (`coretorch.backend_kit.conv`)."""
+"""Neural-network kernels: max/avg pooling (numba); conv2d and its backward (im2col + BLAS GEMM)
+come from the backend kit (`coretorch.backend_kit.conv`). softmax is in `softmax.py`."""
 from __future__ import annotations
-
-import math
 
 import numba
 import numpy as np
-from numba.extending import overload
 
 from coretorch.backend_kit.array_kit import acc_float
 from coretorch.backend_kit.conv import conv_kernels
-from coretorch.ops.meta_rules import wrap_dim
 from coretorch.ops.nn_ops import pool2d_args
 
 from ..registry import TABLE, kernel
 from ._common import KIT, arr, write, writable_target
 
 _PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
-
-
-# ---- softmax / log_softmax -----------------------------------------------------------------
-
-_EXP_LO, _EXP_HI = np.float32(-87.3), np.float32(88.7)
-
-
-@numba.njit(cache=True, inline="always")
-def _exp32(x):
-    """float32 exp (Cephes expf, ~2 ulp) in plain arithmetic, so loops over it vectorize (numba
-    has no vector math library here); below -87.3 it returns 0, NaN stays NaN."""
-    c = min(max(x, _EXP_LO), _EXP_HI)
-    fx = np.floor(c * np.float32(1.44269504088896341) + np.float32(0.5))
-    r = c - fx * np.float32(0.693359375) + fx * np.float32(2.12194440e-4)
-    p = ((((np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)) * r
-           + np.float32(8.3334519073e-3)) * r + np.float32(4.1665795894e-2)) * r
-         + np.float32(1.6666665459e-1)) * r + np.float32(5.0000001201e-1)
-    p = p * (r * r) + r + np.float32(1.0)
-    e = p * np.int32((np.int32(fx) + 127) << 23).view(np.float32)
-    if x < _EXP_LO:
-        e = np.float32(0.0)
-    if x != x:
-        e = x
-    return e
-
-
-def _exp(x):
-    """exp in the precision of `x`: the vectorizable `_exp32` for float32 (jitted code only)."""
-    return math.exp(x)
-
-
-@overload(_exp)
-def _exp_typed(x):
-    if x == numba.float32:
-        return lambda x: _exp32(x)
-    return lambda x: math.exp(x)
-
-
-def _zero(x):
-    """A zero of `x`'s type (jitted code only)."""
-    return 0
-
-
-@overload(_zero)
-def _zero_typed(x):
-    zero = np.float32(0) if x == numba.float32 else 0.0
-    return lambda x: zero
-
-
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _softmax_row(x, y, log):
-    # one contiguous row; NaN anywhere makes the sum (so the row) NaN, as in PyTorch
-    n = x.shape[0]
-    m = x[0]
-    for j in range(1, n):
-        v = x[j]
-        if v > m:
-            m = v
-    s = _zero(m)
-    if log:
-        for j in range(n):
-            s += _exp(x[j] - m)
-        shift = m + math.log(s)
-        for j in range(n):
-            y[j] = x[j] - shift
-    else:
-        for j in range(n):
-            e = _exp(x[j] - m)
-            y[j] = e
-            s += e
-        inv = 1 / s
-        for j in range(n):
-            y[j] *= inv
-
-
-@numba.njit(cache=True, fastmath={"reassoc"})
-def _softmax_cols(x, y, log):
-    # x, y: (N, Q), softmax along N for each of the Q columns (inner loops run over Q)
-    N, Q = x.shape
-    m = x[0].copy()
-    for i in range(1, N):
-        for q in range(Q):
-            if x[i, q] > m[q]:
-                m[q] = x[i, q]
-    s = np.zeros_like(m)
-    for i in range(N):
-        for q in range(Q):
-            e = _exp(x[i, q] - m[q])
-            s[q] += e
-            if not log:
-                y[i, q] = e
-    if log:
-        for q in range(Q):
-            s[q] = m[q] + math.log(s[q])
-        for i in range(N):
-            for q in range(Q):
-                y[i, q] = x[i, q] - s[q]
-    else:
-        for q in range(Q):
-            s[q] = 1 / s[q]
-        for i in range(N):
-            for q in range(Q):
-                y[i, q] *= s[q]
-
-
-@numba.njit(cache=True)
-def _softmax_rows_serial(x, y, log):
-    for p in range(x.shape[0]):
-        _softmax_row(x[p], y[p], log)
-
-
-@numba.njit(cache=True, parallel=True)
-def _softmax_rows_parallel(x, y, log):
-    for p in numba.prange(x.shape[0]):
-        _softmax_row(x[p], y[p], log)
-
-
-@numba.njit(cache=True)
-def _softmax_cols_serial(x, y, log):
-    for p in range(x.shape[0]):
-        _softmax_cols(x[p], y[p], log)
-
-
-@numba.njit(cache=True, parallel=True)
-def _softmax_cols_parallel(x, y, log):
-    for p in numba.prange(x.shape[0]):
-        _softmax_cols(x[p], y[p], log)
-
-
-def _softmax_into(op: str, out, self, dim, log: bool) -> None:
-    a = arr(self)
-    o = arr(out)
-    d = wrap_dim(op, dim, a.ndim)
-    if a.size == 0:
-        return
-    shape = a.shape if a.ndim else (1,)
-    P = int(np.prod(shape[:d], dtype=np.int64))
-    N, Q = shape[d], int(np.prod(shape[d + 1:], dtype=np.int64))
-    cdt = acc_float(o.dtype)  # out is floating (the meta rule)
-    # softmax over the last dim runs on contiguous rows; otherwise on (N, Q) column blocks
-    blocks = (P, N) if Q == 1 else (P, N, Q)
-    x = np.ascontiguousarray(a, dtype=cdt).reshape(blocks)
-    y, copy = writable_target(out, cdt, blocks)
-    parallel = P > 1 and a.size >= _PARALLEL_MIN
-    if Q == 1:
-        fn = _softmax_rows_parallel if parallel else _softmax_rows_serial
-    else:
-        fn = _softmax_cols_parallel if parallel else _softmax_cols_serial
-    fn(x, y, log)
-    if copy:
-        write(out, y.reshape(o.shape))
-
-
-@kernel("softmax")
-def softmax(out, self, dim, dtype=None):
-    _softmax_into("softmax", out, self, dim, False)
-
-
-@kernel("log_softmax")
-def log_softmax(out, self, dim, dtype=None):
-    _softmax_into("log_softmax", out, self, dim, True)
 
 
 # ---- conv2d and its backward: the backend kit's (`coretorch.backend_kit.conv`) -------------

@@ -1,24 +1,24 @@
-"""Reduction kernels: sum here; prod, amax/amin, max/min along a dim, argmax/argmin, all/any,
-cumsum/cumprod from the backend kit (`coretorch.backend_kit.reductions`) over numpy.
+"""Reduction kernels the cpu backend runs faster than the backend kit's array-API ones: the full
+sum of a large dense float tensor. Every other reduction (and sums of other shapes) comes from
+`coretorch.backend_kit.reductions` over numpy.
 
-Full float sums of large dense tensors run in a parallel numba kernel: fixed 16K-element blocks,
-each summed across the vector lanes, block results added in float64, so the result does not
-depend on the thread count and the error stays close to pairwise summation. Other sums write
-numpy's pairwise sum straight into `out` (the kit's generic sum goes through a temporary).
+The parallel sum runs over fixed 16K-element blocks, each summed across the vector lanes, block
+results added in float64, so the result does not depend on the thread count and the error stays
+close to pairwise summation.
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from coretorch.backend_kit.array_kit import acc_float
-from coretorch.backend_kit.reductions import reduction_axes, reduction_kernels
+from coretorch.backend_kit import reductions as kit
 
-from ..registry import TABLE, kernel
-from ._common import KIT, arr, write
+from ..numpy_view import as_numpy
+from ..registry import kernel
 
 _PARALLEL_MIN = 1 << 18   # below this a parallel kernel costs more than it saves
 _BLOCK = 1 << 14
+_F16 = np.dtype(np.float16)
 
 
 # `reassoc` lets LLVM split the sum over several vector registers; without `nnan`/`ninf`, NaN
@@ -46,19 +46,12 @@ def _sum_flat_parallel(x):
 
 
 @kernel("sum")
-def sum_(out, self, dim=None, keepdim=False, *, dtype=None):
-    a, o = arr(self), arr(out)
-    axes = reduction_axes("sum", dim, a)
-    acc = acc_float(o.dtype)
-    full = axes is None or len(axes) == a.ndim
-    if (full and a.size >= _PARALLEL_MIN and acc.kind == "f" and a.dtype.kind == "f"
-            and a.dtype != np.float16 and (a.flags.c_contiguous or a.flags.f_contiguous)):
-        o[...] = _sum_flat_parallel(a.ravel(order="K"))  # a view: element order is irrelevant
+def sum_(out, self, dim, keepdim, dtype):
+    """out = the sum of self over dim (a large dense float sum of every element in parallel)"""
+    a = as_numpy(self)
+    if (a.size >= _PARALLEL_MIN and (dim is None or len(dim) in (0, a.ndim))
+            and a.dtype.kind == "f" and a.dtype != _F16 and out._dtype.is_floating_point
+            and (a.flags.c_contiguous or a.flags.f_contiguous)):
+        as_numpy(out)[...] = _sum_flat_parallel(a.ravel(order="K"))  # a view: order is irrelevant
         return
-    if acc == o.dtype:
-        np.sum(a, axis=axes, dtype=acc, keepdims=keepdim, out=o)
-    else:
-        write(out, np.sum(a, axis=axes, dtype=acc, keepdims=keepdim))
-
-
-TABLE.add_all(reduction_kernels(KIT), skip=("sum",))
+    kit.sum(out, self, dim, keepdim, dtype)

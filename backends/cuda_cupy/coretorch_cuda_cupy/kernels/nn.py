@@ -1,60 +1,21 @@
-"""Neural-network kernels: softmax/log_softmax (a fused exp-shift CUDA kernel on a GPU), max/avg
-pooling over strided window views; conv2d and its backward (im2col + GEMM through `xp.matmul`,
-i.e. cuBLAS) come from the backend kit (`coretorch.backend_kit.conv`)."""
+"""Neural-network kernels: max/avg pooling over strided window views; conv2d and its backward
+(im2col + GEMM through `xp.matmul`, i.e. cuBLAS) come from the backend kit
+(`coretorch.backend_kit.conv`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from coretorch.backend_kit.conv import conv_kernels
-from coretorch.ops.meta_rules import wrap_dim
 from coretorch.ops.nn_ops import pool2d_args
 
-from ..array_module import elementwise_kernel
 from ..registry import TABLE, kernel
 from ._common import KIT, acc_float, arr, write, xp
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
-# exp(x - rowmax) in one pass (no x - m temporary)
-_EXP_SHIFT = elementwise_kernel("T x, T m", "T y", "y = exp(x - m)", "coretorch_exp_shift")
-
 
 def _as_strided(a, shape, strides):
     return xp.lib.stride_tricks.as_strided(a, shape=shape, strides=strides)
-
-
-# ---- softmax / log_softmax -----------------------------------------------------------------
-
-def _softmax_into(op: str, out, self, dim, log: bool) -> None:
-    a = arr(self)
-    o = arr(out)
-    d = wrap_dim(op, dim, a.ndim)
-    if a.size == 0:
-        return
-    c = acc_float(o.dtype)  # out is floating (the meta rule)
-    x = a.reshape(1) if a.ndim == 0 else a
-    x = x if x.dtype == c else x.astype(c)
-    m = x.max(axis=d, keepdims=True)
-    e = _EXP_SHIFT(x, m) if _EXP_SHIFT is not None else xp.exp(x - m)
-    s = e.sum(axis=d, keepdims=True)
-    if log:
-        y = x - (m + xp.log(s))  # a NaN or an all -inf row gives NaN, as in PyTorch
-    else:
-        e /= s
-        y = e
-    write(out, y.reshape(o.shape))
-
-
-@kernel("softmax")
-def softmax(out, self, dim, dtype=None):
-    """out = exp(x - max) / sum(exp(x - max)) along dim"""
-    _softmax_into("softmax", out, self, dim, False)
-
-
-@kernel("log_softmax")
-def log_softmax(out, self, dim, dtype=None):
-    """out = x - max - log(sum(exp(x - max))) along dim"""
-    _softmax_into("log_softmax", out, self, dim, True)
 
 
 # ---- conv2d and its backward: the backend kit's (`coretorch.backend_kit.conv`) -------------

@@ -1,0 +1,1 @@
+"""coretorch-mpi: the ``mpi`` process-group backend (cpu tensors, mpi4py)."""

@@ -1,0 +1,1 @@
+"""coretorch-nccl-cupy: the ``nccl`` process-group backend (cuda tensors, cupy.cuda.nccl)."""

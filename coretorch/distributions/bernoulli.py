@@ -1,0 +1,103 @@
+"""Bernoulli (mirrors ``torch.distributions.Bernoulli``)."""
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..autograd.grad_mode import no_grad
+from ..nn import functional as F
+from ..ops import aten
+from ..tensor.size import Size
+from ..tensor.tensor import Tensor
+from . import constraints
+from .distribution import ExponentialFamily
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Bernoulli"]
+
+class Bernoulli(ExponentialFamily):
+    """P(1) = `probs` (or sigmoid(`logits`)), P(0) = 1 - P(1); exactly one of the two."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = isinstance(probs, numbers.Number)
+            self.probs, = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, numbers.Number)
+            self.logits, = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.shape
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = Size(tuple(batch_shape))
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(tuple(batch_shape))
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(tuple(batch_shape))
+            new._param = new.logits
+        return self._expanded(new, batch_shape)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        mode = (self.probs >= 0.5).to(self.probs.dtype)
+        return aten.where(self.probs == 0.5, math.nan, mode)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.shape
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        shape = tuple(self._extended_shape(sample_shape))
+        with no_grad():
+            return aten.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self) -> Tensor:
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        values = aten.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = values.reshape((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+    @property
+    def _natural_params(self) -> tuple[Tensor]:
+        return (self.probs.log() - (-self.probs).log1p(),)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
