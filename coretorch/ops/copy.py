@@ -11,14 +11,14 @@ import numpy as np
 from ..device import get_device_type
 from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, alloc, declare
-from .meta_rules import broadcast_shapes, resolve_device
+from .meta_rules import broadcasts_to, resolve_device
 from .view_derivatives import copy_backward, identity_backward
 
 _T = TensorImpl
 
 
 def _meta_copy(self, src, non_blocking):
-    if broadcast_shapes("copy_", self._shape, src._shape) != self._shape:
+    if not broadcasts_to(src._shape, self._shape):
         raise RuntimeError(f"copy_(): the source of shape {list(src._shape)} can't be broadcast "
                            f"to the destination of shape {list(self._shape)}")
     return (self._shape, self._dtype, self._device)

@@ -20,7 +20,7 @@ from ..random import generator_for
 from ..tensor.impl import TensorImpl, device_key_bits, new_impl
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, alloc, declare, op_named
-from .meta_rules import broadcast_shapes, resolve_device
+from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
 
@@ -270,7 +270,7 @@ def _check_probability(name: str, p) -> None:
 
 def _meta_bernoulli_(self, p, generator):
     _check_probability("bernoulli_", p)
-    if isinstance(p, _T) and broadcast_shapes("bernoulli_", self._shape, p._shape) != self._shape:
+    if isinstance(p, _T) and not broadcasts_to(p._shape, self._shape):
         raise RuntimeError(f"bernoulli_(): p of shape {list(p._shape)} can't be broadcast to "
                            f"self of shape {list(self._shape)}")
     return (self._shape, self._dtype, self._device)

@@ -21,7 +21,7 @@ from ..device import get_device_type
 from ..dispatch.keys import DispatchKey
 from ..tensor.impl import TensorImpl, shape_numel
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
-from .meta_rules import broadcast_shapes, common_device
+from .meta_rules import broadcast_shapes, broadcasts_to, common_device
 
 _T = TensorImpl
 _INDEX_DTYPES = (dt.int32, dt.int64)
@@ -414,11 +414,7 @@ def _meta_index_put_(self, indices, values, accumulate):
         raise RuntimeError(f"index_put_(): Index put requires the source and destination dtypes "
                            f"match, got {self._dtype.name} for the destination and "
                            f"{values._dtype.name} for the source.")
-    try:
-        ok = broadcast_shapes("index_put_", values._shape, shape) == shape
-    except RuntimeError:
-        ok = False
-    if not ok:
+    if not broadcasts_to(values._shape, shape):
         raise RuntimeError(f"index_put_(): shape mismatch: value tensor of shape "
                            f"{list(values._shape)} cannot be broadcast to indexing result of "
                            f"shape {list(shape)}")

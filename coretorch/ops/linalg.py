@@ -3,7 +3,7 @@ dot, mv, outer, linear written with them. FLOPs of a product: 2*M*N*K."""
 from __future__ import annotations
 
 from .declare import EXPLICIT, IMPLICIT, declare, op_named
-from .meta_rules import broadcast_shapes, common_device, promote
+from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
 __all__ = ["flops_mm", "flops_bmm", "flops_addmm"]
 
@@ -76,7 +76,7 @@ def _meta_addmm(self, mat1, mat2, beta, alpha):
     if self._dtype is not dtype:
         raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
                            f"{self._dtype.name} != {dtype.name}")
-    if self._shape != shape[1:] and broadcast_shapes("addmm", self._shape, shape) != shape:
+    if self._shape != shape[1:] and not broadcasts_to(self._shape, shape):
         raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
                            f"the product's shape {list(shape)}")
     return (shape, dtype, common_device("addmm", self, mat1))

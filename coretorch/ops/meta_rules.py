@@ -8,7 +8,7 @@ from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
 
-__all__ = ["broadcast_shapes", "common_device", "wrap_dim", "reduced_shape", "promote",
+__all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape", "promote",
            "float_result", "is_tensor", "dims_arg", "resolve_device"]
 
 
@@ -37,6 +37,15 @@ def broadcast_shapes(op: str, *shapes: tuple) -> tuple:
                         f"at non-singleton dimension {off + i} (shapes "
                         f"{' and '.join(str(list(x)) for x in shapes)})")
     return tuple(out)
+
+
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether `shape` broadcasts to exactly `target` (as copy_, addmm's bias, index_put_'s
+    values must)."""
+    try:
+        return broadcast_shapes("", shape, target) == target
+    except RuntimeError:
+        return False
 
 
 def _tensors(args):
