@@ -5,7 +5,6 @@ from coretorch.backend_kit import all_kernels
 from ..registry import TABLE as _TABLE
 from . import elementwise  # noqa: F401
 from . import copy  # noqa: F401
-from . import random  # noqa: F401  (the draws of the kit's random kernels)
 from . import nn  # noqa: F401
 from . import reductions  # noqa: F401
 from . import softmax  # noqa: F401
