@@ -332,7 +332,8 @@ def _randn(size, generator, dtype, layout, device, requires_grad, pin_memory):
 
 
 def _randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
-    """Integers uniformly from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
+    """Integers uniformly from [low, high): ``randint(high, size)`` or
+    ``randint(low, high, size)``."""
     low, high, size = randint_bounds(low, high, size)
     t = alloc(*_spec("randint", size, dt.int64 if dtype is None else dtype, device))
     return t.random_(low, high, generator=generator)

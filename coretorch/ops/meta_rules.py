@@ -8,8 +8,8 @@ from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
 
-__all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape", "promote",
-           "float_result", "is_tensor", "dims_arg", "resolve_device"]
+__all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape",
+           "promote", "float_result", "is_tensor", "dims_arg", "resolve_device"]
 
 
 def is_tensor(x) -> bool:

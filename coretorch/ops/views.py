@@ -56,7 +56,8 @@ def infer_size(op: str, shape: tuple, numel: int) -> tuple:
             known *= s
     if neg:
         if known == 0 or numel % known:
-            raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {numel}")
+            raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size "
+                               f"{numel}")
         shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
     elif known != numel:
         raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {numel}")

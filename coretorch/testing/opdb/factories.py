@@ -389,7 +389,8 @@ _ERRORS = {
     "ones": [_factory_error("negative", (-1, 2), match=_NEGATIVE)],
     "full": [_factory_error("negative", (-1,), (1.0,), match=_NEGATIVE),
              _factory_error("int-size", 3, (1.0,), error=TypeError,
-                            match=r"full\(\): argument 'size' \(position 1\) must be tuple of ints")],
+                            match=r"full\(\): argument 'size' \(position 1\) must be tuple "
+                                  r"of ints")],
     "empty_strided": [_factory_error("length-mismatch", (2, 3), ((1,),),
                                      match="mismatch in length of strides and shape")],
     "eye": [_factory_error("negative", -1, match=r"eye\(\): n and m must be non-negative")],
