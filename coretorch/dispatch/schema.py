@@ -17,7 +17,8 @@ it (a view). Types (``?`` makes any type optional, accepting None):
   ``Any``.
 - ``int[]`` (a sequence of ints, or varargs where PyTorch allows them), ``int[N]`` (an int or a
   sequence of N ints: ``stride=2`` and ``stride=[2]`` mean ``(2, 2)``; a sequence of another
-  length arrives as given, for the meta rule to refuse in the op's words), ``float[]``, ``bool[]``, ``Scalar[]``.
+  length arrives as given, for the meta rule to refuse in the op's words), ``float[]``,
+  ``bool[]``, ``Scalar[]``.
 - ``Dim``, ``Dim[]``: a dimension (or several) of the op's first tensor, wrapped into
   ``[0, ndim)`` when the call is bound (coretorch's addition: PyTorch wraps dims in every kernel).
 

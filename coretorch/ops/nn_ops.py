@@ -121,7 +121,8 @@ def _conv_output_shape(op: str, x_shape: tuple, w_shape: tuple, stride: tuple, p
                                f"({' x '.join(map(str, padded))}). Kernel size: "
                                f"({' x '.join(map(str, spans))}). Kernel size can't be greater "
                                f"than actual input size")
-        out.append((padded - span) // stride[i] + 1)
+        out.append(conv_output_size(x_shape[i + 2], w_shape[i + 2], stride[i], lo, hi,
+                                    dilation[i]))
     return tuple(out)
 
 
