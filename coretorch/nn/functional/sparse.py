@@ -27,7 +27,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` picked by the integer tensor `input`; the `padding_idx` row gets no
     gradient."""
-    padding_idx = normalize_padding_idx(padding_idx, weight.size(0))
     if max_norm is not None:
         raise NotImplementedError("embedding(): max_norm (renormalizing rows in place) is not "
                                   "supported by coretorch yet")
