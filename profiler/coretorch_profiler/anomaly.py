@@ -37,10 +37,6 @@ __all__ = ["detect_anomaly", "AnomalyError", "AnomalyWarning"]
 _Impl = TensorImpl
 _FUNCTION = _rf.RecordScope.FUNCTION
 _SITE = "anomaly_site"  # the key of the creation site in an autograd node's metadata
-# the depth (plus one, as StackRecorder.capture counts) of the dispatcher frame that called
-# call_op, seen from _record_site:
-# _record_site <- _fwd_end <- call_op (or RecordFunction's _end <- call_op) <- Operator.__call__
-_CALL_OP_CALLER = 4
 # user frames kept with a creation site (innermost first): the report shows the call chain
 _SITE_FRAMES = 8
 # factories whose outputs are uninitialized memory: garbage values there are not anomalies
@@ -270,7 +266,7 @@ class detect_anomaly:
         if rf.thread_id != self._thread:
             return
         # it made an autograd node, or ops inside it did
-        if 0 <= rf.seq_nr < _rf.peek_sequence_nr() or (rf._extra and _SITE in rf._extra):
+        if 0 <= rf.seq_nr < _rf.peek_sequence_nr() or (rf.extra and _SITE in rf.extra):
             self._record_site(rf)
         if rf.outputs is None or self._local.backward:
             return  # inside backward, the node's gradients are judged as a whole
@@ -349,18 +345,21 @@ class detect_anomaly:
         while p is not None and p.scope is _FUNCTION:
             top, p = p, p.parent
         if top is rf:
-            cell = rf._extra.get(_SITE) if rf._extra else None
+            cell = rf.extra.get(_SITE) if rf.extra else None
             if cell is None:
                 cell = []
             bwd = self._local.backward
-            # from call_op's caller on: frames the walk would only step over cost a frame
-            # object each on Python 3.11
+            # the walk steps out of coretorch's own frames (the dispatcher's, whatever their
+            # number) to the user's
             stacks = self._stacks
-            cell.append((rf.name, stacks.stacks[stacks.capture(_CALL_OP_CALLER - 1)],
+            cell.append((rf.name, stacks.stacks[stacks.capture(1)],
                          inputs_meta(rf.args, rf.kwargs), _node_name(bwd[-1]) if bwd else None,
                          tuple(m for m, _ in self._modules.entries())))
         else:
-            cell = top.extra.setdefault(_SITE, [])
+            cell = top.extra.get(_SITE) if top.extra else None
+            if cell is None:
+                cell = []
+                top.note(_SITE, cell)
         for t in (rf.outputs,) if isinstance(rf.outputs, _Impl) else _tensors(rf.outputs):
             m = t._autograd if t is not None else None
             node = m.grad_fn if m is not None else None
