@@ -33,7 +33,7 @@ INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPR
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test demo install
+.PHONY: test demo install docs-primitives
 
 install: $(STAMP)
 
@@ -60,3 +60,7 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/coretorch-profile --record-shapes --memory --flops --with-stack --row-limit 25 \
 	  -o trace.json examples/train_digits.py --epochs 5
+
+# the primitive list in docs/writing-a-backend.md, from coretorch.ops.primitives()
+docs-primitives: $(STAMP)
+	$(PY) tools/backend_guide_primitives.py
