@@ -24,8 +24,7 @@ def main(argv: list[str]) -> int:
             return 2
         install()
         sys.argv = argv[1:]
-        sys.path.insert(0, os.getcwd())
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)  # from the cwd, as -m
         return 0
     script = argv[0]
     if not os.path.isfile(script):
@@ -34,7 +33,7 @@ def main(argv: list[str]) -> int:
         return 2
     install()
     sys.argv = list(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    sys.path[0] = os.path.dirname(os.path.abspath(script))  # as `python script.py` sets it
     runpy.run_path(script, run_name="__main__")
     return 0
 
