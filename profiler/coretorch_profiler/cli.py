@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="record each nn.Module forward and backward as a region (module tree)")
     p.add_argument("--detect-anomaly", action="store_true",
                    help="stop at the first op (forward or backward) producing NaN/Inf")
+    p.add_argument("--compat", action="store_true",
+                   help="run a PyTorch program as written: `import torch` gives coretorch "
+                        "(see python -m coretorch.compat)")
     p.add_argument("--device", metavar="DEVICE",
                    help="default device of the program's tensors (e.g. meta, cpu)")
     p.add_argument("--schedule", metavar="WAIT,WARMUP,ACTIVE",
@@ -192,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     from ._frames import mark_launcher
     from .anomaly import detect_anomaly
     from .profiling import profile
+    if opts.compat:
+        from coretorch.compat import install
+        install()
     if opts.device:
         try:
             from coretorch.device import get_device_type
