@@ -36,7 +36,7 @@ INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPR
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test demo install docs-primitives compat-docs
+.PHONY: test demo install docs-primitives compat-docs stubs
 
 install: $(STAMP)
 
@@ -71,3 +71,8 @@ docs-primitives: $(STAMP)
 # what of PyTorch's public API coretorch has, per namespace (introspects the installed PyTorch)
 compat-docs: $(STAMP)
 	$(PY) tools/compat_docs.py -o docs/compatibility.md
+
+# coretorch/tensor/tensor.pyi: Tensor's methods (op methods from their schemas) for editors and
+# type checkers
+stubs: $(STAMP)
+	$(PY) tools/tensor_stub.py

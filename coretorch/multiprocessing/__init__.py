@@ -19,7 +19,6 @@ from multiprocessing import *  # noqa: F401,F403
 from .reductions import init_reductions
 from .spawn import (ProcessContext, ProcessException, ProcessExitedException,  # noqa: F401
                     ProcessRaisedException, SpawnContext, spawn, start_processes)
-from .tensor_sharing import attach_tensor_methods
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
 __all__ += multiprocessing.__all__
@@ -52,4 +51,3 @@ def get_all_sharing_strategies() -> set[str]:
 
 
 init_reductions()
-attach_tensor_methods()

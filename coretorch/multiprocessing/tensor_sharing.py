@@ -19,7 +19,7 @@ from ..tensor.tensor import Tensor
 from .shared_buffer import SharedBuffer, new_shared_buffer, shared_buffer_of
 
 __all__ = ["shared_storages", "share_tensor_memory_", "share_storage_", "is_shared", "empty_shared",
-           "tensor_on_shared_storage", "storage_on_shared_buffer", "attach_tensor_methods"]
+           "tensor_on_shared_storage", "storage_on_shared_buffer"]
 
 _CPU = _device("cpu")
 
@@ -151,21 +151,3 @@ def empty_shared(shape: tuple, dtype) -> Tensor:
     storage = storage_on_shared_buffer(buf)
     shared_storages.put(buf.key, storage)
     return tensor_on_shared_storage(storage, shape, contiguous_strides(shape), 0, dtype)
-
-
-def attach_tensor_methods() -> None:
-    """Give `Tensor` its ``share_memory_`` and ``is_shared`` methods."""
-
-    def share_memory_(self) -> Tensor:
-        """Move the underlying storage to shared memory (in place: views see it too) and return
-        self. Nothing happens when it is already there. Only cpu tensors can be shared."""
-        share_tensor_memory_(self)
-        return self
-
-    def is_shared_method(self) -> bool:
-        """Whether the tensor's storage is in shared memory."""
-        return is_shared(self)
-
-    is_shared_method.__name__ = "is_shared"
-    Tensor.share_memory_ = share_memory_
-    Tensor.is_shared = is_shared_method

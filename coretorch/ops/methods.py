@@ -1,4 +1,6 @@
-"""Attach operators to `Tensor` as methods, plus Python operators, indexing and conversions."""
+"""Op methods and Python operators of `Tensor` (the ops' entry points, set on the class when the
+ops are declared), and what its hand-written indexing and conversion methods run (those are
+defined, with their documentation, in `coretorch.tensor.tensor`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +8,6 @@ import numpy as np
 from .. import dtypes as dt
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
-from ..tensor.legacy import tensor_new, tensor_type
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY
 
@@ -30,8 +31,6 @@ def bind_methods() -> None:
             setattr(Tensor, name + "_", d.inplace_op.entry)
     for dunder, fn in _dunders().items():
         setattr(Tensor, dunder, fn)
-    for name, fn in _extra_methods().items():
-        setattr(Tensor, name, fn)
 
 
 def _dunders() -> dict:
@@ -55,27 +54,22 @@ def _dunders() -> dict:
     def rtruediv(self, other):  # ``2 / t``, as PyTorch: reciprocal(t) * 2
         return self.reciprocal() * other
 
-    def f(fn):
-        # a plain function: an Operator as class attribute would build a bound method per call
-        return lambda self, other: fn(self, other)
-
+    # the entry points themselves (plain functions, so ``a + b`` calls add's entry directly)
     d = {
-        "__add__": f(add), "__radd__": f(add), "__iadd__": _inplace("add"),
-        "__sub__": f(sub), "__rsub__": f(_op("rsub")), "__isub__": _inplace("sub"),
-        "__mul__": f(mul), "__rmul__": f(mul), "__imul__": _inplace("mul"),
-        "__truediv__": f(div), "__rtruediv__": rtruediv, "__itruediv__": _inplace("div"),
+        "__add__": add, "__radd__": add, "__iadd__": _inplace("add"),
+        "__sub__": sub, "__rsub__": _op("rsub"), "__isub__": _inplace("sub"),
+        "__mul__": mul, "__rmul__": mul, "__imul__": _inplace("mul"),
+        "__truediv__": div, "__rtruediv__": rtruediv, "__itruediv__": _inplace("div"),
         "__floordiv__": fdiv, "__rfloordiv__": r(fdiv), "__ifloordiv__": _inplace("floor_divide"),
         "__mod__": rem, "__rmod__": r(rem), "__imod__": _inplace("remainder"),
         "__pow__": pow_, "__rpow__": r(pow_), "__ipow__": _inplace("pow"),
         "__matmul__": matmul, "__rmatmul__": r(matmul),
-        "__eq__": f(eq), "__ne__": f(ne), "__lt__": f(lt), "__le__": f(le), "__gt__": f(gt),
-        "__ge__": f(ge),
+        "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
         "__and__": band, "__rand__": band, "__iand__": _inplace("bitwise_and"),
         "__or__": bor, "__ror__": bor, "__ior__": _inplace("bitwise_or"),
         "__xor__": bxor, "__rxor__": bxor, "__ixor__": _inplace("bitwise_xor"),
         "__lshift__": lsh, "__rshift__": rsh,
         "__neg__": neg, "__pos__": pos, "__abs__": abs_, "__invert__": invert,
-        "__getitem__": getitem, "__setitem__": setitem,
     }
     return d
 
@@ -271,59 +265,20 @@ def numpy(self, *, force: bool = False):
     return _read(self)
 
 
-def __array__(self, dtype=None, copy=None):
+def array(self, dtype=None, copy=None):
+    """``numpy.asarray(t)``: the values (a copy from a non-cpu device), cast to `dtype`."""
     arr = numpy(self.detach(), force=self._device.type != "cpu")
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
-def _extra_methods() -> dict:
-    def cast(d):
-        def f(self, memory_format=None):
-            return to(self, d)
-        f.__name__ = d.name
-        return f
+def cuda_device(device) -> _device:
+    """The device ``Tensor.cuda(device)`` means: the current cuda device, an index, a name."""
+    return _device("cuda" if device is None else
+                   (f"cuda:{device}" if isinstance(device, int) else device))
 
-    def cpu(self, memory_format=None):
-        return to(self, "cpu")
 
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return to(self, _device("cuda" if device is None else
-                                (f"cuda:{device}" if isinstance(device, int) else device)))
-
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return _op("empty")(*size, dtype=dtype or self._dtype,
-                                    device=device or self._device, requires_grad=requires_grad)
-
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return _op("zeros")(*size, dtype=dtype or self._dtype,
-                                    device=device or self._device, requires_grad=requires_grad)
-
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return _op("ones")(*size, dtype=dtype or self._dtype,
-                                   device=device or self._device, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        return _op("full")(size, fill_value, dtype=dtype or self._dtype,
-                                   device=device or self._device, requires_grad=requires_grad)
-
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-        from .factories_public import tensor
-        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
-                      requires_grad=requires_grad)
-
-    def T(self):
-        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
-
-    def mT(self):
-        return self.transpose(-2, -1)
-
-    m = {"to": to, "item": item, "tolist": tolist, "numpy": numpy, "__array__": __array__,
-         "cpu": cpu, "cuda": cuda, "type": tensor_type, "new": tensor_new,
-         "new_empty": new_empty, "new_zeros": new_zeros, "new_ones": new_ones,
-         "new_full": new_full, "new_tensor": new_tensor,
-         "T": property(T), "mT": property(mT)}
-    for name, d in (("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
-                    ("int", dt.int32), ("long", dt.int64), ("short", dt.int16),
-                    ("bool", dt.bool), ("byte", dt.uint8), ("char", dt.int8)):
-        m[name] = cast(d)
-    return m
+def new_factory(self, factory: str, args: tuple, dtype, device, requires_grad: bool):
+    """``t.new_zeros(...)`` and friends: factory `factory` with t's dtype and device by
+    default."""
+    return _op(factory)(*args, dtype=dtype or self._dtype, device=device or self._device,
+                        requires_grad=requires_grad)

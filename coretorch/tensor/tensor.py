@@ -1,12 +1,40 @@
-"""`Tensor`: the user-facing tensor. Geometry and metadata live here; every computation is an
-operator in `coretorch.ops`, attached to this class as a method by `coretorch.ops.methods`."""
+"""`Tensor`: the user-facing tensor.
+
+Every hand-written method is defined in the class body below (geometry, metadata, autograd,
+conversions, indexing, sharing); methods whose work lives in a layer above this one (ops,
+autograd, multiprocessing) call it through `_late`. The ~200 op methods (``t.add``, ``t.sum``,
+...) and the Python operators are the ops' own entry points, generated from their schemas and
+set on the class by `coretorch.ops.methods.bind_methods` when the ops are declared; the stub
+``tensor.pyi`` (``make stubs``) lists them for editors and type checkers.
+"""
 from __future__ import annotations
 
+import importlib
+
+from .. import dtypes as _dt
 from ..dtypes import dtype as _dtype_cls
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
 
 __all__ = ["Tensor"]
+
+
+class _Late:
+    """Modules above the tensor layer, imported when a method first needs them (an import at
+    module level would be circular); afterwards an attribute read."""
+
+    _MODULES = {"methods": "coretorch.ops.methods", "legacy": "coretorch.tensor.legacy",
+                "sharing": "coretorch.multiprocessing.tensor_sharing",
+                "hooks": "coretorch.autograd.tensor_hooks", "engine": "coretorch.autograd.engine",
+                "dlpack": "coretorch.dlpack"}
+
+    def __getattr__(self, name: str):
+        mod = importlib.import_module(self._MODULES[name])
+        setattr(self, name, mod)
+        return mod
+
+
+_late = _Late()
 
 
 def _on_device(type_name: str) -> property:
@@ -248,55 +276,179 @@ class Tensor(TensorImpl):
     def data(self) -> "Tensor":
         """The same data without autograd history; assigning replaces this tensor's data while it
         keeps its identity and autograd state (``param.data = new``)."""
-        from ..autograd.tensor_hooks import get_data
-        return get_data(self)
+        return _late.hooks.get_data(self)
 
     @data.setter
     def data(self, value: "Tensor") -> None:
-        from ..autograd.tensor_hooks import set_data
-        set_data(self, value)
+        _late.hooks.set_data(self, value)
 
     def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs=None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in their
         ``.grad`` (mirrors ``torch.Tensor.backward``)."""
-        from ..autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _late.engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed; a
         returned tensor replaces the gradient. Returns a handle whose ``remove()`` unregisters
         it."""
-        from ..autograd.tensor_hooks import register_hook
-        return register_hook(self, hook)
+        return _late.hooks.register_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor)`` runs after a gradient was accumulated into this leaf's ``.grad``."""
-        from ..autograd.tensor_hooks import register_post_accumulate_grad_hook
-        return register_post_accumulate_grad_hook(self, hook)
+        return _late.hooks.register_post_accumulate_grad_hook(self, hook)
 
     def retain_grad(self) -> None:
         """Make this non-leaf tensor keep its gradient in ``.grad`` after backward."""
-        from ..autograd.tensor_hooks import retain_grad
-        retain_grad(self)
+        _late.hooks.retain_grad(self)
 
     def detach_(self) -> "Tensor":
         """Cut this tensor from the graph in place: it becomes a leaf that doesn't require
         grad."""
-        from ..autograd.tensor_hooks import detach_
-        return detach_(self)
+        return _late.hooks.detach_(self)
 
     # ---- DLPack -----------------------------------------------------------------------------
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export this cpu tensor as a DLPack capsule sharing its memory."""
-        from ..dlpack import to_dlpack_capsule
-        return to_dlpack_capsule(self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+        return _late.dlpack.to_dlpack_capsule(self, stream=stream, max_version=max_version,
+                                              dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
         """(device type, device index) in DLPack terms: (1, 0) for cpu."""
-        from ..dlpack import dlpack_device
-        return dlpack_device(self)
+        return _late.dlpack.dlpack_device(self)
+
+    # ---- indexing -------------------------------------------------------------------------
+    def __getitem__(self, idx):
+        """Basic indexing (ints, slices with steps, None, ...) gives views; tensors, sequences of
+        ints and bool masks are advanced indexing (a copy), as in PyTorch."""
+        return _late.methods.getitem(self, idx)
+
+    def __setitem__(self, idx, value) -> None:
+        """``t[idx] = value``: a copy into the indexed view, or `index_put_` for advanced
+        indices."""
+        _late.methods.setitem(self, idx, value)
+
+    # ---- conversions ----------------------------------------------------------------------
+    def to(self, *args, **kwargs) -> "Tensor":
+        """Convert dtype and/or device: ``t.to("meta")``, ``t.to(coretorch.float64)``,
+        ``t.to(other)``, ``t.to(device, dtype, copy=True)``. Returns self when nothing changes
+        (unless ``copy=True``)."""
+        return _late.methods.to(self, *args, **kwargs)
+
+    def cpu(self, memory_format=None) -> "Tensor":
+        """This tensor on the cpu (self if it is there already)."""
+        return _late.methods.to(self, "cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
+        """This tensor on a cuda device (the current one, or `device`: an index or a name)."""
+        return _late.methods.to(self, _late.methods.cuda_device(device))
+
+    def float(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.float32)``"""
+        return _late.methods.to(self, _dt.float32)
+
+    def double(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.float64)``"""
+        return _late.methods.to(self, _dt.float64)
+
+    def half(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.float16)``"""
+        return _late.methods.to(self, _dt.float16)
+
+    def int(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.int32)``"""
+        return _late.methods.to(self, _dt.int32)
+
+    def long(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.int64)``"""
+        return _late.methods.to(self, _dt.int64)
+
+    def short(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.int16)``"""
+        return _late.methods.to(self, _dt.int16)
+
+    def bool(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.bool)``"""
+        return _late.methods.to(self, _dt.bool)
+
+    def byte(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.uint8)``"""
+        return _late.methods.to(self, _dt.uint8)
+
+    def char(self, memory_format=None) -> "Tensor":
+        """``self.to(coretorch.int8)``"""
+        return _late.methods.to(self, _dt.int8)
+
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
+        `dtype` (a dtype or a type name such as ``'torch.DoubleTensor'``)."""
+        return _late.legacy.tensor_type(self, dtype, non_blocking, **kwargs)
+
+    def new(self, *args, **kwargs) -> "Tensor":
+        """PyTorch's legacy ``t.new(2, 3)`` / ``t.new(data)``: a tensor of this dtype and
+        device."""
+        return _late.legacy.tensor_new(self, *args, **kwargs)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """An uninitialized tensor of `size`, with this tensor's dtype and device by default."""
+        return _late.methods.new_factory(self, "empty", size, dtype, device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """Zeros of `size`, with this tensor's dtype and device by default."""
+        return _late.methods.new_factory(self, "zeros", size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """Ones of `size`, with this tensor's dtype and device by default."""
+        return _late.methods.new_factory(self, "ones", size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None,
+                 requires_grad: bool = False) -> "Tensor":
+        """`fill_value` everywhere, with this tensor's dtype and device by default."""
+        return _late.methods.new_factory(self, "full", (size, fill_value), dtype, device,
+                                         requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """A tensor of `data`, with this tensor's dtype and device by default."""
+        from ..ops.factories_public import tensor
+        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
+                      requires_grad=requires_grad)
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        return _late.methods.item(self)
+
+    def tolist(self):
+        """The values as (nested) Python lists."""
+        return _late.methods.tolist(self)
+
+    def numpy(self, *, force: bool = False):
+        """A numpy array sharing memory with this cpu tensor (``force=True`` copies from any
+        device)."""
+        return _late.methods.numpy(self, force=force)
+
+    def __array__(self, dtype=None, copy=None):
+        return _late.methods.array(self, dtype, copy)
+
+    @property
+    def T(self) -> "Tensor":
+        """The dimensions reversed (a view)."""
+        return self.permute(tuple(range(len(self._shape) - 1, -1, -1)))
+
+    @property
+    def mT(self) -> "Tensor":
+        """The last two dimensions swapped (a view): the batched matrix transpose."""
+        return self.transpose(-2, -1)
+
+    # ---- sharing between processes (coretorch.multiprocessing) ------------------------------
+    def share_memory_(self) -> "Tensor":
+        """Move the underlying storage to shared memory (in place: views see it too) and return
+        self. Nothing happens when it is already there. Only cpu tensors can be shared."""
+        _late.sharing.share_tensor_memory_(self)
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the tensor's storage is in shared memory."""
+        return _late.sharing.is_shared(self)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
