@@ -1,6 +1,8 @@
 """Kernel modules; importing this package registers every kernel in `registry.KERNELS`."""
 from coretorch.backend_kit import pointwise as _pointwise
 from coretorch.backend_kit import reductions as _reductions
+from coretorch.backend_kit import sorting as _sorting
+from coretorch.backend_kit import special as _special
 
 from . import elementwise  # noqa: F401
 from . import factories  # noqa: F401
@@ -14,3 +16,5 @@ from ..registry import TABLE as _TABLE
 
 _TABLE.fill_from(_pointwise.KERNELS)  # the kit's kernels for every op not overridden above
 _TABLE.fill_from(_reductions.KERNELS)
+_TABLE.fill_from(_sorting.KERNELS)
+_TABLE.fill_from(_special.KERNELS)
