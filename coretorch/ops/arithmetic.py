@@ -13,7 +13,7 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
 from .pointwise import binary_spec, flops_pointwise
-from .special import VALUES_ONLY
+from .special import VALUES_ONLY, typed_binary_meta
 
 __all__: list[str] = []
 
@@ -28,17 +28,6 @@ def _binary(a, b, name: str):
     return REGISTRY["_binary_special"].op.entry(a, b, name)
 
 
-def _meta_int_only(name: str):
-    def meta(self, other):
-        spec = binary_spec(name, self, other, "promote")
-        if spec[1].is_floating_point or spec[1] is dt.bool:
-            raise NotImplementedError(f"{name}(): not implemented for '{spec[1].name}'; expected "
-                                      f"integer tensors")
-        return spec
-    meta.__name__ = f"meta_{name}"
-    return meta
-
-
 def _gcd(self, other):
     """The greatest common divisor of |self| and |other| (gcd(0, 0) = 0)."""
     return _binary(self, other, "gcd")
@@ -49,14 +38,6 @@ def _lcm(self, other):
     g = _gcd(self, other)
     zero = g.eq(0)
     return _where(zero, 0, (self // _where(zero, 1, g) * other).abs())
-
-
-def _meta_nextafter(self, other):
-    spec = binary_spec("nextafter", self, other, "promote")
-    if not spec[1].is_floating_point:
-        raise NotImplementedError(f"nextafter(): not implemented for '{spec[1].name}'; expected "
-                                  f"floating point tensors")
-    return spec
 
 
 def _nextafter(self, other):
@@ -122,7 +103,7 @@ def _frexp(self):
     e = _where(up, e + 1, _where(down, e - 1, e))
     mantissa = _where(finite, m * x.sign(), x).to(self._dtype)
     exponent = _where(finite, e, 0.0).to(dt.int32)
-    return mantissa, exponent
+    return REGISTRY["frexp"].returns(mantissa, exponent)
 
 
 def _d_frexp(ctx, g_mantissa, g_exponent=None):
@@ -144,6 +125,18 @@ def _float_power(self, exponent):
     return base.pow(f64(exponent))
 
 
+def _meta_float_power_(self, exponent):
+    if self._dtype is not dt.float64:
+        raise RuntimeError(f"float_power_(): the base given to float_power_ has dtype "
+                           f"{self._dtype.name} but the operation's result requires dtype float64")
+    return _meta_float_power(self, exponent)
+
+
+def _float_power_(self, exponent):
+    """self written with self ** exponent (self must be float64)."""
+    return self.copy_(_float_power(self, exponent))
+
+
 def _true_divide(self, other):
     """self / other (``div`` without rounding)."""
     return REGISTRY["div"].op.entry(self, other)
@@ -151,12 +144,13 @@ def _true_divide(self, other):
 
 def _declare_all() -> None:
     bi = dict(family="binary", flops=flops_pointwise)
-    declare("gcd(Tensor self, Tensor other) -> Tensor", _meta_int_only("gcd"), impl=_gcd,
+    declare("gcd(Tensor self, Tensor other) -> Tensor", typed_binary_meta("gcd", "int"), impl=_gcd,
             inplace=True, **VALUES_ONLY, **bi)
-    declare("lcm(Tensor self, Tensor other) -> Tensor", _meta_int_only("lcm"), impl=_lcm,
+    declare("lcm(Tensor self, Tensor other) -> Tensor", typed_binary_meta("lcm", "int"), impl=_lcm,
             inplace=True, **VALUES_ONLY, **bi)
-    declare("nextafter(Tensor self, Tensor other) -> Tensor", _meta_nextafter, impl=_nextafter,
-            derivative=_d_nextafter, inplace=True, **bi)
+    declare("nextafter(Tensor self, Tensor other) -> Tensor",
+            typed_binary_meta("nextafter", "float"), impl=_nextafter, derivative=_d_nextafter,
+            inplace=True, **bi)
     declare("copysign(Tensor self, Tensor|Scalar other) -> Tensor",
             lambda self, other: binary_spec("copysign", self, other, "float"), impl=_copysign,
             inplace=True, **bi)
@@ -169,6 +163,8 @@ def _declare_all() -> None:
             impl=_frexp, derivative=_d_frexp, saves=(), save_result=True, family="unary")
     declare("float_power(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor",
             _meta_float_power, impl=_float_power, **bi)
+    declare("float_power_(Tensor(a!) self, Tensor|Scalar exponent) -> Tensor(a!)",
+            _meta_float_power_, impl=_float_power_, family="binary")
     declare("true_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             lambda self, other: binary_spec("true_divide", self, other, "float"),
             impl=_true_divide, inplace=True, **bi)

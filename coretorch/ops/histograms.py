@@ -12,6 +12,7 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
 from .searching import searchsorted_positions
+from .sorting import holds_data
 from .special import VALUES_ONLY
 
 __all__: list[str] = []
@@ -23,11 +24,6 @@ def _op(name: str):
     return REGISTRY[name].op.entry
 
 
-def _has_data(t) -> bool:
-    from ..device import get_device_type
-    return get_device_type(t._device).has_data
-
-
 def _count(index, weight, bins: int, dtype):
     """A length-`bins` tensor adding up `weight` at each `index` (1-D tensors)."""
     return weight.new_zeros((bins,), dtype=dtype).scatter_add(0, index, weight.to(dtype))
@@ -37,7 +33,7 @@ def _data_range(x, widen: float, op: str):
     """(lo, hi) as 0-d tensors: the minimum and maximum of `x`, moved apart by `widen` when
     they are equal; PyTorch's refusal of a non-finite range where the values can be read."""
     lo, hi = x.amin(), x.amax()
-    if _has_data(x) and not bool((lo.isfinite() & hi.isfinite()).item()):
+    if holds_data(x) and not bool((lo.isfinite() & hi.isfinite()).item()):
         raise RuntimeError(f"{op}: range of [{lo.item()}, {hi.item()}] is not finite")
     same = lo.eq(hi)
     return _op("where")(same, lo - widen, lo), _op("where")(same, hi + widen, hi)

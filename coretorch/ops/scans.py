@@ -70,7 +70,7 @@ def _d_cumext(ctx, grad, grad_indices=None):
     return (grad.new_zeros(self._shape).scatter_add(ctx.dim, ctx.result[1], grad),)
 
 
-# ---- logcumsumexp ---------------------------------------------------------------------------------
+# ---- logcumsumexp --------------------------------------------------------------------------------
 
 def _meta_logcumsumexp(self, dim):
     if not self._dtype.is_floating_point:
@@ -143,7 +143,7 @@ def _diff(self, n, dim, prepend, append):
     return x
 
 
-# ---- trapezoid, cumulative_trapezoid ----------------------------------------------------------------
+# ---- trapezoid, cumulative_trapezoid -------------------------------------------------------------
 
 def _meta_trapezoid(op: str):
     def meta(y, x, dx, dim):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
+from .sorting import holds_data
 
 __all__ = ["searchsorted_positions"]
 
@@ -20,11 +21,6 @@ _T = TensorImpl
 
 def _op(name: str):
     return REGISTRY[name].op.entry
-
-
-def _has_data(t) -> bool:
-    from ..device import get_device_type
-    return get_device_type(t._device).has_data
 
 
 # ---- searchsorted, bucketize --------------------------------------------------------------------
@@ -94,7 +90,7 @@ def _searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
     """The index of each value's insertion point in `sorted_sequence`'s last dim (before equal
     entries, or after them with ``right=True`` / ``side='right'``); `sorter` gives the order of an
     unsorted sequence."""
-    if sorter is not None and _has_data(sorter) and sorter.numel():
+    if sorter is not None and holds_data(sorter) and sorter.numel():
         n = sorted_sequence._shape[-1]
         if not bool((sorter.ge(0) & sorter.lt(n)).all().item()):
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
@@ -117,7 +113,7 @@ def _bucketize(self, boundaries, out_int32, right):
     return pos.to(dt.int32) if out_int32 else pos
 
 
-# ---- unique, unique_consecutive -------------------------------------------------------------------
+# ---- unique, unique_consecutive ------------------------------------------------------------------
 
 def _runs(rows, order, like_shape: tuple, return_inverse: bool, return_counts: bool):
     """unique's outputs for `rows` (m, ...) already in order (`order`: their positions in the
@@ -194,7 +190,7 @@ def _unique_consecutive(self, return_inverse, return_counts, dim):
     return _moved_back(_runs(x, None, (x._shape[0],), return_inverse, return_counts), dim)
 
 
-# ---- multinomial ----------------------------------------------------------------------------------
+# ---- multinomial ---------------------------------------------------------------------------------
 
 def _meta_multinomial(self, num_samples, replacement, generator):
     if len(self._shape) not in (1, 2):
@@ -225,7 +221,7 @@ def _multinomial(self, num_samples, replacement, generator):
     """`num_samples` category indices per row drawn with probabilities proportional to `self`
     (without replacement: the largest p / E with E ~ Exp(1), as PyTorch)."""
     p = self if self._dtype is not dt.float16 else self.to(dt.float32)
-    if _has_data(p) and p.numel():
+    if holds_data(p) and p.numel():
         _check_distribution(p)
     n = p._shape[-1]
     if not replacement:

@@ -19,7 +19,7 @@ from .declare import REGISTRY, declare, return_types
 from .meta_rules import reduced_shape
 from .reductions import flops_reduction
 
-__all__ = ["sorted_along"]
+__all__ = ["sorted_along", "holds_data"]
 
 _T = TensorImpl
 
@@ -40,6 +40,13 @@ def _pair(self, shape: tuple) -> list:
 
 def _size(self, dim: int) -> int:
     return self._shape[dim] if self._shape else 1
+
+
+def holds_data(t) -> bool:
+    """Whether `t`'s device holds values: refusals that read them (a q outside [0, 1], ...)
+    happen only there; a shape-only device such as meta cannot make them."""
+    from ..device import get_device_type
+    return get_device_type(t._device).has_data
 
 
 def _dense(t):
@@ -86,7 +93,7 @@ def _msort(self):
     return _op("sort")(self, 0)[0]
 
 
-# ---- topk, kthvalue -------------------------------------------------------------------------------
+# ---- topk, kthvalue ------------------------------------------------------------------------------
 
 def _meta_topk(self, k, dim, largest, sorted):  # noqa: A002 - PyTorch's argument name
     n = _size(self, dim)
@@ -133,7 +140,7 @@ def _kthvalue(self, k, dim, keepdim):
     return _pick(self, dim, keepdim, k - 1, "kthvalue")
 
 
-# ---- median, nanmedian, mode ----------------------------------------------------------------------
+# ---- median, nanmedian, mode ---------------------------------------------------------------------
 
 def _result_type(name: str, fields: tuple = ("values", "indices")) -> type:
     cls = collections.namedtuple(name, fields)
@@ -213,7 +220,7 @@ def _mode(self, dim, keepdim):
     return _pick(self, dim, keepdim, best, "mode", (values, indices))
 
 
-# ---- quantile, nanquantile ------------------------------------------------------------------------
+# ---- quantile, nanquantile -----------------------------------------------------------------------
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -253,7 +260,7 @@ def _quantile_impl(op: str):
 
     def impl(self, q, dim, keepdim, interpolation):
         where = _op("where")
-        if isinstance(q, _T) and _has_data(q) and q.numel() and not bool(
+        if isinstance(q, _T) and holds_data(q) and q.numel() and not bool(
                 (q.ge(0) & q.le(1)).all().item()):
             raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
         # the reduced dim last: (..., n)
@@ -291,15 +298,10 @@ def _quantile_impl(op: str):
         shape = (qs._shape[0],) + rest if isinstance(q, _T) and q._shape else rest
         return _dense(out.reshape(shape))
     impl.__name__ = f"_{op}"
-    impl.__doc__ = (f"The q-th quantiles of `self` along `dim` (of all elements when None) with "
-                    f"the given interpolation between the neighbouring order statistics" +
+    impl.__doc__ = ("The q-th quantiles of `self` along `dim` (of all elements when None) with "
+                    "the given interpolation between the neighbouring order statistics" +
                     ("; NaN is skipped." if skip_nan else "; NaN if the slice holds one."))
     return impl
-
-
-def _has_data(t) -> bool:
-    from ..device import get_device_type
-    return get_device_type(t._device).has_data
 
 
 def _declare_all() -> None:

@@ -19,8 +19,9 @@ from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import float_result
 from .pointwise import binary_spec, flops_pointwise
+from .sorting import holds_data
 
-__all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY"]
+__all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typed_binary_meta"]
 
 _T = TensorImpl
 # outputs that never require grad, as PyTorch's (differentiated as one op that has no derivative)
@@ -62,12 +63,16 @@ def _float_meta(name: str):
     return meta
 
 
-def _float_binary_meta(name: str, floats_only: bool = False):
+def typed_binary_meta(name: str, kind: str):
+    """The meta rule of a binary op computing in the promoted dtype of its operands, which must
+    be floating point (`kind` "float") or integer (`kind` "int", bool refused)."""
     def meta(self, other):
-        spec = binary_spec(name, self, other, "float" if not floats_only else "promote")
-        if not spec[1].is_floating_point:
-            raise NotImplementedError(f"{name}(): not implemented for '{spec[1].name}'; expected "
-                                      f"floating point tensors")
+        spec = binary_spec(name, self, other, "promote")
+        d = spec[1]
+        if d.is_floating_point != (kind == "float") or d is dt.bool:
+            what = "floating point" if kind == "float" else "integer"
+            raise NotImplementedError(f"{name}(): not implemented for '{d.name}'; expected "
+                                      f"{what} tensors")
         return spec
     meta.__name__ = f"meta_{name}"
     return meta
@@ -143,18 +148,13 @@ def _mvlgamma(self, p):
     """The multivariate log-gamma function of dimension `p`: sum_j lgamma(self - j/2) +
     p (p - 1) / 4 log(pi); every element must exceed (p - 1) / 2."""
     x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
-    if _has_data(x) and x.numel() and not bool(x.gt(0.5 * (p - 1)).all().item()):
+    if holds_data(x) and x.numel() and not bool(x.gt(0.5 * (p - 1)).all().item()):
         raise RuntimeError("mvlgamma(): All elements must be greater than (p-1)/2")
     offsets = _op("arange")(p, dtype=x._dtype, device=x._device) * 0.5
     return _op("lgamma")(x.unsqueeze(-1) - offsets).sum(-1) + p * (p - 1) / 4 * _LOG_PI
 
 
-def _has_data(t) -> bool:
-    from ..device import get_device_type
-    return get_device_type(t._device).has_data
-
-
-# ---- Bessel and error-function relatives ----------------------------------------------------------
+# ---- Bessel and error-function relatives ---------------------------------------------------------
 
 def _scipy_unary(name: str, fn: str):
     def impl(self):
@@ -253,7 +253,8 @@ def _logit(self, eps):
 def _d_logit(ctx, g):
     x, eps = ctx.self, ctx.eps
     d = g / (x * (1 - x))
-    if eps is None:
+    if eps is None:  # at 0 and 1 (either sign of zero) PyTorch gives grad * inf
+        d = _where(x.eq(0) | x.eq(1), g * math.inf, d)
         return (_where(x.lt(0) | x.gt(1), math.nan, d),)
     return (_where(x.lt(eps) | x.gt(1 - eps), 0.0, d),)
 
@@ -400,7 +401,7 @@ def _declare_all() -> None:
             impl=_zeta, derivative=_d_zeta, **bi)
     for name, fn in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
         declare(f"{name}(Tensor self, Tensor other) -> Tensor",
-                _float_binary_meta(name, floats_only=True), impl=fn, derivative=_d_gammainc,
+                typed_binary_meta(name, "float"), impl=fn, derivative=_d_gammainc,
                 **bi)
     for name in POLYNOMIALS:
         declare(f"special_{name}(Tensor|Scalar self, Tensor|Scalar n) -> Tensor",

@@ -161,7 +161,7 @@ def _mvlgamma_errors(op, m, dtype):
                          RuntimeError, r"All elements must be greater than \(p-1\)/2")
 
 
-# ---- two arguments --------------------------------------------------------------------------------
+# ---- two arguments -------------------------------------------------------------------------------
 
 def _binary_ref(fn, out_dtype=None):
     def ref(a, b, **kwargs):
