@@ -280,6 +280,15 @@ def test_gradients_at_domain_edges_match_torch():
         _grads_match(fn, x, rtol=1e-8)
 
 
+def test_ldexp_gradient_with_negative_integer_exponents():
+    # PyTorch answers 0 here (it raises 2 to the exponent in integers); the derivative of
+    # x * 2 ** e in x is 2 ** e
+    x = ct.tensor([0.3, 2.0, -1.5], dtype=ct.float64, requires_grad=True)
+    ct.ldexp(x, ct.tensor([-1, -3, 2])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.5, 0.125, 4.0])
+    assert ct.autograd.gradcheck(lambda v: ct.ldexp(v, ct.tensor([-1, -3, 2])), (x,))
+
+
 def test_which_outputs_are_differentiable():
     c = ct.tensor([0.5, 2.0], requires_grad=True)
     for fn in (ct.special.bessel_j0, ct.special.airy_ai, ct.special.modified_bessel_k0,

@@ -134,7 +134,8 @@ def _meta_float_power_(self, exponent):
 
 def _float_power_(self, exponent):
     """self written with self ** exponent (self must be float64)."""
-    return self.copy_(_float_power(self, exponent))
+    # the power reads a copy: its gradient needs the base as it was before the write
+    return self.copy_(_float_power(self.clone(), exponent))
 
 
 def _true_divide(self, other):

@@ -165,12 +165,12 @@ def _scipy_unary(name: str, fn: str):
 
 
 def _d_i0(ctx, g):
-    return (g * _unary(ctx.self, "i1"),)
+    return (g * _op("special_i1")(ctx.self),)
 
 
 def _d_i0e(ctx, g):
     x = ctx.self
-    return (g * (_unary(x, "i1e") - x.sign() * ctx.result),)
+    return (g * (_op("special_i1e")(x) - x.sign() * ctx.result),)
 
 
 def _tiny_safe(x):
@@ -182,12 +182,12 @@ def _tiny_safe(x):
 
 def _d_i1(ctx, g):
     big, safe = _tiny_safe(ctx.self)
-    return (g * _where(big, _unary(safe, "i0") - ctx.result / safe, 0.5),)
+    return (g * _where(big, _op("i0")(safe) - ctx.result / safe, 0.5),)
 
 
 def _d_i1e(ctx, g):
     big, safe = _tiny_safe(ctx.self)
-    gx = _unary(safe, "i0e") - ctx.result * (safe.sign() + safe.reciprocal())
+    gx = _op("special_i0e")(safe) - ctx.result * (safe.sign() + safe.reciprocal())
     return (g * _where(big, gx, 0.5),)
 
 
@@ -251,12 +251,16 @@ def _logit(self, eps):
 
 
 def _d_logit(ctx, g):
+    """PyTorch's: g / (x (1 - x)); NaN outside [0, 1] (0 outside [eps, 1 - eps] with eps);
+    g * inf at 0 and 1. The masked places divide by a safe value, so that twice-differentiating
+    gives no 0 * inf."""
     x, eps = ctx.self, ctx.eps
-    d = g / (x * (1 - x))
-    if eps is None:  # at 0 and 1 (either sign of zero) PyTorch gives grad * inf
-        d = _where(x.eq(0) | x.eq(1), g * math.inf, d)
-        return (_where(x.lt(0) | x.gt(1), math.nan, d),)
-    return (_where(x.lt(eps) | x.gt(1 - eps), 0.0, d),)
+    lo, hi = (0, 1) if eps is None else (eps, 1 - eps)
+    outside = x.lt(lo) | x.gt(hi)
+    denom = _where(outside, 1.0, x * (1 - x))
+    if eps is None:  # at 0 and 1 (either sign of zero): divide by +0
+        denom = _where(x.eq(0) | x.eq(1), 0.0, denom)
+    return (_where(outside, math.nan if eps is None else 0.0, g / denom),)
 
 
 def _entr(self):
