@@ -7,6 +7,7 @@
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
 #   make demo            run the demo
 #   make install         only set up .venv/
+#   make compat-docs     regenerate docs/compatibility.md (PyTorch's public names coretorch has)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
@@ -26,14 +27,16 @@ DISTS := . $(patsubst %/pyproject.toml,%,$(sort $(wildcard backends/*/pyproject.
 # install those into a temporary folder themselves, never into .venv.
 TEST_PLUGINS := $(patsubst %/pyproject.toml,%,$(sort $(filter-out tests/plugins/broken%, \
                   $(wildcard tests/plugins/*/pyproject.toml))))
-TEST_DEPS := pytest safetensors scikit-learn numba $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
+# tensorboard: the optional extra behind coretorch.utils.tensorboard (its tests skip without it)
+TEST_DEPS := pytest safetensors scikit-learn numba tensorboard \
+             $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
 
 PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
 INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPROJECTS)) \
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test demo install
+.PHONY: test demo install docs-primitives compat-docs
 
 install: $(STAMP)
 
@@ -60,3 +63,11 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/coretorch-profile --record-shapes --memory --flops --with-stack --row-limit 25 \
 	  -o trace.json examples/train_digits.py --epochs 5
+
+# the primitive list in docs/writing-a-backend.md, from coretorch.ops.primitives()
+docs-primitives: $(STAMP)
+	$(PY) tools/backend_guide_primitives.py
+
+# what of PyTorch's public API coretorch has, per namespace (introspects the installed PyTorch)
+compat-docs: $(STAMP)
+	$(PY) tools/compat_docs.py -o docs/compatibility.md

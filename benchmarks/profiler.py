@@ -2,7 +2,13 @@
 
     .venv/bin/python benchmarks/profiler.py [--quick]
 
-Reports (issue 6's targets in brackets):
+Reports (targets in brackets):
+- a training step of the digits CNN of examples/train_digits.py (batch 32, AdamW), per step
+  inside a long session: profile() [<= 1.10x], profile with record_shapes, profile_memory,
+  with_stack and with_flops [<= 1.35x], with_stack [<= 1.20x], with_modules [<= 1.15x],
+  detect_anomaly() [<= 1.30x]; PyTorch's profiler and anomaly mode on the same model beside;
+- building the HTML report of a 30-step trace read back from its file, and the diff of two
+  such traces [each < 1 s];
 - no profiler active: `a + b` through the real dispatcher vs the same dispatcher with its
   RecordFunction site stripped out (no measurable difference); and the cost of a RecordFunction
   with one no-op callback;
@@ -21,8 +27,8 @@ import argparse
 import contextlib
 import inspect
 import os
-import statistics
 import sys
+import tempfile
 import textwrap
 import time
 import types
@@ -31,7 +37,10 @@ import warnings
 import coretorch as ct
 from coretorch import record_function as rf_mod
 from coretorch.dispatch import operator as op_mod
-from coretorch_profiler import detect_anomaly, profile
+from coretorch_profiler import detect_anomaly, diff, load_trace, profile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+from train_digits import build_model  # noqa: E402
 
 TINY = (32, [32, 64, 10])
 BIG = (256, [784, 2048, 2048, 10])
@@ -122,6 +131,28 @@ def bench_dispatch(quick: bool) -> list[tuple[str, float, float | None]]:
              f"{t_torch * 1e6:.2f} us)", float("nan"), None)]
 
 
+def torch_profile(**kw):
+    """A factory of PyTorch profiler sessions (CPU activity) with options `kw`."""
+    import torch.profiler as tp
+
+    def make():
+        stack = contextlib.ExitStack()
+        stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
+        stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU], **kw))
+        return stack
+    return make
+
+
+def torch_anomaly():
+    """A PyTorch anomaly-detection session, its warning silenced."""
+    import torch
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    stack.enter_context(torch.autograd.detect_anomaly())
+    return stack
+
+
 # ---- training steps --------------------------------------------------------------------------
 
 def mlp_step(lib, batch: int, sizes: list[int]):
@@ -178,7 +209,6 @@ def _ratios(step, prof_ctx, anomaly_ctx, rep: int, num: int) -> tuple[float, flo
 
 def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
-    import torch.profiler as tp
     out = []
     for label, (batch, sizes), target_p, target_a in (("tiny MLP 32-64-10, batch 32", TINY,
                                                        1.5, 1.5),
@@ -190,20 +220,8 @@ def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
                        lambda: profile(record_shapes=True),
                        lambda: detect_anomaly(), rep, num)
 
-        def torch_prof():
-            stack = contextlib.ExitStack()
-            stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
-            stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU],
-                                           record_shapes=True))
-            return stack
-
-        def torch_anomaly():
-            stack = contextlib.ExitStack()
-            stack.enter_context(warnings.catch_warnings())
-            warnings.simplefilter("ignore")
-            stack.enter_context(torch.autograd.detect_anomaly())
-            return stack
-        theirs = _ratios(mlp_step(torch, batch, sizes), torch_prof, torch_anomaly, rep, num)
+        theirs = _ratios(mlp_step(torch, batch, sizes), torch_profile(record_shapes=True),
+                         torch_anomaly, rep, num)
         out.append((f"{label}: profile(record_shapes) per step [<= {target_p}x]", ours[0],
                     theirs[0]))
         out.append((f"{label}: profile(record_shapes) with setup", ours[1], theirs[1]))
@@ -211,17 +229,106 @@ def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
     return out
 
 
+# ---- the digits CNN: every profiler option -------------------------------------------------
+
+def cnn_step(lib):
+    """One AdamW step of the digits CNN on a fixed batch of 32, built with `lib`."""
+    lib.manual_seed(0)
+    model = build_model(lib.nn)
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    x, y = lib.randn(32, 1, 8, 8), lib.randint(0, 10, (32,))
+
+    def step():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return step
+
+
+ALL = dict(record_shapes=True, profile_memory=True, with_stack=True, with_flops=True)
+CNN_ROWS = (("profile()", {}, 1.10), ("profile(record_shapes, memory, stack, flops)", ALL, 1.35),
+            ("profile(with_stack=True)", {"with_stack": True}, 1.20),
+            ("profile(with_modules=True)", {"with_modules": True}, 1.15))
+
+
+def _steady_ratios(step, contexts: dict, rep: int, num: int) -> dict[str, float]:
+    """{name: best per-step time under that context / best plain time}, measured in
+    interleaved rounds of `num` steps (the first step of each session is not timed)."""
+    best = {k: float("inf") for k in ["plain", *contexts]}
+    step()
+    for _ in range(rep):
+        for name in best:
+            with (contexts[name]() if name != "plain" else contextlib.nullcontext()):
+                step()
+                t = time.perf_counter()
+                for _ in range(num):
+                    step()
+                best[name] = min(best[name], (time.perf_counter() - t) / num)
+    return {k: v / best["plain"] for k, v in best.items() if k != "plain"} | \
+        {"plain_ms": best["plain"] * 1e3}
+
+
+def bench_cnn(quick: bool) -> list[tuple[str, float, float | None]]:
+    import torch
+    rep, num = (3, 5) if quick else (9, 20)
+    ours = {label: (lambda kw=kw: profile(**kw)) for label, kw, _ in CNN_ROWS}
+    ours["detect_anomaly()"] = detect_anomaly
+    r_ours = _steady_ratios(cnn_step(ct), ours, rep, num)
+
+    theirs = {label: torch_profile(**kw) for label, kw, _ in CNN_ROWS}
+    theirs["detect_anomaly()"] = torch_anomaly
+    r_theirs = _steady_ratios(cnn_step(torch), theirs, rep, num)
+    rows = [(f"digits CNN step: {label} [<= {target}x]", r_ours[label], r_theirs[label])
+            for label, _, target in CNN_ROWS]
+    rows.append(("digits CNN step: detect_anomaly() [<= 1.3x]", r_ours["detect_anomaly()"],
+                 r_theirs["detect_anomaly()"]))
+    rows.append((f"  (absolute: coretorch step {r_ours['plain_ms']:.2f} ms, torch step "
+                 f"{r_theirs['plain_ms']:.2f} ms)", float("nan"), None))
+    return rows
+
+
+def bench_report(quick: bool) -> list[tuple[str, float, float | None]]:
+    """Seconds to build the report (and the diff) of 30-step traces read back from files."""
+    step = cnn_step(ct)
+    step()
+    folder = tempfile.mkdtemp()
+    paths = []
+    for n in range(2):
+        with profile(with_modules=True, **ALL) as prof:
+            for _ in range(30):
+                step()
+        paths.append(prof.export_chrome_trace(os.path.join(folder, f"t{n}.json.gz")))
+    reps = 1 if quick else 3
+    t_report = t_diff = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        load_trace(paths[0]).export_html(os.path.join(folder, "report.html"))
+        t_report = min(t_report, time.perf_counter() - t)
+        t = time.perf_counter()
+        diff(paths[0], paths[1]).table()
+        t_diff = min(t_diff, time.perf_counter() - t)
+    return [("30-step CNN trace: load + HTML report, seconds [< 1]", t_report, None),
+            ("two 30-step CNN traces: load + diff table, seconds [< 1]", t_diff, None)]
+
+
+WIDTH = 86
+
+
+def _print(rows: list[tuple[str, float, float | None]]) -> None:
+    for name, ours, theirs in rows:
+        unit = "s" if "seconds" in name else "x"
+        o = "" if ours != ours else f"{ours:9.3f}{unit}"
+        t = "" if theirs is None else f"{theirs:7.2f}x"
+        print(f"{name:<{WIDTH}}  {o:>10}  {t:>8}", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run)")
     args = p.parse_args()
-    rows = bench_dispatch(args.quick) + bench_steps(args.quick)
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measurement':<{width}}  {'coretorch':>10}  {'torch':>8}")
-    for name, ours, theirs in rows:
-        o = "" if ours != ours else f"{ours:9.3f}x"
-        t = "" if theirs is None else f"{theirs:7.2f}x"
-        print(f"{name:<{width}}  {o:>10}  {t:>8}")
+    print(f"{'measurement':<{WIDTH}}  {'coretorch':>10}  {'torch':>8}", flush=True)
+    for bench in (bench_dispatch, bench_cnn, bench_report, bench_steps):
+        _print(bench(args.quick))
 
 
 if __name__ == "__main__":

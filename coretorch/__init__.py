@@ -71,28 +71,10 @@ def _expose_device_modules() -> None:
 
 
 def _no_cuda_module():
-    """`coretorch.cuda` when no cuda backend is loaded: nothing is available."""
-    import types
-    m = types.ModuleType(f"{__name__}.cuda", "No cuda backend is loaded (install "
-                                            "coretorch-cuda-cupy; `python -m coretorch` lists "
-                                            "backends).")
-
-    def unavailable(name: str):
-        def f(*args, **kwargs):
-            raise RuntimeError(f"coretorch.cuda.{name}(): no cuda backend is loaded (install "
-                               f"coretorch-cuda-cupy; `python -m coretorch` lists backends)")
-        f.__name__ = name
-        return f
-    m.is_available = lambda: False
-    m.device_count = lambda: 0
-    # as in PyTorch, seeding and emptying the cache of absent devices do nothing
-    m.manual_seed = m.manual_seed_all = lambda seed: None
-    m.empty_cache = lambda: None
-    for _n in ("current_device", "synchronize", "memory_allocated", "max_memory_allocated",
-               "memory_reserved", "Stream", "Event", "current_stream", "set_device",
-               "get_device_name"):
-        setattr(m, _n, unavailable(_n))
-    return m
+    """`coretorch.cuda` when no cuda backend is loaded: answers as PyTorch without CUDA."""
+    from ._absent_device import absent_device_module
+    return absent_device_module("cuda", "no cuda backend is loaded (install coretorch-cuda-cupy; "
+                                        "`python -m coretorch` lists backends)")
 
 
 _expose_device_modules()
@@ -101,3 +83,13 @@ _expose_device_modules()
 from . import distributions, nn, optim, special, utils  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
+# torch.profiler's names; the shim imports the profiler distribution only when a name is used
+from . import profiler  # noqa: E402,F401
+from . import accelerator, backends, onnx  # noqa: E402,F401
+for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
+    if _absent not in globals():
+        __import__(f"{__name__}.{_absent}")
+from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
+from .tensor.legacy import legacy_types as _legacy_types  # noqa: E402
+
+globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy constructors)

@@ -17,7 +17,7 @@ from .tensor.impl import TensorImpl as _Impl
 
 __all__ = ["RecordScope", "RecordFunction", "add_global_callback", "add_thread_local_callback",
            "remove_callback", "record_function", "peek_sequence_nr", "next_sequence_nr",
-           "inputs_meta", "plain_shapes"]
+           "inputs_meta", "plain_shapes", "add_kernel_time"]
 
 _SCALARS = (int, float, bool)
 
@@ -80,29 +80,33 @@ def next_sequence_nr() -> int:
 class RecordFunction:
     """One recorded region. Callbacks read its fields; `state` of each start callback is kept.
 
-    `args` are the op's positional inputs; for a backward node, the engine's own list of incoming
-    gradients (a copy would hold a second reference and stop AccumulateGrad from taking a
-    gradient over). `outputs` is set before the end callbacks run; `parent` is the enclosing
-    region of the same thread, set when the region starts."""
+    `args` are the op's argument record (schema order, defaults filled; `kwargs` holds only
+    ``out=``); for a backward node, the engine's own list of incoming gradients (a copy would hold
+    a second reference and stop AccumulateGrad from taking a gradient over). `outputs` is set
+    before the end callbacks run; `parent` is the enclosing region of the same thread, set when
+    the region starts. `kernel_ns` is the time spent inside the op's own backend kernel (nested
+    ops excluded), -1 when the op ran no kernel of its own (a composite): the op's time minus it
+    is the framework's overhead. `extra` is None or a dict of what observers and the engine
+    attach (`note`): the backward node ("node"), a collective's size ("collective")."""
 
     __slots__ = ("name", "scope", "args", "kwargs", "seq_nr", "outputs", "thread_id",
-                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "_extra")
+                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra",
+                 "kernel_ns")
 
     def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
                  seq_nr: int = -1, callbacks: tuple | None = None):
         self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
-        self.outputs = self.parent = self._extra = self._states = None
+        self.outputs = self.parent = self.extra = self._states = None
         self.thread_id = self.fwd_thread_id = _get_ident()
         self.start_ns = self.end_ns = 0
+        self.kernel_ns = -1
         self._cbs = _callbacks_for(scope) if callbacks is None else callbacks
 
-    @property
-    def extra(self) -> dict[str, Any]:
-        """Free-form data observers attach (the autograd engine puts the backward node here)."""
-        e = self._extra
-        if e is None:
-            e = self._extra = {}
-        return e
+    def note(self, key: str, value: Any) -> None:
+        """Attach `value` under `key` in `extra` (made on first use)."""
+        if self.extra is None:
+            self.extra = {}
+        self.extra[key] = value
 
     @property
     def active(self) -> bool:
@@ -267,9 +271,10 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
     r.kwargs = kwargs
     r._cbs = cbs
     r.seq_nr = loc.seq_nr if autograd else -1
-    r.outputs = r._extra = r._states = None
+    r.outputs = r.extra = r._states = None
     r.thread_id = r.fwd_thread_id = _get_ident()
     r.end_ns = 0
+    r.kernel_ns = -1
     if len(cbs) != 1:
         _begin(r)
         try:
@@ -293,6 +298,15 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
         finally:
             stack.pop()
     return r.outputs
+
+
+def add_kernel_time(ns: int) -> None:
+    """Add `ns` to the innermost recorded op of this thread: the dispatcher brackets each backend
+    kernel call with this while an observer is on (`RecordFunction.kernel_ns`)."""
+    stack = _local.stack
+    if stack:
+        r = stack[-1]
+        r.kernel_ns = ns if r.kernel_ns < 0 else r.kernel_ns + ns
 
 
 class record_function:

@@ -290,7 +290,7 @@ def test_backward_record_function(data_device):
     events = []
     handle = rf.add_thread_local_callback(
         lambda r: events.append((r.scope, r.name, r.seq_nr)),
-        lambda r, s: events.append(("end", r.name, r.outputs, r.extra.get("node"))))
+        lambda r, s: events.append(("end", r.name, r.outputs, (r.extra or {}).get("node"))))
     try:
         x = leaf([1.0, 2.0], data_device)
         y = x * x

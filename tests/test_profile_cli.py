@@ -55,7 +55,7 @@ def test_console_script_is_installed(tmp_path):
     if not SCRIPT.exists():
         pytest.fail(f"{SCRIPT} missing: install the profiler with pip install -e profiler")
     r = run(["--version"], tmp_path, console_script=True)
-    assert r.returncode == 0 and r.stdout.startswith("coretorch-profile 0.1.0 (coretorch ")
+    assert r.returncode == 0 and r.stdout.startswith("coretorch-profile 0.2.0 (coretorch ")
 
 
 def test_runs_script_prints_table_writes_trace_and_propagates_exit_code(tmp_path):
@@ -86,13 +86,30 @@ def test_failing_script_still_writes_trace_and_table_then_traceback(tmp_path):
         check_trace(json.load(f))
 
 
-def test_missing_script_is_a_one_line_error(tmp_path):
-    r = run(["nothere.py"], tmp_path)
-    assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip().splitlines() == [
+def in_process(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of coretorch-profile run in this process: for the errors
+    found before the program would run."""
+    from coretorch_profiler.cli import main
+    saved = os.getcwd()
+    os.chdir(cwd)
+    try:
+        try:
+            code = main(args)
+        except SystemExit as e:  # argparse's errors
+            code = e.code
+    finally:
+        os.chdir(saved)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_missing_script_is_a_one_line_error(tmp_path, capsys):
+    code, out, err = in_process(["nothere.py"], tmp_path, capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
         "coretorch-profile: error: can't open file 'nothere.py': No such file or directory"]
-    r = run(["-m", "no_such_module_xyz"], tmp_path)
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    code, out, err = in_process(["-m", "no_such_module_xyz"], tmp_path, capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
 
 
 def test_module_mode_device_and_schedule(tmp_path):
@@ -120,16 +137,14 @@ def test_module_mode_device_and_schedule(tmp_path):
     assert [e["args"]["Input Dims"][0] for e in xs if e["name"] == "aten::add"] == [[3], [4]]
 
 
-def test_bad_options(tmp_path):
+def test_bad_options(tmp_path, capsys):
     write(tmp_path, "ok.py", OK)
-    r = run(["--schedule", "1,2", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "--schedule" in r.stderr
-    r = run(["--sort", "nope", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "invalid choice" in r.stderr
-    r = run(["--device", "nosuchdevice", "ok.py"], tmp_path)
-    assert r.returncode == 2 and "--device" in r.stderr
-    r = run([], tmp_path)
-    assert r.returncode == 2 and "no script" in r.stderr
+    for args, says in ((["--schedule", "1,2", "ok.py"], "--schedule"),
+                       (["--sort", "nope", "ok.py"], "invalid choice"),
+                       (["--device", "nosuchdevice", "ok.py"], "--device"),
+                       ([], "no script")):
+        code, out, err = in_process(args, tmp_path, capsys)
+        assert code == 2 and says in err and "device cpu" not in out
 
 
 def test_detect_anomaly_option(tmp_path):
@@ -146,3 +161,105 @@ def test_detect_anomaly_option(tmp_path):
     assert "aten::log returned inf values" in r.stderr and "nan.py:4" in r.stderr
     assert "y = x.log()" in r.stderr
     check_trace(json.loads((tmp_path / "trace.json").read_text()))
+
+
+TRAIN = """
+    import sys
+    import coretorch as ct
+    import coretorch.nn as nn
+    import coretorch.nn.functional as F
+
+    def train(steps):
+        ct.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+        opt = ct.optim.SGD(model.parameters(), lr=0.1)
+        x, y = ct.randn(4, 8), ct.randint(0, 2, (4,))
+        for _ in range(steps):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+
+    train(int(sys.argv[1]))
+"""
+
+
+def test_output_path_is_checked_before_the_program_runs(tmp_path, capsys):
+    write(tmp_path, "ok.py", OK)
+    code, out, err = in_process(["-o", "/nonexistent/t.json", "ok.py"], tmp_path, capsys)
+    assert code == 2 and "device" not in out  # the program never ran
+    assert err.strip() == ("coretorch-profile: error: --output: cannot write the trace to "
+                           "'/nonexistent/t.json': the folder '/nonexistent' does not exist")
+    code, out, err = in_process(["--html", str(tmp_path), "ok.py"], tmp_path, capsys)
+    assert code == 2 and "is a directory" in err
+
+
+def test_the_programs_status_survives_an_output_that_fails_late(tmp_path):
+    (tmp_path / "out").mkdir()
+    write(tmp_path, "rm.py", """
+        import shutil, sys
+        import coretorch as ct
+        ct.ones(2) + 1
+        shutil.rmtree(sys.argv[1])
+        raise ValueError("the program's own error")
+    """)
+    r = run(["-o", "out/t.json", "rm.py", str(tmp_path / "out")], tmp_path)
+    assert r.returncode == 1
+    err = r.stderr
+    assert "writing the results failed" in err and "out/t.json" in err
+    assert "ValueError: the program's own error" in err and 'rm.py", line 6' in err
+    assert err.rstrip().endswith("the program exited with status 1")
+
+
+def test_schedule_counts_optimizer_steps_and_stacks_end_at_the_script(tmp_path):
+    write(tmp_path, "train.py", TRAIN)
+    r = run(["--schedule", "2,1,3", "--with-stack", "--with-modules", "--html", "r.html",
+             "--stacks", "s.folded", "train.py", "8"], tmp_path, console_script=True)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "trace.json").read_text())
+    xs = check_trace(doc)["X"]
+    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep#")) == \
+        ["ProfilerStep#3", "ProfilerStep#4", "ProfilerStep#5"]
+    stacks = [e["args"]["Call stack"].split(";") for e in xs if "Call stack" in e["args"]]
+    assert stacks and all(s[-1].endswith("): <module>") and "train.py" in s[-1] for s in stacks)
+    assert "nn.Module: 0 (backward)" in {e["name"] for e in xs}
+    assert "Module" in r.stdout and "Report written to r.html" in r.stdout
+    page = (tmp_path / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<script src=" not in page
+    folded = (tmp_path / "s.folded").read_text().splitlines()
+    assert folded and all(ln.startswith("ProfilerStep*;") for ln in folded)
+
+
+def test_anomaly_traceback_shows_only_the_users_frames(tmp_path):
+    write(tmp_path, "nan.py", """
+        import coretorch as ct
+
+        def f(x):
+            return x.log()
+
+        f(ct.tensor([1.0, 0.0]))
+    """)
+    r = run(["--detect-anomaly", "nan.py"], tmp_path)
+    assert r.returncode == 1
+    tb = r.stderr[r.stderr.index("Traceback"):]
+    files = [ln.split('"')[1] for ln in tb.splitlines() if ln.strip().startswith('File "')]
+    assert [os.path.basename(f) for f in files] == ["nan.py", "nan.py"]
+    assert "AnomalyError: Anomaly detected: aten::log returned inf" in tb
+
+
+def test_diff_command_and_its_exit_status(tmp_path, capsys):
+    from coretorch_profiler.cli import main
+    write(tmp_path, "train.py", TRAIN)
+    assert run(["-o", "a.json", "train.py", "3"], tmp_path).returncode == 0
+    slower = json.loads((tmp_path / "a.json").read_text())
+    for e in slower["traceEvents"]:  # every slice of b twice as long
+        if e.get("ph") == "X":
+            e["ts"], e["dur"] = 2 * e["ts"], 2 * e["dur"]
+    (tmp_path / "b.json").write_text(json.dumps(slower))
+    r = run(["diff", "a.json", "b.json", "--row-limit", "5"], tmp_path)
+    assert r.returncode == 0 and "b vs a (per step)" in r.stdout and "Change %" in r.stdout
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    assert main(["diff", a, b, "--fail-if-slower", "10%"]) == 1
+    assert "b is 100.0% slower than a (allowed: 10%)" in capsys.readouterr().err
+    assert main(["diff", b, a, "--fail-if-slower", "10"]) == 0
+    assert main(["diff", a, str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capsys.readouterr().err

@@ -438,7 +438,7 @@ def _call(node: Node, grads: list, owned: list):
         rf = _rf.RecordFunction(node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads,
                                 None, node.seq_nr)
         if rf._cbs:
-            rf.extra["node"] = node
+            rf.note("node", node)
             with rf:
                 outs = run(*args)
                 rf.outputs = outs

@@ -129,7 +129,15 @@ def _sequence(op: str, name: str, pos, value, expected: str) -> tuple:
 
 def to_int_list(op: str, name: str, pos, value, size: int | None = None) -> tuple:
     """An ``int[]`` as a tuple of ints; ``int[N]`` also takes one int (or a 1-element list)
-    and repeats it N times."""
+    and repeats it N times. A sequence of another length is returned as given: the op's meta
+    rule refuses it in the op's own words (as PyTorch's kernels do: convolution and pooling
+    word it differently), or reads an empty one as "omitted" (pooling's ``stride=[]``)."""
+    cls = value.__class__
+    if cls is tuple and (size is None or len(value) == size) and all(
+            v.__class__ is int for v in value):
+        return value  # already normal (an op calling another passes its record on)
+    if cls is int and size is not None:
+        return (value,) * size
     expected = "tuple of ints" if size is None else f"tuple of {size} ints"
     if size is not None and not isinstance(value, (tuple, list, TensorImpl, range)):
         try:
@@ -143,12 +151,8 @@ def to_int_list(op: str, name: str, pos, value, size: int | None = None) -> tupl
         bad = next(v for v in items if not _int_like(v))
         raise TypeError(f"{op}(): argument '{name}'{_where(pos)} must be {expected}, but found "
                         f"element of type {type(bad).__name__}") from None
-    if size is not None and len(out) != size:
-        if len(out) == 1:
-            return out * size
-        raise RuntimeError(f"{op}(): expected {name} to be a single integer value or a list of "
-                           f"{size} values to match the convolution dimensions, but got "
-                           f"{name}={list(out)}")
+    if size is not None and len(out) == 1:
+        return out * size
     return out
 
 

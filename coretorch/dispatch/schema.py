@@ -2,7 +2,7 @@
 
     softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
     add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor
-    max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], ...) -> (Tensor, Tensor)
+    max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2]? stride=None, ...) -> (Tensor, Tensor)
     sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)
 
@@ -16,7 +16,9 @@ it (a view). Types (``?`` makes any type optional, accepting None):
   ``str``, ``ScalarType`` (a dtype), ``Device``, ``Layout``, ``MemoryFormat``, ``Generator``,
   ``Any``.
 - ``int[]`` (a sequence of ints, or varargs where PyTorch allows them), ``int[N]`` (an int or a
-  sequence of N ints: ``stride=2`` means ``(2, 2)``), ``float[]``, ``bool[]``, ``Scalar[]``.
+  sequence of N ints: ``stride=2`` and ``stride=[2]`` mean ``(2, 2)``; a sequence of another
+  length arrives as given, for the meta rule to refuse in the op's words), ``float[]``,
+  ``bool[]``, ``Scalar[]``.
 - ``Dim``, ``Dim[]``: a dimension (or several) of the op's first tensor, wrapped into
   ``[0, ndim)`` when the call is bound (coretorch's addition: PyTorch wraps dims in every kernel).
 

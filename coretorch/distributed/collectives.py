@@ -38,10 +38,10 @@ class _Call:
                                     args=tuple(tensors))
             if rf.active:
                 nbytes = sum(t.numel() * t.element_size() for t in tensors)
-                rf.extra["collective"] = {"name": name, "bytes": nbytes,
-                                          "dtype": tensors[0].dtype.name if tensors else "",
-                                          "group_size": pg.size(), "seq": pg._seq,
-                                          "backend": self.backend.name, **(extra or {})}
+                rf.note("collective", {"name": name, "bytes": nbytes,
+                                       "dtype": tensors[0].dtype.name if tensors else "",
+                                       "group_size": pg.size(), "seq": pg._seq,
+                                       "backend": self.backend.name, **(extra or {})})
                 self.rf = rf
                 rf.__enter__()
 

@@ -16,10 +16,20 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "as_index_tensor"]
 _T = TensorImpl
 
 
+def _as_list(data):
+    """Any other Python sequence (range, deque, ...) as a list, as PyTorch reads sequences."""
+    if isinstance(data, (list, tuple, _T, np.ndarray, str, bytes, dict)):
+        return data
+    if hasattr(data, "__len__") and hasattr(data, "__getitem__"):
+        return [_as_list(x) for x in data]
+    return data
+
+
 def _to_array(data, op: str) -> np.ndarray:
     """numpy array of Python data (nested sequences, scalars, 0-d tensors, numpy arrays)."""
     if isinstance(data, _T):
         return np.asarray(get_device_type(data._device).read_numpy(data))
+    data = _as_list(data)
     if isinstance(data, (list, tuple)):
         if any(isinstance(x, _T) for x in _flat_first(data)):
             data = _tensors_to_lists(data)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
+from ..tensor.legacy import tensor_new, tensor_type
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY
 
@@ -81,8 +82,14 @@ def _dunders() -> dict:
 
 # ---- indexing ---------------------------------------------------------------------------------
 
+def _is_sequence(i) -> bool:
+    return (isinstance(i, (list, tuple, range)) or hasattr(i, "__len__") and
+            hasattr(i, "__getitem__") and not isinstance(i, (str, bytes, _T)))
+
+
 def _is_advanced(i) -> bool:
-    return isinstance(i, (_T, list, np.ndarray)) or (isinstance(i, bool))
+    # any sequence inside an index (list, range, deque, a nested tuple...) indexes, as in PyTorch
+    return isinstance(i, (_T, bool)) or _is_sequence(i)
 
 
 def _as_index_tensor(i, like: TensorImpl):
@@ -109,10 +116,32 @@ def getitem(self, idx):
     return _op("index")(view, adv)
 
 
+def _sequence_as_tuple(idx) -> bool:
+    """PyTorch's (and old NumPy's) rule for a non-tuple sequence index: shorter than 32 and
+    holding a slice, None, ``...``, a sequence or a tensor of dim > 0, it means ``x[tuple(idx)]``
+    (deprecated: a warning says so)."""
+    if isinstance(idx, np.ndarray) or not _is_sequence(idx) or len(idx) >= 32:
+        return False
+    for i in idx:
+        if isinstance(i, _T):
+            if i._shape:
+                return True
+        elif i is None or i is Ellipsis or isinstance(i, slice) or _is_sequence(i):
+            return True
+    return False
+
+
 def _basic_index(self, idx):
     """Apply the view part of an index; returns (view, advanced indices per dim or None)."""
     if not isinstance(idx, tuple):
-        idx = (idx,)
+        if _sequence_as_tuple(idx):
+            import warnings
+            warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; "
+                          "use x[tuple(seq)] instead of x[seq] (PyTorch will read it as "
+                          "x[tensor(seq)])", UserWarning, stacklevel=3)
+            idx = tuple(idx)
+        else:
+            idx = (idx,)
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -265,11 +294,6 @@ def _extra_methods() -> dict:
         return to(self, _device("cuda" if device is None else
                                 (f"cuda:{device}" if isinstance(device, int) else device)))
 
-    def type_(self, dtype=None, non_blocking=False):
-        if dtype is None:
-            return f"coretorch.{self._dtype.name}"
-        return to(self, dtype)
-
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         return _op("empty")(*size, dtype=dtype or self._dtype,
                                     device=device or self._device, requires_grad=requires_grad)
@@ -298,8 +322,9 @@ def _extra_methods() -> dict:
         return self.transpose(-2, -1)
 
     m = {"to": to, "item": item, "tolist": tolist, "numpy": numpy, "__array__": __array__,
-         "cpu": cpu, "cuda": cuda, "type": type_, "new_empty": new_empty, "new_zeros": new_zeros,
-         "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor,
+         "cpu": cpu, "cuda": cuda, "type": tensor_type, "new": tensor_new,
+         "new_empty": new_empty, "new_zeros": new_zeros, "new_ones": new_ones,
+         "new_full": new_full, "new_tensor": new_tensor,
          "T": property(T), "mT": property(mT)}
     for name, d in (("float", dt.float32), ("double", dt.float64), ("half", dt.float16),
                     ("int", dt.int32), ("long", dt.int64), ("short", dt.int16),

@@ -15,10 +15,32 @@ from typing import Any, Callable, Iterator
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..nn.modules.module import RemovableHandle, zero_grads
+from ..record_function import record_function, state as _rf_state
 from ..tensor.tensor import Tensor
 
 __all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss", "check_non_negative",
-           "reject_differentiable", "params_with_grad"]
+           "reject_differentiable", "params_with_grad", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+# hooks run around every optimizer's step (PyTorch's global optimizer hooks)
+_global_optimizer_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` runs before the step of every optimizer (before the
+    optimizer's own pre-hooks). Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` runs after the step of every optimizer (after the
+    optimizer's own post-hooks). Returns a handle whose ``remove()`` unregisters it."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
 
 
 class _RequiredParameter:
@@ -124,7 +146,12 @@ class Optimizer:
     # ---- gradients and stepping ----------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every optimized parameter (to None by default)."""
-        zero_grads(chain.from_iterable(g["params"] for g in self.param_groups), set_to_none)
+        params = chain.from_iterable(g["params"] for g in self.param_groups)
+        if not _rf_state.active:
+            zero_grads(params, set_to_none)
+            return
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            zero_grads(params, set_to_none)
 
     def step(self, closure: Callable[[], float] | None = None):
         """Perform one optimization step (re-evaluating the loss with `closure` if given)."""
@@ -143,13 +170,15 @@ class Optimizer:
         return handle
 
     def _run_pre_hooks(self, args, kwargs) -> None:
-        for hook in list(self._optimizer_step_pre_hooks.values()):
+        for hook in [*_global_optimizer_pre_hooks.values(),
+                     *self._optimizer_step_pre_hooks.values()]:
             res = hook(self, args, kwargs)
             if res is not None:
                 raise RuntimeError("optimizer step pre-hooks must return None in coretorch")
 
     def _run_post_hooks(self, args, kwargs) -> None:
-        for hook in list(self._optimizer_step_post_hooks.values()):
+        for hook in [*self._optimizer_step_post_hooks.values(),
+                     *_global_optimizer_post_hooks.values()]:
             hook(self, args, kwargs)
 
     # ---- state dict -----------------------------------------------------------------------
@@ -229,17 +258,28 @@ class Optimizer:
 
 
 def step_with_hooks(step_fn):
-    """Decorate an optimizer's step: no_grad, plus the registered pre/post step hooks."""
+    """Decorate an optimizer's step: no_grad, the registered pre/post step hooks (global ones
+    included), and a ``Optimizer.step#<class>.step`` region while an observer records."""
     @functools.wraps(step_fn)
     def step(self, *args, **kwargs):
-        if self._optimizer_step_pre_hooks:
-            self._run_pre_hooks(args, kwargs)
-        with no_grad():
-            out = step_fn(self, *args, **kwargs)
-        if self._optimizer_step_post_hooks:
+        if _rf_state.active:
+            # post-hooks run after the region closes: a profiler's step boundary marked there
+            # must not cut the region in two
+            with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                out = _hooked_step(self, step_fn, args, kwargs)
+        else:
+            out = _hooked_step(self, step_fn, args, kwargs)
+        if self._optimizer_step_post_hooks or _global_optimizer_post_hooks:
             self._run_post_hooks(args, kwargs)
         return out
     return step
+
+
+def _hooked_step(self, step_fn, args, kwargs):
+    if self._optimizer_step_pre_hooks or _global_optimizer_pre_hooks:
+        self._run_pre_hooks(args, kwargs)
+    with no_grad():
+        return step_fn(self, *args, **kwargs)
 
 
 def closure_loss(closure):

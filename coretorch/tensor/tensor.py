@@ -9,6 +9,11 @@ from .size import Size
 __all__ = ["Tensor"]
 
 
+def _on_device(type_name: str) -> property:
+    return property(lambda self: self._device.type == type_name,
+                    doc=f"Whether the tensor is on a '{type_name}' device.")
+
+
 class Tensor(TensorImpl):
     """A multi-dimensional array on a device, with autograd support (mirrors ``torch.Tensor``).
 
@@ -18,8 +23,14 @@ class Tensor(TensorImpl):
     __slots__ = ()
 
     def __new__(cls, *args, **kwargs):
-        raise TypeError("coretorch.Tensor(...) is not a constructor; use coretorch.tensor(data), "
-                        "coretorch.empty(size) or another factory")
+        """PyTorch's legacy constructor: ``Tensor(2, 3)`` (uninitialized), ``Tensor([1, 2])``
+        (data), ``Tensor()`` (empty), in the default dtype on cpu (`coretorch.tensor.legacy`)."""
+        if cls is not Tensor:
+            raise TypeError(f"{cls.__name__}(...) is not a constructor; make a tensor with a "
+                            f"factory (coretorch.tensor, coretorch.empty, ...)")
+        from ..dtypes import get_default_dtype
+        from .legacy import legacy_new
+        return legacy_new("Tensor", get_default_dtype(), "cpu", args, kwargs, alias_any_dtype=True)
 
     # ---- geometry --------------------------------------------------------------------------
     @property
@@ -109,6 +120,13 @@ class Tensor(TensorImpl):
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 
+    is_xpu, is_mps, is_mtia = _on_device("xpu"), _on_device("mps"), _on_device("mtia")
+    is_xla, is_ipu, is_maia, is_vulkan = (_on_device("xla"), _on_device("ipu"),
+                                          _on_device("maia"), _on_device("vulkan"))
+    # layouts and kinds coretorch does not have: every tensor is dense, plain and unquantized
+    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
+        lambda self: False)
+
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 
@@ -170,9 +188,11 @@ class Tensor(TensorImpl):
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0 and self._device.type != "meta" and spec:
+        # as PyTorch: a 0-d tensor formats as its Python number, anything else only with an
+        # empty spec (as its repr)
+        if not self._shape and self._device.type != "meta" and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), which "

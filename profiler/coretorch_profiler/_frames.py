@@ -1,24 +1,41 @@
-"""Finding the user's frames: the innermost frames outside coretorch and its plugins."""
+"""Finding the user's frames: the innermost frames outside coretorch and its plugins, below the
+launcher that runs the user's program (coretorch-profile, runpy)."""
 from __future__ import annotations
 
 import linecache
+import os
 import sys
 from types import CodeType
 
-# code object -> whether it belongs to coretorch or one of its distributions (cached: the
-# profiler and the anomaly detector ask once per op)
-_internal: dict[CodeType, bool] = {}
+# id(code object) -> whether it belongs to coretorch or one of its distributions, asked once
+# per op by the profiler and the anomaly detector. Keyed by id: hashing a code object hashes its
+# constants, nested functions' code included (a module's code: all of them), at every call.
+# The code objects are kept in `_seen`, so an id cannot be reused by another one.
+_internal: dict[int, bool] = {}
+_seen: list[CodeType] = []
+# ids of launchers' code (coretorch-profile's runner): a stack ends below them
+_launchers: set[int] = set()
 
 
 def _is_internal(frame) -> bool:
     code = frame.f_code
-    r = _internal.get(code)
+    r = _internal.get(id(code))
     if r is None:
         mod = frame.f_globals.get("__name__", "") or ""
         # runpy: the frames coretorch-profile runs a script through
-        r = _internal[code] = mod == "coretorch" or mod.startswith("coretorch.") or \
-            mod.startswith("coretorch_") or mod == "runpy"
+        r = mod == "coretorch" or mod.startswith("coretorch.") or mod.startswith("coretorch_") \
+            or mod == "runpy"
+        _seen.append(code)
+        _internal[id(code)] = r
     return r
+
+
+def mark_launcher(code: CodeType) -> None:
+    """Frames of `code` and every frame outside them (the launcher's own caller, the console
+    script) are not the user's: stacks and anomaly sites end below them."""
+    _seen.append(code)
+    _launchers.add(id(code))
+    _internal[id(code)] = True
 
 
 def user_frame(depth: int = 1):
@@ -27,30 +44,140 @@ def user_frame(depth: int = 1):
     while f is not None:
         if not _is_internal(f):
             return f.f_code, f.f_lineno
+        if id(f.f_code) in _launchers:
+            return None
         f = f.f_back
     return None
 
 
 def user_stack(limit: int = 8, depth: int = 1) -> tuple:
     """Up to `limit` (code, lineno) pairs of user frames (coretorch's own skipped), innermost
-    first."""
-    f = sys._getframe(depth)
-    out = []
-    while f is not None and len(out) < limit:
-        if not _is_internal(f):
-            out.append((f.f_code, f.f_lineno))
+    first, ending below a launcher."""
+    return _walk(sys._getframe(depth), limit)
+
+
+class StackRecorder:
+    """Interned user stacks (tuples of (code, lineno), innermost first), recorded cheaply inside
+    a window: the frames outside the one that opened the window (the anchor) do not change
+    while it runs, so they are walked once, at `start`, and each op walks only up to the
+    anchor. Stacks are interned by code identity and bytecode offset (every code object of a
+    key stays referenced by the stack it interns, so ids cannot be reused while the key lives)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.stacks: list[tuple] = []
+        self._ids: dict[tuple, int] = {}
+        self._anchor = None
+        self._outer: tuple = ()
+
+    def start(self, depth: int = 1) -> None:
+        """Anchor at the innermost user frame calling this (if it is still running later)."""
+        f = sys._getframe(depth)
+        while f is not None and _is_internal(f):
+            if id(f.f_code) in _launchers:
+                return
+            f = f.f_back
+        if f is not None and f.f_back is not None:
+            self._anchor = f
+            self._outer = _walk(f.f_back, self.limit)
+
+    def stop(self) -> None:
+        self._anchor, self._outer = None, ()
+
+    def capture(self, depth: int = 1) -> int:
+        """The index in `stacks` of the calling thread's user stack now."""
+        codes, offsets, outer = _user_frames(sys._getframe(depth + 1), self.limit, self._anchor)
+        key = (*map(id, codes), *offsets, outer)
+        i = self._ids.get(key, -1)
+        if i < 0:
+            stack = tuple(zip(codes, map(_line, codes, offsets)))
+            if outer:
+                stack = (stack + self._outer)[:self.limit]
+            i = self._ids[key] = len(self.stacks)
+            self.stacks.append(stack)
+        return i
+
+
+def _user_frames(f, limit: int, anchor=None) -> tuple[list, list, bool]:
+    """(code objects, bytecode offsets) of up to `limit` user frames from `f` outwards, and
+    whether the walk reached `anchor` (where it stops). The offset, not f_lineno: a line is
+    computed once per distinct site."""
+    internal = _internal
+    codes: list = []
+    offsets: list = []
+    while f is not None and len(codes) < limit:
+        code = f.f_code
+        r = internal.get(id(code))
+        if r is None:
+            r = _is_internal(f)
+        if not r:
+            codes.append(code)
+            offsets.append(f.f_lasti)
+            if f is anchor:
+                return codes, offsets, True
+        elif id(code) in _launchers:
+            break
         f = f.f_back
-    return tuple(out)
+    return codes, offsets, False
+
+
+_lines: dict[tuple[int, int], int] = {}
+
+
+def _line(code: CodeType, lasti: int) -> int:
+    """The source line of bytecode offset `lasti` in `code` (what f_lineno computes)."""
+    key = (id(code), lasti)  # code objects stay alive in _seen: ids are not reused
+    line = _lines.get(key)
+    if line is None:
+        line = code.co_firstlineno
+        for start, end, ln in code.co_lines():
+            if start <= lasti < end and ln is not None:
+                line = ln
+                break
+        _lines[key] = line
+    return line
+
+
+def _walk(f, limit: int) -> tuple:
+    codes, offsets, _ = _user_frames(f, limit)
+    return tuple(zip(codes, map(_line, codes, offsets)))
+
+
+def site_parts(site) -> tuple[str, int, str]:
+    """(filename, lineno, function name) of a recorded (code, lineno) site or of one read back
+    from a trace ('file(line): function')."""
+    if isinstance(site, str):
+        head, _, fn = site.partition("): ")
+        file, _, line = head.rpartition("(")
+        return file, int(line) if line.isdigit() else 0, fn
+    code, lineno = site
+    return code.co_filename, lineno, code.co_name
 
 
 def describe(site) -> tuple[str, int, str, str]:
-    """(filename, lineno, function name, source line) of a (code, lineno) site."""
-    code, lineno = site
-    return code.co_filename, lineno, code.co_name, linecache.getline(code.co_filename,
-                                                                       lineno).strip()
+    """(filename, lineno, function name, source line) of a site."""
+    filename, lineno, name = site_parts(site)
+    return filename, lineno, name, linecache.getline(filename, lineno).strip()
 
 
 def format_site(site) -> str:
     """'file.py(12): fn' -- PyTorch's stack entry format."""
+    if isinstance(site, str):
+        return site
     code, lineno = site
     return f"{code.co_filename}({lineno}): {code.co_name}"
+
+
+def short_path(filename: str) -> str:
+    """`filename` relative to the working directory when it lies below it."""
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+def function_name(code: CodeType) -> str:
+    """A Python function region's name, as PyTorch's traces name them: 'file.py(12): fn' with
+    the line of its definition."""
+    return f"{short_path(code.co_filename)}({code.co_firstlineno}): {code.co_name}"

@@ -28,17 +28,17 @@ from coretorch.device import device_types, get_device_type
 from coretorch.dispatch.operator import get_operator
 from coretorch.tensor.impl import TensorImpl, is_overlapping
 
-from ._frames import describe, user_frame
+from ._frames import StackRecorder, describe, format_site, user_stack
 from .collector import inputs_meta, plain_shapes
+from .module_stack import ModuleStack, module_path, name_tensor
 
 __all__ = ["detect_anomaly", "AnomalyError", "AnomalyWarning"]
 
 _Impl = TensorImpl
 _FUNCTION = _rf.RecordScope.FUNCTION
 _SITE = "anomaly_site"  # the key of the creation site in an autograd node's metadata
-# user_frame's depth, seen from _record_site, of the dispatcher frame that called call_op:
-# _record_site <- _fwd_end <- call_op (or RecordFunction's _end <- call_op) <- Operator.__call__
-_CALL_OP_CALLER = 4
+# user frames kept with a creation site (innermost first): the report shows the call chain
+_SITE_FRAMES = 8
 # factories whose outputs are uninitialized memory: garbage values there are not anomalies
 _UNINITIALIZED = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided",
                             "aten::new_empty", "aten::new_empty_strided"})
@@ -48,7 +48,10 @@ class AnomalyError(RuntimeError):
     """Raised by `detect_anomaly(action="raise")`. Besides the message it carries:
     `phase` ("forward"/"backward"), `op` (op or node name), `output_index`, `nan_count`,
     `inf_count`, `numel`, and the creation site: `forward_op` (the op that ran forward), `filename`,
-    `lineno`, `function`, `code` (the source line), `input_shapes`, `input_dtypes`."""
+    `lineno`, `function`, `code` (the source line), `stack` (the user's frames, innermost first),
+    `module` (the path of the module whose forward ran the op), `input_shapes`, `input_dtypes`.
+    When bad values entered through a parameter or a module's input (phase "input"), `source`
+    names it ('fc1.weight', 'argument 0 of Net.forward') and `source_kind` says which."""
 
     def __init__(self, message: str, info: dict[str, Any]):
         super().__init__(message)
@@ -195,7 +198,11 @@ def _all_finite(args, kwargs, check_nan: bool, check_inf: bool, memo: _FiniteMem
 class detect_anomaly:
     """Context manager (or decorator) that checks every op's outputs, forward and backward, for
     NaN (`check_nan`) and Inf (`check_inf`) and raises `AnomalyError` (``action="raise"``) or
-    warns `AnomalyWarning` (``action="warn"``) at the first op that produced them."""
+    warns `AnomalyWarning` (``action="warn"``) at the first op that produced them, naming its
+    source line, call chain and module. Bad values that enter through a parameter or buffer of
+    a running module (NaN or Inf), or through a module's forward argument (NaN: an Inf there
+    may be an attention mask), are reported as such, naming the tensor. It watches only the
+    thread that entered it, as PyTorch's anomaly mode is per thread."""
 
     def __init__(self, check_nan: bool = True, check_inf: bool = True, action: str = "raise"):
         if action not in ("raise", "warn"):
@@ -205,11 +212,22 @@ class detect_anomaly:
         self._handles: list[int] = []
         self._local = _Local()
         self._memo = _FiniteMemo()
+        self._modules = ModuleStack()
+        self._stacks = StackRecorder(_SITE_FRAMES)
+        self._thread = 0
+        # storages whose bad values are accounted for (reported, or made from bad inputs)
+        self._explained: weakref.WeakSet = weakref.WeakSet()
 
     def __enter__(self) -> "detect_anomaly":
         if self._handles:
             raise RuntimeError("detect_anomaly(): this detector is already active")
         F, B = _rf.RecordScope.FUNCTION, _rf.RecordScope.BACKWARD_FUNCTION
+        # global callbacks that return at once in other threads: a thread-local registration
+        # would cost every op a callback lookup
+        self._thread = threading.get_ident()
+        self._stacks = StackRecorder(_SITE_FRAMES)
+        self._stacks.start(2)  # walks stop at the frame that entered the detector
+        self._modules.start()
         self._handles = [_rf.add_global_callback(self._fwd_start, self._fwd_end, scopes=(F,)),
                          _rf.add_global_callback(self._bwd_start, self._bwd_end, scopes=(B,))]
         return self
@@ -218,7 +236,10 @@ class detect_anomaly:
         for h in self._handles:
             _rf.remove_callback(h)
         self._handles = []
+        self._modules.stop()
+        self._stacks.stop()
         self._memo = _FiniteMemo()
+        self._explained = weakref.WeakSet()
 
     def __call__(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -229,6 +250,8 @@ class detect_anomaly:
 
     # ---- forward ----
     def _fwd_start(self, rf) -> bool | None:
+        if rf.thread_id != self._thread:
+            return None
         # an op overwriting an input needs it judged before it runs: an in-place op its first
         # argument and whatever shares its memory (the others are still intact after it), an
         # out= op every input (one of them may be the out tensor)
@@ -240,8 +263,10 @@ class detect_anomaly:
         return None
 
     def _fwd_end(self, rf, inputs_finite) -> None:
+        if rf.thread_id != self._thread:
+            return
         # it made an autograd node, or ops inside it did
-        if 0 <= rf.seq_nr < _rf.peek_sequence_nr() or (rf._extra and _SITE in rf._extra):
+        if 0 <= rf.seq_nr < _rf.peek_sequence_nr() or (rf.extra and _SITE in rf.extra):
             self._record_site(rf)
         if rf.outputs is None or self._local.backward:
             return  # inside backward, the node's gradients are judged as a whole
@@ -260,8 +285,43 @@ class detect_anomaly:
         if inputs_finite is None or (inputs_finite and in_place):
             inputs_finite = _all_finite(_sharing_first(rf.args, False) if in_place else rf.args,
                                         rf.kwargs, self.check_nan, self.check_inf, self._memo)
-        if inputs_finite:  # else it only passed bad values along; their maker was reported
+        if inputs_finite:
+            self._explain(rf.outputs)
             self._report_forward(rf, *bad)
+        else:  # it passed bad values along: reported at their maker, or where they entered
+            self._check_entry(rf)
+
+    def _explain(self, tensors) -> None:
+        for t in _tensors(tensors):
+            if t is not None:
+                self._explained.add(t._storage)
+
+    def _check_entry(self, rf) -> None:
+        """Bad inputs not made by an op seen here: name the parameter or module input they
+        came through. Bad values from a tensor it cannot name yet stay unexplained, so that
+        they are named where they enter a module."""
+        entries = self._modules.entries()
+        args = (*rf.args, *(v for k, v in (rf.kwargs or {}).items() if k != "out"))
+        fresh = []
+        for a in args:
+            for t in _tensors(a):
+                if t is None or t._storage in self._explained:
+                    continue
+                c = self._memo.bad_counts(t)
+                if c is not None and self._checked(0, c) is not None:
+                    fresh.append((t, c))
+        if not fresh:
+            self._explain(rf.outputs)  # made from values already accounted for
+            return
+        for t, c in fresh:
+            named = name_tensor(t, entries)
+            if named is None:
+                continue
+            self._explain([t for t, _ in fresh])
+            self._explain(rf.outputs)
+            if named[1] != "input" or (self.check_nan and c[0]):
+                self._report_entry(rf, t, named, c)
+            return  # an Inf in a module's input may be a mask: accounted for, not reported
 
     def _first_bad(self, outputs) -> tuple[int, int, int, int] | None:
         """(index, nan, inf, numel) of the first output holding a checked bad value."""
@@ -285,16 +345,21 @@ class detect_anomaly:
         while p is not None and p.scope is _FUNCTION:
             top, p = p, p.parent
         if top is rf:
-            cell = rf._extra.get(_SITE) if rf._extra else None
+            cell = rf.extra.get(_SITE) if rf.extra else None
             if cell is None:
                 cell = []
             bwd = self._local.backward
-            # from call_op's caller on: frames the walk would only step over cost a frame
-            # object each on Python 3.11
-            cell.append((rf.name, user_frame(_CALL_OP_CALLER), inputs_meta(rf.args, rf.kwargs),
-                         _node_name(bwd[-1]) if bwd else None))
+            # the walk steps out of coretorch's own frames (the dispatcher's, whatever their
+            # number) to the user's
+            stacks = self._stacks
+            cell.append((rf.name, stacks.stacks[stacks.capture(1)],
+                         inputs_meta(rf.args, rf.kwargs), _node_name(bwd[-1]) if bwd else None,
+                         tuple(m for m, _ in self._modules.entries())))
         else:
-            cell = top.extra.setdefault(_SITE, [])
+            cell = top.extra.get(_SITE) if top.extra else None
+            if cell is None:
+                cell = []
+                top.note(_SITE, cell)
         for t in (rf.outputs,) if isinstance(rf.outputs, _Impl) else _tensors(rf.outputs):
             m = t._autograd if t is not None else None
             node = m.grad_fn if m is not None else None
@@ -304,8 +369,8 @@ class detect_anomaly:
 
     def _report_forward(self, rf, i: int, nan: int, inf: int, n: int) -> None:
         shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
-        site = user_frame()
-        info = _site_info(site, rf.name, shapes, dtypes)
+        info = _site_info(user_stack(_SITE_FRAMES, 2), rf.name, shapes, dtypes,
+                          [m for m, _ in self._modules.entries()])
         info.update(phase="forward", op=rf.name, output_index=i, nan_count=nan,
                     inf_count=inf, numel=n)
         what = _what(nan, inf, self.check_nan, self.check_inf)
@@ -316,9 +381,12 @@ class detect_anomaly:
 
     # ---- backward ----
     def _bwd_start(self, rf) -> None:
-        self._local.backward.append(rf)
+        if rf.thread_id == self._thread:
+            self._local.backward.append(rf)
 
     def _bwd_end(self, rf, _state) -> None:
+        if rf.thread_id != self._thread:
+            return
         self._local.backward.pop()
         bad = self._first_bad(rf.outputs)
         if bad is not None:
@@ -330,13 +398,13 @@ class detect_anomaly:
         cell = node.metadata.get(_SITE) if node is not None else None
         created = cell[0] if cell else None
         if created is not None:
-            fwd_op, site, (shapes, dtypes), during = created
-            info = _site_info(site, fwd_op, shapes, dtypes)
+            fwd_op, stack, (shapes, dtypes), during, modules = created
+            info = _site_info(stack, fwd_op, shapes, dtypes, modules)
             where = (f"\nThe node was created by {fwd_op} in the forward pass"
                      + (f" (run while computing the backward of {during})" if during else "")
                      + f":{_site_text(info)}")
         else:
-            info = _site_info(None, None, None, None)
+            info = _site_info((), None, None, None)
             where = ("\nIts forward op ran before detect_anomaly() was entered, so its creation "
                      "site is unknown: run the forward pass inside detect_anomaly() too.")
         info.update(phase="backward", op=name, output_index=i, nan_count=nan, inf_count=inf,
@@ -345,7 +413,24 @@ class detect_anomaly:
                f"({_counts(nan, inf, n, self.check_nan, self.check_inf)}){where}")
         self._act(msg, info)
 
+    def _report_entry(self, rf, t, named: tuple[str, str], c: tuple[int, int, int]) -> None:
+        name, kind = named
+        nan, inf, n = c
+        shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
+        info = _site_info(user_stack(_SITE_FRAMES, 3), rf.name, shapes, dtypes,
+                          [m for m, _ in self._modules.entries()])
+        info.update(phase="input", op=rf.name, output_index=None, nan_count=nan, inf_count=inf,
+                    numel=n, source=name, source_kind=kind)
+        what = {"parameter": f"{name} (a parameter)", "buffer": f"{name} (a buffer)",
+                "input": name}[kind]
+        msg = (f"Anomaly detected: {what} holds "
+               f"{_counts(nan, inf, n, self.check_nan, self.check_inf)}; the bad values "
+               f"entered there, not in an op. First read by {rf.name}:{_site_text(info)}")
+        self._act(msg, info)
+
     def _act(self, msg: str, info: dict) -> None:
+        from .profiling import note_anomaly
+        note_anomaly(msg, info)
         if self.action == "raise":
             raise AnomalyError(msg, info)
         if info.get("filename"):
@@ -378,18 +463,25 @@ def _counts(nan: int, inf: int, n: int, check_nan: bool, check_inf: bool) -> str
     return f"{' and '.join(parts)} of {n} values"
 
 
-def _site_info(site, op, shapes, dtypes) -> dict[str, Any]:
-    if site is None:
+def _site_info(stack, op, shapes, dtypes, modules=()) -> dict[str, Any]:
+    stack = tuple(stack or ())
+    if not stack:
         filename = function = code = None
         lineno = None
     else:
-        filename, lineno, function, code = describe(site)
+        filename, lineno, function, code = describe(stack[0])
     return {"forward_op": op, "filename": filename, "lineno": lineno, "function": function,
-            "code": code, "input_shapes": None if shapes is None else plain_shapes(shapes),
+            "code": code, "stack": [format_site(s) for s in stack],
+            "module": module_path(modules) or None,
+            "input_shapes": None if shapes is None else plain_shapes(shapes),
             "input_dtypes": None if dtypes is None else list(dtypes)}
 
 
 def _site_text(info: dict) -> str:
     loc = (f"\n  at {info['filename']}:{info['lineno']} (in {info['function']})\n"
            f"    {info['code']}" if info.get("filename") else "\n  (no user source line found)")
+    if len(info.get("stack") or ()) > 1:
+        loc += "\n  called from:" + "".join(f"\n    {s}" for s in info["stack"][1:])
+    if info.get("module"):
+        loc += f"\n  in module {info['module']}"
     return (f"{loc}\n  inputs: shapes {info['input_shapes']}, dtypes {info['input_dtypes']}")

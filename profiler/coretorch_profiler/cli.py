@@ -1,10 +1,12 @@
 """``coretorch-profile [options] script.py [args...]`` / ``coretorch-profile [options] -m module
-[args...]``: run a program under the profiler, print the op table, write a Chrome trace.
+[args...]``: run a program under the profiler, print the op table (and hints), write a Chrome
+trace and, if asked, an HTML report, folded stacks and a memory timeline.
+``coretorch-profile diff a.json b.json``: compare two traces.
 
-The program's exit code is propagated. When it raises, the table and trace are still written,
-then its traceback is shown and the exit code is 1. With ``--schedule wait,warmup,active`` steps
-are counted at each ``optimizer.step()`` (when coretorch.optim offers a step hook) and at each
-``coretorch_profiler.step()`` call.
+Every output path is checked before the program runs. The program's exit code is propagated;
+when it raises, the table and outputs are still written, then its traceback is shown (its own
+frames only) and the exit code is 1. Steps (``ProfilerStep#N``) end at each optimizer step and
+at each ``coretorch_profiler.step()`` call; ``--schedule wait,warmup,active`` records only some.
 """
 from __future__ import annotations
 
@@ -16,9 +18,13 @@ import runpy
 import sys
 import traceback
 
-SORT_KEYS = ("cpu_time_total", "self_cpu_time_total", "cpu_time", "self_cpu_time", "count",
-             "cpu_memory_usage", "self_cpu_memory_usage", "flops")
-_WITH_VALUE = {"-o", "--output", "--sort", "--row-limit", "--device", "--schedule"}
+SORT_KEYS = ("cpu_time_total", "self_cpu_time_total", "cpu_time", "self_cpu_time",
+             "device_time_total", "self_device_time_total", "cuda_time_total",
+             "self_cuda_time_total", "count", "cpu_memory_usage", "self_cpu_memory_usage",
+             "device_memory_usage", "self_device_memory_usage", "cuda_memory_usage",
+             "self_cuda_memory_usage", "flops")
+_WITH_VALUE = {"-o", "--output", "--sort", "--row-limit", "--device", "--schedule", "--html",
+               "--stacks", "--memory-timeline"}
 PROG = "coretorch-profile"
 
 
@@ -27,12 +33,18 @@ def _parser() -> argparse.ArgumentParser:
     import coretorch
     p = argparse.ArgumentParser(
         prog=PROG, usage=f"{PROG} [options] script.py [args...] | {PROG} [options] -m module "
-                         "[args...]",
+                         f"[args...] | {PROG} diff a.json b.json [--fail-if-slower PCT]",
         description="Run a Python program under the coretorch profiler: prints the op table and "
-                    "writes a Chrome trace (open it in https://ui.perfetto.dev or "
-                    "chrome://tracing).")
+                    "hints, writes a Chrome trace (open it in https://ui.perfetto.dev or "
+                    "chrome://tracing) and, if asked, an HTML report.")
     p.add_argument("-o", "--output", default="trace.json",
                    help="trace file (gzip-compressed if it ends in .gz; default: trace.json)")
+    p.add_argument("--html", metavar="PATH", help="write the HTML report to PATH")
+    p.add_argument("--stacks", metavar="PATH",
+                   help="write folded stacks (flamegraph.pl, speedscope) to PATH")
+    p.add_argument("--memory-timeline", metavar="PATH",
+                   help="write the memory timeline by category (.json or .html) to PATH "
+                        "(implies --memory)")
     p.add_argument("--sort", default="cpu_time_total", choices=SORT_KEYS, metavar="KEY",
                    help=f"sort the table by KEY, one of {', '.join(SORT_KEYS)} "
                         "(default: cpu_time_total)")
@@ -44,13 +56,19 @@ def _parser() -> argparse.ArgumentParser:
                    help="record allocations and frees (memory columns, summary, trace counters)")
     p.add_argument("--flops", action="store_true", help="count FLOPs of the ops that declare them")
     p.add_argument("--with-stack", action="store_true",
-                   help="record the Python source line of each op")
+                   help="record the Python source line of each op (and user Python functions)")
+    p.add_argument("--with-modules", action="store_true",
+                   help="record each nn.Module forward and backward as a region (module tree)")
     p.add_argument("--detect-anomaly", action="store_true",
                    help="stop at the first op (forward or backward) producing NaN/Inf")
+    p.add_argument("--compat", action="store_true",
+                   help="run a PyTorch program as written: `import torch` gives coretorch "
+                        "(see python -m coretorch.compat)")
     p.add_argument("--device", metavar="DEVICE",
                    help="default device of the program's tensors (e.g. meta, cpu)")
     p.add_argument("--schedule", metavar="WAIT,WARMUP,ACTIVE",
-                   help="record only steps wait+warmup .. wait+warmup+active-1")
+                   help="record only steps wait+warmup .. wait+warmup+active-1 (a step ends "
+                        "at each optimizer step and at each coretorch_profiler.step())")
     p.add_argument("--version", action="version",
                    version=f"{PROG} {__version__} (coretorch {coretorch.__version__})")
     p.add_argument("-m", dest="module", metavar="module", help="run a library module as a script")
@@ -87,24 +105,6 @@ def _error(msg: str, code: int) -> int:
     return code
 
 
-@contextlib.contextmanager
-def _optimizer_steps(prof):
-    """Step `prof` after every optimizer step, when coretorch.optim offers a global hook."""
-    handle = None
-    try:
-        from coretorch.optim import optimizer as _opt
-        register = getattr(_opt, "register_optimizer_step_post_hook", None)
-    except ImportError:
-        register = None
-    if register is not None:
-        handle = register(lambda *a, **k: prof.step())
-    try:
-        yield register is not None
-    finally:
-        if handle is not None:
-            handle.remove()
-
-
 def _exit_code(e: SystemExit) -> int:
     c = e.code
     if c is None:
@@ -115,16 +115,48 @@ def _exit_code(e: SystemExit) -> int:
     return 1
 
 
+def _is_ours(tb) -> bool:
+    name = tb.tb_frame.f_globals.get("__name__") or ""
+    return name in (__name__, "runpy") or name == "coretorch" or \
+        name.startswith(("coretorch.", "coretorch_"))
+
+
 def _print_user_traceback(exc: BaseException) -> None:
+    """The program's traceback without the launcher's frames; for an anomaly report, without
+    coretorch's own frames after the user's last one either."""
+    from .anomaly import AnomalyError
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_globals.get("__name__") in (__name__, "runpy"):
         tb = tb.tb_next
+    if isinstance(exc, AnomalyError):
+        frames, t = [], tb
+        while t is not None:
+            frames.append(t)
+            t = t.tb_next
+        keep = max((i for i, t in enumerate(frames) if not _is_ours(t)), default=len(frames) - 1)
+        summary = traceback.StackSummary.extract(
+            ((t.tb_frame, t.tb_lineno) for t in frames[:keep + 1]))
+        print("Traceback (most recent call last):", file=sys.stderr)
+        print("".join(summary.format()), end="", file=sys.stderr)
+        print("".join(traceback.format_exception_only(type(exc), exc)), end="",
+              file=sys.stderr)
+        return
     traceback.print_exception(type(exc), exc, tb)
+
+
+def _run_program(script: str | None, module: str | None) -> None:
+    """Run the user's program (its frames start below this one)."""
+    if script:
+        runpy.run_path(script, run_name="__main__")
+    else:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``coretorch-profile``; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["diff"]:
+        return diff_main(argv[1:])
     ours, program = _split(argv)
     parser = _parser()
     opts = parser.parse_args(ours)
@@ -144,10 +176,28 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             return _error(f"No module named {opts.module}", 1)
     sched = _parse_schedule(opts.schedule, parser) if opts.schedule else None
+    from .export import check_writable
+    outputs = [(opts.output, "--output", "trace"), (opts.html, "--html", "report"),
+               (opts.stacks, "--stacks", "stacks"),
+               (opts.memory_timeline, "--memory-timeline", "memory timeline")]
+    for path, flag, what in outputs:
+        if path:
+            try:
+                check_writable(path, what)
+            except OSError as e:
+                return _error(f"{flag}: {e}", 2)
+    if opts.memory_timeline and not opts.memory_timeline.endswith(
+            (".json", ".json.gz", ".html")):
+        return _error("--memory-timeline: expected a path ending in .json, .json.gz or .html, "
+                      f"got {opts.memory_timeline!r}", 2)
 
     import coretorch
+    from ._frames import mark_launcher
     from .anomaly import detect_anomaly
     from .profiling import profile
+    if opts.compat:
+        from coretorch.compat import install
+        install()
     if opts.device:
         try:
             from coretorch.device import get_device_type
@@ -155,8 +205,11 @@ def main(argv: list[str] | None = None) -> int:
             coretorch.set_default_device(opts.device)
         except (RuntimeError, ValueError) as e:
             return _error(f"--device: {e}", 2)
-    prof = profile(record_shapes=opts.record_shapes, profile_memory=opts.memory,
-                   with_stack=opts.with_stack, with_flops=opts.flops, schedule=sched)
+    mark_launcher(_run_program.__code__)
+    prof = profile(record_shapes=opts.record_shapes,
+                   profile_memory=opts.memory or bool(opts.memory_timeline),
+                   with_stack=opts.with_stack, with_flops=opts.flops,
+                   with_modules=opts.with_modules, schedule=sched)
     code, failure = 0, None
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [script if script else opts.module, *prog_args]
@@ -167,11 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             if opts.detect_anomaly:
                 stack.enter_context(detect_anomaly())
             stack.enter_context(prof)
-            stack.enter_context(_optimizer_steps(prof))
-            if script:
-                runpy.run_path(script, run_name="__main__")
-            else:
-                runpy.run_module(opts.module, run_name="__main__", alter_sys=True)
+            _run_program(script, opts.module)
     except SystemExit as e:
         code = _exit_code(e)
     except KeyboardInterrupt as e:
@@ -182,16 +231,22 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
-    _report(prof, opts, sched is not None)
+    try:
+        _report(prof, opts, sched is not None)
+    except Exception as e:  # noqa: BLE001  (our outputs failed: the program's outcome still shows)
+        _error(f"writing the results failed: {type(e).__name__}: {e}", 1)
+        code = code or 1
     if failure is not None:
         sys.stdout.flush()
         _print_user_traceback(failure)
+    if code:
+        print(f"{PROG}: the program exited with status {code}", file=sys.stderr)
     return code
 
 
 def _report(prof, opts, scheduled: bool) -> None:
     try:
-        events = prof.events()
+        result = prof.result
     except RuntimeError:
         msg = "no step was recorded"
         if scheduled:
@@ -199,12 +254,69 @@ def _report(prof, opts, scheduled: bool) -> None:
                     "counted at optimizer.step() and coretorch_profiler.step())")
         print(f"{PROG}: {msg}; no table or trace written", file=sys.stderr)
         return
+    events = result.events()
     avgs = events.key_averages(group_by_input_shape=opts.record_shapes)
     print(avgs.table(sort_by=opts.sort, row_limit=opts.row_limit))
-    if opts.memory:
-        print(prof.memory_summary())
+    if opts.with_modules:
+        print(result.module_table())
+    if prof.profile_memory:
+        print(result.memory_summary())
     if opts.flops:
-        print(f"Total FLOPs: {prof.total_flops():,}")
-    path = prof.export_chrome_trace(opts.output)
+        print(result.flops_summary())
+    hints = result.advice()
+    if hints:
+        print("Hints:")
+        for h in hints:
+            print(f"  - {h}")
+        print()
+    path = result.export_chrome_trace(opts.output)
     print(f"Trace written to {path} ({len(events)} events): open it in https://ui.perfetto.dev "
           f"or chrome://tracing")
+    if opts.stacks:
+        print(f"Folded stacks written to {result.export_stacks(opts.stacks)}")
+    if opts.memory_timeline:
+        print(f"Memory timeline written to "
+              f"{result.export_memory_timeline(opts.memory_timeline)}")
+    if opts.html:
+        print(f"Report written to {result.export_html(opts.html)}")
+
+
+def _percent(text: str) -> float:
+    t = text.strip().rstrip("%")
+    try:
+        v = float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 10% or 2.5, got "
+                                         f"{text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a percentage >= 0, got {text!r}")
+    return v
+
+
+def diff_main(argv: list[str]) -> int:
+    """``coretorch-profile diff a.json b.json``: exit 1 if b is slower than `--fail-if-slower`
+    allows, 2 on bad input, else 0."""
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} diff", description="Compare two traces written by coretorch-profile "
+        "(or export_chrome_trace): per step, module and op, the change in time, calls, FLOPs "
+        "and memory, largest change first.")
+    p.add_argument("a", help="the baseline trace")
+    p.add_argument("b", help="the trace to compare with it")
+    p.add_argument("--row-limit", type=int, default=30, metavar="N",
+                   help="rows in the table (default: 30)")
+    p.add_argument("--fail-if-slower", type=_percent, metavar="PCT",
+                   help="exit with status 1 if b's step time (or whole time, without steps) "
+                        "is more than PCT percent above a's")
+    opts = p.parse_args(argv)
+    from .diff import diff
+    try:
+        d = diff(opts.a, opts.b)
+    except (OSError, ValueError) as e:
+        return _error(f"diff: {e}", 2)
+    print(d.table(row_limit=opts.row_limit))
+    slower = 100 * d.slower_by
+    if opts.fail_if_slower is not None and slower > opts.fail_if_slower:
+        print(f"{PROG} diff: b is {slower:.1f}% slower than a (allowed: "
+              f"{opts.fail_if_slower:g}%)", file=sys.stderr)
+        return 1
+    return 0

@@ -1,4 +1,5 @@
-"""Recording: the RecordFunction and memory-hook callbacks of one profiling window.
+"""Recording: the callbacks of one profiling window (RecordFunction regions, allocator events,
+module calls, device kernels), filling a `RawProfile`.
 
 The callbacks stay lean: they append one raw tuple per region (and per allocation/free) and do
 nothing else. Events, nesting, memory attribution, tables and traces are built later, from these
@@ -6,33 +7,49 @@ tuples, when someone asks.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 import warnings
 from typing import Any, Callable
 
 from coretorch import record_function as _rf
-from coretorch.device import device, device_types
+from coretorch.device import device_types
 from coretorch.dispatch.operator import get_operator
+from coretorch.nn.modules import module as _module
 from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
 
-from ._frames import user_stack
+from . import machine
+from ._frames import StackRecorder
+from .raw import RawProfile
 
 RecordScope = _rf.RecordScope
 inputs_meta, plain_shapes = _rf.inputs_meta, _rf.plain_shapes  # the layout lives in the core
 _FUNCTION = RecordScope.FUNCTION
-STACK_DEPTH = 16
+STACK_DEPTH = 32
+# a dispatcher that brackets backend kernels gives each RecordFunction a `kernel_ns` slot (ns
+# spent in the op's own kernel call, -1 when it ran none); the table then shows the framework
+# overhead, the op's time outside its kernels
+HAS_KERNEL_NS = "kernel_ns" in getattr(_rf.RecordFunction, "__slots__", ())
 
-# A raw record holds only ints, strings and None, so that the garbage collector stops tracking it
-# the first time it looks. A record holding a tracked object (a device, a list, a tuple it has not
-# looked at yet) gets promoted to the oldest generation instead, and records piling up there
-# trigger full collections of the whole heap: about 100 ms every few hundred steps of a small
-# model, measured. Input shapes and stacks are therefore interned, and devices kept by name.
-# indices into a raw op tuple (INPUTS: an index into Collector.inputs, STACK into .stacks; -1 none)
-NAME, SCOPE, START, END, TID, SEQ, FWD_TID, INPUTS, FLOPS, STACK = range(10)
-# indices into a raw memory tuple (M_DEVICE: the device's name, as `str(device)` gives it)
-M_TIME, M_TID, M_ADDR, M_BYTES, M_DEVICE, M_TOTAL, M_RESERVED = range(7)
+# regions whose ops run no user code between the region and the op (coretorch's own
+# optimizer and DataLoader regions, besides ops and backward nodes): such an op's user stack
+# is its region's, walked once for all of them (frame walks are most of with_stack's cost)
+_SHARED_SCOPES = ("Optimizer.step#", "Optimizer.zero_grad#", "enumerate(DataLoader)#")
+_BACKWARD = RecordScope.BACKWARD_FUNCTION
+# a scope as a plain int, by lookup (faster than int() on an IntEnum per record)
+_SCOPE_INT = {s: int(s) for s in RecordScope}
 
+# copies that may cross devices: their record gets the devices and bytes (the advice on
+# host-device copies reads them)
+COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::to", "aten::_copy_from"})
+
+# A raw record holds only ints, strings and None, so that the garbage collector stops tracking
+# it the first time it looks. A record holding a tracked object (a device, a list, a tuple it
+# has not looked at yet) gets promoted to the oldest generation instead, and records piling up
+# there trigger full collections of the whole heap: about 100 ms every few hundred steps of a
+# small model, measured. Input shapes and stacks are therefore interned, and devices kept by
+# name.
 
 _MISSING = object()
 _flop_fns: dict[str, Callable | None] = {}
@@ -65,39 +82,46 @@ def op_flops(rf) -> int:
         return 0
 
 
-class Collector:
-    """Raw records of one profiling window (`ops`, `memory`) and the callbacks filling them."""
+class Collector(RawProfile):
+    """A `RawProfile` being recorded: `start()` registers the callbacks, `stop()` removes them
+    and adds what is known only at the end (thread names, the roles of live tensors)."""
 
     def __init__(self, record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False):
-        self.record_shapes, self.profile_memory = record_shapes, profile_memory
-        self.with_stack, self.with_flops = with_stack, with_flops
-        self.ops: list[tuple] = []
-        self.memory: list[tuple] = []
-        self.inputs: list[tuple] = []   # interned (shapes, dtypes) of inputs_meta
-        self.stacks: list[tuple] = []   # interned user stacks
-        self.t0 = self.t1 = 0
-        self.start_allocated: dict[str, int] = {}
-        self.thread_names: dict[int, str] = {}
+                 with_stack: bool = False, with_flops: bool = False,
+                 with_modules: bool = False, device_timers: bool = True):
+        super().__init__(record_shapes, profile_memory, with_stack, with_flops, with_modules)
         self._handle: int | None = None
         self._mem_hook: Callable | None = None
-        # device-side timers a backend offers (DeviceType.extras["op_timer"]): the GPU track
-        self._device_timers: list = []
-        self.device_ops: list[dict] = []
+        self._module_hooks: list = []
+        self._use_device_timers = device_timers
+        self._device_timers: list = []   # backends' DeviceType.extras["op_timer"]: GPU track
+        self._stacks = StackRecorder(STACK_DEPTH)
+        self.stacks = self._stacks.stacks
+        self._module_refs: list = []     # modules seen (their ids key the path cache)
+        self.optimizers: list = []       # optimizers seen stepping (for memory roles)
 
     @property
     def running(self) -> bool:
         return self._handle is not None
 
     def start(self) -> None:
+        if self.with_stack:
+            self._stacks.start(2)
+        self.machine = machine.snapshot()
+        self.distributed = _distributed_info()
+        self.base_time_ns = time.time_ns()
         self.t0 = time.perf_counter_ns()
         self.start_allocated = _allocated_now()
         self._remember_threads()
         if self.profile_memory:
             self._mem_hook = add_memory_hook(self._make_memory_hook())
+        if self.with_modules:
+            self._start_modules()
         self._handle = _rf.add_global_callback(None, self._make_end())  # every scope
-        self._device_timers = [entry.extras["op_timer"]() for entry in device_types().values()
-                               if entry.extras.get("op_timer") is not None]
+        if self._use_device_timers:
+            self._device_timers = [entry.extras["op_timer"]()
+                                   for entry in device_types().values()
+                                   if entry.extras.get("op_timer") is not None]
         for timer in self._device_timers:
             timer.start()
 
@@ -105,6 +129,9 @@ class Collector:
         if self._handle is not None:
             _rf.remove_callback(self._handle)
             self._handle = None
+        for h in self._module_hooks:
+            h.remove()
+        self._module_hooks = []
         for timer in self._device_timers:
             timer.stop()
             self.device_ops.extend(timer.events())
@@ -112,34 +139,130 @@ class Collector:
         if self._mem_hook is not None:
             remove_memory_hook(self._mem_hook)
             self._mem_hook = None
+            self._find_memory_roles()
         self.t1 = time.perf_counter_ns()
+        self._stacks.stop()
         self._remember_threads()
+        self._module_refs = []
+        self.optimizers = []
 
+    def saw_optimizer(self, opt) -> None:
+        """Remember an optimizer that stepped in the window (its tensors get memory roles)."""
+        if not any(o is opt for o in self.optimizers):
+            self.optimizers.append(opt)
+
+    # ---- threads ----
     def _remember_threads(self) -> None:
         for t in threading.enumerate():
-            self.thread_names.setdefault(t.ident, t.name)
+            if t.ident is not None:
+                self.thread_names.setdefault(t.ident, t.name)
+                if t.native_id is not None:
+                    self.native_ids.setdefault(t.ident, t.native_id)
 
+    def _see_thread(self, ident: int) -> None:
+        # called from inside the thread: a thread that starts and ends within the window is
+        # never seen by threading.enumerate() at start or stop
+        t = threading.current_thread()
+        self.native_ids.setdefault(ident, threading.get_native_id())
+        self.thread_names.setdefault(ident, t.name)
+
+    # ---- memory ----
     def _make_memory_hook(self) -> Callable:
         append, now, ident = self.memory.append, time.perf_counter_ns, threading.get_ident
+        seen, see = self.native_ids, self._see_thread
 
         def on_memory(ev) -> None:
-            append((now(), ident(), ev.address, ev.nbytes, ev.device._str, ev.total_allocated,
+            tid = ident()
+            if tid not in seen:
+                see(tid)
+            append((now(), tid, ev.address, ev.nbytes, ev.device._str, ev.total_allocated,
                     ev.total_reserved))
         return on_memory
 
+    def _find_memory_roles(self) -> None:
+        """Parameters, their gradients and optimizer state alive at the end, by address; and
+        the bytes of each role that were allocated before the window."""
+        from .memory_roles import find_roles
+        self.memory_roles, self.baseline = find_roles(self._module_refs, self.optimizers,
+                                                      self.memory)
+
+    # ---- modules ----
+    def _start_modules(self) -> None:
+        local = threading.local()
+        now, ident, peek = time.perf_counter_ns, threading.get_ident, _rf.peek_sequence_nr
+        append, path_of = self.modules.append, self._module_path
+        cache: dict[tuple[int, int], int] = {}
+        ws, capture = self.with_stack, self._stacks.capture
+        seen, see = self.native_ids, self._see_thread
+
+        def pre(module, args) -> None:
+            st = getattr(local, "stack", None)
+            if st is None:
+                st = local.stack = []
+            parent = st[-1] if st else None
+            key = (id(parent[0]) if parent else 0, id(module))
+            p = cache.get(key)
+            if p is None:
+                p = cache[key] = path_of(module, parent)
+            stack = capture(1) if ws else -1
+            st.append((module, p, now(), peek(), stack))
+
+        def post(module, args, output) -> None:
+            st = getattr(local, "stack", None)
+            while st:
+                entry = st.pop()
+                if entry[0] is module:
+                    tid = ident()
+                    if tid not in seen:
+                        see(tid)
+                    append((entry[1], entry[2], now(), tid, entry[3], peek(), entry[4]))
+                    return
+
+        self._module_hooks = [_module.register_module_forward_pre_hook(pre),
+                              _module.register_module_forward_hook(post, always_call=True)]
+
+    def _module_path(self, module, parent: tuple | None) -> int:
+        """Index into `module_paths` of `module` called inside `parent` (an entry of the module
+        stack, or None for a root): its attribute path below the root, as `named_modules` names
+        it."""
+        self._module_refs.append(module)
+        kind = type(module).__name__
+        if parent is None:
+            roots = sum(1 for r, path, _ in self.module_paths if path == "")
+            self.module_paths.append((roots, "", kind))
+            return len(self.module_paths) - 1
+        root, ppath, _ = self.module_paths[parent[1]]
+        name = next((n for n, m in parent[0]._modules.items() if m is module), None)
+        if name is None:  # called by its parent without being its registered child
+            name = kind
+        self.module_paths.append((root, f"{ppath}.{name}" if ppath else name, kind))
+        return len(self.module_paths) - 1
+
+    # ---- regions ----
     def _make_end(self) -> Callable:
         append = self.ops.append
         rs, ws, wf = self.record_shapes, self.with_stack, self.with_flops
-        if not (rs or ws or wf):
+        seen, see = self.native_ids, self._see_thread
+        copy_extra, scope_int = self._copy_extra, _SCOPE_INT
+        if not (rs or ws or wf or HAS_KERNEL_NS):
             def end(rf, _state) -> None:
-                append((rf.name, int(rf.scope), rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
-                        rf.fwd_thread_id, -1, 0, -1))
+                tid = rf.thread_id
+                if tid not in seen:
+                    see(tid)
+                name = rf.name
+                append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
+                        rf.fwd_thread_id, -1, 0, -1,
+                        copy_extra(rf) if name in COPY_OPS else -1, -1))
             return end
         input_ids: dict[tuple, int] = {}
-        stack_ids: dict[tuple, int] = {}
-        inputs, stacks = self.inputs, self.stacks
+        inputs, capture = self.inputs, self._stacks.capture
+        shared: dict[int, int] = {}  # id(open region) -> stack its descendants walked
+        pop, get = shared.pop, shared.get
 
         def end_detailed(rf, _state) -> None:
+            tid = rf.thread_id
+            if tid not in seen:
+                see(tid)
             i = s = -1
             if rs:
                 meta = inputs_meta(rf.args, rf.kwargs)
@@ -149,19 +272,52 @@ class Collector:
                     inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
             if ws:
-                stack = user_stack(STACK_DEPTH, 2)
-                s = stack_ids.get(stack, -1)
+                s = pop(id(rf), -1)  # an op inside this one walked the same user frames
+                p = rf.parent
+                share = p is not None and (p.scope is _FUNCTION or p.scope is _BACKWARD or
+                                           p.name.startswith(_SHARED_SCOPES))
+                if s < 0 and share:
+                    s = get(id(p), -1)  # a sibling did
                 if s < 0:
-                    s = stack_ids[stack] = len(stacks)
-                    stacks.append(stack)
-            append((rf.name, int(rf.scope), rf.start_ns, rf.end_ns, rf.thread_id, rf.seq_nr,
-                    rf.fwd_thread_id, i, fl, s))
+                    s = capture(1)
+                if share:
+                    shared[id(p)] = s
+            k = rf.kernel_ns if HAS_KERNEL_NS else -1
+            name = rf.name
+            append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
+                    rf.fwd_thread_id, i, fl, s, copy_extra(rf) if name in COPY_OPS else -1, k))
         return end_detailed
 
+    def _copy_extra(self, rf) -> int:
+        """{"copy": "cpu -> cuda", "bytes": n} of a copy op whose source and destination
+        devices differ; -1 for a copy within one device."""
+        args, out = rf.args, rf.outputs
+        if rf.name == "aten::copy_" and len(args) >= 2:
+            dst, src = args[0], args[1]
+        else:
+            dst, src = out, args[0] if args else None
+        sd, dd = getattr(src, "_device", None), getattr(dst, "_device", None)
+        if sd is None or dd is None or sd.type == dd.type:
+            return -1
+        nbytes = math.prod(dst._shape) * dst._dtype.itemsize
+        return self.add_extra({"copy": f"{sd.type} -> {dd.type}", "bytes": int(nbytes)})
 
-def device_of(memory_record: tuple) -> device:
-    """The device of a raw memory record."""
-    return device(memory_record[M_DEVICE])
+
+def _distributed_info() -> dict[str, Any]:
+    """Rank and world size: from coretorch.distributed when a process group is up, else from
+    the launcher's environment (RANK, WORLD_SIZE), else a single process."""
+    import os
+    import sys
+    dist = sys.modules.get("coretorch.distributed")
+    try:
+        if dist is not None and dist.is_initialized():
+            return {"backend": str(dist.get_backend()), "rank": int(dist.get_rank()),
+                    "world_size": int(dist.get_world_size())}
+    except Exception:  # noqa: BLE001  (a half-built process group: fall back to the env)
+        pass
+    rank, world = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
+    return {"backend": None, "rank": int(rank) if rank.isdigit() else 0,
+            "world_size": int(world) if world.isdigit() else 1}
 
 
 def _allocated_now() -> dict[str, int]:

@@ -6,16 +6,30 @@ with CuPy's reason.
 """
 from __future__ import annotations
 
+import warnings
+
+from coretorch._absent_device import unavailable
+from coretorch.tensor.legacy import legacy_types
+
 from . import array_module as am
 from .allocator import OutOfMemoryError, allocator
+from .device_context import device, device_of, stream
+from .device_info import (CudaDeviceProperties, get_device_capability, get_device_properties,
+                          is_bf16_supported, is_tf32_supported, mem_get_info)
 from .streams import Event, Stream, current_stream, default_stream, require, synchronize
 
-__all__ = ["is_available", "is_emulated", "device_count", "current_device", "set_device",
-           "get_device_name", "synchronize", "manual_seed", "manual_seed_all", "seed",
-           "initial_seed", "memory_allocated", "max_memory_allocated", "memory_reserved",
-           "max_memory_reserved", "reset_peak_memory_stats", "memory_stats", "empty_cache",
-           "Stream", "Event", "current_stream", "default_stream", "OutOfMemoryError",
-           "unavailable_reason"]
+__all__ = ["is_available", "is_emulated", "is_initialized", "init", "device_count",
+           "current_device", "set_device", "get_device_name", "get_device_capability",
+           "get_device_properties", "is_bf16_supported", "is_tf32_supported", "mem_get_info",
+           "device", "device_of", "stream", "synchronize", "manual_seed", "manual_seed_all",
+           "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all", "memory_allocated", "max_memory_allocated",
+           "memory_reserved", "max_memory_reserved", "memory_cached", "max_memory_cached",
+           "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "reset_accumulated_memory_stats", "memory_stats", "memory_summary", "empty_cache",
+           "ipc_collect", "Stream", "Event", "current_stream", "default_stream",
+           "OutOfMemoryError", "CudaDeviceProperties", "unavailable_reason", "CUDAGraph", "graph",
+           "make_graphed_callables", *legacy_types("cuda")]
 
 
 def is_available() -> bool:
@@ -41,6 +55,16 @@ def device_count() -> int:
     if am.EMULATED:
         return 1
     return am.xp.cuda.runtime.getDeviceCount()
+
+
+def is_initialized() -> bool:
+    """Whether CUDA can be used now (CuPy initializes lazily; coretorch needs no init step)."""
+    return is_available()
+
+
+def init() -> None:
+    """Check that CUDA can be used (raises why not); nothing else needs initializing."""
+    require("init()")
 
 
 def current_device() -> int:
@@ -86,6 +110,37 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def seed_all() -> int:
+    """Seed every cuda random stream from OS entropy (one seed for all) and return it."""
+    return seed()
+
+
+def _generator(device):
+    from coretorch.random import generator_for
+    return generator_for(f"cuda:{device}" if isinstance(device, int) else device)
+
+
+def get_rng_state(device="cuda") -> dict:
+    """The state of `device`'s random stream (a dict, as ``coretorch.get_rng_state``)."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state: dict, device="cuda") -> None:
+    """Restore a state from `get_rng_state` on `device`'s random stream."""
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """The states of every cuda device's random stream."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Restore the states from `get_rng_state_all`."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
 
 
 def seed() -> int:
@@ -143,3 +198,53 @@ def empty_cache() -> None:
     if is_available():
         allocator.empty_cache()
 
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    """Deprecated: `reset_peak_memory_stats` (which it calls)."""
+    warnings.warn("coretorch.cuda.reset_max_memory_allocated now calls reset_peak_memory_stats, "
+                  "which resets all peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    """Restart the peak counters (the allocator keeps no other accumulated counts)."""
+    reset_peak_memory_stats(device)
+
+
+def memory_cached(device=None) -> int:
+    """Deprecated name of `memory_reserved`."""
+    warnings.warn("coretorch.cuda.memory_cached has been renamed to "
+                  "coretorch.cuda.memory_reserved", FutureWarning, stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    """Deprecated name of `max_memory_reserved`."""
+    warnings.warn("coretorch.cuda.max_memory_cached has been renamed to "
+                  "coretorch.cuda.max_memory_reserved", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    """A readable table of `memory_stats`."""
+    rows = [(k, v) for k, v in sorted(memory_stats(device).items())]
+    width = max(len(k) for k, _ in rows)
+    lines = ["coretorch.cuda memory summary", "-" * (width + 16)]
+    lines += [f"{k:<{width}}  {v:>12,}" if isinstance(v, int) else f"{k:<{width}}  {v!s:>12}"
+              for k, v in rows]
+    return "\n".join(lines)
+
+
+def ipc_collect() -> None:
+    """coretorch does not share cuda memory between processes: nothing to collect."""
+    require("ipc_collect()")
+
+
+_NO_GRAPHS = ("coretorch cannot capture CUDA graphs (captured kernel launches replayed as one); "
+              "run the program eagerly")
+CUDAGraph = unavailable("coretorch.cuda.CUDAGraph", _NO_GRAPHS)
+graph = unavailable("coretorch.cuda.graph", _NO_GRAPHS)
+make_graphed_callables = unavailable("coretorch.cuda.make_graphed_callables", _NO_GRAPHS)
+
+globals().update(legacy_types("cuda"))  # FloatTensor, LongTensor, ... on cuda

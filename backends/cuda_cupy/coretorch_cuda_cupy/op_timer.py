@@ -67,7 +67,8 @@ class CudaOpTimer:
         end = Event(enable_timing=True)
         end.record()
         stream = current_stream()
-        self._records.append((rf.name, start, end, stream.device_index, stream.cuda_stream))
+        self._records.append((rf.name, start, end, stream.device_index, stream.cuda_stream,
+                              (rf.thread_id, rf.start_ns)))
 
     def stop(self) -> None:
         if self._handle is not None:
@@ -76,12 +77,14 @@ class CudaOpTimer:
         synchronize()
 
     def events(self) -> list[dict]:
-        """Kernel-time events: name, device index, stream, start_ns/end_ns on the host clock."""
+        """Kernel-time events: name, device index, stream, start_ns/end_ns on the host clock,
+        and `host`: (thread ident, start_ns) of the launching op's RecordFunction."""
         base, t0 = self._base, self._base_ns
         out = []
-        for name, start, end, index, stream in self._records:
+        for name, start, end, index, stream, host in self._records:
             s = t0 + int(base.elapsed_time(start) * 1e6)
             e = t0 + int(base.elapsed_time(end) * 1e6)
             out.append({"name": name, "device_index": index, "stream": stream,
-                        "start_ns": s, "end_ns": max(e, s), "emulated": am.EMULATED})
+                        "start_ns": s, "end_ns": max(e, s), "emulated": am.EMULATED,
+                        "host": host})
         return out

@@ -7,6 +7,10 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _act
 from .attention import *  # noqa: F401,F403
 from .attention import __all__ as _attn
+from .conv3d import *  # noqa: F401,F403
+from .conv3d import __all__ as _conv3d
+from .conv_transpose import *  # noqa: F401,F403
+from .conv_transpose import __all__ as _convt
 from .dropout import *  # noqa: F401,F403
 from .dropout import __all__ as _drop
 from .linear import *  # noqa: F401,F403
@@ -21,5 +25,27 @@ from .pooling import *  # noqa: F401,F403
 from .pooling import __all__ as _pool
 from .sparse import *  # noqa: F401,F403
 from .sparse import __all__ as _sparse
+from .ctc import *  # noqa: F401,F403
+from .ctc import __all__ as _ctc
+from .distance import *  # noqa: F401,F403
+from .distance import __all__ as _distance
+from .embedding_bag import *  # noqa: F401,F403
+from .embedding_bag import __all__ as _embedding_bag
+from .local_response_norm import *  # noqa: F401,F403
+from .local_response_norm import __all__ as _local_response_norm
+from .loss_likelihood import *  # noqa: F401,F403
+from .loss_likelihood import __all__ as _loss_likelihood
+from .loss_margin import *  # noqa: F401,F403
+from .loss_margin import __all__ as _loss_margin
+from .pooling_max import *  # noqa: F401,F403
+from .pooling_max import __all__ as _pooling_max
+from .prelu import *  # noqa: F401,F403
+from .prelu import __all__ as _prelu
+from .upsampling import *  # noqa: F401,F403
+from .upsampling import __all__ as _upsampling
+from .vision import *  # noqa: F401,F403
+from .vision import __all__ as _vision
 
-__all__ = _act + _attn + _drop + _lin + _loss + _norm + _pad + _pool + _sparse
+__all__ = (_act + _attn + _conv3d + _convt + _drop + _lin + _loss + _norm + _pad + _pool + _sparse
+           + _ctc + _distance + _embedding_bag + _local_response_norm + _loss_likelihood
+           + _loss_margin + _pooling_max + _prelu + _upsampling + _vision)

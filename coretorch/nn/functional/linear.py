@@ -29,13 +29,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     return y.reshape(tuple(lead) + (out_f,))
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
-    """1-D cross-correlation over (N, C_in, L) inputs; padding int or "valid"/"same"."""
-    return aten.conv1d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-           dilation=1, groups: int = 1) -> Tensor:
-    """2-D cross-correlation over (N, C_in, H, W) inputs; padding int, pair, "valid" or "same"."""
-    return aten.conv2d(input, weight, bias, stride, padding, dilation, groups)
+# PyTorch's functional signatures are the ops' own: the ops are the functions (their schemas hold
+# the defaults)
+conv1d = aten.conv1d.entry
+conv2d = aten.conv2d.entry

@@ -94,31 +94,62 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         xc = input - mean
         var = (xc * xc).mean(dims, keepdim=True)
         if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.reshape(c), alpha=momentum)
-                if running_var is not None:
-                    unbiased = var.reshape(c) * (count / (count - 1))
-                    running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
+            _update_running_stats(running_mean, running_var, mean.reshape(c),
+                                  var.reshape(c) * (count / (count - 1)), momentum)
         out = xc * (var + eps).rsqrt()
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm(): running_mean and running_var must be defined in "
                                "evaluation mode")
-        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        out = _with_running_stats(input, running_mean, running_var, shape, eps)
     return _affine(out, weight, bias, shape)
+
+
+def _update_running_stats(running_mean: Tensor | None, running_var: Tensor | None,
+                          mean: Tensor, unbiased_var: Tensor, momentum: float) -> None:
+    """running = (1 - momentum) running + momentum * batch statistic, in place."""
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
+        if running_var is not None:
+            running_var.mul_(1 - momentum).add_(unbiased_var, alpha=momentum)
+
+
+def _with_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor, shape: tuple,
+                        eps: float) -> Tensor:
+    return (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Normalize each (sample, channel) plane over its spatial positions."""
-    if not use_input_stats or running_mean is not None or running_var is not None:
-        raise NotImplementedError("instance_norm(): running statistics are not supported by "
-                                  "coretorch yet")
+    """Normalize each (sample, channel) plane of (N, C, *) over its spatial positions. With
+    running stats and `use_input_stats`, they move toward the batch average of the per-instance
+    mean and unbiased variance; without `use_input_stats` the running stats normalize."""
+    if input.dim() < 3:
+        raise ValueError(f"instance_norm(): expected input of at least 3 dimensions (N, C, *), "
+                         f"got {input.dim()}D")
     n, c = input.shape[0], input.shape[1]
-    return group_norm(input, c, weight, bias, eps) if n else input
+    shape = (1, c) + (1,) * (input.dim() - 2)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("instance_norm(): Expected running_mean and running_var to be "
+                               "defined when use_input_stats is false")
+        out = _with_running_stats(input, running_mean, running_var, shape, eps)
+        return _affine(out, weight, bias, shape)
+    count = input.numel() // max(n * c, 1)
+    if count == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(input.shape)}")
+    dims = tuple(range(2, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    xc = input - mean
+    var = (xc * xc).mean(dims, keepdim=True)
+    if running_mean is not None or running_var is not None:
+        _update_running_stats(running_mean, running_var, mean.reshape(n, c).mean(0),
+                              (var.reshape(n, c) * (count / (count - 1))).mean(0), momentum)
+    return _affine(xc * (var + eps).rsqrt(), weight, bias, shape)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,

@@ -17,11 +17,10 @@ def _single(name: str, v) -> int:
     return int(v)
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
-               ceil_mode: bool = False, return_indices: bool = False):
-    """Max over (kH, kW) windows; with `return_indices`, also the flat index in each plane."""
-    return aten.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
-                           return_indices)
+# PyTorch's functional signatures are the ops' own: the ops are the functions (their schemas hold
+# the defaults)
+max_pool2d = aten.max_pool2d.entry
+avg_pool2d = aten.avg_pool2d.entry
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
@@ -36,20 +35,13 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     return res.squeeze(-2)
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override=None) -> Tensor:
-    """Mean over (kH, kW) windows."""
-    return aten.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                           divisor_override)
-
-
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of the last dimension of (N, C, L) or (C, L) inputs."""
     k = _single("avg_pool1d", kernel_size)
     s = k if stride is None else _single("avg_pool1d", stride)
     out = aten.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single("avg_pool1d", padding)),
-                          ceil_mode, count_include_pad, None)
+                          ceil_mode, count_include_pad)
     return out.squeeze(-2)
 
 
@@ -93,7 +85,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         return input.mean((-2, -1), keepdim=True)
     if h % oh == 0 and w % ow == 0:
         kh, kw = h // oh, w // ow
-        return aten.avg_pool2d(input, (kh, kw), (kh, kw), 0, False, True, None)
+        return aten.avg_pool2d(input, (kh, kw))
     # bins of an adaptive average are products of row and column ranges, so it separates
     return _adaptive_1d(_adaptive_1d(input, input.dim() - 2, oh), input.dim() - 1, ow)
 

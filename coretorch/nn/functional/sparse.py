@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import dtypes as _dt
 from ...ops import aten
 from ...tensor.tensor import Tensor
+from ._embedding_renorm import embedding_renorm_
 
 __all__ = ["embedding", "one_hot"]
 
@@ -26,11 +27,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` picked by the integer tensor `input`; the `padding_idx` row gets no
-    gradient."""
-    padding_idx = normalize_padding_idx(padding_idx, weight.size(0))
+    gradient. With `max_norm`, the picked rows are first renormalized in place."""
     if max_norm is not None:
-        raise NotImplementedError("embedding(): max_norm (renormalizing rows in place) is not "
-                                  "supported by coretorch yet")
+        embedding_renorm_(weight, input, max_norm, norm_type)
     if scale_grad_by_freq:
         raise NotImplementedError("embedding(): scale_grad_by_freq is not supported by coretorch "
                                   "yet")

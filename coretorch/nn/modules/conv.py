@@ -21,6 +21,7 @@ def _ntuple(name: str, value, n: int) -> tuple:
 
 class _ConvNd(Module):
     _n = 0
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -50,7 +51,7 @@ class _ConvNd(Module):
         else:
             self.padding = _ntuple("padding", padding, n)
         self.output_padding = (0,) * n
-        self.transposed = False
+        self.transposed = self._transposed
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad order (last dim first) of the explicit padding, for non-zeros padding modes
@@ -64,8 +65,9 @@ class _ConvNd(Module):
         else:
             rev = [p for p in reversed(self.padding) for _ in range(2)]
         self._reversed_padding_repeated_twice = rev
-        self.weight = new_param((out_channels, in_channels // groups) + self.kernel_size,
-                                device, dtype)
+        channels = ((in_channels, out_channels // groups) if self._transposed
+                    else (out_channels, in_channels // groups))
+        self.weight = new_param(channels + self.kernel_size, device, dtype)
         register_bias(self, (out_channels,), bias, device, dtype)
         self.reset_parameters()
 
@@ -80,6 +82,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -89,7 +93,7 @@ class _ConvNd(Module):
         return s
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv1d if self._n == 1 else F.conv2d
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[self._n]
         if self.padding_mode != "zeros":
             input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(input, weight, bias, self.stride, 0, self.dilation, self.groups)

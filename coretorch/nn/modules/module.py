@@ -15,11 +15,56 @@ from ...tensor.impl import TensorImpl
 from ...tensor.tensor import Tensor
 from ..parameter import Parameter
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
+           "register_module_forward_hook"]
 
 from ...utils.hooks import RemovableHandle  # noqa: E402  (re-exported: nn's hooks return it)
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+# hooks run around every module's forward (PyTorch's global module hooks); `_global_hooks_on`
+# is the one flag Module.__call__ checks
+_global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_forward_hooks_with_kwargs: set[int] = set()
+_global_forward_hooks_always_called: set[int] = set()
+_global_hooks_on = False
+
+
+class _GlobalHookHandle(RemovableHandle):
+    def remove(self) -> None:
+        global _global_hooks_on
+        super().remove()
+        _global_hooks_on = bool(_global_forward_pre_hooks or _global_forward_hooks)
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, args)`` runs before the forward of every module (before the module's own
+    pre-hooks); a non-None return replaces the arguments."""
+    global _global_hooks_on
+    handle = _GlobalHookHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    _global_hooks_on = True
+    return handle
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with `with_kwargs`)
+    runs after the forward of every module (before the module's own hooks); a non-None return
+    replaces the output. With `always_call` it also runs (with output None) when forward
+    raises."""
+    global _global_hooks_on
+    handle = _GlobalHookHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs,
+                               _global_forward_hooks_always_called)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    _global_hooks_on = True
+    return handle
 
 
 def _addindent(s: str, n: int) -> str:
@@ -516,11 +561,15 @@ class Module:
         return handle
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (_global_hooks_on or self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
+        for hook in list(_global_forward_pre_hooks.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -533,28 +582,34 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        hook_sets = ((_global_forward_hooks, _global_forward_hooks_with_kwargs,
+                      _global_forward_hooks_always_called),
+                     (self._forward_hooks, self._forward_hooks_with_kwargs,
+                      self._forward_hooks_always_called))
         called = set()
         try:
             out = self.forward(*args, **kwargs)
-            for hid, hook in list(self._forward_hooks.items()):
-                called.add(hid)
-                if hid in self._forward_hooks_with_kwargs:
-                    res = hook(self, args, kwargs, out)
-                else:
-                    res = hook(self, args, out)
-                if res is not None:
-                    out = res
+            for hooks, with_kwargs, _ in hook_sets:
+                for hid, hook in list(hooks.items()):
+                    called.add(hid)
+                    if hid in with_kwargs:
+                        res = hook(self, args, kwargs, out)
+                    else:
+                        res = hook(self, args, out)
+                    if res is not None:
+                        out = res
             return out
         except Exception:
-            for hid, hook in list(self._forward_hooks.items()):
-                if hid in self._forward_hooks_always_called and hid not in called:
-                    try:
-                        if hid in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, None)
-                        else:
-                            hook(self, args, None)
-                    except Exception:
-                        pass
+            for hooks, with_kwargs, always in hook_sets:
+                for hid, hook in list(hooks.items()):
+                    if hid in always and hid not in called:
+                        try:
+                            if hid in with_kwargs:
+                                hook(self, args, kwargs, None)
+                            else:
+                                hook(self, args, None)
+                        except Exception:
+                            pass
             raise
 
     # ---- repr -----------------------------------------------------------------------------

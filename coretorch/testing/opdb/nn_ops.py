@@ -1,10 +1,12 @@
 """OpInfos of the neural-network ops (coretorch/ops/nn_ops.py). Convolutions and pooling have no
-numpy reference: PyTorch is their oracle (test_torch_parity). softmax is with the reductions."""
+numpy reference: PyTorch is their oracle (test_torch_parity); softmax is with the reductions. Error
+inputs list the calls each op refuses (the same exception on every backend: the meta rules are
+the only validators)."""
 from __future__ import annotations
 
 from ... import dtypes as _dt
 from ...ops.nn_ops import conv_output_size, pool_output_size
-from ..opinfo import FLOATS, OpInfo, SampleInput
+from ..opinfo import FLOATS, ErrorInput, OpInfo, SampleInput
 from .common import torch_nn
 
 _TOL = {_dt.float32: (1e-5, 1e-4)}
@@ -25,6 +27,46 @@ def _conv2d_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 5, 5), layout="sliced"),
                       (m.make((4, 3, 3, 3), layout="transposed"),), name="noncontiguous")
     yield SampleInput(m.make((0, 3, 5, 5)), (m.make((4, 3, 3, 3)),), name="zero-batch")
+    yield SampleInput(m.make((3, 6, 5)), (m.make((2, 3, 2, 3)), m.make((2,))),
+                      dict(stride=[2], padding=(0, 1)), name="unbatched-list-args")
+    yield SampleInput(m.make((1, 2, 7, 6)), (m.make((2, 2, 2, 3)),),
+                      dict(padding="same", dilation=(3, 2)), name="same-dilated")
+
+
+def _conv_errors(op, m, dtype):
+    """Calls conv2d refuses, with PyTorch's messages."""
+    x, w = m.make((1, 3, 5, 5)), m.make((4, 3, 3, 3))
+    yield ErrorInput(SampleInput(m.make((1, 4, 5, 5)), (w,), name="channels"), RuntimeError,
+                     r"expected input\[1, 4, 5, 5\] to have 3 channels, but got 4 channels")
+    yield ErrorInput(SampleInput(m.make((1, 6, 5, 5)), (w,), dict(groups=3), name="groups"),
+                     RuntimeError, r"expected weight to be divisible by 3 at dimension 0")
+    yield ErrorInput(SampleInput(m.make((1, 3, 2, 2)), (w,), name="kernel-too-large"),
+                     RuntimeError, r"Calculated padded input size per channel: \(2 x 2\)")
+    yield ErrorInput(SampleInput(x, (w, m.make((3,))), name="bias-size"), RuntimeError,
+                     r"expected bias to be 1-dimensional with 4 elements")
+    yield ErrorInput(SampleInput(x, (w,), dict(padding="same", stride=2), name="same-strided"),
+                     RuntimeError, r"padding='same' is not supported for strided convolutions")
+    yield ErrorInput(SampleInput(x, (w,), dict(padding="full"), name="padding-string"),
+                     RuntimeError, r"Invalid padding string: 'full'")
+    yield ErrorInput(SampleInput(x, (w,), dict(padding=-1), name="negative-padding"),
+                     RuntimeError, r"negative padding is not supported")
+    yield ErrorInput(SampleInput(x, (w,), dict(padding=1.5), name="float-padding"), TypeError,
+                     r"argument 'padding' \(position 5\) must be tuple of 2 ints")
+    yield ErrorInput(SampleInput(x, (w,), dict(stride=(1, 2, 3)), name="stride-length"),
+                     RuntimeError, r"expected stride to be a single integer value or a list of 2 "
+                                   r"values to match the convolution dimensions")
+    yield ErrorInput(SampleInput(x, (w,), dict(stride=0), name="zero-stride"), RuntimeError,
+                     r"non-positive stride is not supported")
+    yield ErrorInput(SampleInput(x, (w,), dict(dilation=0), name="zero-dilation"),
+                     RuntimeError, r"dilation should be greater than zero")
+    yield ErrorInput(SampleInput(x, (w,), dict(groups=0), name="zero-groups"), RuntimeError,
+                     r"non-positive groups is not supported")
+    yield ErrorInput(SampleInput(m.make((3, 5)), (w,), name="2d-input"), RuntimeError,
+                     r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d")
+    yield ErrorInput(SampleInput(x, (m.make((4, 3, 3)),), name="3d-weight"), RuntimeError,
+                     r"weight should have 4 dimensions")
+    yield ErrorInput(SampleInput(x, (m.make((4, 3, 3, 3), dtype=_dt.int64),), name="dtypes"),
+                     RuntimeError, r"expected input and weight of the same non-bool dtype")
 
 
 def _conv1d_samples(op, m, dtype):
@@ -37,6 +79,25 @@ def _conv1d_samples(op, m, dtype):
                       name="same")
     yield SampleInput(m.make((2, 3, 7), layout="sliced"), (m.make((4, 3, 3)),),
                       name="noncontiguous")
+    yield SampleInput(m.make((3, 7)), (m.make((2, 3, 3)),), dict(padding="valid", stride=(2,)),
+                      name="unbatched-valid")
+
+
+def _conv1d_errors(op, m, dtype):
+    """Calls conv1d refuses, in its own name."""
+    x, w = m.make((1, 3, 8)), m.make((4, 3, 3))
+    yield ErrorInput(SampleInput(m.make((1, 3, 5, 5)), (w,), name="4d-input"), RuntimeError,
+                     r"conv1d\(\): Expected 2D \(unbatched\) or 3D \(batched\) input")
+    yield ErrorInput(SampleInput(x, (m.make((4, 3, 3, 3)),), name="4d-weight"), RuntimeError,
+                     r"conv1d\(\): weight should have 3 dimensions")
+    yield ErrorInput(SampleInput(x, (w,), dict(stride=(1, 2)), name="stride-length"),
+                     RuntimeError, r"conv1d\(\): expected stride to be a single integer value "
+                                   r"or a list of 1 values")
+    yield ErrorInput(SampleInput(x, (w,), dict(padding="same", stride=2), name="same-strided"),
+                     RuntimeError, r"conv1d\(\): padding='same' is not supported for strided")
+    yield ErrorInput(SampleInput(m.make((1, 3, 2)), (w,), name="kernel-too-large"),
+                     RuntimeError, r"conv1d\(\): Calculated padded input size per channel: "
+                                   r"\(2\). Kernel size: \(3\)")
 
 
 def _conv_bwd_samples(op, m, dtype):
@@ -51,6 +112,16 @@ def _conv_bwd_samples(op, m, dtype):
         yield SampleInput(go, (m.make(x_shape), m.make(w_shape), s, p, d, g), name=name)
 
 
+def _conv_bwd_errors(op, m, dtype):
+    x, w = m.make((2, 6, 5, 5)), m.make((4, 3, 3, 3))
+    yield ErrorInput(SampleInput(m.make((2, 4, 4, 4)), (x, w, (1, 1), (0, 0), (1, 1), 2),
+                                 name="grad-shape"),
+                     RuntimeError, r"expected grad_output of shape \[2, 4, 3, 3\]")
+    yield ErrorInput(SampleInput(m.make((4, 3, 3)), (x[0], w, (1, 1), (0, 0), (1, 1), 2),
+                                 name="unbatched"),
+                     RuntimeError, r"expected 4-D grad_output and input")
+
+
 def _pool_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 6, 6)), (2,), name="k2")
     yield SampleInput(m.make((1, 2, 7, 5)), ((3, 2),), dict(stride=(2, 1), padding=1),
@@ -61,12 +132,45 @@ def _pool_samples(op, m, dtype):
     yield SampleInput(m.make((1, 2, 6, 6), layout="transposed"), (2,), name="noncontiguous")
     if op.name.startswith("max"):
         yield SampleInput(m.make((1, 1, 7, 7)), (3,), dict(dilation=2), name="dilation")
+        yield SampleInput(m.make((1, 2, 6, 6)), ((2,), []), name="one-int-list-empty-stride")
+        yield SampleInput(m.make((1, 1, 4, 4), values=[float("nan")] + [0.0] * 15), (2,),
+                          name="nan")
     else:
         yield SampleInput(m.make((1, 2, 5, 5)), (3,), dict(stride=2, padding=1,
                                                           count_include_pad=False),
                           name="exclude-pad")
         yield SampleInput(m.make((1, 2, 4, 4)), (2,), dict(divisor_override=3),
                           name="divisor_override")
+
+
+def _pool_errors(op, m, dtype):
+    """Calls max/avg pooling refuse, with PyTorch's messages."""
+    name = "max_pool2d" if op.name.startswith("max") else "avg_pool2d"
+    x = m.make((1, 2, 5, 5))
+    yield ErrorInput(SampleInput(x, (3,), dict(padding=2), name="padding"), RuntimeError,
+                     rf"{name}\(\): pad should be at most half of kernel size, but got pad=2")
+    yield ErrorInput(SampleInput(m.make((1, 2, 1, 1)), (2,), name="too-small"), RuntimeError,
+                     rf"{name}\(\): Given input size: \(2x1x1\). Calculated output size: "
+                     rf"\(2x0x0\). Output size is too small")
+    yield ErrorInput(SampleInput(m.make((2, 5)), (2,), name="2d-input"), RuntimeError,
+                     rf"{name}\(\): non-empty 3D or 4D \(batch mode\) tensor expected")
+    yield ErrorInput(SampleInput(x, ((2, 2, 2),), name="kernel-length"), RuntimeError,
+                     rf"{name}\(\): kernel_size must either be a single int, or a tuple of two "
+                     rf"ints")
+    yield ErrorInput(SampleInput(x, (2, (1, 1, 1)), name="stride-length"), RuntimeError,
+                     rf"{name}\(\): stride must either be omitted, a single int, or a tuple")
+    yield ErrorInput(SampleInput(x, (0,), name="zero-kernel"), RuntimeError,
+                     rf"{name}\(\): kernel size should be greater than zero")
+    yield ErrorInput(SampleInput(x, (2, 0), name="zero-stride"), RuntimeError,
+                     rf"{name}\(\): stride should be greater than zero")
+    yield ErrorInput(SampleInput(x, (2.0,), name="float-kernel"), TypeError,
+                     r"argument 'kernel_size' \(position 2\) must be tuple of 2 ints")
+    if name == "max_pool2d":
+        yield ErrorInput(SampleInput(x, (2,), dict(dilation=0), name="zero-dilation"),
+                         RuntimeError, r"max_pool2d\(\): dilation should be greater than zero")
+    else:
+        yield ErrorInput(SampleInput(x, (2,), dict(divisor_override=0), name="zero-divisor"),
+                         RuntimeError, r"avg_pool2d\(\): divisor must be not zero")
 
 
 def _max_pool2d_samples(op, m, dtype):
@@ -87,6 +191,13 @@ def _avg_bwd_samples(op, m, dtype):
         yield SampleInput(go, (m.make(shape), k, s, p, ceil, cip, div), name=name)
 
 
+def _avg_bwd_errors(op, m, dtype):
+    x = m.make((1, 2, 5, 5))
+    yield ErrorInput(SampleInput(m.make((1, 2, 3, 3)), (x, (2, 2), (2, 2), (0, 0), False, True,
+                                                        None), name="grad-shape"),
+                     RuntimeError, r"expected grad_output of shape \[1, 2, 2, 2\]")
+
+
 def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3)), (m.index((4,), 5),), name="1d-indices")
     yield SampleInput(m.make((5, 3)), (m.index((2, 3), 5),), name="2d-indices")
@@ -95,6 +206,18 @@ def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3), layout="transposed"), (m.index((4,), 5),),
                       name="transposed-weight")
     yield SampleInput(m.make((5, 3)), (m.index((0,), 5),), name="empty-indices")
+
+
+def _embedding_errors(op, m, dtype):
+    w = m.make((10, 4))
+    yield ErrorInput(SampleInput(w, (m.make((3,)),), name="float-indices"), RuntimeError,
+                     r"embedding\(\): Expected tensor for argument #1 'indices' to have one of "
+                     r"the following scalar types: Long, Int; but got")
+    yield ErrorInput(SampleInput(w, (m.index((3,), 10),), dict(padding_idx=10),
+                                 name="padding_idx"),
+                     AssertionError, r"embedding\(\): Padding_idx must be within num_embeddings")
+    yield ErrorInput(SampleInput(m.make((10,)), (m.index((3,), 10),), name="1d-weight"),
+                     RuntimeError, r"embedding\(\): 'weight' must be 2-D")
 
 
 def _torch_conv_bwd(go, x, w, stride, padding, dilation, groups):
@@ -121,18 +244,23 @@ def _torch_embedding(weight, indices, padding_idx=None):
 
 
 OPS: list[OpInfo] = [
-    OpInfo("conv2d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv2d_samples, tol=_TOL),
-    OpInfo("conv1d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv1d_samples, tol=_TOL),
+    OpInfo("conv2d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv2d_samples, tol=_TOL,
+           error_inputs_func=_conv_errors),
+    OpInfo("conv1d", dtypes=FLOATS, ref=None, sample_inputs_func=_conv1d_samples, tol=_TOL,
+           error_inputs_func=_conv1d_errors),
     OpInfo("convolution_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_conv_bwd,
-           sample_inputs_func=_conv_bwd_samples, tol=_TOL),
+           sample_inputs_func=_conv_bwd_samples, tol=_TOL, error_inputs_func=_conv_bwd_errors),
     OpInfo("max_pool2d_with_indices", dtypes=FLOATS, ref=None, torch_ref=_torch_max_pool_idx,
-           sample_inputs_func=_pool_samples),
+           sample_inputs_func=_pool_samples, error_inputs_func=_pool_errors),
     OpInfo("max_pool2d", dtypes=FLOATS, ref=None, torch_ref=torch_nn("max_pool2d"),
-           sample_inputs_func=_max_pool2d_samples),
-    OpInfo("avg_pool2d", dtypes=FLOATS, ref=None, torch_ref=torch_nn("avg_pool2d"),
-           sample_inputs_func=_pool_samples, tol=_TOL),
+           sample_inputs_func=_max_pool2d_samples, error_inputs_func=_pool_errors),
+    # int64: the window sum divided with truncation toward zero, as PyTorch
+    OpInfo("avg_pool2d", dtypes=FLOATS + (_dt.int64,), ref=None,
+           torch_ref=torch_nn("avg_pool2d"), sample_inputs_func=_pool_samples, tol=_TOL,
+           error_inputs_func=_pool_errors),
     OpInfo("avg_pool2d_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_avg_bwd,
-           sample_inputs_func=_avg_bwd_samples, tol=_TOL),
+           sample_inputs_func=_avg_bwd_samples, tol=_TOL, error_inputs_func=_avg_bwd_errors),
     OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None: w[idx],
-           torch_ref=_torch_embedding, sample_inputs_func=_embedding_samples),
+           torch_ref=_torch_embedding, sample_inputs_func=_embedding_samples,
+           error_inputs_func=_embedding_errors),
 ]

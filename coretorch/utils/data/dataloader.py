@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator
 from ... import dtypes as _dt
 from ... import multiprocessing as _mp
 from ...ops import aten
+from ...record_function import record_function, state as _rf_state
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .fetch import ITERABLE, MAP, create_fetcher
@@ -255,7 +256,11 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self) -> Any:
-        data = self._next_data()
+        if _rf_state.active:  # while an observer records, each batch is a region, named as
+            with record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
+                data = self._next_data()             # PyTorch names it
+        else:
+            data = self._next_data()
         self._num_yielded += 1
         self._check_iterable_length()
         return data

@@ -1,23 +1,17 @@
-"""Neural-network kernels: max/avg pooling (numba); conv2d and its backward (im2col + BLAS GEMM)
-come from the backend kit (`coretorch.backend_kit.conv`). softmax is in `softmax.py`."""
+"""Neural-network kernels the cpu backend runs faster than the backend kit's array-API ones: max and
+average pooling as numba loops. conv2d and its backward (im2col + BLAS GEMM) come from the backend
+kit (`coretorch.backend_kit.conv`); softmax is in `softmax.py`."""
 from __future__ import annotations
 
 import numba
 import numpy as np
 
 from coretorch.backend_kit.array_kit import acc_float
-from coretorch.backend_kit.conv import conv_kernels
-from coretorch.ops.nn_ops import pool2d_args
 
-from ..registry import TABLE, kernel
-from ._common import KIT, arr, write, writable_target
+from ..registry import kernel
+from ._common import arr, write, writable_target
 
 _PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
-
-
-# ---- conv2d and its backward: the backend kit's (`coretorch.backend_kit.conv`) -------------
-
-TABLE.add_all(conv_kernels(KIT))
 
 
 # ---- pooling ---------------------------------------------------------------------------------
@@ -66,15 +60,15 @@ def _planes(a: np.ndarray, dtype) -> np.ndarray:
 
 
 @kernel("max_pool2d_with_indices")
-def max_pool2d_with_indices(out, self, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False):
+def max_pool2d_with_indices(out, self, kernel_size, stride, padding, dilation, ceil_mode,
+                            window_stride):
+    """(max over each window, flat H*W index of the max); NaN wins (the last NaN)"""
     values, indices = out
     a = arr(self)
     o = arr(values)
     if o.size == 0:
         return
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = pool2d_args("max_pool2d", kernel_size, stride,
-                                                         padding, dilation)
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, window_stride, padding, dilation
     cdt = acc_float(a.dtype)  # bool input was refused by the meta rule
     init = cdt.type(-np.inf if cdt.kind == "f" else np.iinfo(cdt).min)
     x = _planes(a, cdt)
@@ -155,16 +149,17 @@ def _avg_kind(dtype: np.dtype):
 
 
 @kernel("avg_pool2d")
-def avg_pool2d(out, self, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
+def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+               divisor_override, window_stride):
+    """Mean over each window (integers: the sum divided with truncation toward zero)"""
     a, o = arr(self), arr(out)
     if o.size == 0:
         return
-    (kh, kw), (sh, sw), (ph, pw), _ = pool2d_args("avg_pool2d", kernel_size, stride, padding)
+    (kh, kw), (sh, sw), (ph, pw) = kernel_size, window_stride, padding
     cdt, is_float = _avg_kind(a.dtype)
     x = _planes(a, cdt)
     y, copy = writable_target(out, cdt, (x.shape[0],) + o.shape[-2:])
-    _avg_pool(x, y, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0),
+    _avg_pool(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override or 0,
               0.0 if is_float else 0)
     if copy:
         write(out, y.reshape(o.shape))
@@ -172,16 +167,16 @@ def avg_pool2d(out, self, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 @kernel("avg_pool2d_backward")
 def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ceil_mode,
-                        count_include_pad, divisor_override):
+                        count_include_pad, divisor_override, window_stride):
+    """Each output's gradient, divided by its window's divisor, added over its window"""
     gi = arr(out)
     g0 = arr(grad_output)
-    (kh, kw), (sh, sw), (ph, pw), _ = pool2d_args("avg_pool2d_backward", kernel_size,
-                                                  stride, padding)
+    (kh, kw), (sh, sw), (ph, pw) = kernel_size, window_stride, padding
     cdt = np.dtype(np.float64) if gi.dtype == np.float64 else np.dtype(np.float32)
     g = _planes(g0, cdt)
     h, w = gi.shape[-2:]
     gx = np.zeros((g.shape[0], h, w), cdt)
     if g.size:
-        _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, bool(count_include_pad),
-                           int(divisor_override or 0))
+        _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, count_include_pad,
+                           divisor_override or 0)
     write(out, gx.reshape(gi.shape))

@@ -1,0 +1,15 @@
+"""``coretorch.backends.mha``: the switch of PyTorch's fused multi-head-attention fast path.
+coretorch's attention layers have one path; the switch is kept and read back."""
+from __future__ import annotations
+
+__all__ = ["get_fastpath_enabled", "set_fastpath_enabled"]
+
+_fastpath = [True]
+
+
+def get_fastpath_enabled() -> bool:
+    return _fastpath[0]
+
+
+def set_fastpath_enabled(value: bool) -> None:
+    _fastpath[0] = bool(value)

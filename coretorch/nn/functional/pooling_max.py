@@ -1,0 +1,163 @@
+"""Adaptive max pooling and max unpooling of ``nn.functional`` (1-d and 2-d).
+
+Adaptive max pooling gathers every bin's elements (a host-built index table, short bins padded
+by repeating their first element, which cannot change the first maximum) and takes the argmax;
+the values are then gathered at those flat indices, so the gradient reaches exactly the chosen
+element, as in PyTorch. Unpooling scatters values to their indices. Composite stand-ins until a
+backend provides native kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ...ops import aten
+from ...ops.factories_public import tensor as _tensor
+from ...tensor.tensor import Tensor
+from ._conv_args import ntuple
+
+__all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d"]
+
+
+def _bins(size: int, out: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive bins: [floor(i*size/out), ceil((i+1)*size/out))."""
+    return [((i * size) // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _bin_table(h: int, w: int, oh: int, ow: int) -> np.ndarray:
+    """(oh*ow, K) flat input indices of every bin, scanned row by row."""
+    rows, cols = _bins(h, oh), _bins(w, ow)
+    cells = [[r * w + c for r in range(r0, r1) for c in range(c0, c1)]
+             for r0, r1 in rows for c0, c1 in cols]
+    k = max(len(c) for c in cells)
+    return np.array([c + [c[0]] * (k - len(c)) for c in cells], dtype=np.int64)
+
+
+def _adaptive_max_2d(name: str, input: Tensor, out_hw: tuple) -> tuple[Tensor, Tensor]:
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = out_hw
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"{name}(): elements of output_size must be greater than or equal "
+                           f"to 0 but received {list(out_hw)}")
+    if h == 0 or w == 0:
+        raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                           f"dimensions, but input has sizes {list(input.shape)}")
+    lead = tuple(input.shape[:-2])
+    flat = input.reshape(lead + (h * w,))
+    table = _tensor(_bin_table(h, w, oh, ow), dtype=_dt.int64, device=input.device)
+    k = table.shape[1]
+    cand = table.reshape(-1).expand(lead + (oh * ow * k,))
+    gathered = flat.gather(-1, cand).reshape(lead + (oh * ow, k))
+    best = gathered.argmax(-1, keepdim=True)
+    indices = table.expand(lead + (oh * ow, k)).gather(-1, best).squeeze(-1)
+    values = flat.gather(-1, indices)
+    return values.reshape(lead + (oh, ow)), indices.reshape(lead + (oh, ow))
+
+
+def _pair_size(name: str, output_size, h: int, w: int) -> tuple:
+    if isinstance(output_size, int):
+        return output_size, output_size
+    if len(output_size) != 2:
+        raise ValueError(f"{name}(): output_size must be an int or a pair, got {output_size}")
+    oh, ow = output_size
+    return (h if oh is None else int(oh)), (w if ow is None else int(ow))
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """(values, flat indices into each H*W plane) of adaptive max pooling of (N, C, H, W) or
+    (C, H, W) input."""
+    if input.dim() not in (3, 4):
+        raise ValueError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got "
+                         f"{list(input.shape)}")
+    size = _pair_size("adaptive_max_pool2d", output_size, input.shape[-2], input.shape[-1])
+    return _adaptive_max_2d("adaptive_max_pool2d", input, size)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Max over adaptive bins of (N, C, H, W) or (C, H, W) to `output_size` (int or pair, None
+    keeping that size); with `return_indices`, also the flat indices."""
+    res = adaptive_max_pool2d_with_indices(input, output_size)
+    return res if return_indices else res[0]
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size,
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """(values, indices) of adaptive max pooling of (N, C, L) or (C, L) input."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got "
+                           f"{list(input.shape)}")
+    (out,) = ntuple("adaptive_max_pool1d", "output_size", output_size, 1)
+    values, indices = _adaptive_max_2d("adaptive_max_pool1d", input.unsqueeze(-2), (1, out))
+    return values.squeeze(-2), indices.squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """Max over adaptive bins of (N, C, L) or (C, L) input."""
+    res = adaptive_max_pool1d_with_indices(input, output_size)
+    return res if return_indices else res[0]
+
+
+def _unpool_size(name: str, input: Tensor, kernel, stride, padding, output_size,
+                 n: int) -> tuple:
+    k = ntuple(name, "kernel_size", kernel, n)
+    s = k if stride is None else ntuple(name, "stride", stride, n)
+    p = ntuple(name, "padding", padding, n)
+    spatial = tuple(input.shape[-n:])
+    default = tuple((size - 1) * si - 2 * pi + ki for size, si, pi, ki in zip(spatial, s, p, k))
+    if output_size is None:
+        return default
+    out = tuple(int(v) for v in output_size)
+    if len(out) == n + 2 or (len(out) == n + 1 and input.dim() == n + 1):
+        out = out[-n:]
+    if len(out) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(out)}'")
+    for o, dflt, si in zip(out, default, s):
+        if not dflt - si < o < dflt + si:
+            raise ValueError(f"invalid output_size \"{list(out)}\" (dim must be between "
+                             f"{[d - st for d, st in zip(default, s)]} and "
+                             f"{[d + st for d, st in zip(default, s)]})")
+    return out
+
+
+def _unpool(name: str, input: Tensor, indices: Tensor, out_spatial: tuple, n: int) -> Tensor:
+    if indices.shape != input.shape:
+        raise RuntimeError(f"{name}(): Expected shape of indices to be same as that of the input "
+                           f"tensor ({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"{name}(): elements in indices should be type int64 but got: "
+                           f"{indices.dtype.name}")
+    lead = tuple(input.shape[:-n])
+    total = 1
+    for v in out_spatial:
+        total *= v
+    flat_idx = indices.reshape(lead + (-1,))
+    if flat_idx.numel() and (bool((flat_idx < 0).any()) or bool((flat_idx >= total).any())):
+        bad = int(flat_idx.masked_select((flat_idx < 0) | (flat_idx >= total))[0])
+        raise RuntimeError(f"{name}(): Found an invalid max index: {bad} (output volumes are of "
+                           f"size {'x'.join(str(v) for v in out_spatial)})")
+    out = aten.zeros(lead + (total,), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, flat_idx, input.reshape(lead + (-1,)))
+    return out.reshape(lead + tuple(out_spatial))
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """The partial inverse of max_pool2d: each value placed at its index in a zero
+    (N, C, H_out, W_out) plane."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"max_unpool2d(): Expected 3D or 4D input, got {list(input.shape)}")
+    size = _unpool_size("max_unpool2d", input, kernel_size, stride, padding, output_size, 2)
+    return _unpool("max_unpool2d", input, indices, size, 2)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """The partial inverse of max_pool1d."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_unpool1d(): Expected 2D or 3D input, got {list(input.shape)}")
+    size = _unpool_size("max_unpool1d", input, kernel_size, stride, padding, output_size, 1)
+    return _unpool("max_unpool1d", input, indices, size, 1)
