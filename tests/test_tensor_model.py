@@ -267,3 +267,33 @@ def test_meta_repr(shape, dtype, want):
 def test_meta_repr_requires_grad():
     assert repr(ct.zeros(2, device="meta", requires_grad=True)) == \
         "tensor(..., device='meta', size=(2,), requires_grad=True)"
+
+
+def test_int_arguments_accept_0d_tensors(device):
+    # an int argument given as a 0-d integer tensor is read into an int when the call is bound,
+    # so geometry (storage offsets, sizes) holds only Python ints
+    from coretorch.device import get_device_type
+    t = base(device)
+    allocator = get_device_type(device).allocator
+    one, two = ct.tensor(1), ct.tensor(2)
+    before = allocator.allocated
+    views = [ct.narrow(t, 0, one, 1), t.narrow(two, one, two), t.select(one, two),
+             t[one:two], t.view(two, -1), t.unsqueeze(two), t.transpose(one, two),
+             t.expand(two, 2, 3, 4), t.diagonal(0, one, two), t.unfold(2, two, one)]
+    for v in views:
+        assert type(v.storage_offset()) is int and all(type(s) is int for s in v.stride())
+        assert all(type(s) is int for s in v.shape) and type(v.data_ptr()) is int
+    assert views[0].storage_offset() == 12 and views[2].storage_offset() == 8
+    assert allocator.allocated == before, "views allocate nothing"
+    z = ct.zeros((two, 3), device=device)
+    assert z.shape == (2, 3) and ct.arange(ct.tensor(5), device=device).shape == (5,)
+    del views, z
+    assert allocator.allocated == before
+
+
+def test_narrow_with_0d_tensor_start_values(data_device):
+    t = ct.arange(10.0, device=data_device)
+    np.testing.assert_array_equal(ct.narrow(t, 0, ct.tensor(1), 2).numpy(force=True), [1.0, 2.0])
+    with pytest.raises(TypeError, match=r"narrow\(\): argument 'start' \(position 3\) must be "
+                                        r"int, not float"):
+        ct.narrow(t, 0, 1.5, 2)

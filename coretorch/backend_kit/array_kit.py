@@ -15,7 +15,7 @@ __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_flo
            "TORCH_DTYPE_NAMES", "unsupported"]
 
 _T = TensorImpl
-_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
@@ -122,13 +122,6 @@ class ArrayKit:
 
     def unsupported(self, op: str, d, supported: str = "") -> NotImplementedError:
         return unsupported(op, d, self.device_type, supported)
-
-    def float_draw_dtype(self, op: str, out):
-        """The dtype random floats are drawn in for `out`: float32 up to 4-byte dtypes (float16
-        is drawn in float32 and rounded), else float64; non-float outputs are refused."""
-        if not out._dtype.is_floating_point:
-            raise self.unsupported(op, out._dtype, "floating point dtypes")
-        return _F32 if out._dtype.itemsize <= 4 else _F64
 
     def check_nonzero_divisor(self, op: str, b) -> None:
         """Integer division, remainder and fmod by zero raise in PyTorch (numpy would give 0,

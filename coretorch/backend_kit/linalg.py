@@ -2,31 +2,29 @@
 when the dtypes allow; float16 accumulates in float32."""
 from __future__ import annotations
 
-from typing import Callable
+from .array_kit import acc_float, kit_of
 
-from .array_kit import ArrayKit, acc_float
-
-__all__ = ["linalg_kernels"]
+__all__ = ["KERNELS"]
 
 
-def linalg_kernels(kit: ArrayKit) -> dict[str, Callable]:
-    """mm and bmm over `kit`'s array module, by op name."""
-    xp, arr, write = kit.xp, kit.arr, kit.write
+def _matmul_into(out, self, mat2) -> None:
+    k = kit_of(out)
+    a, b, o = k.arr(self), k.arr(mat2), k.arr(out)
+    acc = acc_float(o.dtype)
+    if a.dtype == b.dtype == o.dtype == acc:
+        k.xp.matmul(a, b, out=o)
+    else:
+        k.write(out, k.xp.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False)))
 
-    def matmul_into(out, a, b) -> None:
-        o = arr(out)
-        acc = acc_float(o.dtype)
-        if a.dtype == b.dtype == o.dtype == acc:
-            xp.matmul(a, b, out=o)
-        else:
-            write(out, xp.matmul(a.astype(acc, copy=False), b.astype(acc, copy=False)))
 
-    def mm(out, self, mat2):
-        """out = self @ mat2 (2-D)"""
-        matmul_into(out, arr(self), arr(mat2))
+def mm(out, self, mat2):
+    """out = self @ mat2 (2-D)"""
+    _matmul_into(out, self, mat2)
 
-    def bmm(out, self, mat2):
-        """out = self @ mat2 (batched, 3-D)"""
-        matmul_into(out, arr(self), arr(mat2))
 
-    return {"mm": mm, "bmm": bmm}
+def bmm(out, self, mat2):
+    """out = self @ mat2 (batched, 3-D)"""
+    _matmul_into(out, self, mat2)
+
+
+KERNELS = {"mm": mm, "bmm": bmm}

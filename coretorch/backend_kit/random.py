@@ -1,69 +1,106 @@
-"""Random kernels on the array API: uniform_, normal_, random_, bernoulli_ and bernoulli.
+"""Random kernels on the array API: uniform_, normal_, random_ (bernoulli and the random
+factories are composites of these in `coretorch.ops.factories`).
 
-Where the numbers come from is the backend's: it passes three draw functions, each taking
-``(out, generator)`` first (``generator`` is the op's ``generator=`` argument or None for the
-device's default) and returning an array of out's shape:
+The numbers come from three draw functions, each taking ``(out, generator)`` first
+(``generator`` is the op's ``generator=`` argument, or None for the device's default) and
+returning an array of out's shape in the backend's array module:
 
     uniform(out, generator, dtype)       samples of U[0, 1) in numpy dtype `dtype`
     normal(out, generator, dtype)        samples of N(0, 1) in `dtype`
     integers(out, generator, low, high)  int64 samples of [low, high)
+
+By default they draw on the host from the `coretorch.random.Generator`'s numpy PCG64 stream
+(a seed gives the same values on every run and on every device that uses them) and hand the
+values to the array module (`ArrayKit.from_host`). A backend with its own generator (the cuda
+backend draws on the device) registers its draws with `register_draws`.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
-from coretorch.tensor.impl import TensorImpl as _T
+from coretorch.random import generator_for
+from coretorch.tensor.impl import shape_numel
 
-from .array_kit import ArrayKit
+from .array_kit import kit_of
 
-__all__ = ["random_kernels"]
+__all__ = ["KERNELS", "Draws", "register_draws", "draws_of", "HOST_DRAWS"]
 
-_F64 = np.dtype(np.float64)
+_F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 
 
-def random_kernels(kit: ArrayKit, uniform: Callable, normal: Callable,
-                   integers: Callable) -> dict[str, Callable]:
-    """The random kernels over `kit`'s array module and the backend's draws, by op name."""
-    xp, arr, write = kit.xp, kit.arr, kit.write
+class Draws(NamedTuple):
+    """The random draws of a device type (see the module docstring)."""
 
-    def uniform_(out, self, from_=0.0, to=1.0, *, generator=None):
-        """Fill with samples from U[from_, to)."""
-        c = kit.float_draw_dtype("uniform_", out)
-        u = uniform(out, generator, c)
-        if from_ != 0.0 or to != 1.0:
-            u = c.type(from_) + u * c.type(to - from_)
-        write(out, u)
+    uniform: Callable
+    normal: Callable
+    integers: Callable
 
-    def normal_(out, self, mean=0.0, std=1.0, *, generator=None):
-        """Fill with samples from N(mean, std**2)."""
-        c = kit.float_draw_dtype("normal_", out)
-        z = normal(out, generator, c)
-        if mean != 0.0 or std != 1.0:
-            z = c.type(mean) + z * c.type(std)
-        write(out, z)
 
-    def random_(out, self, from_=0, to=None, *, generator=None):
-        """Fill with integers drawn uniformly from [from_, to)."""
-        write(out, integers(out, generator, from_, to))
+def _host_rng(out, generator) -> np.random.Generator:
+    return (generator if generator is not None else generator_for(out._device)).numpy
 
-    def bernoulli_into(name: str, out, p, generator) -> None:
-        if isinstance(p, _T):  # a scalar p was range-checked by the meta rule; a tensor is data
-            probs = arr(p)
-            if p.numel() and not bool(xp.logical_and(probs >= 0, probs <= 1).all()):
-                raise RuntimeError(f"{name}(): expected all probabilities in [0, 1]")
-        else:
-            probs = float(p)
-        write(out, uniform(out, generator, _F64) < probs)
 
-    def bernoulli_(out, self, p=0.5, *, generator=None):
-        """Fill with 1 with probability p (a number or a tensor of probabilities), else 0."""
-        bernoulli_into("bernoulli_", out, p, generator)
+def _host_uniform(out, generator, dtype):
+    u = _host_rng(out, generator).random(shape_numel(out._shape), dtype=dtype)
+    return kit_of(out).from_host(u.reshape(out._shape))
 
-    def bernoulli(out, self, p=None, *, generator=None):
-        """Samples 0/1 with the probabilities in `self` (or the scalar `p`)."""
-        bernoulli_into("bernoulli", out, self if p is None else p, generator)
 
-    return {"uniform_": uniform_, "normal_": normal_, "random_": random_,
-            "bernoulli_": bernoulli_, "bernoulli": bernoulli}
+def _host_normal(out, generator, dtype):
+    z = _host_rng(out, generator).standard_normal(shape_numel(out._shape), dtype=dtype)
+    return kit_of(out).from_host(z.reshape(out._shape))
+
+
+def _host_integers(out, generator, low, high):
+    i = _host_rng(out, generator).integers(low, high, shape_numel(out._shape), dtype=_I64)
+    return kit_of(out).from_host(i.reshape(out._shape))
+
+
+HOST_DRAWS = Draws(_host_uniform, _host_normal, _host_integers)
+_DRAWS: dict[str, Draws] = {}
+
+
+def register_draws(device_type: str, uniform: Callable, normal: Callable,
+                   integers: Callable) -> Draws:
+    """Make these the draws of the random kernels for tensors of `device_type` (instead of
+    `HOST_DRAWS`)."""
+    d = _DRAWS[device_type] = Draws(uniform, normal, integers)
+    return d
+
+
+def draws_of(t) -> Draws:
+    """The draws for `t`'s device type: the registered ones, else `HOST_DRAWS`."""
+    return _DRAWS.get(t._device.type, HOST_DRAWS)
+
+
+def _draw_dtype(out) -> np.dtype:
+    """Floats are drawn in float32 up to 4-byte dtypes (float16 is drawn in float32 and
+    rounded), else float64 (the meta rules allow floating dtypes only)."""
+    return _F32 if out._dtype.itemsize <= 4 else _F64
+
+
+def uniform_(out, self, from_, to, generator):
+    """Fill with samples from U[from_, to)."""
+    c = _draw_dtype(out)
+    u = draws_of(out).uniform(out, generator, c)
+    if from_ != 0.0 or to != 1.0:
+        u = c.type(from_) + u * c.type(to - from_)
+    kit_of(out).write(out, u)
+
+
+def normal_(out, self, mean, std, generator):
+    """Fill with samples from N(mean, std**2)."""
+    c = _draw_dtype(out)
+    z = draws_of(out).normal(out, generator, c)
+    if mean != 0.0 or std != 1.0:
+        z = c.type(mean) + z * c.type(std)
+    kit_of(out).write(out, z)
+
+
+def random_(out, self, from_, to, generator):
+    """Fill with integers drawn uniformly from [from_, to)."""
+    kit_of(out).write(out, draws_of(out).integers(out, generator, from_, to))
+
+
+KERNELS = {"uniform_": uniform_, "normal_": normal_, "random_": random_}

@@ -217,13 +217,14 @@ def check_kernel_signature(op: Operator, fn: Callable, what: str = "kernel",
                            structured: bool = False) -> None:
     """Refuse a kernel whose parameters do not match the op's schema, showing both: a
     structured backend kernel is ``kernel(out, <schema arguments>, <precomputed values>)``,
-    any other kernel takes the schema's arguments in order."""
+    any other kernel (a composite's `impl`) takes the schema's arguments in order, then the
+    precomputed values."""
     got = _kernel_params(fn)
     if got is None:
         return
-    want = list(op.schema.names)
+    want = [*op.schema.names, *getattr(op.decl, "precomputed", ())]
     if structured:
-        want = ["out", *want, *getattr(op.decl, "precomputed", ())]
+        want = ["out", *want]
     if got != want:
         form = ("a structured kernel fills `out`: kernel(out, <schema arguments>)" if structured
                 else "it takes the schema's arguments in order")

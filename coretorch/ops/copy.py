@@ -8,31 +8,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..device import device as _device, get_device_type
+from ..device import get_device_type
 from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, alloc, declare
-from .meta_rules import broadcast_shapes
+from .meta_rules import broadcasts_to, resolve_device
 from .view_derivatives import copy_backward, identity_backward
 
 _T = TensorImpl
 
 
-def _meta_copy_(self, src, non_blocking=False):
-    if not isinstance(src, _T):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    if broadcast_shapes("copy_", self._shape, src._shape) != self._shape:
+def _meta_copy(self, src, non_blocking):
+    if not broadcasts_to(src._shape, self._shape):
         raise RuntimeError(f"copy_(): the source of shape {list(src._shape)} can't be broadcast "
                            f"to the destination of shape {list(self._shape)}")
     return (self._shape, self._dtype, self._device)
 
 
-def _copy_(self, src, non_blocking=False):
+def _meta_copy_same_device(self, src, non_blocking):
+    if src._device is not self._device:
+        raise RuntimeError(f"_copy_(): expected src on {self._device}, got {src._device} (copy_ "
+                           f"moves data between devices)")
+    return _meta_copy(self, src, non_blocking)
+
+
+def _copy(self, src, non_blocking):
     """Copy `src` (broadcast, cast, from any device) into `self`; returns self."""
-    if not isinstance(src, _T):
-        return self.fill_(src)
     if self._device is src._device:
-        return _copy_same_device(self, src)
-    _meta_copy_(self, src)
+        return _copy_same_device(self, src, non_blocking)
+    _meta_copy(self, src, non_blocking)
     values = get_device_type(src._device).read_numpy(src)
     values = np.broadcast_to(values, self._shape).astype(self._dtype.numpy, copy=False)
     get_device_type(self._device).write_numpy(self, values)
@@ -45,27 +48,39 @@ def _fresh(t):
     return t
 
 
-def _clone(self, *, memory_format=None):
+def _meta_clone(self, memory_format):
+    return (self._shape, self._dtype, self._device)
+
+
+def _clone(self, memory_format):
     """A copy with its own (contiguous) storage."""
     out = alloc(self._shape, self._dtype, self._device)
-    return _fresh(_copy_same_device(out, self))
+    return _fresh(_copy_same_device(out, self, False))
 
 
-def _to_copy(self, *, dtype=None, device=None, non_blocking=False, memory_format=None):
+def _meta_to_copy(self, dtype, device, non_blocking, memory_format):
+    return (self._shape, self._dtype if dtype is None else dtype,
+            self._device if device is None else resolve_device(device))
+
+
+def _to_copy(self, dtype, device, non_blocking, memory_format):
     """A copy with another dtype and/or on another device."""
-    dev = self._device if device is None else _device(device)
-    out = alloc(self._shape, dtype or self._dtype, dev)
-    if dev is self._device:
-        return _fresh(_copy_same_device(out, self))
-    return _fresh(_copy_(out, self))
+    out = alloc(*_meta_to_copy(self, dtype, device, non_blocking, memory_format))
+    if out._device is self._device:
+        return _fresh(_copy_same_device(out, self, False))
+    return _fresh(_copy(out, self, False))
 
 
-_decl = declare("_copy_", _meta_copy_, inplace_only=True, method=False, family="copy",
-                derivative=copy_backward)
-_copy_same_device = _decl.op
-declare("copy_", kind=EXPLICIT, impl=_copy_, inplace_only=True, family="copy",
-        derivative=copy_backward)
-declare("clone", kind=EXPLICIT, impl=_clone, family="copy", out=False,
-        derivative=identity_backward)
-declare("_to_copy", kind=EXPLICIT, impl=_to_copy, family="copy", method=False, out=False,
-        derivative=identity_backward)
+_decl = declare("_copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+                _meta_copy_same_device, method=False, family="copy", derivative=copy_backward,
+                saves=())
+_copy_same_device = _decl.op.entry
+declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        impl=_copy, kind=EXPLICIT, family="copy", derivative=copy_backward, saves=())
+declare("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", _meta_clone,
+        impl=_clone, kind=EXPLICIT, family="copy", out=False, derivative=identity_backward,
+        saves=())
+declare("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, "
+        "bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", _meta_to_copy,
+        impl=_to_copy, kind=EXPLICIT, family="copy", method=False, out=False,
+        derivative=identity_backward, saves=())

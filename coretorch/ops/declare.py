@@ -199,13 +199,19 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name
     if meta is None:
         return impl
-
-    def run(*record, out=None):
-        meta(*record)
-        res = impl(*record)
-        if out is None:
-            return res
-        return _copy_to_out(name, out, res)
+    if d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
+        def run(*record, out=None):
+            res = impl(*record, *meta(*record)[1])
+            if out is None:
+                return res
+            return _copy_to_out(name, out, res)
+    else:
+        def run(*record, out=None):
+            meta(*record)
+            res = impl(*record)
+            if out is None:
+                return res
+            return _copy_to_out(name, out, res)
     run.__name__ = impl.__name__
     run.__wrapped__ = impl
     return run
@@ -217,7 +223,8 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
 
     def run(self, *rest):
         if meta is not None:
-            _check_inplace_spec(name, self, meta(self, *rest))
+            spec = meta(self, *rest)
+            _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
         return self.copy_(impl(self, *rest))
     run.__name__ = name
     return run

@@ -1,7 +1,10 @@
 """Factories (empty, zeros, full, arange, rand, ...) and the in-place fill/random primitives.
 
 Factories have no tensor argument, so the dispatcher sends them to BackendSelect, whose fallback
-(`backend_select`) adds the backend key of ``device=`` (or the default device).
+(`backend_select`) adds the backend key of the ``device`` argument (or of the default device)
+and finishes the new tensor (version 0, ``requires_grad``). The primitives are `arange`,
+`fill_`, `uniform_`, `normal_` and `random_`; everything else here is written with them and the
+device's allocator.
 """
 from __future__ import annotations
 
@@ -10,29 +13,60 @@ import math
 import numpy as np
 
 from .. import dtypes as dt
-from ..device import device as _device, get_device_type, get_default_device
+from ..device import get_default_device, get_device_type
 from ..dispatch.keys import DispatchKey
 from ..dispatch.operator import register_fallback
 from ..random import generator_for
-from ..tensor.impl import TensorImpl, device_key_bits
-from .declare import EXPLICIT, alloc, declare
-from .meta_rules import resolve_device, size_arg
+from ..tensor.impl import TensorImpl, device_key_bits, new_impl
+from ..tensor.tensor import Tensor
+from .declare import EXPLICIT, alloc, declare, op_named
+from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
 
+# ---- BackendSelect ------------------------------------------------------------------------------
+
+_positions: dict = {}
+
+
+def _factory_positions(op) -> tuple:
+    """(index of `device`, index of `requires_grad`) in `op`'s argument record (None: absent)."""
+    pos = _positions.get(op)
+    if pos is None:
+        names = op.schema.names if op.schema is not None else ()
+        pos = _positions[op] = tuple(names.index(n) if n in names else None
+                                     for n in ("device", "requires_grad"))
+    return pos
+
 
 def backend_select(op, keyset, args, kwargs):
-    """BackendSelect fallback: route a tensor-less call to the backend of its `device=`."""
-    dev = kwargs.get("device")
-    dev = get_default_device() if dev is None else _device(dev)
+    """BackendSelect fallback: route a tensor-less call to the backend of its `device` argument
+    (or the default device), then finish a factory's result: version 0 (however many fills
+    made it) and ``requires_grad`` as asked."""
+    at_device, at_grad = _factory_positions(op)
+    dev = args[at_device] if at_device is not None else kwargs.get("device")
+    dev = get_default_device() if dev is None else resolve_device(dev)
     bit = device_key_bits.get(dev.type)
     if bit is None:
         get_device_type(dev)  # raises: no backend loaded for this device type
-    return op.redispatch(keyset.bits | bit, *args, **kwargs)
+    res = op.redispatch(keyset.bits | bit, *args, **kwargs)
+    if at_grad is not None and not kwargs:  # a new tensor (not an out= argument's)
+        finish(res, args[at_grad])
+    return res
 
 
 register_fallback(DispatchKey.BackendSelect, backend_select)
 
+
+def finish(t, requires_grad: bool):
+    """A new tensor starts at version 0, whatever filling it took, and requires grad if asked."""
+    t._vc[0] = 0
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+# ---- meta rules ---------------------------------------------------------------------------------
 
 def _check_size(op: str, shape: tuple) -> tuple:
     for s in shape:
@@ -42,187 +76,177 @@ def _check_size(op: str, shape: tuple) -> tuple:
     return shape
 
 
-def _finish(t, requires_grad: bool):
-    t._vc[0] = 0  # a new tensor starts at version 0, whatever filling it took
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+def _spec(op: str, size, dtype, device) -> tuple:
+    return (_check_size(op, size), dt.get_default_dtype() if dtype is None else dtype,
+            resolve_device(device))
 
 
-def _empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-           memory_format=None):
-    """A tensor of `size` with uninitialized data."""
-    shape = _check_size("empty", size_arg("empty", size))
-    return _finish(alloc(shape, dtype or dt.get_default_dtype(), resolve_device(device)),
-                   requires_grad)
+def _meta_empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
+    return _spec("empty", size, dtype, device)
 
 
-def _empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
-                   pin_memory=False):
-    """A tensor with the given sizes and strides over a buffer just large enough."""
-    from ..tensor.impl import new_impl
-    from ..tensor.tensor import Tensor
-    shape, stride = tuple(size), tuple(stride)
-    _check_size("empty_strided", shape)
-    dtype = dtype or dt.get_default_dtype()
-    dev = resolve_device(device)
-    n = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
-    storage = get_device_type(dev).allocator.allocate(n * dtype.itemsize, dev)
-    t = new_impl(Tensor, storage, shape, stride, 0, dtype, dev, device_key_bits[dev.type])
-    return _finish(t, requires_grad)
-
-
-def _fill_dtype(value):
-    return dt.scalar_dtype(value.item() if isinstance(value, _T) else value)
-
-
-def _full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False):
-    """A tensor of `size` filled with `fill_value` (dtype inferred from the value)."""
-    t = _empty(size, dtype=dtype or _fill_dtype(fill_value), device=device)
-    t.fill_(fill_value)
-    return _finish(t, requires_grad)
-
-
-def _zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _finish(_empty(*size, dtype=dtype, device=device).fill_(0), requires_grad)
-
-
-def _ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _finish(_empty(*size, dtype=dtype, device=device).fill_(1), requires_grad)
-
-
-def _like(fill):
-    def like(self, *args, dtype=None, layout=None, device=None, requires_grad=False,
-             memory_format=None, pin_memory=False, generator=None):
-        if not isinstance(self, _T):
-            raise TypeError(f"expected a Tensor as first argument, got {type(self).__name__}")
-        t = _empty(self._shape, dtype=dtype or self._dtype,
-                   device=self._device if device is None else device)
-        fill(t, *args, generator=generator) if fill is not _no_fill else None
-        return _finish(t, requires_grad)
-    return like
-
-
-def _no_fill(t, *a, generator=None):
-    return t
-
-
-def _fill_value(t, value, generator=None):
-    t.fill_(value)
-
-
-def _fill_uniform(t, generator=None):
-    t.uniform_(0.0, 1.0, generator=generator)
-
-
-def _fill_normal(t, generator=None):
-    t.normal_(0.0, 1.0, generator=generator)
-
-
-def _fill_randint(t, low, high=None, generator=None):
-    if high is None:
-        low, high = 0, low
-    t.random_(low, high, generator=generator)
-
-
-def _meta_arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, pin_memory=False):
-    if end is None:
-        start, end = 0, start
-    vals = [float(v) if isinstance(v, _T) else v for v in (start, end, step)]
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
-    if (vals[2] > 0 and vals[1] < vals[0]) or (vals[2] < 0 and vals[1] > vals[0]):
-        raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign "
-                           f"(start={start}, end={end}, step={step})")
-    n = max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
-    if dtype is None:
-        dtype = (dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else dt.int64)
-    return ((n,), dtype, resolve_device(device))
-
-
-def _meta_linspace(start, end, steps, *, dtype=None, layout=None, device=None,
-                   requires_grad=False, pin_memory=False):
-    if not isinstance(steps, int) or steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    return ((steps,), dtype or dt.get_default_dtype(), resolve_device(device))
-
-
-def _eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False):
-    """A 2-D tensor with ones on the diagonal."""
-    m = n if m is None else m
-    if n < 0 or m < 0:
-        raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
-    t = _zeros(n, m, dtype=dtype, device=device)
-    if n and m:
-        t.as_strided((min(n, m),), (m + 1,), 0).fill_(1)
-    return _finish(t, requires_grad)
-
-
-def _rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False):
-    """Uniform samples in [0, 1)."""
-    return _finish(_empty(*size, dtype=dtype, device=device).uniform_(0.0, 1.0,
-                                                                      generator=generator),
-                   requires_grad)
-
-
-def _randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-           pin_memory=False):
-    """Standard normal samples."""
-    return _finish(_empty(*size, dtype=dtype, device=device).normal_(0.0, 1.0,
-                                                                     generator=generator),
-                   requires_grad)
-
-
-def _randint(low, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
-    """Integers uniformly from [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
-    if size is None:
-        if high is None or not isinstance(high, (tuple, list)):
-            raise TypeError("randint(): missing required argument 'size'")
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
-    if low >= high:
-        raise RuntimeError(f"randint(): random_ expects 'from' to be less than 'to', but got "
-                           f"from={low} >= to={high}")
-    t = _empty(size, dtype=dtype or dt.int64, device=device)
-    return _finish(t.random_(low, high, generator=generator), requires_grad)
-
-
-def _randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-              pin_memory=False):
-    """A random permutation of 0..n-1."""
-    dev = resolve_device(device)
-    gen = generator or generator_for(dev)
-    t = _empty(n, dtype=dtype or dt.int64, device=dev)
-    get_device_type(dev).write_numpy(t, gen.numpy.permutation(n))
-    return _finish(t, requires_grad)
-
-
-def _meta_self(name):
-    def meta(self, *args, **kwargs):
-        if not isinstance(self, _T):
-            raise TypeError(f"{name}(): expected a Tensor, got {type(self).__name__}")
-        return (self._shape, self._dtype, self._device)
+def _meta_sized(name: str):
+    def meta(size, dtype, layout, device, requires_grad, pin_memory):
+        return _spec(name, size, dtype, device)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
+def _meta_random_sized(name: str):
+    def meta(size, generator, dtype, layout, device, requires_grad, pin_memory):
+        return _spec(name, size, dtype, device)
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
+def _meta_empty_strided(size, stride, dtype, layout, device, requires_grad, pin_memory):
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided(): mismatch in length of strides and shape "
+                           f"({len(size)} sizes, {len(stride)} strides)")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided(): strides must be non-negative, got {list(stride)}")
+    return _spec("empty_strided", size, dtype, device)
+
+
+def _meta_full(size, fill_value, dtype, layout, device, requires_grad, pin_memory):
+    return _spec("full", size, dt.scalar_dtype(fill_value) if dtype is None else dtype, device)
+
+
+def _meta_eye(n, m, dtype, layout, device, requires_grad, pin_memory):
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
+    return _spec("eye", (n, m), dtype, device)
+
+
+def randint_bounds(low, high, size) -> tuple:
+    """(low, high, size) of ``randint(high, size)`` or ``randint(low, high, size)`` (PyTorch's
+    two overloads share one schema, whose `high` may hold the size)."""
+    from ..dispatch.arguments import to_int, to_int_list
+    if size is None:
+        if not isinstance(high, (tuple, list)):
+            raise TypeError("randint(): missing required argument 'size' (call randint(high, "
+                            "size) or randint(low, high, size))")
+        low, high, size = 0, low, to_int_list("randint", "size", 2, high)
+    elif high is None:
+        low, high = 0, low
+    else:
+        high = to_int("randint", "high", 2, high)
+    if low >= high:
+        raise RuntimeError(f"randint(): random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    return low, high, size
+
+
+def _meta_randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
+    low, high, size = randint_bounds(low, high, size)
+    return _spec("randint", size, dt.int64 if dtype is None else dtype, device)
+
+
+def _meta_randperm(n, generator, dtype, layout, device, requires_grad, pin_memory):
+    return _spec("randperm", (n,), dt.int64 if dtype is None else dtype, device)
+
+
+def _like_spec(self, dtype, device) -> tuple:
+    return (self._shape, self._dtype if dtype is None else dtype,
+            self._device if device is None else resolve_device(device))
+
+
+def _meta_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
+    return _like_spec(self, dtype, device)
+
+
+def _meta_random_like(self, generator, dtype, layout, device, requires_grad, pin_memory,
+                      memory_format):
+    return _like_spec(self, dtype, device)
+
+
+def _meta_full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
+                    memory_format):
+    return _like_spec(self, dtype, device)
+
+
+def _meta_randint_like(self, low, high, generator, dtype, layout, device, requires_grad,
+                       pin_memory, memory_format):
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"randint_like(): random_ expects 'from' to be less than 'to', but "
+                           f"got from={low} >= to={high}")
+    return _like_spec(self, dtype, device)
+
+
+def _arange_count(start, end, step) -> int:
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError(f"arange(): upper bound and larger bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
+    return max(0, math.ceil((end - start) / step))
+
+
+def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_memory):
+    if end is None:
+        start, end = 0, start
+    n = _arange_count(start, end, step)
+    if dtype is None:
+        dtype = (dt.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step))
+                 else dt.int64)
+    return ((n,), dtype, resolve_device(device))
+
+
+def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+    if steps < 0:
+        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
+    return _spec("linspace", (steps,), dtype, device)
+
+
+def check_fill_value(dtype, value) -> None:
+    """PyTorch refuses a fill value out of an integer dtype's range (a value held in a tensor
+    is data: the kernel that reads it checks it)."""
+    if dtype.category == dt.int64.category and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(dtype.numpy)
+        if (isinstance(value, (float, np.floating)) and not math.isfinite(value)) or \
+                not info.min <= int(value) <= info.max:
+            raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
+                               f"without overflow (got {value}; the range is [{info.min}, "
+                               f"{info.max}])")
+
+
 def _meta_fill_(self, value):
-    if isinstance(value, _T) and value._shape:
-        raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with "
-                           f"{len(value._shape)} dimensions.")
-    if not isinstance(value, (_T, bool, int, float, np.generic)):
-        raise TypeError(f"fill_(): expected a number or 0-dim tensor as value, got "
-                        f"{type(value).__name__}")
+    if isinstance(value, _T):
+        if value._shape:
+            raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor "
+                               f"with {len(value._shape)} dimensions.")
+    else:
+        check_fill_value(self._dtype, value)
     return (self._shape, self._dtype, self._device)
 
 
-def _meta_random_(self, from_=0, to=None, *, generator=None):
+def _float_only(op: str, self) -> None:
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f"{op}(): not implemented for '{self._dtype.name}'; expected a "
+                                  f"floating point tensor")
+
+
+def _meta_uniform_(self, from_, to, generator):
+    _float_only("uniform_", self)
+    if from_ > to:
+        raise RuntimeError(f"uniform_(): expects to return a [from, to) range, but found "
+                           f"from={from_} > to={to}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _meta_normal_(self, mean, std, generator):
+    _float_only("normal_", self)
+    if std < 0:
+        raise RuntimeError(f"normal_(): expected std >= 0.0, but found std {std}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _meta_random_(self, from_, to, generator):
     if to is None:
         raise NotImplementedError("random_(): the one-bound form random_(to) is not supported; "
                                   "call random_(0, to)")
@@ -238,26 +262,140 @@ def _meta_random_(self, from_=0, to=None, *, generator=None):
     return (self._shape, self._dtype, self._device)
 
 
-def _meta_normal_(self, mean=0.0, std=1.0, *, generator=None):
-    if std < 0:
-        raise RuntimeError(f"normal_(): expected std >= 0.0, but found std {std}")
-    return (self._shape, self._dtype, self._device)
-
-
 def _check_probability(name: str, p) -> None:
-    # a tensor of probabilities is data: its backend checks the values
-    if p is not None and not isinstance(p, _T) and not 0.0 <= float(p) <= 1.0:
+    # a tensor of probabilities is data: the composite checks its values on data devices
+    if p is not None and not isinstance(p, _T) and not 0.0 <= p <= 1.0:
         raise RuntimeError(f"{name}(): expects p to be in [0, 1], but got p={p}")
 
 
-def _meta_bernoulli_(self, p=0.5, *, generator=None):
+def _meta_bernoulli_(self, p, generator):
     _check_probability("bernoulli_", p)
+    if isinstance(p, _T) and not broadcasts_to(p._shape, self._shape):
+        raise RuntimeError(f"bernoulli_(): p of shape {list(p._shape)} can't be broadcast to "
+                           f"self of shape {list(self._shape)}")
     return (self._shape, self._dtype, self._device)
 
 
-def _meta_bernoulli(self, p=None, *, generator=None):
+def _meta_bernoulli(self, p, generator):
     _check_probability("bernoulli", p)
     return (self._shape, self._dtype, self._device)
+
+
+# ---- composites ---------------------------------------------------------------------------------
+
+def _empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
+    """A tensor of `size` with uninitialized data."""
+    return alloc(*_meta_empty(size, dtype, layout, device, requires_grad, pin_memory,
+                              memory_format))
+
+
+def _empty_strided(size, stride, dtype, layout, device, requires_grad, pin_memory):
+    """A tensor with the given sizes and strides over a buffer just large enough."""
+    shape, dtype, dev = _meta_empty_strided(size, stride, dtype, layout, device, requires_grad,
+                                            pin_memory)
+    n = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    storage = get_device_type(dev).allocator.allocate(n * dtype.itemsize, dev)
+    return new_impl(Tensor, storage, shape, stride, 0, dtype, dev, device_key_bits[dev.type])
+
+
+def _full(size, fill_value, dtype, layout, device, requires_grad, pin_memory):
+    """A tensor of `size` filled with `fill_value` (dtype inferred from the value)."""
+    return alloc(*_meta_full(size, fill_value, dtype, layout, device, requires_grad,
+                             pin_memory)).fill_(fill_value)
+
+
+def _filled(name: str, value):
+    def impl(size, dtype, layout, device, requires_grad, pin_memory):
+        return alloc(*_spec(name, size, dtype, device)).fill_(value)
+    impl.__name__ = name
+    impl.__doc__ = f"A tensor of `size` filled with {value}."
+    return impl
+
+
+def _eye(n, m, dtype, layout, device, requires_grad, pin_memory):
+    """A 2-D tensor with ones on the diagonal."""
+    t = alloc(*_meta_eye(n, m, dtype, layout, device, requires_grad, pin_memory)).fill_(0)
+    rows, cols = t._shape
+    if rows and cols:
+        t.as_strided((min(rows, cols),), (cols + 1,), 0).fill_(1)
+    return t
+
+
+def _rand(size, generator, dtype, layout, device, requires_grad, pin_memory):
+    """Uniform samples in [0, 1)."""
+    return alloc(*_spec("rand", size, dtype, device)).uniform_(0.0, 1.0, generator=generator)
+
+
+def _randn(size, generator, dtype, layout, device, requires_grad, pin_memory):
+    """Standard normal samples."""
+    return alloc(*_spec("randn", size, dtype, device)).normal_(0.0, 1.0, generator=generator)
+
+
+def _randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
+    """Integers uniformly from [low, high): ``randint(high, size)`` or
+    ``randint(low, high, size)``."""
+    low, high, size = randint_bounds(low, high, size)
+    t = alloc(*_spec("randint", size, dt.int64 if dtype is None else dtype, device))
+    return t.random_(low, high, generator=generator)
+
+
+def _randperm(n, generator, dtype, layout, device, requires_grad, pin_memory):
+    """A random permutation of 0..n-1."""
+    t = alloc(*_meta_randperm(n, generator, dtype, layout, device, requires_grad, pin_memory))
+    gen = generator or generator_for(t._device)
+    get_device_type(t._device).write_numpy(t, gen.numpy.permutation(n).astype(t._dtype.numpy))
+    return t
+
+
+def _like(fill):
+    """The impl of ``<fill>_like``: a tensor shaped like `self`, filled by ``fill(t)``."""
+    def like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
+        return finish(fill(alloc(*_like_spec(self, dtype, device))), requires_grad)
+    return like
+
+
+def _empty_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
+    """An uninitialized tensor shaped like `self`."""
+    return finish(alloc(*_like_spec(self, dtype, device)), requires_grad)
+
+
+def _full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
+               memory_format):
+    """A tensor shaped like `self` filled with `fill_value`."""
+    return finish(alloc(*_like_spec(self, dtype, device)).fill_(fill_value), requires_grad)
+
+
+def _random_like(draw):
+    def like(self, generator, dtype, layout, device, requires_grad, pin_memory, memory_format):
+        return finish(draw(alloc(*_like_spec(self, dtype, device)), generator), requires_grad)
+    return like
+
+
+def _randint_like(self, low, high, generator, dtype, layout, device, requires_grad, pin_memory,
+                  memory_format):
+    """Integers uniformly from [low, high) (``randint_like(t, high)``: from [0, high))."""
+    if high is None:
+        low, high = 0, low
+    t = alloc(*_like_spec(self, dtype, device)).random_(low, high, generator=generator)
+    return finish(t, requires_grad)
+
+
+def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+    """`steps` evenly spaced values from start to end, with PyTorch's symmetric formula (the
+    first half counts up from start, the second half down from end), computed in float64
+    (float32 for float32 and float16 results) and cast."""
+    shape, dtype, dev = _meta_linspace(start, end, steps, dtype, layout, device, requires_grad,
+                                       pin_memory)
+    if steps <= 1:
+        return alloc(shape, dtype, dev).fill_(start)
+    c = dt.float32 if dtype in (dt.float32, dt.float16) else dt.float64
+    cn = c.numpy.type
+    s0, s1 = cn(start), cn(end)
+    step = float((s1 - s0) / cn(steps - 1))
+    i = op_named("arange")(steps, dtype=c, device=dev)
+    up = i.mul(step).add(float(s0))
+    down = i.neg().add(steps - 1).mul(step).neg().add(float(s1))
+    return op_named("where")(i.lt(steps // 2), up, down).to(dtype)
 
 
 def _zero_(self):
@@ -265,37 +403,85 @@ def _zero_(self):
     return self.fill_(0)
 
 
+def _bernoulli_(self, p, generator):
+    """Fill with 1 with probability `p` (a number or a tensor of probabilities), else 0: a
+    float64 uniform draw compared with `p`."""
+    if isinstance(p, _T) and p.numel() and get_device_type(p._device).has_data:
+        if not bool(p.ge(0).logical_and(p.le(1)).all()):
+            raise RuntimeError("bernoulli_(): expected all probabilities in [0, 1]")
+    u = alloc(self._shape, dt.float64, self._device).uniform_(0.0, 1.0, generator=generator)
+    return self.copy_(u.lt(p))
+
+
+def _bernoulli(self, p, generator):
+    """Samples 0/1 with the probabilities in `self` (or the number `p`), in self's dtype."""
+    out = alloc(self._shape, self._dtype, self._device)
+    return out.bernoulli_(self if p is None else p, generator=generator)
+
+
+_FACTORY_ARGS = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                 "bool requires_grad=False, bool pin_memory=False")
+_LIKE_ARGS = _FACTORY_ARGS + ", MemoryFormat? memory_format=None"
+
+
 def _declare_all() -> None:
     kw = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
-    declare("empty", impl=_empty, **kw)
-    declare("empty_strided", impl=_empty_strided, **kw)
-    declare("full", impl=_full, **kw)
-    declare("zeros", impl=_zeros, **kw)
-    declare("ones", impl=_ones, **kw)
-    declare("eye", impl=_eye, **kw)
-    declare("rand", impl=_rand, **kw)
-    declare("randn", impl=_randn, **kw)
-    declare("randint", impl=_randint, **kw)
-    declare("randperm", impl=_randperm, **kw)
-    declare("empty_like", impl=_like(_no_fill), **kw)
-    declare("zeros_like", impl=_like(lambda t, generator=None: t.fill_(0)), **kw)
-    declare("ones_like", impl=_like(lambda t, generator=None: t.fill_(1)), **kw)
-    declare("full_like", impl=_like(_fill_value), **kw)
-    declare("rand_like", impl=_like(_fill_uniform), **kw)
-    declare("randn_like", impl=_like(_fill_normal), **kw)
-    declare("randint_like", impl=_like(_fill_randint), **kw)
-    declare("arange", _meta_arange, method=False, family="factory", differentiable=False)
-    declare("linspace", _meta_linspace, method=False, family="factory", differentiable=False)
+    fa, la = _FACTORY_ARGS, _LIKE_ARGS
+    declare(f"empty(int[] size, *, {la}) -> Tensor", _meta_empty, impl=_empty, **kw)
+    declare(f"empty_strided(int[] size, int[] stride, *, {fa}) -> Tensor", _meta_empty_strided,
+            impl=_empty_strided, **kw)
+    declare(f"full(int[] size, Scalar fill_value, *, {fa}) -> Tensor", _meta_full, impl=_full,
+            **kw)
+    declare(f"zeros(int[] size, *, {fa}) -> Tensor", _meta_sized("zeros"),
+            impl=_filled("zeros", 0), **kw)
+    declare(f"ones(int[] size, *, {fa}) -> Tensor", _meta_sized("ones"),
+            impl=_filled("ones", 1), **kw)
+    declare(f"eye(int n, int? m=None, *, {fa}) -> Tensor", _meta_eye, impl=_eye, **kw)
+    gen = "Generator? generator=None"
+    declare(f"rand(int[] size, *, {gen}, {fa}) -> Tensor", _meta_random_sized("rand"),
+            impl=_rand, **kw)
+    declare(f"randn(int[] size, *, {gen}, {fa}) -> Tensor", _meta_random_sized("randn"),
+            impl=_randn, **kw)
+    declare(f"randint(int low, Any high=None, int[]? size=None, *, {gen}, {fa}) -> Tensor",
+            _meta_randint, impl=_randint, **kw)
+    declare(f"randperm(int n, *, {gen}, {fa}) -> Tensor", _meta_randperm, impl=_randperm, **kw)
+    declare(f"empty_like(Tensor self, *, {la}) -> Tensor", _meta_like, impl=_empty_like, **kw)
+    declare(f"zeros_like(Tensor self, *, {la}) -> Tensor", _meta_like,
+            impl=_like(lambda t: t.fill_(0)), **kw)
+    declare(f"ones_like(Tensor self, *, {la}) -> Tensor", _meta_like,
+            impl=_like(lambda t: t.fill_(1)), **kw)
+    declare(f"full_like(Tensor self, Scalar fill_value, *, {la}) -> Tensor", _meta_full_like,
+            impl=_full_like, **kw)
+    declare(f"rand_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
+            impl=_random_like(lambda t, g: t.uniform_(0.0, 1.0, generator=g)), **kw)
+    declare(f"randn_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
+            impl=_random_like(lambda t, g: t.normal_(0.0, 1.0, generator=g)), **kw)
+    declare(f"randint_like(Tensor self, int low, int? high=None, *, {gen}, {la}) -> Tensor",
+            _meta_randint_like, impl=_randint_like, **kw)
+    declare(f"arange(Scalar start=0, Scalar? end=None, Scalar step=1, *, {fa}) -> Tensor",
+            _meta_arange, method=False, family="factory", differentiable=False)
+    declare(f"linspace(Scalar start, Scalar end, int steps, *, {fa}) -> Tensor", _meta_linspace,
+            impl=_linspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
-    ip = dict(inplace_only=True, family="fill", differentiable=False)
-    declare("fill_", _meta_fill_, **ip)
-    declare("zero_", kind=EXPLICIT, impl=_zero_, inplace_only=True, family="fill",
-            differentiable=False)
-    declare("uniform_", _meta_self("uniform_"), **ip)
-    declare("normal_", _meta_normal_, **ip)
-    declare("random_", _meta_random_, **ip)
-    declare("bernoulli_", _meta_bernoulli_, **ip)
-    declare("bernoulli", _meta_bernoulli, family="random", differentiable=False)
+    ip = dict(family="fill", differentiable=False)
+    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_, **ip)
+    declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
+            kind=EXPLICIT, **ip)
+    rnd = dict(family="random", differentiable=False)
+    declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "
+            "generator=None) -> Tensor(a!)", _meta_uniform_, **rnd)
+    declare("normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? "
+            "generator=None) -> Tensor(a!)", _meta_normal_, **rnd)
+    declare("random_(Tensor(a!) self, int from_=0, int? to=None, *, Generator? generator=None) "
+            "-> Tensor(a!)", _meta_random_, **rnd)
+    declare("bernoulli_(Tensor(a!) self, Tensor|Scalar p=0.5, *, Generator? generator=None) -> "
+            "Tensor(a!)", _meta_bernoulli_, impl=_bernoulli_, kind=EXPLICIT, **rnd)
+    declare("bernoulli(Tensor self, float? p=None, *, Generator? generator=None) -> Tensor",
+            _meta_bernoulli, impl=_bernoulli, kind=EXPLICIT, out=False, **rnd)
+
+
+def _meta_fill_zero(self):
+    return (self._shape, self._dtype, self._device)
 
 
 _declare_all()

@@ -2,13 +2,8 @@
 dot, mv, outer, linear written with them. FLOPs of a product: 2*M*N*K."""
 from __future__ import annotations
 
-from ..tensor.impl import TensorImpl
-from .declare import EXPLICIT, IMPLICIT, REGISTRY, declare
-from .derivative_utils import saves
-from .meta_rules import broadcast_shapes, common_device
-from .meta_rules import need_tensor as _need_tensor
-
-_T = TensorImpl
+from .declare import EXPLICIT, IMPLICIT, declare, op_named
+from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
 __all__ = ["flops_mm", "flops_bmm", "flops_addmm"]
 
@@ -20,8 +15,6 @@ def _same_dtype(op: str, a, b) -> None:
 
 
 def _meta_mm(self, mat2):
-    _need_tensor("mm", self)
-    _need_tensor("mm", mat2)
     if len(self._shape) != 2 or len(mat2._shape) != 2:
         raise RuntimeError(f"mm(): expected 2-D matrices, but got {len(self._shape)}-D and "
                            f"{len(mat2._shape)}-D tensors")
@@ -44,10 +37,9 @@ def _mat2_grad(mat1, grad, mat2):
 
 
 def _d_mm(ctx, grad):
-    self, mat2 = ctx.args
     need = ctx.needs_input_grad
-    return (grad.mm(mat2.t()) if need[0] else None,
-            _mat2_grad(self, grad, mat2) if need[1] else None)
+    return (grad.mm(ctx.mat2.t()) if need[0] else None,
+            _mat2_grad(ctx.self, grad, ctx.mat2) if need[1] else None)
 
 
 def flops_mm(result, self, mat2) -> int:
@@ -56,8 +48,6 @@ def flops_mm(result, self, mat2) -> int:
 
 
 def _meta_bmm(self, mat2):
-    _need_tensor("bmm", self)
-    _need_tensor("bmm", mat2)
     if len(self._shape) != 3 or len(mat2._shape) != 3:
         raise RuntimeError(f"bmm(): expected 3-D tensors (batch, rows, cols), but got "
                            f"{len(self._shape)}-D and {len(mat2._shape)}-D tensors")
@@ -70,10 +60,9 @@ def _meta_bmm(self, mat2):
 
 
 def _d_bmm(ctx, grad):
-    self, mat2 = ctx.args
     need = ctx.needs_input_grad
-    return (grad.bmm(mat2.transpose(1, 2)) if need[0] else None,
-            self.transpose(1, 2).bmm(grad) if need[1] else None)
+    return (grad.bmm(ctx.mat2.transpose(1, 2)) if need[0] else None,
+            ctx.self.transpose(1, 2).bmm(grad) if need[1] else None)
 
 
 def flops_bmm(result, self, mat2) -> int:
@@ -82,17 +71,21 @@ def flops_bmm(result, self, mat2) -> int:
     return 2 * b * n * k * mat2._shape[2]
 
 
-def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
+def _meta_addmm(self, mat1, mat2, beta, alpha):
+    shape, dtype, device = _meta_mm(mat1, mat2)
+    if self._dtype is not dtype:
+        raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
+                           f"{self._dtype.name} != {dtype.name}")
+    if self._shape != shape[1:] and not broadcasts_to(self._shape, shape):
+        raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
+                           f"the product's shape {list(shape)}")
+    return (shape, dtype, common_device("addmm", self, mat1))
+
+
+def _addmm(self, mat1, mat2, beta, alpha):
     """beta * self + alpha * (mat1 @ mat2); `self` broadcasts to the product's shape. With
     beta=0 `self` is ignored (NaN in it does not propagate)."""
-    _need_tensor("addmm", self)
     prod = mat1.mm(mat2)
-    if self._dtype is not prod._dtype:
-        raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
-                           f"{self._dtype.name} != {prod._dtype.name}")
-    if broadcast_shapes("addmm", self._shape, prod._shape) != prod._shape:
-        raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
-                           f"the product's shape {list(prod._shape)}")
     if alpha != 1:
         prod = prod.mul(alpha)
     if beta == 0:
@@ -100,35 +93,25 @@ def _addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return prod.add(self if beta == 1 else self.mul(beta))
 
 
-def _addmm_args(self, mat1, mat2, *, beta=1, alpha=1):
-    return self, mat1, mat2, beta, alpha
-
-
-@saves(1, 2)
 def _d_addmm(ctx, grad):
-    self, mat1, mat2, beta, alpha = _addmm_args(*ctx.args, **ctx.kwargs)
     need = ctx.needs_input_grad
-    g_self = None
-    if need[0]:
-        g_self = grad if beta == 1 else grad.mul(beta)
-    g1 = grad.mm(mat2.t()) if len(need) > 1 and need[1] else None
-    g2 = _mat2_grad(mat1, grad, mat2) if len(need) > 2 and need[2] else None
+    beta, alpha, mat1, mat2 = ctx.beta, ctx.alpha, ctx.mat1, ctx.mat2
+    g_self = (grad if beta == 1 else grad.mul(beta)) if need[0] else None
+    g1 = grad.mm(mat2.t()) if need[1] else None
+    g2 = _mat2_grad(mat1, grad, mat2) if need[2] else None
     if alpha != 1:
         g1 = None if g1 is None else g1.mul(alpha)
         g2 = None if g2 is None else g2.mul(alpha)
     return (g_self, g1, g2)
 
 
-def flops_addmm(result, self, mat1, mat2, **kwargs) -> int:
+def flops_addmm(result, self, mat1, mat2, beta, alpha) -> int:
     """2*M*N*K for the product plus one per output element for the addition."""
     n, k = mat1._shape
     return 2 * n * k * mat2._shape[1] + result.numel()
 
 
-def _dot(self, other):
-    """Inner product of two 1-D tensors of the same size and dtype."""
-    _need_tensor("dot", self)
-    _need_tensor("dot", other)
+def _meta_dot(self, other):
     if len(self._shape) != 1 or len(other._shape) != 1:
         raise RuntimeError(f"dot(): 1D tensors expected, but got {len(self._shape)}D and "
                            f"{len(other._shape)}D tensors")
@@ -139,41 +122,73 @@ def _dot(self, other):
         raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{self._shape[0]}] "
                            f"and src [{other._shape[0]}] to have the same number of elements, "
                            f"but got {self._shape[0]} and {other._shape[0]} elements respectively")
+    return ((), self._dtype, common_device("dot", self, other))
+
+
+def _dot(self, other):
+    """Inner product of two 1-D tensors of the same size and dtype."""
     return self.unsqueeze(0).mm(other.unsqueeze(1)).reshape(())
 
 
-def _mv(self, vec):
-    """Matrix (n, m) times vector (m,)."""
-    _need_tensor("mv", self)
-    _need_tensor("mv", vec)
+def _meta_mv(self, vec):
     if len(self._shape) != 2 or len(vec._shape) != 1:
         raise RuntimeError(f"mv(): matrix @ vector expected, got {len(self._shape)}-D and "
                            f"{len(vec._shape)}-D tensors")
     if self._shape[1] != vec._shape[0]:
         raise RuntimeError(f"mv(): size mismatch, got input ({self._shape[0]}x{self._shape[1]}), "
                            f"vec ({vec._shape[0]})")
+    _same_dtype("mv", self, vec)
+    return ((self._shape[0],), self._dtype, common_device("mv", self, vec))
+
+
+def _mv(self, vec):
+    """Matrix (n, m) times vector (m,)."""
     return self.mm(vec.unsqueeze(1)).squeeze(1)
+
+
+def _meta_outer(self, vec2):
+    if len(self._shape) != 1 or len(vec2._shape) != 1:
+        raise RuntimeError(f"outer(): expected 1-D tensors, but got {len(self._shape)}-D and "
+                           f"{len(vec2._shape)}-D tensors")
+    return ((self._shape[0], vec2._shape[0]), promote(self, vec2),
+            common_device("outer", self, vec2))
 
 
 def _outer(self, vec2):
     """Outer product of two 1-D tensors (dtypes promote, as in PyTorch)."""
-    _need_tensor("outer", self)
-    _need_tensor("outer", vec2)
-    if len(self._shape) != 1 or len(vec2._shape) != 1:
-        raise RuntimeError(f"outer(): expected 1-D tensors, but got {len(self._shape)}-D and "
-                           f"{len(vec2._shape)}-D tensors")
     return self.unsqueeze(1).mul(vec2.unsqueeze(0))
+
+
+def _matmul_shape(op: str, a: tuple, b: tuple) -> tuple:
+    """The result shape of ``matmul`` of shapes `a` and `b` (PyTorch's rules), refusing what it
+    refuses."""
+    da, db = len(a), len(b)
+    if da == 0 or db == 0:
+        raise RuntimeError(f"{op}(): both arguments to matmul need to be at least 1D, but they "
+                           f"are {da}D and {db}D")
+    n, k = (1, a[0]) if da == 1 else a[-2:]
+    k2, m = (b[0], 1) if db == 1 else b[-2:]
+    if k != k2:
+        if da == 1 and db == 1:
+            raise RuntimeError(f"{op}(): inconsistent tensor size, expected tensor [{k}] and src "
+                               f"[{k2}] to have the same number of elements, but got {k} and "
+                               f"{k2} elements respectively")
+        raise RuntimeError(f"{op}(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
+                           f"{k2}x{m})")
+    batch = broadcast_shapes(op, a[:-2], b[:-2])
+    return batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
+
+
+def _meta_matmul(self, other):
+    _same_dtype("matmul", self, other)
+    return (_matmul_shape("matmul", self._shape, other._shape), self._dtype,
+            common_device("matmul", self, other))
 
 
 def _matmul(self, other):
     """Matrix product with ``torch.matmul`` semantics: 1-D operands are promoted to matrices
     (and the added dim removed after), batch dims broadcast."""
-    _need_tensor("matmul", self)
-    _need_tensor("matmul", other)
     da, db = len(self._shape), len(other._shape)
-    if da == 0 or db == 0:
-        raise RuntimeError(f"matmul(): both arguments to matmul need to be at least 1D, but they "
-                           f"are {da}D and {db}D")
     if da == 1 and db == 1:
         return _dot(self, other)
     if da == 2 and db == 1:
@@ -184,18 +199,12 @@ def _matmul(self, other):
         return self.mm(other)
     if da >= 3 and db <= 2:
         # fold the batch into the rows: one mm instead of a batched product
-        a = self
         b = other.unsqueeze(1) if db == 1 else other
-        out = a.reshape(-1, a._shape[-1]).mm(b)
-        shape = a._shape[:-1] + ((b._shape[-1],) if db == 2 else ())
-        return out.reshape(shape)
+        out = self.reshape(-1, self._shape[-1]).mm(b)
+        return out.reshape(self._shape[:-1] + ((b._shape[-1],) if db == 2 else ()))
     a = self.unsqueeze(0) if da == 1 else self
     b = other.unsqueeze(-1) if db == 1 else other
-    n, k = a._shape[-2], a._shape[-1]
-    k2, m = b._shape[-2], b._shape[-1]
-    if k != k2:
-        raise RuntimeError(f"matmul(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
-                           f"{k2}x{m})")
+    n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
     batch = broadcast_shapes("matmul", a._shape[:-2], b._shape[:-2])
     nb = 1
     for s in batch:
@@ -210,29 +219,40 @@ def _matmul(self, other):
     return out
 
 
-def _linear(input, weight, bias=None):  # noqa: A002 - PyTorch's argument name
-    """input @ weight.T + bias (``torch.nn.functional.linear``)."""
-    _need_tensor("linear", input)
-    _need_tensor("linear", weight)
+def _meta_linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
     if len(weight._shape) not in (1, 2):
         raise RuntimeError(f"linear(): weight must be 1-D or 2-D, got {len(weight._shape)}-D")
+    _same_dtype("linear", input, weight)
+    shape = _matmul_shape("linear", input._shape, weight._shape[::-1])
+    if bias is not None and bias._shape != shape[-1:]:
+        shape = broadcast_shapes("linear", shape, bias._shape)
+    return (shape, input._dtype, common_device("linear", input, weight, bias))
+
+
+def _linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
+    """input @ weight.T + bias (``torch.nn.functional.linear``)."""
     if len(input._shape) == 2 and len(weight._shape) == 2 and bias is not None:
-        return REGISTRY["addmm"].op(bias, input, weight.t())
+        return _addmm_entry(bias, input, weight.t())
     out = _matmul(input, weight.t())
     return out if bias is None else out.add(bias)
 
 
 def _declare_all() -> None:
-    declare("mm", _meta_mm, family="linalg", derivative=_d_mm, flops=flops_mm)
-    declare("bmm", _meta_bmm, family="linalg", derivative=_d_bmm, flops=flops_bmm)
-    declare("addmm", kind=EXPLICIT, impl=_addmm, family="linalg", out=False,
-            derivative=_d_addmm, flops=flops_addmm)
+    declare("mm(Tensor self, Tensor mat2) -> Tensor", _meta_mm, family="linalg",
+            derivative=_d_mm, flops=flops_mm)
+    declare("bmm(Tensor self, Tensor mat2) -> Tensor", _meta_bmm, family="linalg",
+            derivative=_d_bmm, flops=flops_bmm)
+    declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
+            "Tensor", _meta_addmm, impl=_addmm, kind=EXPLICIT, family="linalg",
+            derivative=_d_addmm, saves=("mat1", "mat2"), flops=flops_addmm)
     comp = dict(kind=IMPLICIT, family="linalg", out=False)
-    declare("matmul", impl=_matmul, **comp)
-    declare("dot", impl=_dot, **comp)
-    declare("mv", impl=_mv, **comp)
-    declare("outer", impl=_outer, **comp)
-    declare("linear", impl=_linear, method=False, **comp)
+    declare("matmul(Tensor self, Tensor other) -> Tensor", _meta_matmul, impl=_matmul, **comp)
+    declare("dot(Tensor self, Tensor other) -> Tensor", _meta_dot, impl=_dot, **comp)
+    declare("mv(Tensor self, Tensor vec) -> Tensor", _meta_mv, impl=_mv, **comp)
+    declare("outer(Tensor self, Tensor vec2) -> Tensor", _meta_outer, impl=_outer, **comp)
+    declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", _meta_linear,
+            impl=_linear, method=False, **comp)
 
 
 _declare_all()
+_addmm_entry = op_named("addmm").entry  # linear's fast path calls it directly

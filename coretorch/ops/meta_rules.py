@@ -8,8 +8,8 @@ from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
 
-__all__ = ["broadcast_shapes", "common_device", "wrap_dim", "reduced_shape", "size_arg",
-           "promote", "float_result", "is_tensor", "dims_arg", "check_int_arg"]
+__all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape",
+           "promote", "float_result", "is_tensor", "dims_arg", "resolve_device"]
 
 
 def is_tensor(x) -> bool:
@@ -37,6 +37,15 @@ def broadcast_shapes(op: str, *shapes: tuple) -> tuple:
                         f"at non-singleton dimension {off + i} (shapes "
                         f"{' and '.join(str(list(x)) for x in shapes)})")
     return tuple(out)
+
+
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Whether `shape` broadcasts to exactly `target` (as copy_, addmm's bias, index_put_'s
+    values must)."""
+    try:
+        return broadcast_shapes("", shape, target) == target
+    except RuntimeError:
+        return False
 
 
 def _tensors(args):
@@ -96,28 +105,6 @@ def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
-
-
-def size_arg(op: str, size: tuple) -> tuple:
-    """Factories and view take sizes as ``f(2, 3)`` or ``f((2, 3))``; return a tuple of ints."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)) or (
-            len(size) == 1 and hasattr(size[0], "__len__") and not isinstance(size[0], TensorImpl)):
-        size = tuple(size[0])
-    out = []
-    for s in size:
-        if isinstance(s, TensorImpl):
-            s = int(s)
-        if not isinstance(s, int) or isinstance(s, bool):
-            raise TypeError(f"{op}(): size must be a sequence of ints, but got element of type "
-                            f"{type(s).__name__}")
-        out.append(s)
-    return tuple(out)
-
-
-def check_int_arg(op: str, name: str, value) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
-    return value
 
 
 def resolve_device(device):

@@ -161,12 +161,8 @@ def _basic_index(self, idx):
             fill = ndim - used
             adv.extend([None] * fill)
             dim += fill
-        elif isinstance(i, slice):
-            step = 1 if i.step is None else int(i.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            result = result.slice(dim, None if i.start is None else int(i.start),
-                                  None if i.stop is None else int(i.stop), step)
+        elif isinstance(i, slice):  # slice()'s schema converts and checks the bounds
+            result = result.slice(dim, i.start, i.stop, 1 if i.step is None else i.step)
             adv.append(None)
             dim += 1
         elif _is_advanced(i):

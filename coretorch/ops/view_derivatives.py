@@ -3,28 +3,17 @@
 The gradient of a view that selects part of its input (slice, select, narrow, diagonal,
 as_strided, unfold) is the output gradient written into zeros of the input's shape through the
 same view; the rest are reshapes/permutations of the gradient. `expand` returns the gradient as
-is: autograd sums it back to the input's shape centrally.
+is: autograd sums it back to the input's shape centrally. Views read only their input's
+geometry, never its values (they are declared with ``saves=()``).
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from ..tensor.impl import is_overlapping
-from .derivative_utils import is_tensor, op, saves
-from .meta_rules import size_arg, wrap_dim
+from .derivative_utils import op
 
-__all__ = ["VIEW_DERIVATIVES", "strided_scatter"]
-
-VIEW_DERIVATIVES: dict[str, Callable] = {}
-
-
-def _d(name: str):
-    def register(fn: Callable) -> Callable:
-        saves()(fn)  # views read only their input's geometry, never its values
-        fn.__name__ = f"{name}_backward"
-        VIEW_DERIVATIVES[name] = fn
-        return fn
-    return register
+__all__ = ["VIEW_DERIVATIVES", "strided_scatter", "copy_backward", "identity_backward"]
 
 
 def _extent(shape: tuple, stride: tuple, offset: int) -> int:
@@ -51,73 +40,49 @@ def strided_scatter(grad, in_geom: tuple, out_geom: tuple):
 
 
 def _reshape_back(ctx, g):
-    return (g.reshape(ctx.args[0]._shape),)
+    return (g.reshape(ctx.self._shape),)
 
 
-for _name in ("view", "squeeze", "unsqueeze"):
-    _d(_name)(_reshape_back)
-
-
-@_d("as_strided")
 def _as_strided(ctx, g):
-    x = ctx.args[0]
-    a, kw = ctx.args, ctx.kwargs
-    size = tuple(a[1] if len(a) > 1 else kw["size"])
-    stride = tuple(a[2] if len(a) > 2 else kw["stride"])
-    off = a[3] if len(a) > 3 else kw.get("storage_offset")
-    out_geom = (size, stride, x._offset if off is None else off)
-    return (strided_scatter(g, (x._shape, x._stride, x._offset), out_geom),)
+    x = ctx.self
+    off = x._offset if ctx.storage_offset is None else ctx.storage_offset
+    return (strided_scatter(g, (x._shape, x._stride, x._offset), (ctx.size, ctx.stride, off)),)
 
 
-@_d("transpose")
 def _transpose(ctx, g):
-    return (g.transpose(ctx.args[1], ctx.args[2]),)
+    return (g.transpose(ctx.dim0, ctx.dim1),)
 
 
-@_d("t")
 def _t(ctx, g):
     return (g.t(),)
 
 
-@_d("permute")
 def _permute(ctx, g):
-    n = len(ctx.args[0]._shape)
-    dims = [wrap_dim("permute", d, n) for d in size_arg("permute", ctx.args[1:])]
-    inv = [0] * n
-    for i, d in enumerate(dims):
+    inv = [0] * len(ctx.dims)
+    for i, d in enumerate(ctx.dims):
         inv[d] = i
     return (g.permute(inv),)
 
 
-@_d("expand")
-def _expand(ctx, g):
+def _identity(ctx, g):
     return (g,)
 
 
-@_d("alias")
-def _alias(ctx, g):
-    return (g,)
-
-
-def _scatter_through_view(name: str) -> Callable:
+def _scatter_through(name: str, view: Callable) -> Callable:
+    """The derivative of view `name`, which selects part of `self`: `g` written through the
+    same view into zeros shaped like `self`."""
     def formula(ctx, g):
-        x = ctx.args[0]
-        z = op("zeros")(x._shape, dtype=g._dtype, device=g._device)
-        op(name)(z, *ctx.args[1:], **ctx.kwargs).copy_(g)
+        z = op("zeros")(ctx.self._shape, dtype=g._dtype, device=g._device)
+        view(ctx, z).copy_(g)
         return (z,)
+    formula.__name__ = f"{name}_backward"
     return formula
 
 
-for _name in ("slice", "narrow", "select", "diagonal"):
-    _d(_name)(_scatter_through_view(_name))
-
-
-@_d("unfold")
 def _unfold(ctx, g):
-    x, dimension, size, step = ctx.args[:4]
+    x, d, size, step = ctx.self, ctx.dimension, ctx.size, ctx.step
     if not x._shape:
         return (g.reshape(()),)
-    d = wrap_dim("unfold", dimension, len(x._shape))
     z = op("zeros")(x._shape, dtype=g._dtype, device=g._device)
     for i in range(g._shape[d]):
         # windows may overlap: accumulate each one
@@ -125,17 +90,28 @@ def _unfold(ctx, g):
     return (z,)
 
 
+VIEW_DERIVATIVES: dict[str, Callable] = {
+    "view": _reshape_back, "view_as": _reshape_back, "squeeze": _reshape_back,
+    "unsqueeze": _reshape_back, "as_strided": _as_strided, "transpose": _transpose, "t": _t,
+    "permute": _permute, "expand": _identity, "expand_as": _identity, "alias": _identity,
+    "slice": _scatter_through("slice", lambda ctx, z: z.slice(ctx.dim, ctx.start, ctx.end,
+                                                              ctx.step)),
+    "narrow": _scatter_through("narrow", lambda ctx, z: z.narrow(ctx.dim, ctx.start, ctx.length)),
+    "select": _scatter_through("select", lambda ctx, z: z.select(ctx.dim, ctx.index)),
+    "diagonal": _scatter_through("diagonal", lambda ctx, z: z.diagonal(ctx.offset, ctx.dim1,
+                                                                       ctx.dim2)),
+    "unfold": _unfold,
+}
+
+
 # ---- copy.py ------------------------------------------------------------------------------------
 
-@saves()
 def copy_backward(ctx, g):
     """copy_(self, src): self's old values are overwritten; src gets the gradient (reduced to
     its shape and cast to its dtype/device by autograd)."""
-    src = ctx.args[1]
-    return (op("zeros_like")(g), g if is_tensor(src) else None)
+    return (op("zeros_like")(g), g)
 
 
-@saves()
 def identity_backward(ctx, g):
     """clone / _to_copy: the gradient passes through (autograd casts it back)."""
     return (g,)

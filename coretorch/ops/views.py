@@ -1,15 +1,25 @@
 """View ops, implemented once in the core for every backend: the result shares the input's
-storage and version counter and only has new sizes, strides and offset."""
+storage and version counter and only has new sizes, strides and offset.
+
+Each view's meta rule validates its arguments and computes the view's geometry (shape, strides,
+storage offset), which it passes on as precomputed values; one kernel, `view_kernel`, makes the
+tensor from them. Ops that may copy (reshape, flatten, contiguous) or return several views
+(split, chunk, unbind) are composites of these.
+"""
 from __future__ import annotations
 
 from ..dispatch.keys import AUTOGRAD_BIT
-from ..tensor.impl import TensorImpl, contiguous_strides, new_impl, shape_numel
+from ..tensor.impl import TensorImpl, contiguous_strides, new_impl, shape_numel, wrap_dim
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare
-from .meta_rules import size_arg, wrap_dim
 from .view_derivatives import VIEW_DERIVATIVES
 
+__all__ = ["make_view", "view_strides", "infer_size", "view_kernel", "VIEW_GEOMETRY"]
+
 _T = TensorImpl
+
+# the values a view's meta rule precomputes for `view_kernel`
+VIEW_GEOMETRY = ("view_shape", "view_stride", "view_offset")
 
 
 def make_view(self: TensorImpl, shape: tuple, stride: tuple, offset: int) -> Tensor:
@@ -21,7 +31,20 @@ def make_view(self: TensorImpl, shape: tuple, stride: tuple, offset: int) -> Ten
                     self._keys, self._vc, base)
 
 
-def _infer_size(op: str, shape: tuple, numel: int) -> tuple:
+def view_kernel(self, *record_and_geometry):
+    """The kernel of every view op: a view of `self` with the geometry its meta rule computed
+    (the last three values)."""
+    shape, stride, offset = record_and_geometry[-3:]
+    return make_view(self, shape, stride, offset)
+
+
+def _geometry(self, shape: tuple, stride: tuple, offset: int) -> tuple:
+    """What a view's meta rule returns: its Spec and the precomputed geometry."""
+    return (shape, self._dtype, self._device), (shape, stride, offset)
+
+
+def infer_size(op: str, shape: tuple, numel: int) -> tuple:
+    """`shape` with its one -1 (if any) replaced so that it holds `numel` elements."""
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError(f"{op}(): only one dimension can be inferred")
@@ -33,7 +56,8 @@ def _infer_size(op: str, shape: tuple, numel: int) -> tuple:
             known *= s
     if neg:
         if known == 0 or numel % known:
-            raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {numel}")
+            raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size "
+                               f"{numel}")
         shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
     elif known != numel:
         raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {numel}")
@@ -71,92 +95,75 @@ def view_strides(old_shape: tuple, old_stride: tuple, new_shape: tuple):
     return tuple(new_stride)
 
 
-def _view(self, *shape):
-    """A view with a new shape (sizes may contain one -1); the elements must be compatible."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
-        raise NotImplementedError("view(dtype): reinterpreting a tensor's dtype is not supported")
-    shape = _infer_size("view", size_arg("view", shape), shape_numel(self._shape))
+# ---- the views' meta rules (geometry) -----------------------------------------------------------
+
+def _meta_view(self, size):
+    shape = infer_size("view", size, shape_numel(self._shape))
     stride = view_strides(self._shape, self._stride, shape)
     if stride is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return make_view(self, shape, stride, self._offset)
+    return _geometry(self, shape, stride, self._offset)
 
 
-def _reshape(self, *shape):
-    """`view` when the strides allow it, else a contiguous copy of the data with that shape."""
-    shape = _infer_size("reshape", size_arg("reshape", shape), shape_numel(self._shape))
-    if view_strides(self._shape, self._stride, shape) is not None:
-        return self.view(shape)
-    return self.clone(memory_format="contiguous").view(shape)
+def _meta_view_as(self, other):
+    return _meta_view(self, other._shape)
 
 
-def _as_strided(self, size, stride, storage_offset=None):
-    """A view with explicit sizes, strides (in elements) and storage offset."""
-    size, stride = tuple(size), tuple(stride)
+def _meta_as_strided(self, size, stride, storage_offset):
     if len(size) != len(stride):
         raise RuntimeError(f"as_strided(): mismatch in length of strides and shape ({len(size)} "
                            f"sizes, {len(stride)} strides)")
     offset = self._offset if storage_offset is None else storage_offset
-    if any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise RuntimeError("as_strided(): sizes and strides must be non-negative")
+    if any(s < 0 for s in size) or any(s < 0 for s in stride) or offset < 0:
+        raise RuntimeError("as_strided(): sizes, strides and the storage offset must be "
+                           "non-negative")
     if 0 not in size:
         last = offset + sum((n - 1) * s for n, s in zip(size, stride))
         if (last + 1) * self._dtype.itemsize > self._storage.nbytes:
             raise RuntimeError(f"as_strided(): setStorage: sizes {list(size)}, strides "
                                f"{list(stride)}, storage offset {offset} are out of bounds for "
                                f"storage of size {self._storage.nbytes} bytes")
-    return make_view(self, size, stride, offset)
+    return _geometry(self, size, stride, offset)
 
 
-def _transpose(self, dim0, dim1):
-    """Swap two dimensions (a view)."""
-    n = len(self._shape)
-    d0, d1 = wrap_dim("transpose", dim0, n), wrap_dim("transpose", dim1, n)
-    if n == 0:
-        return make_view(self, (), (), self._offset)
+def _meta_transpose(self, dim0, dim1):
+    if not self._shape:
+        return _geometry(self, (), (), self._offset)
     shape, stride = list(self._shape), list(self._stride)
-    shape[d0], shape[d1] = shape[d1], shape[d0]
-    stride[d0], stride[d1] = stride[d1], stride[d0]
-    return make_view(self, tuple(shape), tuple(stride), self._offset)
+    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    stride[dim0], stride[dim1] = stride[dim1], stride[dim0]
+    return _geometry(self, tuple(shape), tuple(stride), self._offset)
 
 
-def _t(self):
-    """Transpose a tensor of at most 2 dims."""
-    if len(self._shape) > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                           f"{len(self._shape)}D")
-    return self.transpose(0, 1) if len(self._shape) == 2 else self.view(self._shape)
+def _meta_t(self):
+    n = len(self._shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return _geometry(self, self._shape[::-1], self._stride[::-1], self._offset)
 
 
-def _permute(self, *dims):
-    """Reorder dimensions (a view)."""
-    dims = size_arg("permute", dims)
+def _meta_permute(self, dims):
     n = len(self._shape)
     if len(dims) != n:
         raise RuntimeError(f"permute(): number of dims don't match in permute (tensor has {n}, "
                            f"got {len(dims)})")
-    dims = tuple(wrap_dim("permute", d, n) for d in dims)
-    if sorted(dims) != list(range(n)):
-        raise RuntimeError(f"permute(): repeated dim in {list(dims)}")
-    return make_view(self, tuple(self._shape[d] for d in dims),
+    return _geometry(self, tuple(self._shape[d] for d in dims),
                      tuple(self._stride[d] for d in dims), self._offset)
 
 
-def _expand(self, *sizes, implicit=False):
-    """Broadcast to `sizes` (-1 keeps a dim) without copying: expanded dims get stride 0."""
-    sizes = size_arg("expand", sizes)
-    n, m = len(self._shape), len(sizes)
+def _meta_expand(self, size, implicit):
+    n, m = len(self._shape), len(size)
     if m < n:
         raise RuntimeError(f"expand(): the number of sizes provided ({m}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({n})")
     shape, stride = [], []
-    for i, s in enumerate(sizes):
+    for i, s in enumerate(size):
         j = i - (m - n)
         if j < 0:
             if s < 0:
-                raise RuntimeError(f"expand(): the expanded size of the tensor (-1) isn't allowed "
+                raise RuntimeError(f"expand(): the expanded size of the tensor ({s}) isn't allowed "
                                    f"in a leading, non-existing dimension {i}")
             shape.append(s)
             stride.append(0)
@@ -167,56 +174,56 @@ def _expand(self, *sizes, implicit=False):
         if cur == s:
             shape.append(s)
             stride.append(self._stride[j])
-        elif cur == 1:
+        elif cur == 1 and s >= 0:
             shape.append(s)
             stride.append(0)
         else:
             raise RuntimeError(f"expand(): The expanded size of the tensor ({s}) must match the "
                                f"existing size ({cur}) at non-singleton dimension {i}.  Target "
-                               f"sizes: {list(sizes)}.  Tensor sizes: {list(self._shape)}")
-    return make_view(self, tuple(shape), tuple(stride), self._offset)
+                               f"sizes: {list(size)}.  Tensor sizes: {list(self._shape)}")
+    return _geometry(self, tuple(shape), tuple(stride), self._offset)
 
 
-def _expand_as(self, other):
-    return self.expand(other._shape)
+def _meta_expand_as(self, other):
+    return _meta_expand(self, other._shape, False)
 
 
-def _view_as(self, other):
-    return self.view(other._shape)
-
-
-def _squeeze(self, dim=None):
-    """Remove size-1 dims (all, one, or a tuple of them)."""
-    n = len(self._shape)
+def _meta_squeeze(self, dim):
     if dim is None:
-        dims = {i for i, s in enumerate(self._shape) if s == 1}
+        drop = {i for i, s in enumerate(self._shape) if s == 1}
     else:
-        dl = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = {wrap_dim("squeeze", d, n) for d in dl}
-        dims = {d for d in dims if n and self._shape[d] == 1}
-    keep = [i for i in range(n) if i not in dims]
-    return make_view(self, tuple(self._shape[i] for i in keep),
+        drop = {d for d in dim if self._shape and self._shape[d] == 1}
+    keep = [i for i in range(len(self._shape)) if i not in drop]
+    return _geometry(self, tuple(self._shape[i] for i in keep),
                      tuple(self._stride[i] for i in keep), self._offset)
 
 
-def _unsqueeze(self, dim):
-    """Insert a size-1 dim at `dim`."""
+def _meta_unsqueeze(self, dim):
     n = len(self._shape)
     d = wrap_dim("unsqueeze", dim, n + 1)
     stride = self._shape[d] * self._stride[d] if d < n else 1
-    return make_view(self, self._shape[:d] + (1,) + self._shape[d:],
+    return _geometry(self, self._shape[:d] + (1,) + self._shape[d:],
                      self._stride[:d] + (stride,) + self._stride[d:], self._offset)
 
 
-def _slice(self, dim=0, start=None, end=None, step=1):
-    """``self[..., start:end:step, ...]`` along `dim` (a view)."""
-    n = len(self._shape)
-    if n == 0:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim("slice", dim, n)
+def _no_dims(op: str, self) -> None:
+    if not self._shape:
+        raise IndexError(f"{op}() cannot be applied to a 0-dim tensor.")
+
+
+def _slice_geometry(self, d: int, start: int, end: int, step: int) -> tuple:
+    """Geometry of ``self[..., start:end:step, ...]`` along dim `d` (start/end already clamped)."""
+    length = (end - start + step - 1) // step
+    return _geometry(self, self._shape[:d] + (length,) + self._shape[d + 1:],
+                     self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1:],
+                     self._offset + start * self._stride[d])
+
+
+def _meta_slice(self, dim, start, end, step):
+    _no_dims("slice", self)
     if step <= 0:
         raise ValueError("slice(): step must be greater than zero")
-    size = self._shape[d]
+    size = self._shape[dim]
     start, end = 0 if start is None else start, size if end is None else end
     if start < 0:
         start += size
@@ -224,89 +231,76 @@ def _slice(self, dim=0, start=None, end=None, step=1):
         end += size
     start = min(max(start, 0), size)
     end = min(max(end, start), size)
-    length = (end - start + step - 1) // step
-    shape = self._shape[:d] + (length,) + self._shape[d + 1:]
-    stride = self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1:]
-    return make_view(self, shape, stride, self._offset + start * self._stride[d])
+    return _slice_geometry(self, dim, start, end, step)
 
 
-def _narrow(self, dim, start, length):
-    """`length` elements of `dim` from `start` (a view)."""
-    n = len(self._shape)
-    d = wrap_dim("narrow", dim, n)
-    size = self._shape[d]
+def _meta_narrow(self, dim, start, length):
+    if not self._shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    size = self._shape[dim]
     if start < 0:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
-                         f"({size}).")
-    return _slice(self, d, start, start + length, 1)
+                           f"({size}).")
+    return _slice_geometry(self, dim, start, start + length, 1)
 
 
-def _select(self, dim, index):
-    """Index `index` of `dim`, removing that dim (a view)."""
-    n = len(self._shape)
-    if n == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim("select", dim, n)
-    size = self._shape[d]
+def _meta_select(self, dim, index):
+    _no_dims("select", self)
+    size = self._shape[dim]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(self._shape)} at dimension {d}")
+                         f"{list(self._shape)} at dimension {dim}")
     if index < 0:
         index += size
-    return make_view(self, self._shape[:d] + self._shape[d + 1:],
-                     self._stride[:d] + self._stride[d + 1:],
-                     self._offset + index * self._stride[d])
+    return _geometry(self, self._shape[:dim] + self._shape[dim + 1:],
+                     self._stride[:dim] + self._stride[dim + 1:],
+                     self._offset + index * self._stride[dim])
 
 
-def _diagonal(self, offset=0, dim1=0, dim2=1):
-    """The diagonal of the 2-D slices over `dim1`, `dim2`, as the last dim (a view)."""
-    n = len(self._shape)
-    d1, d2 = wrap_dim("diagonal", dim1, n), wrap_dim("diagonal", dim2, n)
-    if d1 == d2:
+def _meta_diagonal(self, offset, dim1, dim2):
+    if dim1 == dim2:
         raise RuntimeError("diagonal(): dimensions dim1 and dim2 cannot be identical")
     off = self._offset
     if offset >= 0:
-        length = max(min(self._shape[d1], self._shape[d2] - offset), 0)
+        length = max(min(self._shape[dim1], self._shape[dim2] - offset), 0)
         if length:
-            off += offset * self._stride[d2]
+            off += offset * self._stride[dim2]
     else:
-        length = max(min(self._shape[d1] + offset, self._shape[d2]), 0)
+        length = max(min(self._shape[dim1] + offset, self._shape[dim2]), 0)
         if length:
-            off -= offset * self._stride[d1]
-    keep = [i for i in range(n) if i not in (d1, d2)]
-    shape = tuple(self._shape[i] for i in keep) + (length,)
-    stride = tuple(self._stride[i] for i in keep) + (self._stride[d1] + self._stride[d2],)
-    return make_view(self, shape, stride, off)
+            off -= offset * self._stride[dim1]
+    keep = [i for i in range(len(self._shape)) if i not in (dim1, dim2)]
+    return _geometry(self, tuple(self._shape[i] for i in keep) + (length,),
+                     tuple(self._stride[i] for i in keep) + (self._stride[dim1] +
+                                                              self._stride[dim2],), off)
 
 
-def _unfold(self, dimension, size, step):
-    """All slices of `size` with stride `step` along `dimension`, as a new last dim (a view)."""
-    n = len(self._shape)
-    d = wrap_dim("unfold", dimension, n) if n else 0
-    dim_size = self._shape[d] if n else 1
-    if size > dim_size:
-        raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {dim_size} but "
-                           f"size is {size}")
+def _meta_unfold(self, dimension, size, step):
+    dim_size = self._shape[dimension] if self._shape else 1
+    if size < 0 or size > dim_size:
+        raise RuntimeError(f"unfold(): maximum size for tensor at dimension {dimension} is "
+                           f"{dim_size} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"unfold(): step is {step} but must be > 0")
+    if not self._shape:
+        return _geometry(self, (size,), (1,), self._offset)
+    d = dimension
     count = (dim_size - size) // step + 1
-    if not n:
-        return make_view(self, (size,), (1,), self._offset)
     shape = self._shape[:d] + (count,) + self._shape[d + 1:] + (size,)
     stride = (self._stride[:d] + (self._stride[d] * step,) + self._stride[d + 1:]
               + (self._stride[d],))
-    return make_view(self, shape, stride, self._offset)
+    return _geometry(self, shape, stride, self._offset)
 
 
-def _alias(self):
-    return make_view(self, self._shape, self._stride, self._offset)
+def _meta_same(self):
+    return _geometry(self, self._shape, self._stride, self._offset)
 
 
-def _detach(self):
+def _detach(self, view_shape, view_stride, view_offset):
     """A view that shares data but is cut from the autograd graph."""
-    t = make_view(self, self._shape, self._stride, self._offset)
+    t = make_view(self, view_shape, view_stride, view_offset)
     t._base = None  # not a view for autograd purposes
     t._keys &= ~AUTOGRAD_BIT
     return t
@@ -314,104 +308,197 @@ def _detach(self):
 
 # ---- composites over the views ------------------------------------------------------------------
 
-def _flatten(self, start_dim=0, end_dim=-1):
-    """Merge dims start_dim..end_dim into one (a view when possible)."""
-    n = len(self._shape)
-    if n == 0:
-        return self.reshape(1)
-    s, e = wrap_dim("flatten", start_dim, n), wrap_dim("flatten", end_dim, n)
-    if s > e:
+def _spec(self, shape: tuple) -> tuple:
+    return (shape, self._dtype, self._device)
+
+
+def _meta_reshape(self, shape):
+    shape = infer_size("reshape", shape, shape_numel(self._shape))
+    return _spec(self, shape), (shape,)
+
+
+def _reshape(self, shape, inferred):
+    """`view` when the strides allow it, else a contiguous copy of the data with that shape."""
+    if view_strides(self._shape, self._stride, inferred) is not None:
+        return self.view(inferred)
+    return self.clone().view(inferred)
+
+
+def _meta_flatten(self, start_dim, end_dim):
+    if start_dim > end_dim:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    if s == e:
+    s = self._shape
+    if not s:
+        return _spec(self, (1,))
+    return _spec(self, s[:start_dim] + (shape_numel(s[start_dim:end_dim + 1]),) + s[end_dim + 1:])
+
+
+def _flatten(self, start_dim, end_dim):
+    """Merge dims start_dim..end_dim into one (a view when possible)."""
+    if self._shape and start_dim == end_dim:
         return self
-    return self.reshape(self._shape[:s] + (shape_numel(self._shape[s:e + 1]),) + self._shape[e + 1:])
+    return self.reshape(_meta_flatten(self, start_dim, end_dim)[0])
+
+
+def _meta_unflatten(self, dim, sizes):
+    if not self._shape:
+        raise IndexError("unflatten(): dimension specified as 0 but tensor has no dimensions")
+    if not sizes:
+        raise RuntimeError("unflatten(): sizes must be non-empty")
+    sizes = infer_size("unflatten", sizes, self._shape[dim])
+    return _spec(self, self._shape[:dim] + sizes + self._shape[dim + 1:])
 
 
 def _unflatten(self, dim, sizes):
     """Split dim `dim` into `sizes` (one may be -1)."""
-    n = len(self._shape)
-    d = wrap_dim("unflatten", dim, n)
-    sizes = _infer_size("unflatten", tuple(sizes), self._shape[d])
-    return self.view(self._shape[:d] + sizes + self._shape[d + 1:])
+    return self.view(_meta_unflatten(self, dim, sizes)[0])
 
 
-def _movedim(self, source, destination):
+def _meta_movedim(self, source, destination):
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim(): Invalid source or destination dims: source "
+                           f"({list(source)} dims) should contain the same number of dims as "
+                           f"destination ({list(destination)} dims)")
     n = len(self._shape)
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    if len(src) != len(dst):
-        raise RuntimeError(f"movedim(): Invalid source or destination dims: source ({src} dims) "
-                           f"should contain the same number of dims as destination ({dst} dims)")
-    src = [wrap_dim("movedim", d, n) for d in src]
-    dst = [wrap_dim("movedim", d, n) for d in dst]
     order = [None] * n
-    for s, d in zip(src, dst):
+    for s, d in zip(source, destination):
         order[d] = s
-    rest = iter(i for i in range(n) if i not in src)
-    order = [o if o is not None else next(rest) for o in order]
+    rest = iter(i for i in range(n) if i not in source)
+    order = tuple(o if o is not None else next(rest) for o in order)
+    return _spec(self, tuple(self._shape[i] for i in order) if n else ()), (order,)
+
+
+def _movedim(self, source, destination, order):
+    """Move dims `source` to positions `destination`, the others keeping their order."""
     return self.permute(order)
 
 
-def _unbind(self, dim=0):
+def _no_dims_to_split(op: str, self) -> None:
+    if not self._shape:
+        raise RuntimeError(f"{op}(): expects at least a 1-dimensional tensor")
+
+
+def _meta_unbind(self, dim):
+    _no_dims_to_split("unbind", self)
+    shape = self._shape[:dim] + self._shape[dim + 1:]
+    return [_spec(self, shape)] * self._shape[dim]
+
+
+def _unbind(self, dim):
     """All slices along `dim`, each without that dim."""
-    d = wrap_dim("unbind", dim, len(self._shape))
-    return tuple(self.select(d, i) for i in range(self._shape[d]))
+    return tuple(self.select(dim, i) for i in range(self._shape[dim]))
 
 
-def _split(self, split_size_or_sections, dim=0):
-    """Chunks of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
-    d = wrap_dim("split", dim, len(self._shape))
-    size = self._shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size:
-            raise RuntimeError(f"split(): split_size can only be 0 if dimension size is 0, but "
+def _split_sections(op: str, self, split_size_or_sections, dim: int) -> list:
+    _no_dims_to_split(op, self)
+    size = self._shape[dim]
+    if isinstance(split_size_or_sections, (int, _T)) and not isinstance(split_size_or_sections,
+                                                                         bool):
+        from ..dispatch.arguments import to_int
+        step = to_int(op, "split_size", 2, split_size_or_sections)
+        if step < 0 or (step == 0 and size):
+            raise RuntimeError(f"{op}(): split_size can only be 0 if dimension size is 0, but "
                                f"got dimension size of {size}")
-        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
-    else:
-        sections = list(split_size_or_sections)
-        if sum(sections) != size:
-            raise RuntimeError(f"split_with_sizes(): expects split_sizes to sum exactly to {size} "
-                               f"(input tensor's size at dimension {d}), but got split_sizes="
-                               f"{sections}")
+        return [min(step, size - i) for i in range(0, size, step)] if size else [0]
+    from ..dispatch.arguments import to_int_list
+    sections = list(to_int_list(op, "split_size_or_sections", 2, split_size_or_sections))
+    if any(s < 0 for s in sections) or sum(sections) != size:
+        raise RuntimeError(f"split_with_sizes(): expects split_sizes to sum exactly to {size} "
+                           f"(input tensor's size at dimension {dim}), but got split_sizes="
+                           f"{sections}")
+    return sections
+
+
+def _meta_split(self, split_size_or_sections, dim):
+    sections = _split_sections("split", self, split_size_or_sections, dim)
+    s = self._shape
+    return [_spec(self, s[:dim] + (n,) + s[dim + 1:]) for n in sections], (sections,)
+
+
+def _narrowed(self, dim: int, sections) -> tuple:
     out, start = [], 0
     for length in sections:
-        out.append(self.narrow(d, start, length))
+        out.append(self.narrow(dim, start, length))
         start += length
     return tuple(out)
 
 
-def _chunk(self, chunks, dim=0):
-    """Split into `chunks` pieces of ceil(size / chunks) along `dim`."""
+def _split(self, split_size_or_sections, dim, sections):
+    """Chunks of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
+    return _narrowed(self, dim, sections)
+
+
+def _meta_chunk(self, chunks, dim):
     if chunks <= 0:
         raise RuntimeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim("chunk", dim, len(self._shape))
-    size = self._shape[d]
-    step = max(1, -(-size // chunks))
-    return self.split(step, d)
+    _no_dims_to_split("chunk", self)
+    size = self._shape[dim]
+    sections = _split_sections("chunk", self, max(1, -(-size // chunks)), dim)
+    s = self._shape
+    return [_spec(self, s[:dim] + (n,) + s[dim + 1:]) for n in sections], (sections,)
 
 
-def _contiguous(self, memory_format=None):
+def _chunk(self, chunks, dim, sections):
+    """Split into `chunks` pieces of ceil(size / chunks) along `dim`."""
+    return _narrowed(self, dim, sections)
+
+
+def _meta_contiguous(self, memory_format):
+    return _spec(self, self._shape)
+
+
+def _contiguous(self, memory_format):
     """Self if already contiguous, else a contiguous copy."""
-    return self if self.is_contiguous() else self.clone(memory_format="contiguous")
+    return self if self.is_contiguous() else self.clone()
+
+
+_VIEWS = (
+    ("view(Tensor(a) self, int[] size) -> Tensor(a)", _meta_view),
+    ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_view_as),
+    ("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
+     _meta_as_strided),
+    ("transpose(Tensor(a) self, Dim dim0, Dim dim1) -> Tensor(a)", _meta_transpose),
+    ("t(Tensor(a) self) -> Tensor(a)", _meta_t),
+    ("permute(Tensor(a) self, Dim[] dims) -> Tensor(a)", _meta_permute),
+    ("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", _meta_expand),
+    ("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_expand_as),
+    ("squeeze(Tensor(a) self, Dim[]? dim=None) -> Tensor(a)", _meta_squeeze),
+    ("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _meta_unsqueeze),
+    ("slice(Tensor(a) self, Dim dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
+     _meta_slice),
+    ("narrow(Tensor(a) self, Dim dim, int start, int length) -> Tensor(a)", _meta_narrow),
+    ("select(Tensor(a) self, Dim dim, int index) -> Tensor(a)", _meta_select),
+    ("diagonal(Tensor(a) self, int offset=0, Dim dim1=0, Dim dim2=1) -> Tensor(a)",
+     _meta_diagonal),
+    ("unfold(Tensor(a) self, Dim dimension, int size, int step) -> Tensor(a)", _meta_unfold),
+    ("alias(Tensor(a) self) -> Tensor(a)", _meta_same),
+)
 
 
 def _declare_all() -> None:
-    views = dict(kind=EXPLICIT, family="view", out=False)
-    for name, fn in (("view", _view), ("as_strided", _as_strided), ("transpose", _transpose),
-                     ("t", _t), ("permute", _permute), ("expand", _expand),
-                     ("squeeze", _squeeze), ("unsqueeze", _unsqueeze), ("slice", _slice),
-                     ("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),
-                     ("unfold", _unfold), ("alias", _alias)):
-        declare(name, impl=fn, derivative=VIEW_DERIVATIVES[name], **views)
-    declare("detach", impl=_detach, kind=EXPLICIT, family="view", out=False,
-            differentiable=False)
+    views = dict(kind=EXPLICIT, family="view", out=False, precomputed=VIEW_GEOMETRY, saves=())
+    for schema, meta in _VIEWS:
+        name = schema.split("(", 1)[0]
+        declare(schema, meta, impl=view_kernel, derivative=VIEW_DERIVATIVES[name], **views)
+    declare("detach(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_detach, kind=EXPLICIT,
+            family="view", out=False, precomputed=VIEW_GEOMETRY, differentiable=False)
     comp = dict(kind=IMPLICIT, family="view", out=False)
-    for name, fn in (("reshape", _reshape), ("flatten", _flatten), ("unflatten", _unflatten),
-                     ("movedim", _movedim), ("unbind", _unbind), ("split", _split),
-                     ("chunk", _chunk), ("expand_as", _expand_as), ("view_as", _view_as),
-                     ("contiguous", _contiguous)):
-        declare(name, impl=fn, **comp)
+    declare("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", _meta_reshape, impl=_reshape,
+            precomputed=("inferred",), **comp)
+    declare("flatten(Tensor(a) self, Dim start_dim=0, Dim end_dim=-1) -> Tensor(a)",
+            _meta_flatten, impl=_flatten, **comp)
+    declare("unflatten(Tensor(a) self, Dim dim, int[] sizes) -> Tensor(a)", _meta_unflatten,
+            impl=_unflatten, **comp)
+    declare("movedim(Tensor(a) self, Dim[] source, Dim[] destination) -> Tensor(a)",
+            _meta_movedim, impl=_movedim, precomputed=("order",), **comp)
+    declare("unbind(Tensor(a) self, Dim dim=0) -> Tensor(a)[]", _meta_unbind, impl=_unbind,
+            **comp)
+    declare("split(Tensor(a) self, Any split_size_or_sections, Dim dim=0) -> Tensor(a)[]",
+            _meta_split, impl=_split, precomputed=("sections",), **comp)
+    declare("chunk(Tensor(a) self, int chunks, Dim dim=0) -> Tensor(a)[]", _meta_chunk,
+            impl=_chunk, precomputed=("sections",), **comp)
+    declare("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> "
+            "Tensor(a)", _meta_contiguous, impl=_contiguous, **comp)
 
 
 _declare_all()

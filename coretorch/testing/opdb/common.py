@@ -169,3 +169,28 @@ def unary_error_inputs(op, m, dtype):
     """Calls every unary elementwise op refuses: a non-tensor input."""
     yield ErrorInput(SampleInput([1.0, 2.0], name="list-input"), TypeError,
                      r"argument 'input' \(position 1\) must be Tensor, not list")
+
+
+def error_case(name: str, make_input, args: tuple = (), kwargs: dict | None = None,
+               error: type = RuntimeError, match: str = ""):
+    """One refused call for `attach_error_cases`: ``op(make_input(maker), *args, **kwargs)``
+    raises `error` matching `match`; an argument (or list element) that is callable is built
+    with the maker too."""
+    def one(m, a):
+        if isinstance(a, list):
+            return [one(m, x) for x in a]
+        return a(m) if callable(a) else a
+
+    def build(m) -> ErrorInput:
+        built = tuple(one(m, a) for a in args)
+        return ErrorInput(SampleInput(make_input(m), built, dict(kwargs or {}), name=name),
+                          error, match)
+    return build
+
+
+def attach_error_cases(opinfos: list, cases: dict) -> None:
+    """Give each OpInfo named in `cases` (op name -> list of `error_case`s) its error inputs."""
+    for o in opinfos:
+        if o.name in cases:
+            o.error_inputs_func = (lambda op, m, dtype, _c=cases[o.name]:
+                                   (build(m) for build in _c))

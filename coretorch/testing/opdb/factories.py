@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import ALL, FLOATS, OpInfo, SampleInput
+from ..opinfo import ALL, FLOATS, ErrorInput, OpInfo, SampleInput
+from .common import attach_error_cases, error_case
 
 BOOL = (_dt.bool,)
 DTYPES = ALL + BOOL + (_dt.float16,)
@@ -27,14 +28,16 @@ def _size_samples(op, m, dtype):
 
 
 def _varargs_size_samples(op, m, dtype):
+    from ...ops.factories_public import tensor
     yield from _size_samples(op, m, dtype)
     yield SampleInput(2, (3, 1), _dev(m, dtype=dtype), "varargs-size")
+    yield SampleInput((tensor(2), 3), (), _dev(m, dtype=dtype), "0-d-tensor-in-size")
 
 
 def _np_size(size, *more):
     if more:
         return (size,) + tuple(more)
-    return (size,) if isinstance(size, int) else tuple(size)
+    return (size,) if isinstance(size, int) else tuple(int(s) for s in size)
 
 
 def _np_factory(fill):
@@ -359,3 +362,63 @@ OPS: list[OpInfo] = [
     OpInfo("bernoulli", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
            sample_inputs_func=_bernoulli_samples, **_R),
 ]
+
+
+def _t(*shape, dtype=None):
+    return lambda m: m.make(shape, dtype=dtype)
+
+
+def _on(m, **kw):
+    return dict(kw, device=m.device)
+
+
+def _factory_error(name: str, size, args: tuple = (), error: type = RuntimeError,
+                   match: str = "", **kwargs):
+    """A refused factory call (on the device under test: its ``device=`` is the maker's)."""
+    def build(m) -> ErrorInput:
+        return ErrorInput(SampleInput(size, args, _on(m, **kwargs), name=name), error, match)
+    return build
+
+
+_NEGATIVE = r"Trying to create tensor with negative dimension -1"
+_ERRORS = {
+    "empty": [_factory_error("negative", (2, -1), match=_NEGATIVE),
+              _factory_error("float-size", (2.0, 3), error=TypeError,
+                             match=r"empty\(\): argument 'size'")],
+    "zeros": [_factory_error("negative", (-1,), match=_NEGATIVE)],
+    "ones": [_factory_error("negative", (-1, 2), match=_NEGATIVE)],
+    "full": [_factory_error("negative", (-1,), (1.0,), match=_NEGATIVE),
+             _factory_error("int-size", 3, (1.0,), error=TypeError,
+                            match=r"full\(\): argument 'size' \(position 1\) must be tuple "
+                                  r"of ints")],
+    "empty_strided": [_factory_error("length-mismatch", (2, 3), ((1,),),
+                                     match="mismatch in length of strides and shape")],
+    "eye": [_factory_error("negative", -1, match=r"eye\(\): n and m must be non-negative")],
+    "arange": [_factory_error("zero-step", 0, (5, 0), match=r"arange\(\): step must be nonzero"),
+               _factory_error("wrong-sign", 5, (0, 1), match="inconsistent with step sign")],
+    "linspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
+                                match="number of steps must be non-negative")],
+    "randint": [_factory_error("empty-range", 5, (5, (3,)),
+                               match="expects 'from' to be less than 'to'")],
+    "rand": [_factory_error("negative", (-1,), match=_NEGATIVE)],
+    "fill_": [error_case("overflow", _t(2, dtype=_dt.int8), (1000,),
+                         match="value cannot be converted to type int8 without overflow"),
+              error_case("1-d-value", _t(2), (_t(1),),
+                         match="only supports 0-dimension value tensor")],
+    "_copy_": [error_case("no-broadcast", _t(2, 3), (_t(3, 2),),
+                          match=r"copy_\(\): the source of shape \[3, 2\] can't be broadcast")],
+    "copy_": [error_case("no-broadcast", _t(2, 3), (_t(4),),
+                         match=r"copy_\(\): the source of shape \[4\] can't be broadcast")],
+    "uniform_": [error_case("integer", _t(3, dtype=_dt.int64), error=NotImplementedError,
+                            match=r"uniform_\(\): not implemented for 'int64'"),
+                 error_case("from-above-to", _t(3), (2.0, 1.0),
+                            match=r"uniform_\(\): expects to return a \[from, to\) range")],
+    "normal_": [error_case("negative-std", _t(3), (0.0, -1.0), match="expected std >= 0.0")],
+    "random_": [error_case("empty-range", _t(3), (3, 3),
+                           match="expects 'from' to be less than 'to'"),
+                error_case("out-of-dtype", _t(3, dtype=_dt.uint8), (0, 300),
+                           match="to be in the range of uint8")],
+    "bernoulli_": [error_case("p-above-1", _t(3), (1.5,), match="expects p to be in")],
+    "bernoulli": [error_case("p-below-0", _t(3), (), {"p": -0.5}, match="expects p to be in")],
+}
+attach_error_cases(OPS, _ERRORS)

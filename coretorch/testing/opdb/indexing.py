@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
-from .common import torch_aten
+from .common import attach_error_cases, error_case, torch_aten
 
 BOOL = (_dt.bool,)
 
@@ -18,12 +18,14 @@ def _index_select_samples(op, m, dtype):
                       name="transposed")
     yield SampleInput(m.make((4, 3)), (0, m.index((0,), 4)), name="empty-index")
     yield SampleInput(m.make(()), (0, m.index((1,), 1)), name="0-d")
+    yield SampleInput(m.make((4, 3)), (1, m.index((4,), 3).to(_dt.int32)), name="int32-index")
+    yield SampleInput(m.make((4, 3)), (0, m.index((), 4)), name="0-d-index")
 
 
 def _index_select(x, dim, index):
     if x.ndim == 0:
         return x.reshape(1)[index].reshape(())
-    return np.take(x, index, axis=dim)
+    return np.take(x, index.reshape(-1), axis=dim)
 
 
 def _gather_samples(op, m, dtype):
@@ -228,3 +230,53 @@ OPS: list[OpInfo] = [
     OpInfo("masked_select", dtypes=ALL + BOOL, ref=_masked_select,
            sample_inputs_func=_masked_select_samples, data_dependent=True),
 ]
+
+
+def _t(*shape, dtype=None):
+    return lambda m: m.make(shape, dtype=dtype)
+
+
+def _ix(*shape, high=2):
+    return lambda m: m.index(shape, high)
+
+
+def _mask(*shape):
+    return lambda m: m.mask(shape)
+
+
+_ERRORS = {
+    "index_select": [error_case("2-d-index", _t(3, 4), (0, _ix(1, 1)), error=IndexError,
+                                match=r"index_select\(\): Index is supposed to be a vector"),
+                     error_case("float-index", _t(3, 4), (0, _t(2, dtype=_dt.float32)),
+                                match=r"index_select\(\): Expected dtype int32 or int64")],
+    "gather": [error_case("index-too-large", _t(3, 4), (0, _ix(2, 5)),
+                          match=r"gather\(\): Expected index \[2, 5\] to be no larger"),
+               error_case("int32-index", _t(3, 4), (0, _t(2, 2, dtype=_dt.int32)),
+                          match=r"gather\(\): Expected dtype int64 for index")],
+    "scatter": [error_case("src-larger-index", _t(3, 4), (0, _ix(2, 2), _t(1, 2)),
+                           match=r"scatter\(\): Expected index \[2, 2\] .* src \[1, 2\]")],
+    "scatter_add": [error_case("number-src", _t(3, 4), (0, _ix(2, 2), 1.0), error=TypeError,
+                               match=r"scatter_add\(\): argument 'src' \(position 4\) must be "
+                                     r"Tensor")],
+    "index_add": [error_case("count", _t(3, 4), (0, _ix(2), _t(3, 4)),
+                             match=r"index_add_\(\): Number of indices \(2\) should be equal")],
+    "masked_fill": [error_case("float-mask", _t(3, 4), (_t(3, 4, dtype=_dt.float32), 1),
+                               match=r"masked_fill\(\): only supports boolean masks"),
+                    error_case("1-d-value", _t(3, 4), (_mask(4), _t(1)),
+                               match="only supports a 0-dimensional value tensor")],
+    "_index": [error_case("too-many", _t(3, 4), ([_ix(2), _ix(2), _ix(2)],), error=IndexError,
+                          match=r"index\(\): too many indices for tensor of dimension 2"),
+               error_case("no-broadcast", _t(3, 4), ([_ix(2), _ix(3)],), error=IndexError,
+                          match=r"index\(\): shape mismatch")],
+    "index": [error_case("float-index", _t(3, 4), ([_t(2, dtype=_dt.float32)],),
+                         error=IndexError, match="tensors used as indices must be long, int, "
+                                                 "byte or bool tensors")],
+    "_index_put_": [error_case("values-shape", _t(3, 4), ([_ix(2)], _t(3)),
+                               match=r"index_put_\(\): shape mismatch: value tensor of shape "
+                                     r"\[3\] cannot be broadcast")],
+    "index_put": [error_case("mask-shape", _t(3, 4), ([_mask(4)], _t()), error=IndexError,
+                             match=r"index_put\(\): The shape of the mask \[4\]")],
+    "masked_select": [error_case("float-mask", _t(3), (_t(3, dtype=_dt.float32),),
+                                 match=r"masked_select\(\): expected BoolTensor for mask")],
+}
+attach_error_cases(OPS, _ERRORS)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import FLOATS, OpInfo, SampleInput
-from .common import torch_nn
+from .common import attach_error_cases, error_case, torch_nn
 
 _TOL = {_dt.float32: (1e-5, 1e-4)}
 DTYPES = FLOATS + (_dt.int64,)
@@ -104,3 +104,32 @@ OPS: list[OpInfo] = [
     OpInfo("linear", dtypes=FLOATS, ref=_linear, torch_ref=torch_nn("linear"),
            sample_inputs_func=_linear_samples, tol=_TOL),
 ]
+
+
+def _t(*shape, dtype=None):
+    return lambda m: m.make(shape, dtype=dtype)
+
+
+_ERRORS = {
+    "mm": [error_case("shapes", _t(2, 3), (_t(4, 5),),
+                      match=r"mm\(\): mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"),
+           error_case("3-d", _t(2, 3, 4), (_t(4, 5),), match=r"mm\(\): expected 2-D")],
+    "bmm": [error_case("2-d", _t(3, 4), (_t(4, 5),), match=r"bmm\(\): expected 3-D"),
+            error_case("batch", _t(2, 3, 4), (_t(3, 4, 5),),
+                       match=r"bmm\(\): Expected size for first two dimensions")],
+    "addmm": [error_case("bias-shape", _t(3), (_t(2, 3), _t(3, 4)),
+                         match=r"addmm\(\): self of shape \[3\] can't be broadcast")],
+    "matmul": [error_case("0-d", _t(), (_t(2, 3),), match="both arguments to matmul need to be "
+                                                          "at least 1D"),
+               error_case("shapes", _t(4, 2, 3), (_t(4, 4, 5),),
+                          match=r"matmul\(\): mat1 and mat2 shapes cannot be multiplied")],
+    "dot": [error_case("2-d", _t(3, 1), (_t(3),), match=r"dot\(\): 1D tensors expected"),
+            error_case("sizes", _t(3), (_t(4),), match=r"dot\(\): inconsistent tensor size")],
+    "mv": [error_case("sizes", _t(3, 2), (_t(3),), match=r"mv\(\): size mismatch")],
+    "outer": [error_case("2-d", _t(3, 1), (_t(3),), match=r"outer\(\): expected 1-D")],
+    "linear": [error_case("3-d-weight", _t(2, 4), (_t(3, 4, 1),),
+                          match=r"linear\(\): weight must be 1-D or 2-D"),
+               error_case("in-features", _t(2, 4), (_t(3, 5),),
+                          match=r"linear\(\): mat1 and mat2 shapes cannot be multiplied")],
+}
+attach_error_cases(OPS, _ERRORS)

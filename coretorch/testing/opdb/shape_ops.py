@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
+from .common import attach_error_cases, error_case
 
 BOOL = (_dt.bool,)
 F16 = (_dt.float16,)
@@ -102,3 +103,38 @@ OPS: list[OpInfo] = [
     OpInfo("tril", dtypes=ALL + BOOL, ref=lambda x, diagonal=0: np.tril(x, diagonal),
            sample_inputs_func=_tri_samples),
 ]
+
+
+def _t(*shape, dtype=None):
+    return lambda m: m.make(shape, dtype=dtype)
+
+
+def _ts(*shapes):
+    return lambda m: [m.make(s) for s in shapes]
+
+
+_ERRORS = {
+    "cat": [error_case("size-mismatch", _ts((2, 3), (2, 4)),
+                       match=r"cat\(\): Sizes of tensors must match except in dimension 0"),
+            error_case("0-d", _ts((), (2,)), match="zero-dimensional tensor"),
+            error_case("dim-out-of-range", _ts((2, 3), (2, 3)), (2,), error=IndexError,
+                       match=r"cat\(\): Dimension out of range"),
+            error_case("not-a-list", _t(2, 3), error=TypeError,
+                       match=r"cat\(\): argument 'tensors' \(position 1\) must be tuple of "
+                             r"Tensors")],
+    "stack": [error_case("unequal", _ts((2, 3), (2, 4)),
+                         match=r"stack\(\): stack expects each tensor to be equal size")],
+    "flip": [error_case("repeated-dim", _t(2, 3), ((0, -2),), match="dims has duplicates"),
+             error_case("dim-out-of-range", _t(2, 3), ((2,),), error=IndexError,
+                        match=r"flip\(\): Dimension out of range")],
+    "repeat": [error_case("too-few", _t(2, 3), (2,), match="can not be smaller")],
+    "tile": [error_case("negative", _t(2, 3), ((-1, 2),),
+                        match="Trying to create tensor with negative dimension")],
+    "roll": [error_case("misaligned", _t(3, 4), ((1, 2), 0),
+                        match=r"roll\(\): shifts and dimensions must align")],
+    "triu": [error_case("1-d", _t(3), match=r"triu\(\): input tensor must have at least 2 dim")],
+    "tril": [error_case("1-d", _t(3), match=r"tril\(\): input tensor must have at least 2 dim"),
+             error_case("float-diagonal", _t(3, 3), (0.5,), error=TypeError,
+                        match=r"tril\(\): argument 'diagonal' \(position 2\) must be int")],
+}
+attach_error_cases(OPS, _ERRORS)

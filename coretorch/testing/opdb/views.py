@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
-from .common import torch_aten
+from .common import attach_error_cases, error_case, torch_aten
 
 DTYPES = ALL + (_dt.bool, _dt.float16)
 
@@ -17,6 +17,7 @@ def _s(*args, name, **kwargs):
 
 def _view_samples(op, m, dtype):
     yield _s(m.make((2, 3, 4)), 6, 4, name="varargs")
+    yield _s(m.make((2, 3, 4)), _cpu_int(4), -1, name="varargs-0-d-tensor")
     yield _s(m.make((2, 3, 4)), (-1, 2), name="tuple-infer")
     yield _s(m.make((3, 4), layout="sliced"), 3, 2, 2, name="split-strided-dim")
     yield _s(m.make(()), 1, name="0-d")
@@ -93,16 +94,25 @@ def _slice_ref(x, dim=0, start=None, end=None, step=1):
     return x[tuple(key)]
 
 
+def _cpu_int(value: int):
+    """A 0-d int64 cpu tensor: ints may be given as such (its value is read when the call is
+    bound, on every device)."""
+    from ...ops.factories_public import tensor
+    return tensor(value)
+
+
 def _narrow_samples(op, m, dtype):
     yield _s(m.make((5, 4)), 0, 1, 3, name="rows")
     yield _s(m.make((5, 4)), -1, 2, 2, name="cols")
     yield _s(m.make((5, 4), layout="sliced"), 1, 0, 0, name="empty")
+    yield _s(m.make((5, 4)), 0, _cpu_int(1), _cpu_int(2), name="0-d-tensor-start-length")
 
 
 def _select_samples(op, m, dtype):
     yield _s(m.make((5, 4)), 0, 2, name="row")
     yield _s(m.make((5, 4)), 1, -1, name="last-col")
     yield _s(m.make((2, 3, 4), layout="transposed"), 1, 0, name="transposed")
+    yield _s(m.make((5, 4)), _cpu_int(1), _cpu_int(-2), name="0-d-tensor-dim-index")
 
 
 def _diagonal_samples(op, m, dtype):
@@ -248,9 +258,10 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_unsqueeze_samples),
     OpInfo("slice", dtypes=DTYPES, ref=_slice_ref, torch_ref=torch_aten("slice"),
            sample_inputs_func=_slice_samples),
-    OpInfo("narrow", dtypes=DTYPES, ref=lambda x, d, s, n: np.take(x, np.arange(s, s + n), d),
+    OpInfo("narrow", dtypes=DTYPES,
+           ref=lambda x, d, s, n: np.take(x, np.arange(int(s), int(s) + int(n)), d),
            sample_inputs_func=_narrow_samples),
-    OpInfo("select", dtypes=DTYPES, ref=lambda x, d, i: np.take(x, i, d),
+    OpInfo("select", dtypes=DTYPES, ref=lambda x, d, i: np.take(x, int(i), int(d)),
            sample_inputs_func=_select_samples),
     OpInfo("diagonal", dtypes=DTYPES,
            ref=lambda x, offset=0, dim1=0, dim2=1: np.diagonal(x, offset, dim1, dim2),
@@ -274,3 +285,62 @@ OPS: list[OpInfo] = [
     OpInfo("view_as", dtypes=DTYPES, ref=lambda x, o: x.reshape(o.shape),
            sample_inputs_func=_like_samples),
 ]
+
+
+def _t(*shape):
+    return lambda m: m.make(shape)
+
+
+_ERRORS = {
+    "view": [error_case("bad-size", _t(2, 3), (4, 2), match=r"view\(\): shape '\[4, 2\]' is "
+                        r"invalid for input of size 6"),
+             error_case("two-inferred", _t(2, 3), (-1, -1), match="only one dimension"),
+             error_case("float-size", _t(2, 3), (2.0, 3), error=TypeError,
+                        match=r"view\(\): argument 'size'")],
+    "reshape": [error_case("bad-size", _t(2, 3), (5,), match=r"reshape\(\): shape '\[5\]'")],
+    "transpose": [error_case("dim-out-of-range", _t(2, 3), (0, 2), error=IndexError,
+                             match=r"transpose\(\): Dimension out of range")],
+    "t": [error_case("3-d", _t(2, 3, 4), match=r"t\(\) expects a tensor with <= 2 dimensions")],
+    "permute": [error_case("too-few-dims", _t(2, 3, 4), (1, 0),
+                           match="number of dims don't match"),
+                error_case("repeated-dim", _t(2, 3), (1, 1), match="appears multiple times")],
+    "expand": [error_case("non-singleton", _t(2, 3), (4, 3), match=r"expand\(\): The expanded "
+                          r"size of the tensor \(4\) must match the existing size \(2\)"),
+               error_case("too-few-sizes", _t(2, 3), (3,), match="number of sizes provided")],
+    "squeeze": [error_case("dim-out-of-range", _t(2, 1), (2,), error=IndexError,
+                           match=r"squeeze\(\): Dimension out of range")],
+    "unsqueeze": [error_case("dim-out-of-range", _t(2, 3), (4,), error=IndexError,
+                             match=r"unsqueeze\(\): Dimension out of range")],
+    "slice": [error_case("zero-step", _t(5, 4), (0, 0, 4, 0), error=ValueError,
+                         match="step must be greater than zero"),
+              error_case("0-d", _t(), (0,), error=IndexError, match="0-dim tensor")],
+    "narrow": [error_case("past-the-end", _t(5, 4), (0, 3, 3),
+                          match=r"narrow\(\): start \(3\) \+ length \(3\) exceeds dimension size "
+                                r"\(5\)"),
+               error_case("float-start", _t(5, 4), (0, 1.5, 2), error=TypeError,
+                          match=r"narrow\(\): argument 'start' \(position 3\) must be int")],
+    "select": [error_case("index-out-of-range", _t(5, 4), (1, 4), error=IndexError,
+                          match=r"select\(\): index 4 out of range")],
+    "diagonal": [error_case("same-dims", _t(3, 3), (0, 1, 1), match="cannot be identical")],
+    "unfold": [error_case("size-too-large", _t(3, 4), (1, 5, 1),
+                          match=r"unfold\(\): maximum size for tensor at dimension 1 is 4"),
+               error_case("zero-step", _t(3, 4), (1, 2, 0), match=r"step is 0")],
+    "as_strided": [error_case("out-of-bounds", _t(2, 3), ((4, 4), (4, 1)),
+                              match="out of bounds for storage"),
+                   error_case("length-mismatch", _t(2, 3), ((2, 3), (1,)),
+                              match="mismatch in length")],
+    "flatten": [error_case("start-after-end", _t(2, 3, 4), (2, 1),
+                           match="start_dim cannot come after end_dim")],
+    "unflatten": [error_case("bad-sizes", _t(2, 12), (1, (5, 2)),
+                             match=r"unflatten\(\): shape '\[5, 2\]' is invalid")],
+    "movedim": [error_case("length-mismatch", _t(2, 3, 4), ((0, 1), (2,)),
+                           match="should contain the same number of dims")],
+    "split": [error_case("bad-sections", _t(5, 4), ([2, 2],),
+                         match=r"split_with_sizes\(\): expects split_sizes to sum exactly to 5")],
+    "chunk": [error_case("zero-chunks", _t(5, 4), (0,), match="greater than 0, got: 0")],
+    "unbind": [error_case("0-d", _t(), match="at least a 1-dimensional tensor")],
+    "expand_as": [error_case("non-singleton", _t(2, 3), (_t(4, 3),),
+                             match=r"expand\(\): The expanded size")],
+    "view_as": [error_case("bad-size", _t(2, 3), (_t(4, 2),), match="invalid for input of size")],
+}
+attach_error_cases(OPS, _ERRORS)

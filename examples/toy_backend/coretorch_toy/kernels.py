@@ -33,7 +33,8 @@ def _store(out, values: np.ndarray) -> None:
 
 
 def fill_(out, self, value) -> None:
-    """Fill `self` (which is `out`) with a number or a zero-dim tensor."""
+    """Fill `self` (which is `out`) with `value`: a Python number or a zero-dim tensor (the
+    schema's ``Tensor|Scalar``; the meta rule refused any other tensor)."""
     if isinstance(value, TensorImpl):
         value = value.item()
     _store(out, np.array(value).astype(out._dtype.numpy))

@@ -1,20 +1,11 @@
-"""Kernel modules; importing this package registers every kernel in `registry.KERNELS`."""
-from coretorch.backend_kit import conv as _conv
-from coretorch.backend_kit import pointwise as _pointwise
-from coretorch.backend_kit import pooling as _pooling
-from coretorch.backend_kit import reductions as _reductions
-from coretorch.backend_kit import sorting as _sorting
-from coretorch.backend_kit import special as _special
+"""Kernel modules; importing this package registers every kernel in `registry.KERNELS`: the
+cuda backend's own kernels first (fused CUDA kernels, device-side random draws), then the
+backend kit's over CuPy for every op not overridden."""
+from coretorch.backend_kit import all_kernels
 
-from . import elementwise  # noqa: F401
-from . import factories  # noqa: F401
-from . import indexing  # noqa: F401
-from . import linalg  # noqa: F401
-from . import random  # noqa: F401
-from . import reductions  # noqa: F401
-from . import shape  # noqa: F401
 from ..registry import TABLE as _TABLE
+from . import elementwise  # noqa: F401
+from . import random  # noqa: F401  (the draws of the kit's random kernels)
+from . import reductions  # noqa: F401
 
-# the kit's kernels for every op not overridden above
-for _family in (_pointwise, _reductions, _conv, _pooling, _sorting, _special):
-    _TABLE.fill_from(_family.KERNELS)
+_TABLE.fill_from(all_kernels())

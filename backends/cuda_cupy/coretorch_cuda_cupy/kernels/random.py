@@ -1,5 +1,5 @@
-"""Random kernels: uniform_, normal_, random_, bernoulli_, bernoulli: the backend kit's
-(`coretorch.backend_kit.random`) over CuPy.
+"""Random draws of the cuda device for the backend kit's random kernels
+(`coretorch.backend_kit.random`: uniform_, normal_, random_).
 
 Numbers are drawn on the device by a RandomState seeded, per call, from the coretorch
 `Generator` (``generator=`` or the device's default generator): `coretorch.cuda.manual_seed`,
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from coretorch.backend_kit.random import random_kernels
+from coretorch.backend_kit.random import register_draws
 from coretorch.random import generator_for
 
-from ..registry import TABLE
-from ._common import KIT, arr, xp
+from ._common import arr, xp
 
 _I64 = np.dtype(np.int64)
 
@@ -39,4 +38,4 @@ def _integers(out, generator, low, high):
     return _state(out, generator).randint(low, high, size=shape, dtype=_I64)
 
 
-TABLE.add_all(random_kernels(KIT, _uniform, _normal, _integers))
+register_draws("cuda", _uniform, _normal, _integers)
