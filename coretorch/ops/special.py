@@ -347,10 +347,11 @@ def _polynomial(name: str):
 # ---- declarations -----------------------------------------------------------------------------
 
 def _declare_all() -> None:
-    prim = dict(family="unary", differentiable=False, flops=flops_pointwise, method=False)
-    declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special, **prim)
+    prim = dict(differentiable=False, flops=flops_pointwise, method=False)
+    declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
+            family="unary", **prim)
     declare("_binary_special(Tensor|Scalar self, Tensor|Scalar other, str name) -> Tensor",
-            _meta_binary_special, **prim)
+            _meta_binary_special, family="binary", **prim)
 
     un = dict(family="unary", flops=flops_pointwise)
     declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
