@@ -448,10 +448,14 @@ def guide_files() -> dict[str, str]:
                            re.S))
 
 
-def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
+def _install_guide_backend(tmp_path, kernels_edit=None):
+    """The guide's section-1 backend, built from the guide's own code blocks and installed into
+    a folder of its own (`kernels_edit` may change kernels.py first)."""
     files = guide_files()
     assert set(files) == {"pyproject.toml", "memory.py", "kernels.py", "plugin.py",
                           "device_module.py"}
+    if kernels_edit is not None:
+        files["kernels.py"] = kernels_edit(files["kernels.py"])
     src = tmp_path / "my_backend"
     (src / "coretorch_mydev").mkdir(parents=True)
     (src / "pyproject.toml").write_text(files.pop("pyproject.toml"))
@@ -460,15 +464,44 @@ def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
         (src / "coretorch_mydev" / name).write_text(text)
     site = tmp_path / "site"
     pip_install_target(src, site)
+    return site
+
+
+def _conformance(site, cwd, select: str):
+    out = run_python("", site, cwd=cwd, args=[
+        "-m", "pytest", "--pyargs", "coretorch.testing.conformance", "--backend", "mydev",
+        "-p", "no:cacheprovider", "-q", "-k", select])
+    return out, out.stdout[out.stdout.index("coretorch conformance per op"):]
+
+
+def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
+    site = _install_guide_backend(tmp_path)
     out = run_python("import coretorch as ct; x = ct.tensor([1., 2.]).to('mydev'); "
                      "print((x + x).exp().tolist(), ct.mydev.is_available())", site)
     assert out.returncode == 0, out.stderr
     values, available = out.stdout.strip().splitlines()[-1].rsplit(" ", 1)
     np.testing.assert_allclose(json.loads(values), np.exp([2.0, 4.0]), rtol=1e-6)
     assert available == "True"
-    out = run_python("", site, cwd=tmp_path, args=[
-        "-m", "pytest", "--pyargs", "coretorch.testing.conformance", "--backend", "mydev",
-        "-p", "no:cacheprovider", "-q", "-k", "fill_ or exp or sum"])
+    out, tail = _conformance(site, tmp_path, "fill_ or exp or sum or addcmul")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    tail = out.stdout[out.stdout.index("coretorch conformance per op"):]
-    assert re.search(r"^fill_ +native", tail, re.M) and re.search(r"^exp +fallback", tail, re.M)
+    # every primitive comes from the backend kit; addcmul is a composite of them
+    for op, status in (("fill_", "native"), ("exp", "native"), ("sum", "native"),
+                       ("addcmul", "composite")):
+        assert re.search(rf"^{op} +{status}", tail, re.M), (op, tail[:2000])
+    ops = run_python("", site, args=["-m", "coretorch", "--ops", "mydev"])
+    assert ops.returncode == 0, ops.stderr
+    assert re.search(r"add_ +.*native", ops.stdout) and re.search(r"add\.out +.*native",
+                                                                   ops.stdout)
+
+
+def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path):
+    """A wrong `add` fails its own tests and those of composites built on it: the report traces
+    them to `add` instead of listing unrelated failures."""
+    def broken_add(text: str) -> str:
+        return text.replace("        pointwise.add(out, self, other, alpha)",
+                            "        pointwise.add(out, self, other, alpha)\n"
+                            "    device_array(out)[...] += 1   # a bug the suite must find")
+    site = _install_guide_backend(tmp_path, broken_add)
+    out, tail = _conformance(site, tmp_path, "test_forward and (add or addcmul or lerp)")
+    assert out.returncode != 0
+    assert re.search(r"mydev: \d+ failing op\(s\) trace to `add`.*addcmul", tail), tail[-2000:]

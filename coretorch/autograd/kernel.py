@@ -41,7 +41,7 @@ class OpAutogradInfo:
         self.decl = decl
         self.name = decl.name if decl is not None else op.qualname
         self.op_name = op.name
-        self.inplace = (op.schema.is_inplace if op.schema is not None else op.name.endswith("_"))
+        self.inplace = op.schema.is_inplace
         # an op defined without a declaration gets a node that raises at backward
         self.differentiable = decl is None or decl.differentiable
         deriv = decl.derivative if decl is not None else None
@@ -52,15 +52,13 @@ class OpAutogradInfo:
             self.saves is None or 0 in self.saves)
         base = camel_case(op.name if decl is None else decl.name)
         suffix = "Backwards" if base == "Copy" else "Backward0"
-        names = decl.schema.names if decl is not None and decl.schema is not None else ()
+        names = decl.schema.names if decl is not None else ()
         self.cls = node_class(base + suffix, self.name, names) if self.differentiable else None
 
 
 def _saved_indices(decl) -> tuple | None:
     if decl is None or decl.saves is None:
         return None
-    if decl.schema is None:  # legacy declarations name positions
-        return tuple(decl.saves)
     return tuple(decl.schema.argument(n).index for n in decl.saves)
 
 

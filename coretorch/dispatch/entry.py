@@ -94,7 +94,7 @@ def _check_lines(schema: FunctionSchema, arg: Argument, first_tensor: str | None
         return lines, True
     if base == "Tensor":
         if not t.optional and not bits_started:
-            lines += [f"try:", f"    bits = {n}._keys", f"except AttributeError:",
+            lines += ["try:", f"    bits = {n}._keys", "except AttributeError:",
                       f"    raise _a.type_error({q}, 'Tensor', {n}) from None"]
             return lines, True
         if not bits_started:

@@ -41,14 +41,14 @@ class Operator:
     __slots__ = ("name", "qualname", "schema", "decl", "entry", "_table", "_cache",
                  "adapt_backend_kernel", "_binder", "__weakref__")
 
-    def __init__(self, qualname: str, schema: "FunctionSchema | str | None" = None, doc: str = "",
+    def __init__(self, qualname: str, schema: "FunctionSchema | str", doc: str = "",
                  has_out: bool = False):
         if qualname in _operators:
             raise RuntimeError(f"operator {qualname} is already defined")
         self.qualname = qualname
         self.name = qualname.split("::", 1)[-1]
         self.schema = parse_schema(schema) if isinstance(schema, str) else schema
-        if self.schema is not None and self.schema.name != self.name:
+        if self.schema.name != self.name:
             raise ValueError(f"operator {qualname}: its schema names {self.schema.name!r}")
         self.decl = None                       # the op's declaration (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
@@ -56,8 +56,7 @@ class Operator:
         # set by coretorch.ops for structured ops: turns a backend's out-kernel into a full kernel
         self.adapt_backend_kernel: Callable[[Callable, DispatchKey], Callable] | None = None
         self._binder: Callable | None = None
-        self.entry = (make_entry(self, self.schema, has_out=has_out, doc=doc)
-                      if self.schema is not None else _legacy_entry(self, doc))
+        self.entry = make_entry(self, self.schema, has_out=has_out, doc=doc)
         _operators[qualname] = self
 
     # ---- calling ---------------------------------------------------------------------------
@@ -77,8 +76,6 @@ class Operator:
         filled, arguments normalized), without running the op."""
         b = self._binder
         if b is None:
-            if self.schema is None:
-                raise RuntimeError(f"{self.qualname} has no schema to bind to")
             b = self._binder = make_binder(self, self.schema)
         return b(*args, **kwargs)
 
@@ -91,8 +88,6 @@ class Operator:
         """Call the op (dispatch, observers and all) with an already-bound argument record:
         keyword-only arguments are passed back by name."""
         fs = self.schema
-        if fs is None:
-            return self.entry(*record, **(kwargs or {}))
         pos = [v for a, v in zip(fs.arguments, record) if not a.kwarg_only]
         kw = {a.name: v for a, v in zip(fs.arguments, record) if a.kwarg_only}
         if kwargs:
@@ -114,9 +109,9 @@ class Operator:
     def register(self, key: DispatchKey, fn: Callable, with_keyset: bool = False) -> None:
         """Register `fn` as this op's kernel at `key` (an alias key registers for many keys).
 
-        A kernel for an op with a schema must take the schema's arguments (and, at a backend
-        key of a structured op, `out` first): a mismatch is refused here, showing both."""
-        if fn is not fallthrough_kernel and self.schema is not None and not with_keyset and (
+        A kernel must take the schema's arguments (and, at a backend key of a structured op,
+        `out` first): a mismatch is refused here, showing both."""
+        if fn is not fallthrough_kernel and not with_keyset and (
                 key.is_backend or key.is_alias):
             structured = key.is_backend and self.adapt_backend_kernel is not None
             check_kernel_signature(self, fn, structured=structured)
@@ -124,8 +119,6 @@ class Operator:
                 fn = self.adapt_backend_kernel(fn, key)
             elif key.is_backend and self.schema.returns:
                 fn = _returns_checked(self, fn)
-        elif fn is not fallthrough_kernel and key.is_backend and self.adapt_backend_kernel:
-            fn = self.adapt_backend_kernel(fn, key)
         self._table[key] = _Entry(fn, with_keyset)
         self._cache.clear()
 
@@ -245,42 +238,6 @@ def _returns_checked(op: Operator, fn: Callable) -> Callable:
     kernel.__name__ = getattr(fn, "__name__", op.name)
     kernel.__wrapped__ = fn
     return kernel
-
-
-def _legacy_entry(op: Operator, doc: str) -> Callable:
-    """The entry of an op declared without a schema: collect keys from every argument."""
-    from .. import record_function as _rf
-    from ..tensor.impl import TensorImpl as _Impl
-    from .keys import AUTOGRAD_BIT
-    from .tls import local_keys
-    rf_state = _rf.state
-
-    def entry(*args, **kwargs):
-        bits = 0
-        for a in args:
-            if isinstance(a, _Impl):
-                bits |= a._keys
-            elif a.__class__ is list or a.__class__ is tuple:
-                for t in a:
-                    if isinstance(t, _Impl):
-                        bits |= t._keys
-        if kwargs:
-            for a in kwargs.values():
-                if isinstance(a, _Impl):
-                    bits |= a._keys
-        lk = local_keys
-        bits = (bits | lk.include) & ~lk.exclude
-        if not bits & BACKEND_MASK:
-            bits |= BACKEND_SELECT_BIT
-        fn = op._cache.get(bits)
-        if fn is None:
-            fn = op._resolve(bits)
-        if rf_state.active:
-            return _rf.call_op(op.qualname, fn, args, kwargs, bits & AUTOGRAD_BIT)
-        return fn(*args, **kwargs)
-    entry.__name__ = entry.__qualname__ = op.name
-    entry.__doc__ = doc or None
-    return entry
 
 
 def register_fallback(key: DispatchKey, fn: Callable | None) -> None:

@@ -30,7 +30,6 @@ composite to run it faster; it never has to.
 from __future__ import annotations
 
 import collections
-import inspect
 from time import perf_counter_ns as _now
 from typing import Any, Callable, NamedTuple
 
@@ -99,11 +98,11 @@ class OpDecl:
         if self.meta is None:
             return False
         fs = self.schema
-        return fs is None or (bool(fs.returns) and fs.returns[0].type.base == "Tensor")
+        return bool(fs.returns) and fs.returns[0].type.base == "Tensor"
 
     @property
     def argument_names(self) -> tuple:
-        return self.schema.names if self.schema is not None else ()
+        return self.schema.names
 
     def output_spec(self, *args, **kwargs):
         """The Spec (or list of Specs) the meta rule gives for a call ``op(*args, **kwargs)``:
@@ -111,17 +110,14 @@ class OpDecl:
         raise for those arguments."""
         if self.meta is None:
             raise RuntimeError(f"{self.name} has no meta rule (its output depends on the data)")
-        if self.schema is None:
-            spec = self.meta(*args, **kwargs)
-        else:
-            spec = self.meta(*self.op.bind(*args, **kwargs))
+        spec = self.meta(*self.op.bind(*args, **kwargs))
         return spec[0] if self.precomputed else spec
 
     def operators(self) -> list[Operator]:
         return [o for o in (self.op, self.inplace_op) if o is not None]
 
     def __repr__(self) -> str:
-        return f"<OpDecl {self.schema or self.name} ({self.kind})>"
+        return f"<OpDecl {self.schema} ({self.kind})>"
 
 
 def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None = None,
@@ -129,22 +125,16 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
             inplace: bool = False, out: bool | None = None, differentiable: bool = True,
             derivative: Callable | None = None, saves: tuple | None = None,
             save_result: bool = False, flops: Callable | None = None,
-            precomputed: tuple = (), doc: str = "", kind: str | None = None,
-            returns: type | None = None, inplace_only: bool = False) -> OpDecl:
+            precomputed: tuple = (), doc: str = "", kind: str | None = None) -> OpDecl:
     """Declare the op described by `schema` (see the module docstring).
 
     meta: the meta rule; with no `impl` the op is a structured primitive.
     impl: the kernel of a composite, ``impl(*record)``, registered for every backend.
     inplace: also declare ``name_`` (written ``self`` in place, same kernel).
-    out: give the functional form an ``out=`` argument (default: structured primitives).
+    out: give the functional form an ``out=`` argument (default: ops with a meta rule that
+    return tensors).
     method / function: expose it as ``Tensor.name`` / ``coretorch.name``.
     """
-    if "(" not in schema:  # legacy form: declare(name, meta, ...) without a schema
-        return _declare_legacy(schema, meta, kind=kind, family=family, impl=impl,
-                               method=method, inplace=inplace, out=out is not False,
-                               returns=returns, differentiable=differentiable,
-                               inplace_only=inplace_only, flops=flops, derivative=derivative,
-                               save_result=save_result, doc=doc)
     fs = parse_schema(schema)
     name = fs.name
     if name in REGISTRY:
@@ -309,7 +299,7 @@ def _allocate(spec):
 _RETURNED = "returned a value: a structured kernel fills `out` and returns None"
 
 
-def _run_into_out(name: str, kernel: Callable, out, spec, args, extra, kwargs):
+def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
     """``out=``: check `out` against the Spec, then fill it. Kernels always see an output of
     the result dtype: for an `out` of another dtype the core computes into a temporary and
     copies it over (with PyTorch's casting)."""
@@ -319,8 +309,8 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra, kwargs):
     temps = [o if o._dtype is s[1] else alloc(o._shape, s[1], o._device)
              for o, s in zip(outs, specs)]
     target = tuple(temps) if isinstance(res, tuple) else temps[0]
-    r = kernel(target, *args, *extra, **kwargs) if not _rf_state.active else \
-        _timed(kernel, target, *args, *extra, **kwargs)
+    r = kernel(target, *args, *extra) if not _rf_state.active else \
+        _timed(kernel, target, *args, *extra)
     if r is not None:
         raise _contract_error(name, kernel, _RETURNED)
     for o, t in zip(outs, temps):
@@ -329,12 +319,12 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra, kwargs):
     return res
 
 
-def _timed(kernel: Callable, *args, **kwargs):
+def _timed(kernel: Callable, *args):
     """Run a backend kernel while an observer records: its time goes to the op's
     `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead)."""
     t = _now()
     try:
-        return kernel(*args, **kwargs)
+        return kernel(*args)
     finally:
         add_kernel_time(_now() - t)
 
@@ -348,31 +338,31 @@ def _functional_adapter(d: OpDecl):
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         if not pre:
-            def structured(*args, out=None, **kwargs):
-                spec = meta(*args, **kwargs)
+            def structured(*args, out=None):
+                spec = meta(*args)
                 if out is not None:
-                    res = _run_into_out(name, kernel, out, spec, args, (), kwargs)
+                    res = _run_into_out(name, kernel, out, spec, args, ())
                     return returns(*res) if returns is not None else res
                 if spec.__class__ is list:
                     res = tuple(alloc(*s) for s in spec)
                 else:
                     res = alloc(*spec)
-                r = kernel(res, *args, **kwargs) if not _rf_state.active else \
-                    _timed(kernel, res, *args, **kwargs)
+                r = kernel(res, *args) if not _rf_state.active else \
+                    _timed(kernel, res, *args)
                 if r is not None:
                     raise _contract_error(name, kernel, _RETURNED)
                 if returns is not None:
                     return returns(*res)
                 return res
         else:
-            def structured(*args, out=None, **kwargs):
-                spec, extra = meta(*args, **kwargs)
+            def structured(*args, out=None):
+                spec, extra = meta(*args)
                 if out is not None:
-                    res = _run_into_out(name, kernel, out, spec, args, extra, kwargs)
+                    res = _run_into_out(name, kernel, out, spec, args, extra)
                 else:
                     res = _allocate(spec)
-                    r = kernel(res, *args, *extra, **kwargs) if not _rf_state.active else \
-                        _timed(kernel, res, *args, *extra, **kwargs)
+                    r = kernel(res, *args, *extra) if not _rf_state.active else \
+                        _timed(kernel, res, *args, *extra)
                     if r is not None:
                         raise _contract_error(name, kernel, _RETURNED)
                 return returns(*res) if returns is not None else res
@@ -397,16 +387,16 @@ def _inplace_adapter(d: OpDecl):
     name = d.name if d.inplace_only else d.name + "_"
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
-        def structured_(self, *args, **kwargs):
-            spec = meta(self, *args, **kwargs)
+        def structured_(self, *args):
+            spec = meta(self, *args)
             extra = ()
             if pre:
                 spec, extra = spec
             _check_inplace_spec(name, self, spec)
             dtype = spec[1]
             target = self if dtype is self._dtype else alloc(self._shape, dtype, self._device)
-            r = kernel(target, self, *args, *extra, **kwargs) if not _rf_state.active else \
-                _timed(kernel, target, self, *args, *extra, **kwargs)
+            r = kernel(target, self, *args, *extra) if not _rf_state.active else \
+                _timed(kernel, target, self, *args, *extra)
             if r is not None:
                 raise _contract_error(name, kernel, _RETURNED)
             if target is not self:
@@ -417,40 +407,3 @@ def _inplace_adapter(d: OpDecl):
         structured_.out_kernel = kernel
         return structured_
     return adapt
-
-
-# ---- the legacy form (ops not yet written with a schema) ----------------------------------------
-
-def _declare_legacy(name: str, meta: Callable | None, *, kind: str | None, family: str,
-                    impl: Callable | None, method: bool, inplace: bool, out: bool,
-                    returns: type | None, differentiable: bool, inplace_only: bool,
-                    flops: Callable | None, derivative: Callable | None, save_result: bool,
-                    doc: str) -> OpDecl:
-    kind = kind or PRIMITIVE
-    if name in REGISTRY:
-        raise RuntimeError(f"op {name} is declared twice")
-    d = OpDecl(name, None, meta, kind, family, method, True, out and not inplace_only,
-               differentiable, inplace_only, doc or (impl.__doc__ if impl else "") or "")
-    d.returns = returns
-    d.flops, d.derivative, d.save_result = flops, derivative, save_result
-    d.saves = getattr(derivative, "saved_args", None)
-    d.op = Operator(f"aten::{name}", None, d.doc)
-    d.op.decl = d
-    if inplace and not inplace_only:
-        d.inplace_op = Operator(f"aten::{name}_", None, d.doc)
-        d.inplace_op.decl = d
-    if d.structured:
-        d.op.adapt_backend_kernel = (_inplace_adapter(d) if inplace_only else _functional_adapter(d))
-        if d.inplace_op is not None:
-            d.inplace_op.adapt_backend_kernel = _inplace_adapter(d)
-    if impl is not None:
-        key = (DispatchKey.CompositeImplicitAutograd if kind == IMPLICIT
-               else DispatchKey.CompositeExplicitAutograd)
-        d.op.register(key, impl)
-    REGISTRY[name] = d
-    return d
-
-
-def namedtuple_return(typename: str, fields: str) -> type:
-    """Return type of multi-output legacy ops (``max(dim)`` gives ``values, indices``)."""
-    return collections.namedtuple(typename, fields)

@@ -33,7 +33,7 @@ def _factory_positions(op) -> tuple:
     """(index of `device`, index of `requires_grad`) in `op`'s argument record (None: absent)."""
     pos = _positions.get(op)
     if pos is None:
-        names = op.schema.names if op.schema is not None else ()
+        names = op.schema.names
         pos = _positions[op] = tuple(names.index(n) if n in names else None
                                      for n in ("device", "requires_grad"))
     return pos
