@@ -111,6 +111,8 @@ def _meta_diff(self, n, dim, prepend, append):
         raise RuntimeError("diff(): diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"diff(): order must be non-negative but got {n}")
+    if n == 0:  # PyTorch returns a copy of the input (prepend and append are not joined)
+        return (self._shape, self._dtype, self._device)
     total = self._shape[dim]
     for t in (prepend, append):
         if t is None:
@@ -131,7 +133,9 @@ def _meta_diff(self, n, dim, prepend, append):
 
 def _diff(self, n, dim, prepend, append):
     """The n-th forward difference along `dim` (exclusive or for bool), after joining
-    `prepend` and `append` to `self`."""
+    `prepend` and `append` to `self` (n = 0: a copy of `self` alone)."""
+    if n == 0:
+        return self.clone()
     parts = [t for t in (prepend, self, append) if t is not None]
     x = _op("cat")(parts, dim) if len(parts) > 1 else self
     for _ in range(n):

@@ -115,12 +115,20 @@ def _bucketize(self, boundaries, out_int32, right):
 
 # ---- unique, unique_consecutive ------------------------------------------------------------------
 
+def _as_rows(x):
+    """`x` as a matrix: one row per index of its first dim (also when it has none)."""
+    width = 1
+    for n in x._shape[1:]:
+        width *= n
+    return x.reshape(x._shape[0], width)
+
+
 def _runs(rows, order, like_shape: tuple, return_inverse: bool, return_counts: bool):
     """unique's outputs for `rows` (m, ...) already in order (`order`: their positions in the
     input, or None when not permuted): the first row of each run of equal rows, and, as asked,
     each input row's run and the run lengths."""
     m = rows._shape[0]
-    flat = rows.reshape(m, -1) if len(rows._shape) > 1 else rows.reshape(m, 1)
+    flat = _as_rows(rows)
     if m > 0:
         differs = flat.narrow(0, 1, m - 1).ne(flat.narrow(0, 0, m - 1)).any(1)
         new = _op("cat")([differs.new_ones((1,)), differs])
@@ -169,7 +177,7 @@ def _unique(self, sorted, return_inverse, return_counts, dim):  # noqa: A002
         return _runs(values, order, self._shape, return_inverse, return_counts)
     x = self.movedim(dim, 0)
     m = x._shape[0]
-    order = _lexsort_rows(x.reshape(m, -1))
+    order = _lexsort_rows(_as_rows(x))
     res = _runs(x.index_select(0, order), order, (m,), return_inverse, return_counts)
     return _moved_back(res, dim)
 

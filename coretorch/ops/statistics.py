@@ -4,6 +4,7 @@ count_nonzero, aminmax. Their gradients come from the ops they call (nansum's is
 from __future__ import annotations
 
 from .. import dtypes as dt
+from ..dispatch.arguments import to_dims
 from .declare import REGISTRY, declare
 from .meta_rules import reduced_shape
 from .reductions import flops_reduction, reduction_dims
@@ -39,24 +40,42 @@ def _nanmean(self, dim, keepdim, dtype):
     return _nansum(self, dim, keepdim, dtype) / count
 
 
+def _var_arguments(op: str, self, dim, unbiased) -> tuple:
+    """(dims, unbiased) of a var_mean/std_mean call: ``var_mean(t, True)`` is PyTorch's
+    ``unbiased`` overload; otherwise `dim` is None, one dim or a sequence of dims."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{op}(): got unbiased twice (positionally as {dim} and as a "
+                            f"keyword)")
+        return None, dim
+    if dim is None:
+        return None, unbiased
+    return to_dims(op, "dim", 2, dim, len(self._shape)), unbiased
+
+
 def _meta_var_mean(op: str):
     def meta(self, dim, unbiased, keepdim, correction):
-        spec = REGISTRY[op].meta(self, dim, unbiased, keepdim, correction)
+        dims, unbiased = _var_arguments(f"{op}_mean", self, dim, unbiased)
+        spec = REGISTRY[op].meta(self, dims, unbiased, keepdim, correction)
         return [spec, spec]
     meta.__name__ = f"meta_{op}_mean"
     return meta
 
 
 def _var_mean(self, dim, unbiased, keepdim, correction):
-    """(var, mean) over `dim` (the arguments of `var`)."""
-    return (self.var(dim, unbiased, keepdim, correction=correction),
-            self.mean(dim, keepdim))
+    """(var, mean) over `dim` (the arguments of `var`; ``var_mean(t, True)`` passes
+    `unbiased`)."""
+    dims, unbiased = _var_arguments("var_mean", self, dim, unbiased)
+    return (self.var(dims, unbiased, keepdim, correction=correction),
+            self.mean(dims, keepdim))
 
 
 def _std_mean(self, dim, unbiased, keepdim, correction):
-    """(std, mean) over `dim` (the arguments of `std`)."""
-    return (self.std(dim, unbiased, keepdim, correction=correction),
-            self.mean(dim, keepdim))
+    """(std, mean) over `dim` (the arguments of `std`; ``std_mean(t, True)`` passes
+    `unbiased`)."""
+    dims, unbiased = _var_arguments("std_mean", self, dim, unbiased)
+    return (self.std(dims, unbiased, keepdim, correction=correction),
+            self.mean(dims, keepdim))
 
 
 def _meta_count_nonzero(self, dim):
@@ -92,7 +111,8 @@ def _declare_all() -> None:
                "-> Tensor"
     declare("nansum" + sum_args, _meta_nansum, impl=_nansum, **red)
     declare("nanmean" + sum_args, _meta_nanmean, impl=_nanmean, **red)
-    var_args = "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, " \
+    # dim is Any: PyTorch also takes ``var_mean(t, unbiased)``
+    var_args = "(Tensor self, Any dim=None, bool? unbiased=None, bool keepdim=False, *, " \
                "Scalar? correction=None) -> (Tensor, Tensor)"
     declare("var_mean" + var_args, _meta_var_mean("var"), impl=_var_mean, method=False, **red)
     declare("std_mean" + var_args, _meta_var_mean("std"), impl=_std_mean, method=False, **red)

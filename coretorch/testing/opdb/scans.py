@@ -80,6 +80,8 @@ def _logcumsumexp_errors(op, m, dtype):
 
 
 def _diff_ref(x, n=1, dim=-1, prepend=None, append=None):
+    if n == 0:  # PyTorch returns the input (numpy would join prepend and append)
+        return x
     kw = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return np.diff(x, n, axis=dim, **kw)
 
@@ -93,6 +95,7 @@ def _diff_samples(op, m, dtype):
                       name="prepend-append")
     yield SampleInput(m.make((3,)), (5,), name="n>size")
     yield SampleInput(m.make((3,)), (0,), name="n=0")
+    yield SampleInput(m.make((2, 3)), (0, 0, m.make((1, 3))), name="n=0-prepend-ignored")
     yield SampleInput(m.make((0, 3)), (1, 0), name="zero-size")
 
 
@@ -166,6 +169,8 @@ def _nanmean_errors(op, m, dtype):
 
 def _var_mean_ref(std: bool):
     def ref(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
         if correction is None:
             correction = 1 if unbiased is None else int(bool(unbiased))
         ax = _axis(x, dim)
@@ -182,6 +187,14 @@ def _var_mean_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), (1,), dict(correction=0), name="correction0")
     yield SampleInput(m.make((2, 3, 4)), (-1, False), name="unbiased=False")
     yield SampleInput(m.make((5, 4), layout="transposed"), (0,), name="transposed")
+    yield SampleInput(m.make((3, 4)), (False,), name="unbiased-positional")
+
+
+def _var_mean_errors(op, m, dtype):
+    yield ErrorInput(SampleInput(m.make((3, 4)), ("x",), name="dim-str"), TypeError,
+                     "argument 'dim'")
+    yield ErrorInput(SampleInput(m.make((3, 4)), (True,), dict(unbiased=False),
+                                 name="unbiased-twice"), TypeError, "unbiased twice")
 
 
 def _count_nonzero(x, dim=None):
@@ -241,9 +254,9 @@ OPS: list[OpInfo] = [
     OpInfo("nanmean", dtypes=FLOATS, ref=silent(_nanmean), sample_inputs_func=_nan_samples,
            error_inputs_func=_nanmean_errors, tol=_TOL),
     OpInfo("var_mean", dtypes=FLOATS, ref=_var_mean_ref(False),
-           sample_inputs_func=_var_mean_samples, tol=_TOL),
+           sample_inputs_func=_var_mean_samples, error_inputs_func=_var_mean_errors, tol=_TOL),
     OpInfo("std_mean", dtypes=FLOATS, ref=_var_mean_ref(True),
-           sample_inputs_func=_var_mean_samples, tol=_TOL),
+           sample_inputs_func=_var_mean_samples, error_inputs_func=_var_mean_errors, tol=_TOL),
     OpInfo("count_nonzero", dtypes=ALL + BOOL, ref=_count_nonzero,
            sample_inputs_func=_count_nonzero_samples),
     OpInfo("aminmax", dtypes=ALL + BOOL, ref=_aminmax, sample_inputs_func=_aminmax_samples,

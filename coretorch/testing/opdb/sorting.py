@@ -387,6 +387,8 @@ def _unique_samples(op, m, dtype):
                       name="0-d")
     yield SampleInput(m.make((0, 3)), kwargs=dict(return_inverse=True, return_counts=True),
                       name="zero-size")
+    yield SampleInput(m.make((0, 3)), kwargs=dict(dim=0, return_inverse=True,
+                                                  return_counts=True), name="no-rows")
     if dtype.is_floating_point:
         yield SampleInput(m.make((6,), values=[2.0, NAN, 1.0, 2.0, NAN, -0.0]),
                           kwargs=dict(return_inverse=True, return_counts=True), name="nan")
@@ -402,7 +404,7 @@ def _unique_errors(op, m, dtype):
 def _unique_consecutive_ref(x, return_inverse=False, return_counts=False, dim=None):
     rows = x.reshape(-1) if dim is None else np.moveaxis(x, dim, 0)
     m = rows.shape[0]
-    flat = rows.reshape(m, -1)
+    flat = rows.reshape(m, int(np.prod(rows.shape[1:])))
     new = np.ones(m, bool)
     if m > 1:
         new[1:] = (flat[1:] != flat[:-1]).any(axis=1)
@@ -425,6 +427,7 @@ def _unique_consecutive_samples(op, m, dtype):
                       name="2-d-flat")
     rows = m.make((5, 2), values=[[1, 2], [1, 2], [0, 2], [1, 2], [1, 2]])
     yield SampleInput(rows, kwargs=dict(dim=0, return_counts=True), name="rows")
+    yield SampleInput(m.make((0, 2)), kwargs=dict(dim=0, return_counts=True), name="no-rows")
     yield SampleInput(m.make(()), kwargs=dict(return_inverse=True), name="0-d")
     if dtype.is_floating_point:
         yield SampleInput(m.make((5,), values=[NAN, NAN, 1.0, 1.0, NAN]),
