@@ -32,7 +32,8 @@ _NOT_FUNCTIONS = {"view", "slice", "alias", "expand", "expand_as", "view_as", "c
 def _export_ops() -> None:
     g = globals()
     for _name, _decl in ops.REGISTRY.items():
-        if _name.startswith("_") or _name.endswith("_") or _name in _NOT_FUNCTIONS:
+        if (_name.startswith("_") or _name.endswith("_") or _name in _NOT_FUNCTIONS
+                or not _decl.function):
             continue
         if _name not in g:
             g[_name] = _decl.op.entry
@@ -79,7 +80,7 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, nn, optim, utils  # noqa: E402,F401
+from . import distributions, nn, optim, special, utils  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used

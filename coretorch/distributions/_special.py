@@ -1,10 +1,9 @@
-"""Special functions the distributions need before coretorch declares them as operators:
-`lgamma`, `digamma`, `polygamma`, the regularized incomplete gamma function `gammainc`, and
-gamma and beta sampling with implicit reparameterization gradients.
+"""Special functions the distributions use: `lgamma`, `digamma`, `polygamma` and the regularized
+incomplete gamma function `gammainc` are coretorch's operators (`coretorch.lgamma`, ...,
+`coretorch.special.gammainc`), checked here for floating-point input; gamma and beta sampling
+with implicit reparameterization gradients draws through scipy's inverse cdfs on the host.
 
-Each is a `coretorch.autograd.Function` whose values come from `scipy.special` on the host (the
-data is copied to numpy and the result back to the input's device), so gradients of any order
-flow through them. scipy is imported on first use, not with coretorch.
+scipy is imported on first use, not with coretorch.
 """
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from .. import dtypes as _dt
 from .. import tensor as _tensor
 from ..autograd.function import Function
 from ..ops import aten
+from ..ops.declare import REGISTRY
 from ..tensor.tensor import Tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma", "standard_beta"]
@@ -46,75 +46,32 @@ def _check_float(name: str, x: Tensor) -> None:
         raise TypeError(f"{name}(): expected a floating-point tensor, got {x.dtype}")
 
 
-class _Lgamma(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _like(_scipy_special().gammaln(_host(x, "lgamma")), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad * digamma(x)
-
-
-class _Polygamma(Function):
-    @staticmethod
-    def forward(ctx, x, n):
-        ctx.save_for_backward(x)
-        ctx.order = n
-        special = _scipy_special()
-        values = _host(x, "polygamma")
-        return _like(special.digamma(values) if n == 0 else special.polygamma(n, values), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad * polygamma(ctx.order + 1, x), None
-
-
 def lgamma(x: Tensor) -> Tensor:
-    """log |Γ(x)| elementwise (``torch.lgamma``); its derivative is `digamma`."""
+    """log |Γ(x)| elementwise (`coretorch.lgamma`); its derivative is `digamma`."""
     _check_float("lgamma", x)
-    return _Lgamma.apply(x)
+    return REGISTRY["lgamma"].op.entry(x)
 
 
 def digamma(x: Tensor) -> Tensor:
-    """ψ(x) = d/dx log Γ(x) elementwise (``torch.digamma``); -inf at 0, nan at negative
+    """ψ(x) = d/dx log Γ(x) elementwise (`coretorch.digamma`); -inf at 0, nan at negative
     integers, as PyTorch."""
     _check_float("digamma", x)
-    return _Polygamma.apply(x, 0)
+    return REGISTRY["digamma"].op.entry(x)
 
 
 def polygamma(n: int, x: Tensor) -> Tensor:
-    """The n-th derivative of `digamma` elementwise (``torch.polygamma``)."""
+    """The n-th derivative of `digamma` elementwise (`coretorch.polygamma`)."""
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"polygamma(): expected a non-negative integer order n, got {n!r}")
     _check_float("polygamma", x)
-    return _Polygamma.apply(x, n)
-
-
-class _Gammainc(Function):
-    @staticmethod
-    def forward(ctx, a, x):
-        ctx.save_for_backward(a, x)
-        return _like(_scipy_special().gammainc(_host(a, "gammainc"), _host(x, "gammainc")), x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, x = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError("gammainc(): the derivative with respect to the first "
-                                      "argument (a) is not implemented, as in PyTorch")
-        # d/dx P(a, x) is the gamma density
-        return None, grad * ((a - 1) * x.log() - x - lgamma(a)).exp()
+    return REGISTRY["polygamma"].op.entry(n, x)
 
 
 def gammainc(a: Tensor, x: Tensor) -> Tensor:
-    """The regularized lower incomplete gamma function P(a, x) (``torch.special.gammainc``),
+    """The regularized lower incomplete gamma function P(a, x) (`coretorch.special.gammainc`),
     differentiable in `x`."""
     _check_float("gammainc", x)
-    return _Gammainc.apply(a, x)
+    return REGISTRY["special_gammainc"].op.entry(a, x)
 
 
 # ---- sampling with implicit reparameterization ----------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import factories, indexing, linalg, nn_ops, pointwise, reductions, shape_ops, views
+from . import scans, sorting, special
 
 ALL_OPINFOS = [*pointwise.OPS, *reductions.OPS, *linalg.OPS, *shape_ops.OPS, *indexing.OPS,
-               *nn_ops.OPS, *views.OPS, *factories.OPS]
+               *nn_ops.OPS, *views.OPS, *factories.OPS, *special.OPS, *sorting.OPS, *scans.OPS]
