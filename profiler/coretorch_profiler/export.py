@@ -7,10 +7,9 @@ import json
 import os
 from typing import Any
 
+from coretorch.utils.atomic_write import atomic_write as _atomic_write
+
 __all__ = ["atomic_write", "write_json", "write_memory_timeline", "check_writable"]
-
-_TMP_MARK = ".coretorch-tmp-"
-
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> str:
     """Raise a clear error now if a file cannot be written at `path` later (missing folder,
@@ -30,52 +29,10 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> str:
 
 
 def atomic_write(path: str | os.PathLike, data: bytes) -> str:
-    """Write `data` to `path` through a temporary file renamed over it. A symlink at `path` is
-    written through (its target is replaced); the file gets the umask's permissions; a
-    temporary left by a killed writer for the same target is removed. Errors name `path`."""
-    path = os.fspath(path)
-    target = os.path.realpath(path)
-    folder, base = os.path.split(target)
-    prefix = f".{base}{_TMP_MARK}"
-    try:
-        for name in os.listdir(folder):
-            if name.startswith(prefix):
-                pid = name[len(prefix):].split(".", 1)[0]
-                if pid.isdigit() and not _alive(int(pid)):
-                    os.unlink(os.path.join(folder, name))
-    except OSError:
-        pass
-    tmp = os.path.join(folder, f"{prefix}{os.getpid()}.tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise type(e)(e.errno, f"cannot write {path!r}: {e.strerror}") from None
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False  # this process writes one file at a time: an old temp of ours is stale
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Write `data` to `path` atomically (`coretorch.utils.atomic_write`: write-through symlinks,
+    the umask's permissions, stale temporaries of killed writers removed, errors name `path`)."""
+    _atomic_write(path, data, caller="profiler export")
+    return os.fspath(path)
 
 
 def write_json(path: str | os.PathLike, doc: Any) -> str:
