@@ -49,6 +49,7 @@ $(STAMP): | $(PY)
 	$(PY) -m pip install --quiet --no-build-isolation \
 	  $(addprefix -e ,$(DISTS) $(TEST_PLUGINS)) $(TEST_DEPS)
 	rm -f $(VENV)/.installed-*
+	$(PY) tools/tensor_stub.py
 	touch $@
 
 # The second run sends the conformance suite (and the cuda API tests) through the cuda backend's
@@ -72,7 +73,7 @@ docs-primitives: $(STAMP)
 compat-docs: $(STAMP)
 	$(PY) tools/compat_docs.py -o docs/compatibility.md
 
-# coretorch/tensor/tensor.pyi: Tensor's methods (op methods from their schemas) for editors and
-# type checkers
+# coretorch/tensor/tensor.pyi (made by `make install`; again after adding ops): Tensor's methods,
+# op methods from their schemas, for editors and type checkers
 stubs: $(STAMP)
 	$(PY) tools/tensor_stub.py

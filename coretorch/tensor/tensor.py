@@ -37,6 +37,15 @@ class _Late:
 _late = _Late()
 
 
+def _cast(name: str, dtype: _dtype_cls):
+    """The method ``t.<name>()``: `t` converted to `dtype` (self when it has it already)."""
+    def cast(self, memory_format=None) -> "Tensor":
+        return _late.methods.to(self, dtype)
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
+    return cast
+
+
 def _on_device(type_name: str) -> property:
     return property(lambda self: self._device.type == type_name,
                     doc=f"Whether the tensor is on a '{type_name}' device.")
@@ -343,41 +352,16 @@ class Tensor(TensorImpl):
         """This tensor on a cuda device (the current one, or `device`: an index or a name)."""
         return _late.methods.to(self, _late.methods.cuda_device(device))
 
-    def float(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.float32)``"""
-        return _late.methods.to(self, _dt.float32)
-
-    def double(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.float64)``"""
-        return _late.methods.to(self, _dt.float64)
-
-    def half(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.float16)``"""
-        return _late.methods.to(self, _dt.float16)
-
-    def int(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.int32)``"""
-        return _late.methods.to(self, _dt.int32)
-
-    def long(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.int64)``"""
-        return _late.methods.to(self, _dt.int64)
-
-    def short(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.int16)``"""
-        return _late.methods.to(self, _dt.int16)
-
-    def bool(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.bool)``"""
-        return _late.methods.to(self, _dt.bool)
-
-    def byte(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.uint8)``"""
-        return _late.methods.to(self, _dt.uint8)
-
-    def char(self, memory_format=None) -> "Tensor":
-        """``self.to(coretorch.int8)``"""
-        return _late.methods.to(self, _dt.int8)
+    # t.float() ... t.char(): conversions to one dtype
+    float = _cast("float", _dt.float32)
+    double = _cast("double", _dt.float64)
+    half = _cast("half", _dt.float16)
+    int = _cast("int", _dt.int32)
+    long = _cast("long", _dt.int64)
+    short = _cast("short", _dt.int16)
+    bool = _cast("bool", _dt.bool)
+    byte = _cast("byte", _dt.uint8)
+    char = _cast("char", _dt.int8)
 
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
