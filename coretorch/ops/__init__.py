@@ -11,6 +11,7 @@ from . import declare as _declare_mod
 from . import pointwise, factories, views, copy  # noqa: F401  (declare their ops)
 from . import reductions, linalg, shape_ops, indexing, nn_ops, pointwise_composites  # noqa: F401
 from . import activations, softmax  # noqa: F401
+from . import foreach, fused_optim  # noqa: F401
 from . import methods as _methods
 from .declare import REGISTRY, OpDecl, declare, primitives
 

@@ -6,6 +6,7 @@ from ..registry import TABLE as _TABLE
 from . import elementwise  # noqa: F401
 from . import copy  # noqa: F401
 from . import nn  # noqa: F401
+from . import optim  # noqa: F401
 from . import reductions  # noqa: F401
 from . import softmax  # noqa: F401
 
