@@ -7,6 +7,10 @@ momentum update):
 - MLP 784-1024-1024-10, batch 256   (target: <= 1.2x PyTorch)
 - MLP 32-64-10, batch 32             (target: <= 4x PyTorch)
 - the digits CNN of examples/train_digits.py, one epoch (ratio printed)
+
+Then, measured with coretorch and PyTorch in alternation (and the machine's load average):
+- MLP 784-1024-1024-10, batch 256, one Adam step (target: <= 1.0x PyTorch)
+- Adam.step() alone on that MLP's 1.9M parameters (target: <= 1.0x PyTorch)
 """
 from __future__ import annotations
 
@@ -118,6 +122,65 @@ def main() -> None:
     if torch is not None:
         Console().print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
                         f"coretorch {ct.__version__}")
+        Console().print(_adam_table(torch, repeat))
+
+
+# ---- Adam: the fused optimizer step, coretorch and PyTorch alternating ------------------------
+
+def _adam_mlp(lib, step_only: bool):
+    """A closure running one Adam training step of the MLP 784-1024-1024-10 (batch 256), or
+    with `step_only` only ``Adam.step()`` on its 1.9M parameters (gradients set once)."""
+    rng = np.random.default_rng(0)
+    model = lib.nn.Sequential(lib.nn.Linear(784, 1024), lib.nn.ReLU(), lib.nn.Linear(1024, 1024),
+                              lib.nn.ReLU(), lib.nn.Linear(1024, 10))
+    x = lib.tensor(rng.standard_normal((256, 784)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, 10, size=256))
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    if not step_only:
+        return step
+    step()
+    return opt.step
+
+
+def _alternating_medians(fa, fb, repeat: int, warmup: int = 3) -> tuple[float, float]:
+    """Median wall times of `fa` and `fb` run in turns (a loaded machine slows both alike)."""
+    for _ in range(warmup):
+        fa()
+        fb()
+    ta, tb = [], []
+    for _ in range(repeat):
+        for fn, times in ((fa, ta), (fb, tb)):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def _adam_table(torch, repeat: int) -> Table:
+    """MLP step with Adam and Adam.step() alone (targets: <= 1.0x PyTorch), measured in
+    alternation, with the machine's load average before and after."""
+    table = Table(title="Adam (median wall time, coretorch and PyTorch alternating)")
+    for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
+        table.add_column(col, justify="left" if col == "benchmark" else "right")
+    load = os.getloadavg()[0]
+    for name, step_only in (("MLP 784-1024-1024-10, batch 256, Adam step", False),
+                            ("Adam.step() alone, 1.9M parameters", True)):
+        ct.manual_seed(0)
+        torch.manual_seed(0)
+        ours, theirs = _alternating_medians(_adam_mlp(ct, step_only),
+                                            _adam_mlp(torch, step_only), repeat)
+        ratio = ours / theirs
+        table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
+                      "<= 1.0x" + ("  ok" if ratio <= 1.0 else "  MISSED"))
+    table.caption = (f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after "
+                     f"({os.cpu_count()} cores)")
+    return table
 
 
 def _fmt(seconds: float) -> str:

@@ -117,8 +117,12 @@ class Operator:
             check_kernel_signature(self, fn, structured=structured)
             if structured:
                 fn = self.adapt_backend_kernel(fn, key)
-            elif key.is_backend and self.schema.returns:
-                fn = _returns_checked(self, fn)
+            elif key.is_backend:
+                meta = getattr(self.decl, "meta", None)
+                if meta is not None:
+                    fn = _meta_checked(meta, fn)
+                if self.schema.returns:
+                    fn = _returns_checked(self, fn)
         self._table[key] = _Entry(fn, with_keyset)
         self._cache.clear()
 
@@ -224,6 +228,18 @@ def check_kernel_signature(op: Operator, fn: Callable, what: str = "kernel",
         raise TypeError(
             f"{what} {getattr(fn, '__qualname__', fn)!r} for {op.qualname} takes "
             f"({', '.join(got)}) but the schema {op.schema} needs ({', '.join(want)}): {form}")
+
+
+def _meta_checked(meta: Callable, fn: Callable) -> Callable:
+    """A backend kernel of an op that is not structured (it writes its list arguments and
+    returns nothing, like ``_fused_adam_``) still runs after the op's meta rule, the only
+    validator: kernels never check their arguments."""
+    def kernel(*args):
+        meta(*args)
+        return fn(*args)
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    kernel.__wrapped__ = fn
+    return kernel
 
 
 def _returns_checked(op: Operator, fn: Callable) -> Callable:

@@ -8,31 +8,36 @@ from typing import Any
 from .. import dtypes as _dt
 from ..ops import aten
 from ..tensor.tensor import Tensor
-from .optimizer import (Optimizer, check_non_negative, closure_loss, params_with_grad,
-                        step_with_hooks)
+from .optimizer import Optimizer, check_non_negative, closure_loss, step_with_hooks
 
 __all__ = ["PerParameterOptimizer", "scalar_dtype", "scalar_state", "lazy_state", "check_betas",
            "check_adam_args", "reject_sparse_grad", "weight_decayed", "update_adam_moments"]
 
 
-def scalar_dtype() -> _dt.dtype:
-    """The dtype of scalar state such as "step": float64 under a float64 default dtype, else
-    float32 (PyTorch's ``_get_scalar_dtype``)."""
+def scalar_dtype(fused: bool = False) -> _dt.dtype:
+    """The dtype of scalar state such as "step": float32 for ``fused=True`` groups, else float64
+    under a float64 default dtype, else float32 (PyTorch's ``_get_scalar_dtype``)."""
+    if fused:
+        return _dt.float32
     return _dt.float64 if _dt.get_default_dtype() is _dt.float64 else _dt.float32
 
 
-def scalar_state(value: float = 0.0) -> Tensor:
-    """A 0-d scalar-state tensor (kept on the cpu, as PyTorch keeps it without `capturable`)."""
-    return aten.full((), value, dtype=scalar_dtype())
+def scalar_state(value: float = 0.0, like: Tensor | None = None) -> Tensor:
+    """A 0-d scalar-state tensor: on the cpu (as PyTorch keeps it without `capturable`), or
+    given the parameter `like` of a ``fused=True`` group, float32 on its device (as PyTorch)."""
+    if like is None:
+        return aten.full((), value, dtype=scalar_dtype())
+    return aten.full((), value, dtype=scalar_dtype(True), device=like.device)
 
 
 def lazy_state(optimizer: Optimizer, p: Tensor, zeros: tuple[str | None, ...] = (),
-               **scalars: float) -> dict[str, Any]:
+               fused: bool = False, **scalars: float) -> dict[str, Any]:
     """`optimizer.state[p]`, created on first use as ``{"step": 0, **scalars, **zeros_like(p)}``
-    in that key order; a None entry in `zeros` is skipped (state that a flag turns off)."""
+    in that key order; a None entry in `zeros` is skipped (state that a flag turns off). A
+    `fused` group's step lives on the parameter's device (`scalar_state`)."""
     state = optimizer.state[p]
     if len(state) == 0:
-        state["step"] = scalar_state()
+        state["step"] = scalar_state(like=p if fused else None)
         for name, value in scalars.items():
             state[name] = scalar_state(value)
         for name in zeros:
@@ -85,7 +90,7 @@ def reject_sparse_grad(optimizer_name: str, grad: Tensor) -> None:
 class PerParameterOptimizer(Optimizer):
     """An optimizer whose update touches one parameter at a time: `step` evaluates the closure,
     then calls ``_update(p, grad, group)`` for each parameter with a gradient (the gradient
-    already negated when the group maximizes)."""
+    already negated when the group maximizes) through ``_step_group``."""
 
     #: group keys that state dicts saved by older versions may lack, with their value
     _added_group_keys: dict[str, Any] = {}
@@ -102,10 +107,22 @@ class PerParameterOptimizer(Optimizer):
         loss = closure_loss(closure)
         name = type(self).__name__
         for group in self.param_groups:
-            for p, grad in params_with_grad(group):
-                reject_sparse_grad(name, grad)
-                self._update(p, grad, group)
+            params, grads = [], []
+            for p in group["params"]:
+                g = p.grad
+                if g is not None:
+                    reject_sparse_grad(name, g)
+                    params.append(p)
+                    grads.append(g)
+            if params:
+                self._step_group(group, params, grads)
         return loss
+
+    def _step_group(self, group: dict[str, Any], params: list, grads: list) -> None:
+        """Update the parameters of `group` that have gradients (`grads`, as stored)."""
+        maximize = group["maximize"]
+        for p, g in zip(params, grads):
+            self._update(p, -g if maximize else g, group)
 
     def _update(self, p: Tensor, grad: Tensor, group: dict[str, Any]) -> None:
         raise NotImplementedError(f"{type(self).__name__} does not implement _update()")

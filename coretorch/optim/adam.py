@@ -2,19 +2,22 @@
 from __future__ import annotations
 
 from ..ops import aten
-from ._per_param import (PerParameterOptimizer, check_adam_args, lazy_state,
-                         update_adam_moments, weight_decayed)
+from ._multi_tensor import MultiTensorOptimizer, check_fused_args
+from ._per_param import check_adam_args, lazy_state, update_adam_moments, weight_decayed
 from .optimizer import reject_differentiable
 
 __all__ = ["Adam", "AdamW"]
 
 
-class Adam(PerParameterOptimizer):
+class Adam(MultiTensorOptimizer):
     """Adam (Kingma & Ba), optionally AMSGrad; weight decay is L2 (added to the gradient) unless
     `decoupled_weight_decay` (AdamW: p *= 1 - lr * weight_decay).
 
     Per parameter at step t: m = lerp(m, g, 1 - β1); v = β2 v + (1 - β2) g²;
     p -= lr / (1 - β1^t) * m / (sqrt(v) / sqrt(1 - β2^t) + eps).
+
+    `fused` / `foreach` pick the implementation (`coretorch.optim._multi_tensor`): by default
+    one ``_fused_adam_`` (``_fused_adamw_``) kernel per group where the backend has one.
     """
 
     _added_group_keys = {"decoupled_weight_decay": False}
@@ -31,12 +34,32 @@ class Adam(PerParameterOptimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        check_fused_args(self, defaults)
+
+    def _fused_op_of(self, group) -> str:
+        return "_fused_adamw_" if group["decoupled_weight_decay"] else "_fused_adam_"
+
+    def _state(self, p, group):
+        return lazy_state(self, p, ("exp_avg", "exp_avg_sq",
+                                    "max_exp_avg_sq" if group["amsgrad"] else None),
+                          fused=bool(group["fused"]))
+
+    def _multi_update(self, group, params, grads, fused) -> None:
+        states = [self._state(p, group) for p in params]
+        steps = [s["step"] for s in states]
+        beta1, beta2 = group["betas"]
+        amsgrad = group["amsgrad"]
+        self.run_update(group, fused, params, grads, [s["exp_avg"] for s in states],
+                        [s["exp_avg_sq"] for s in states],
+                        [s["max_exp_avg_sq"] for s in states] if amsgrad else [], steps,
+                        counters=steps, lr=group["lr"], beta1=beta1, beta2=beta2,
+                        weight_decay=group["weight_decay"], eps=group["eps"], amsgrad=amsgrad,
+                        maximize=group["maximize"])
 
     def _update(self, p, grad, group) -> None:
         beta1, beta2 = group["betas"]
         lr, amsgrad = group["lr"], group["amsgrad"]
-        state = lazy_state(self, p, ("exp_avg", "exp_avg_sq",
-                                     "max_exp_avg_sq" if amsgrad else None))
+        state = self._state(p, group)
         step_t = state["step"]
         step_t.add_(1)
         grad = weight_decayed(p, grad, group)

@@ -11,7 +11,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..nn.modules.module import RemovableHandle, zero_grads
@@ -19,7 +19,7 @@ from ..record_function import record_function, state as _rf_state
 from ..tensor.tensor import Tensor
 
 __all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss", "check_non_negative",
-           "reject_differentiable", "params_with_grad", "register_optimizer_step_pre_hook",
+           "reject_differentiable", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
 
 # hooks run around every optimizer's step (PyTorch's global optimizer hooks)
@@ -306,14 +306,3 @@ def reject_differentiable(optimizer_name: str, differentiable: bool) -> None:
     if differentiable:
         raise NotImplementedError(f"{optimizer_name}(differentiable=True) is not supported by "
                                   f"coretorch")
-
-
-def params_with_grad(group: dict) -> Iterator[tuple[Tensor, Tensor]]:
-    """``(param, grad)`` for each parameter of `group` that has a gradient; the gradient is
-    negated when the group maximizes."""
-    maximize = group["maximize"]
-    for p in group["params"]:
-        grad = p.grad
-        if grad is None:
-            continue
-        yield p, (-grad if maximize else grad)

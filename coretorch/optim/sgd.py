@@ -3,19 +3,25 @@ rule, step for step)."""
 from __future__ import annotations
 
 from ..ops import aten
-from ._per_param import PerParameterOptimizer, weight_decayed
+from ._multi_tensor import MultiTensorOptimizer, check_fused_args
+from ._per_param import weight_decayed
 from .optimizer import reject_differentiable
 
 __all__ = ["SGD"]
 
 
-class SGD(PerParameterOptimizer):
+class SGD(MultiTensorOptimizer):
     """Stochastic gradient descent.
 
     Per parameter, with g the gradient (negated if `maximize`):
     g += weight_decay * p; buf = g on the first step, else buf = momentum * buf +
     (1 - dampening) * g; g = g + momentum * buf (Nesterov) or buf; p -= lr * g.
+
+    `fused` / `foreach` pick the implementation (`coretorch.optim._multi_tensor`): by default
+    one ``_fused_sgd_`` kernel per group where the backend has one.
     """
+
+    _fused_op = "_fused_sgd_"
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
@@ -34,6 +40,31 @@ class SGD(PerParameterOptimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_fused_args(self, defaults)
+
+    def _multi_update(self, group, params, grads, fused) -> None:
+        momentum = group["momentum"]
+        if momentum == 0:
+            self._sgd_lists(group, fused, params, grads, [], False)
+            return
+        states = [self.state[p] for p in params]
+        bufs = [s.get("momentum_buffer") for s in states]
+        # parameters without a buffer yet start theirs from the gradient (a separate call
+        # where only some of the group's parameters are new)
+        new = [i for i, b in enumerate(bufs) if b is None]
+        old = [i for i, b in enumerate(bufs) if b is not None]
+        for i in new:
+            bufs[i] = states[i]["momentum_buffer"] = aten.empty_like(grads[i])
+        for idx, first in ((new, True), (old, False)):
+            if idx:
+                self._sgd_lists(group, fused, [params[i] for i in idx], [grads[i] for i in idx],
+                                [bufs[i] for i in idx], first)
+
+    def _sgd_lists(self, group, fused, params, grads, bufs, first) -> None:
+        self.run_update(group, fused, params, grads, bufs, weight_decay=group["weight_decay"],
+                        momentum=group["momentum"], lr=group["lr"],
+                        dampening=group["dampening"], nesterov=group["nesterov"],
+                        maximize=group["maximize"], is_first_step=first)
 
     def _update(self, p, grad, group) -> None:
         momentum = group["momentum"]

@@ -1,11 +1,14 @@
 """Kernel modules; importing this package registers every kernel in `registry.KERNELS`: the
 cuda backend's own kernels first (fused CUDA kernels, device-side random draws), then the
 backend kit's over CuPy for every op not overridden."""
+import importlib
+import pkgutil
+
 from coretorch.backend_kit import all_kernels
 
 from ..registry import TABLE as _TABLE
-from . import elementwise  # noqa: F401
-from . import random  # noqa: F401  (the draws of the kit's random kernels)
-from . import reductions  # noqa: F401
+
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    importlib.import_module(f"{__name__}.{_info.name}")   # each module registers its kernels
 
 _TABLE.fill_from(all_kernels())
