@@ -15,7 +15,7 @@ from ..tensor.impl import shape_numel
 from .declare import declare, op_named as _op
 from .meta_rules import common_device
 
-__all__ = ["conv_output_size", "conv_pads", "pool_output_size", "window_stride", "flops_conv2d"]
+__all__ = ["conv_output_size", "conv_pads", "named_pads", "symmetric_pads", "pool_output_size", "window_stride", "flops_conv2d"]
 
 
 # ---- convolutions ------------------------------------------------------------------------------
@@ -42,20 +42,32 @@ def conv_pads(op: str, padding, kernel: tuple, dilation: tuple, stride: tuple) -
     even effective kernel pads one more after (as PyTorch). Refuses what PyTorch refuses."""
     n = len(kernel)
     if isinstance(padding, str):
-        if padding == "valid":
-            return ((0, 0),) * n
-        if padding == "same":
-            if any(s != 1 for s in stride):
-                raise RuntimeError(f"{op}(): padding='same' is not supported for strided "
-                                   f"convolutions")
-            totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-            return tuple((t // 2, t - t // 2) for t in totals)
-        raise RuntimeError(f"{op}(): Invalid padding string: '{padding}' (expected 'valid' or "
-                           f"'same')")
-    p = _conv_list(op, "padding", to_int_list(op, "padding", 5, padding, n), n)
-    if min(p) < 0:
+        return named_pads(op, padding, kernel, dilation, stride)
+    return symmetric_pads(op, padding, _conv_list(op, "padding",
+                                                  to_int_list(op, "padding", 5, padding, n), n))
+
+
+def named_pads(op: str, padding: str, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
+    """((before, after), ...) for ``padding='valid'`` or ``'same'`` (any other string is
+    refused)."""
+    if padding == "valid":
+        return ((0, 0),) * len(kernel)
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError(f"{op}(): padding='same' is not supported for strided "
+                               f"convolutions")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    raise RuntimeError(f"{op}(): Invalid padding string: '{padding}' (expected 'valid' or "
+                       f"'same')")
+
+
+def symmetric_pads(op: str, padding, per_dim: tuple) -> tuple:
+    """((p, p), ...) from the per-dim paddings `per_dim` (`padding` as given, for the error);
+    negative ones are refused."""
+    if min(per_dim) < 0:
         raise RuntimeError(f"{op}(): negative padding is not supported, got {padding!r}")
-    return tuple([(v, v) for v in p])
+    return tuple([(v, v) for v in per_dim])
 
 
 _KERNEL_DIMS = {1: "kL", 2: "kH, kW"}
