@@ -286,17 +286,18 @@ class Module:
                                    remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        """The parameters of this module (and of its submodules when `recurse`), each once."""
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs; None buffers are skipped."""
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                    remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        """The buffers of this module (and of its submodules when `recurse`)."""
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
         memo = set()
