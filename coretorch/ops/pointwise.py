@@ -18,7 +18,7 @@ from ..tensor.impl import TensorImpl
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 
-__all__ = ["flops_pointwise", "binary_spec", "UNARY_FLOAT", "UNARY_SAME"]
+__all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
 _T = TensorImpl
 
@@ -159,7 +159,8 @@ def binary_spec(name: str, a, b, result: str) -> tuple:
     return (shape, d, dev)
 
 
-def _binary_meta(name: str, result: str) -> Callable:
+def binary_meta(name: str, result: str) -> Callable:
+    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`."""
     def meta(self, other):
         return binary_spec(name, self, other, result)
     meta.__name__ = f"meta_{name}"
@@ -324,7 +325,7 @@ def _declare_all() -> None:
     binary = dict(family="binary", inplace=True, flops=flops_pointwise)
     declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
             derivative=_d_add, saves=(), **binary)
-    declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _binary_meta("mul", "promote"),
+    declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", binary_meta("mul", "promote"),
             derivative=_d_mul, **binary)
     declare("div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
             _meta_div, derivative=_d_div, **binary)
@@ -332,14 +333,14 @@ def _declare_all() -> None:
             derivative=_d_pow, save_result=True, **binary)
     for name in ("maximum", "minimum"):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
-                _binary_meta(name, "promote"), derivative=_d_extremum, **binary)
+                binary_meta(name, "promote"), derivative=_d_extremum, **binary)
     declare("remainder(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             _meta_no_bool("remainder"), derivative=_d_remainder, **binary)
     declare("fmod(Tensor self, Tensor|Scalar other) -> Tensor", _meta_no_bool("fmod"),
             derivative=_d_fmod, **binary)
-    declare("atan2(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("atan2", "float"),
+    declare("atan2(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta("atan2", "float"),
             derivative=_d_atan2, **binary)
-    declare("hypot(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("hypot", "float"),
+    declare("hypot(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta("hypot", "float"),
             derivative=_d_hypot, save_result=True, **binary)
     for name in ("eq", "lt", "le"):
         declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _meta_compare(name),
@@ -347,7 +348,7 @@ def _declare_all() -> None:
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
                  "bitwise_right_shift"):
         declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-                _binary_meta(name, "int"), family="binary", inplace=True, differentiable=False)
+                binary_meta(name, "int"), family="binary", inplace=True, differentiable=False)
     declare("where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             _meta_where, family="ternary", method=False, flops=flops_pointwise,
             derivative=_d_where, saves=("condition",))

@@ -18,7 +18,7 @@ from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import float_result
-from .pointwise import binary_spec, flops_pointwise
+from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .sorting import holds_data
 
 __all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typed_binary_meta"]
@@ -399,10 +399,10 @@ def _declare_all() -> None:
 
     bi = dict(family="binary", flops=flops_pointwise, method=False, function=False)
     declare("special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("special_xlog1py", self, other, "float"),
+            binary_meta("special_xlog1py", "float"),
             impl=_xlog1py, derivative=_d_xlog1py, **bi)
     declare("special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("special_zeta", self, other, "float"),
+            binary_meta("special_zeta", "float"),
             impl=_zeta, derivative=_d_zeta, **bi)
     for name, fn in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
         declare(f"{name}(Tensor self, Tensor other) -> Tensor",
