@@ -102,11 +102,13 @@ def _isinf(self):
 
 
 def _isposinf(self):
+    """True where an element of `input` is +inf."""
     return self.eq(math.inf) if self._dtype.is_floating_point else \
         self.new_zeros(self._shape, dtype=dt.bool)
 
 
 def _isneginf(self):
+    """True where an element of `input` is -inf."""
     return self.eq(-math.inf) if self._dtype.is_floating_point else \
         self.new_zeros(self._shape, dtype=dt.bool)
 
@@ -195,10 +197,12 @@ def _logical_and(self, other):
 
 
 def _logical_or(self, other):
+    """(self != 0) or (other != 0)."""
     return self.ne(0).bitwise_or(_nonzero(other))
 
 
 def _logical_xor(self, other):
+    """(self != 0) xor (other != 0)."""
     return self.ne(0).bitwise_xor(_nonzero(other))
 
 

@@ -518,18 +518,26 @@ def _d_norm(ctx, grad):
 def _declare_all() -> None:
     red = dict(family="reduction", flops=flops_reduction)
     declare("sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(),
+            doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
+                "(int64 for integer and bool inputs by default).", **red)
     declare("prod(Tensor self, Dim? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",),
+            doc="The product of the elements of `input` along `dim` (all when None), in "
+                "`dtype` (int64 for integer and bool inputs by default).", **red)
     declare("mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
             "-> Tensor", _meta_mean, impl=_mean, **red)
     extremum = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
     declare("amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
-            _meta_extremum("amax"), **extremum)
+            _meta_extremum("amax"),
+            doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "
+                "the gradient is shared evenly among tied maxima.", **extremum)
     declare("amin(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
             _meta_extremum("amin"), impl=_amin, **extremum)
     declare("argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
-            _meta_arg("argmax"), differentiable=False, **red)
+            _meta_arg("argmax"), differentiable=False,
+            doc="The index of the first maximum of `input` along `dim` (of the flattened "
+                "input when None); a NaN counts as the maximum.", **red)
     declare("argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
             _meta_arg("argmin"), impl=_argmin, differentiable=False, **red)
     for op, pointwise in (("max", "maximum"), ("min", "minimum")):
@@ -542,9 +550,13 @@ def _declare_all() -> None:
         declare(f"{op}(Tensor self, Dim[]? dim=None, bool keepdim=False) -> Tensor",
                 _meta_logical(op), impl=fn, differentiable=False, **red)
     declare("cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumsum, saves=(), inplace=True, **red)
+            derivative=_d_cumsum, saves=(), inplace=True,
+            doc="The running sum of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     declare("cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True, **red)
+            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True,
+            doc="The running product of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     var_args = "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, " \
                "Scalar? correction=None) -> Tensor"
     declare("var" + var_args, _meta_var_std("var"), impl=_var, **red)

@@ -160,7 +160,7 @@ def _scipy_unary(name: str, fn: str):
     def impl(self):
         return _unary(self, fn)
     impl.__name__ = f"_{name}"
-    impl.__doc__ = f"The special function {fn} of self (elementwise)."
+    impl.__doc__ = f"``{name}``: the special function {fn} of each element of `input`."
     return impl
 
 
@@ -349,9 +349,13 @@ def _polynomial(name: str):
 def _declare_all() -> None:
     prim = dict(differentiable=False, flops=flops_pointwise, method=False)
     declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
-            family="unary", **prim)
+            family="unary",
+            doc="The scipy.special-style function `name` of each element of `input` (the "
+                "primitive behind the unary special functions).", **prim)
     declare("_binary_special(Tensor|Scalar self, Tensor|Scalar other, str name) -> Tensor",
-            _meta_binary_special, family="binary", **prim)
+            _meta_binary_special, family="binary",
+            doc="The two-argument special function `name` of `input` and `other`, broadcast "
+                "(the primitive behind gcd, nextafter, zeta, ...).", **prim)
 
     un = dict(family="unary", flops=flops_pointwise)
     declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
