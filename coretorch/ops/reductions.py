@@ -29,7 +29,7 @@ from .pointwise import binary_spec
 
 _T = TensorImpl
 
-__all__ = ["flops_reduction", "reduction_dims", "restore_reduced"]
+__all__ = ["flops_reduction", "reduction_dims", "restore_reduced", "grad_at_indices"]
 
 
 def flops_reduction(result, self, *args) -> int:
@@ -237,20 +237,24 @@ def _extremum_dim(op: str):
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return result(values, idx)
     impl.__name__ = f"_{op}_dim"
-    impl.__doc__ = (f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
-                    f"NaN): {arg} + gather.")
     return impl
+
+
+def grad_at_indices(self, grad, dim: int, indices):
+    """The gradient for `self` of values taken from it at `indices` along `dim` (max/min's
+    values, cummax's running extremes): `grad` summed into zeros at those indices; a 0-d
+    `self` takes `grad` as it is."""
+    if not self._shape:
+        return grad
+    return grad.new_zeros(self._shape).scatter_add(dim, indices, grad)
 
 
 def _d_extremum_dim(ctx, grad, grad_indices=None):
     """The gradient of `values` goes to the selected element of each slice."""
-    self = ctx.self
-    if not self._shape:
-        return (grad,)
     d, indices = ctx.dim, ctx.result[1]
-    if not ctx.keepdim:
+    if not ctx.keepdim and ctx.self._shape:
         grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
-    return (grad.new_zeros(self._shape).scatter(d, indices, grad),)
+    return (grad_at_indices(ctx.self, grad, d, indices),)
 
 
 def _meta_max_min(op: str, pointwise: str):
@@ -543,7 +547,9 @@ def _declare_all() -> None:
     for op, pointwise in (("max", "maximum"), ("min", "minimum")):
         declare(f"_{op}_dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor, Tensor)",
                 _meta_extremum_dim(op), impl=_extremum_dim(op), derivative=_d_extremum_dim,
-                saves=(), save_result=True, out=False, **red)
+                saves=(), save_result=True, out=False,
+                doc=f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
+                    f"NaN): arg{op} + gather.", **red)
         declare(f"{op}(Tensor self, Tensor|Scalar? dim=None, bool keepdim=False) -> Any",
                 _meta_max_min(op, pointwise), impl=_max_min(op, pointwise), family="reduction")
     for op, fn in (("any", _any), ("all", _all)):
