@@ -15,7 +15,8 @@ from ..tensor.impl import shape_numel
 from .declare import declare, op_named as _op
 from .meta_rules import common_device
 
-__all__ = ["conv_output_size", "conv_pads", "named_pads", "symmetric_pads", "pool_output_size", "window_stride", "flops_conv2d"]
+__all__ = ["conv_output_size", "conv_pads", "named_pads", "symmetric_pads", "check_conv_ranks",
+           "check_conv_dtypes", "pool_output_size", "window_stride", "flops_conv2d"]
 
 
 # ---- convolutions ------------------------------------------------------------------------------
@@ -73,18 +74,28 @@ def symmetric_pads(op: str, padding, per_dim: tuple) -> tuple:
 _KERNEL_DIMS = {1: "kL", 2: "kH, kW"}
 
 
-def _check_conv_operands(op: str, n: int, input, weight, bias, groups: int) -> None:
-    """Shapes and dtypes of a conv{n}d's input, weight and bias (PyTorch's messages)."""
+def check_conv_ranks(op: str, n: int, input, weight, weight_dims: str) -> None:
+    """An n-d convolution's (unbatched or batched) input and its weight of n + 2 dims (named
+    `weight_dims` in the message), in PyTorch's words; also the transposed ones'."""
     if len(input._shape) not in (n + 1, n + 2):
         raise RuntimeError(f"{op}(): Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
                            f"to {op}, but got input of size: {list(input._shape)}")
     if len(weight._shape) != n + 2:
-        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions (out_channels, "
-                           f"in_channels/groups, {_KERNEL_DIMS[n]}), got size "
-                           f"{list(weight._shape)}")
+        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions ({weight_dims}), got "
+                           f"size {list(weight._shape)}")
+
+
+def check_conv_dtypes(op: str, input, weight) -> None:
+    """A convolution's input and weight share one non-bool dtype."""
     if input._dtype is not weight._dtype or input._dtype is dt.bool:
         raise RuntimeError(f"{op}(): expected input and weight of the same non-bool dtype, got "
                            f"input {input._dtype.name} and weight {weight._dtype.name}")
+
+
+def _check_conv_operands(op: str, n: int, input, weight, bias, groups: int) -> None:
+    """Shapes and dtypes of a conv{n}d's input, weight and bias (PyTorch's messages)."""
+    check_conv_ranks(op, n, input, weight, f"out_channels, in_channels/groups, {_KERNEL_DIMS[n]}")
+    check_conv_dtypes(op, input, weight)
     c_out, c_in_g = weight._shape[:2]
     if groups > 0:
         if c_out % groups:
