@@ -299,11 +299,11 @@ def _randperm_ref(n, *, dtype=None, **_):
     return np.empty((n,), dtype or np.int64)
 
 
-def _random(name: str, dtypes, ref, value_range, samples) -> OpInfo:
+def _random(name: str, dtypes, ref, value_range, samples, **kwargs) -> OpInfo:
     """The OpInfo of a random op: its values are checked against `value_range` (the reference
-    gives only shape and dtype); no autograd."""
+    gives only shape and dtype); no autograd. `kwargs` go to OpInfo."""
     return OpInfo(name, dtypes=dtypes, ref=ref, value_range=value_range,
-                  sample_inputs_func=samples, random=True, supports_autograd=False)
+                  sample_inputs_func=samples, random=True, supports_autograd=False, **kwargs)
 
 OPS: list[OpInfo] = [
     OpInfo("empty", dtypes=DTYPES, ref=_np_factory(np.empty), check_values=False,

@@ -274,10 +274,10 @@ def _neg_ref(xs):
     return [-x for x in xs]
 
 
-def _foreach(name: str, ref, samples) -> OpInfo:
+def _foreach(name: str, ref, samples, **kwargs) -> OpInfo:
     """The OpInfo of a foreach op (float lists; the in-place forms return their written list:
-    compared with numpy and PyTorch alike)."""
-    return OpInfo(name, dtypes=FLOATS, ref=ref, sample_inputs_func=samples)
+    compared with numpy and PyTorch alike); `kwargs` go to OpInfo (``tol=``, ...)."""
+    return OpInfo(name, dtypes=FLOATS, ref=ref, sample_inputs_func=samples, **kwargs)
 
 
 OPS = [
