@@ -470,6 +470,8 @@ class Module:
                                   f'Tensor-like object from checkpoint but received '
                                   f'{type(value)}')
                 continue
+            if param._shape == () and value._shape == (1,):
+                value = value[0]  # as PyTorch: a 1-element 1-d entry loads into a 0-d one
             if value._shape != param._shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
