@@ -89,6 +89,10 @@ from . import accelerator, backends, onnx  # noqa: E402,F401
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")
+from .layout import layout, strided, sparse_coo  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401  (sparse COO tensors; registers their kernels)
+from .sparse.functional import sparse_coo_tensor  # noqa: E402,F401
+from .sparse import spmm  # noqa: E402,F401
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor.legacy import legacy_types as _legacy_types  # noqa: E402
 

@@ -1,0 +1,45 @@
+"""Sparse COO tensors (``torch.sparse``): `coretorch.sparse_coo_tensor`, `Tensor.to_sparse`,
+`mm`, `sum`, `softmax`. A sparse tensor is a `SparseTensor` holding dense indices and values;
+its operations are composites of dense ops, so they run on every backend and autograd
+reaches the values and the dense operands."""
+from __future__ import annotations
+
+from ..tensor.tensor import Tensor
+from . import functional as _F
+from .kernels import register_sparse_kernels
+from .tensor import SparseTensor
+
+__all__ = ["SparseTensor", "mm", "sum", "softmax", "addmm", "spmm"]
+
+register_sparse_kernels()
+
+
+def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product with a sparse COO matrix (either side) and a dense one: dense result;
+    the gradient flows to the dense matrix and to the sparse values."""
+    return _F.mm(mat1, mat2)
+
+
+spmm = mm
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1,
+          alpha: float = 1) -> Tensor:
+    """``beta * mat + alpha * (mat1 @ mat2)`` with a sparse `mat1`."""
+    return mat * beta + _F.mm(mat1, mat2) * alpha
+
+
+def sum(input: Tensor, dim=None, dtype=None) -> Tensor:  # noqa: A001 (torch.sparse.sum)
+    """Sum of a sparse tensor over `dim` (all dims by default): dense when every sparse dim is
+    reduced, sparse otherwise."""
+    if not isinstance(input, SparseTensor):
+        raise RuntimeError("sparse.sum(): expected a sparse_coo tensor; use Tensor.sum for "
+                           "dense ones")
+    return _F.sum(input, dim, dtype)
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """Softmax along sparse dim `dim` over the specified elements only (unspecified ones are
+    treated as -inf): a sparse tensor on the same indices."""
+    return _F.softmax(input, dim, dtype)
+

@@ -1,0 +1,266 @@
+"""Sparse COO tensors: construction and validation, printing (PyTorch's format), coalesce,
+dense <-> sparse, sparse @ dense with gradients to the dense operand and to the values
+(gradcheck in float64), sparse.sum/softmax, the clear refusal of dense-only ops, the meta
+device (shapes), and a 2-layer GCN on a sparse normalized adjacency against the dense
+adjacency and PyTorch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import coretorch as ct
+from coretorch.autograd.gradcheck import gradcheck
+
+IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]      # (0, 2) twice: uncoalesced
+VAL = [3.0, 4.0, 5.0, 1.0]
+
+
+def _dense_ref(idx, val, size) -> np.ndarray:
+    out = np.zeros(size, dtype=np.float64)
+    np.add.at(out, tuple(np.asarray(idx)), np.asarray(val, dtype=np.float64))
+    return out
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+# ---- construction ---------------------------------------------------------------------------
+
+def test_construction_and_metadata(data_device):
+    s = ct.sparse_coo_tensor(IDX, VAL, (2, 3), device=data_device)
+    assert s.is_sparse and s.layout is ct.sparse_coo and ct.ones(2).layout is ct.strided
+    assert not ct.ones(2).is_sparse
+    assert s.shape == (2, 3) and s.dtype is ct.float32 and s.device.type == data_device
+    assert (s.sparse_dim(), s.dense_dim(), s._nnz(), s.ndim) == (2, 0, 4, 2)
+    assert not s.is_coalesced()
+    np.testing.assert_array_equal(_np(s._indices()), IDX)
+    np.testing.assert_array_equal(_np(s.to_dense()), _dense_ref(IDX, VAL, (2, 3)))
+    # size inferred from the indices; dense dims from the values
+    assert ct.sparse_coo_tensor(IDX, VAL, device=data_device).shape == (2, 3)
+    h = ct.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], device=data_device)
+    assert h.shape == (3, 2) and (h.sparse_dim(), h.dense_dim()) == (1, 1)
+    np.testing.assert_array_equal(_np(h.to_dense()), [[1, 2], [0, 0], [3, 4]])
+    assert ct.sparse_coo_tensor([[1]], [2.0], (3,)).is_coalesced()  # nnz <= 1, as PyTorch
+
+
+def test_construction_dtype_and_sharing():
+    v = ct.tensor([1.0, 2.0])
+    s = ct.sparse_coo_tensor([[0, 1]], v, (2,))
+    assert s._values().data_ptr() == v.data_ptr()       # no copy, as PyTorch
+    assert not v.requires_grad and s.requires_grad_().requires_grad and not v.requires_grad
+    d = ct.sparse_coo_tensor([[0, 1]], [1, 2], (2,), dtype=ct.float64)
+    assert d.dtype is ct.float64 and d.double().dtype is ct.float64
+    assert d.float().dtype is ct.float32 and d.float().is_sparse
+
+
+@pytest.mark.parametrize("args,kwargs,match", [
+    (([0, 1], [1.0, 2.0]), {}, r"indices must be sparse_dim x nnz, but got: \[2\]"),
+    (([[0, 1, 2]], [1.0, 2.0]), {}, "same nnz, but got nnz from indices: 3, nnz from values: 2"),
+    (([[0, 2]], [1.0, 2.0], (2,)), {}, "for dim 0, size is 2 but found index 2"),
+    (([[0, -1]], [1.0, 2.0], (2,)), {}, "found negative index -1 for dim 0"),
+    (([[0, 1]], [1.0, 2.0], (2, 3)), {}, r"sparse_dim \(1\) \+ dense_dim \(0\), but got 2"),
+    (([[0, 1]], [[1.0], [2.0]], (2, 3)), {}, r"values has incorrect size, expected \[2, 3\]"),
+    ((ct.tensor([[0, 1]], dtype=ct.int32), [1.0, 2.0]), {}, "indices must be an int64 tensor"),
+    (([[0]], 1.0), {}, "values must have at least one dim"),
+])
+def test_construction_errors(args, kwargs, match):
+    with pytest.raises(RuntimeError, match=match):
+        ct.sparse_coo_tensor(*args, **kwargs)
+
+
+# ---- printing -------------------------------------------------------------------------------
+
+def _reprs():
+    yield "plain", lambda m: m.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3.0, 4.0, 5.0], (2, 3))
+    yield "dense dims", lambda m: m.sparse_coo_tensor([[0, 2]], [[1.5, 2.0], [3.0, 4.25]], (3, 2))
+    yield "float64 grad", lambda m: m.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (5,),
+                                                         dtype=m.float64, requires_grad=True)
+    yield "empty", lambda m: m.sparse_coo_tensor(m.zeros((2, 0), dtype=m.int64), m.zeros(0),
+                                                 (2, 2))
+
+
+@pytest.mark.parametrize("name,make", list(_reprs()), ids=[n for n, _ in _reprs()])
+def test_repr_matches_pytorch(name, make):
+    torch = pytest.importorskip("torch")
+    assert repr(make(ct)) == repr(make(torch)).replace("torch.", "coretorch.")
+
+
+def test_repr_meta():
+    s = ct.sparse_coo_tensor(ct.zeros((2, 3), dtype=ct.int64, device="meta"),
+                             ct.zeros(3, device="meta"), (4, 4))
+    assert repr(s) == ("tensor(indices=tensor(..., size=(2, 3)),\n"
+                       "       values=tensor(..., size=(3,)),\n"
+                       "       device='meta', size=(4, 4), layout=coretorch.sparse_coo)")
+
+
+# ---- coalesce and conversions -----------------------------------------------------------------
+
+def test_coalesce(data_device):
+    s = ct.sparse_coo_tensor([[1, 0, 1, 0], [2, 2, 0, 2]], [1.0, 2.0, 3.0, 4.0], (2, 3),
+                             device=data_device)
+    with pytest.raises(RuntimeError, match="uncoalesced tensor, please call .coalesce"):
+        s.indices()
+    c = s.coalesce()
+    assert c.is_coalesced() and c._nnz() == 3 and c.coalesce() is c
+    np.testing.assert_array_equal(_np(c.indices()), [[0, 1, 1], [2, 0, 2]])
+    np.testing.assert_array_equal(_np(c.values()), [6.0, 3.0, 1.0])
+    np.testing.assert_array_equal(_np(c.to_dense()), _np(s.to_dense()))
+
+
+def test_to_sparse_roundtrip_and_grad(data_device):
+    x = ct.tensor([[0.0, 2.0, 0.0], [1.5, 0.0, -3.0]], dtype=ct.float64, device=data_device,
+                  requires_grad=True)
+    s = x.to_sparse()
+    assert s.is_coalesced() and s._nnz() == 3
+    np.testing.assert_array_equal(_np(s.indices()), [[0, 1, 1], [1, 0, 2]])
+    np.testing.assert_array_equal(_np(s.to_dense()), _np(x))
+    (s.to_dense() * ct.arange(6, dtype=ct.float64, device=data_device).reshape(2, 3)).sum()\
+        .backward()
+    np.testing.assert_array_equal(_np(x.grad), [[0, 1, 0], [3, 0, 5]])  # only at non-zeros
+    h = ct.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]], device=data_device).to_sparse(1)
+    assert (h.sparse_dim(), h.dense_dim(), h._nnz()) == (1, 1, 2)
+    np.testing.assert_array_equal(_np(h.values()), [[1, 0], [0, 2]])
+    assert x.to_dense() is x and x.sparse_dim() == 0 and x.dense_dim() == 2
+
+
+def test_to_device_detach_clone(data_device):
+    s = ct.sparse_coo_tensor(IDX, VAL, (2, 3), requires_grad=True)
+    t = s.to(data_device)
+    assert t.is_sparse and t.device.type == data_device and t._indices().device.type == data_device
+    assert s.to("cpu") is s
+    d = s.detach()
+    assert d.is_sparse and not d.requires_grad and s.requires_grad
+    c = s.clone()
+    assert c.is_sparse and c.grad_fn is not None
+    np.testing.assert_array_equal(_np(c.to_dense()), _np(s.to_dense()))
+
+
+# ---- products and gradients ----------------------------------------------------------------
+
+def _pair(device, requires_grad=True):
+    rng = np.random.default_rng(0)
+    idx = np.array([[0, 2, 1, 2, 0, 3], [1, 0, 3, 0, 4, 4]])
+    val = ct.tensor(rng.standard_normal(6), dtype=ct.float64, device=device,
+                    requires_grad=requires_grad)
+    dense = ct.tensor(rng.standard_normal((5, 3)), dtype=ct.float64, device=device,
+                      requires_grad=requires_grad)
+    return idx, val, dense
+
+
+def test_mm_forward_and_gradients(data_device):
+    idx, val, dense = _pair(data_device)
+    s = ct.sparse_coo_tensor(idx, val, (4, 5))
+    ref = _dense_ref(idx, _np(val), (4, 5))
+    for out in (ct.sparse.mm(s, dense), ct.spmm(s, dense), ct.mm(s, dense), s @ dense,
+                ct.matmul(s, dense), s.mm(dense)):
+        np.testing.assert_allclose(_np(out), ref @ _np(dense), rtol=1e-12)
+    w = ct.tensor(np.arange(12.0).reshape(4, 3), dtype=ct.float64, device=data_device)
+    (ct.sparse.mm(s, dense) * w).sum().backward()
+    np.testing.assert_allclose(_np(dense.grad), ref.T @ _np(w), rtol=1e-12)
+    # d/d a[r, c] = (w @ dense.T)[r, c] at each stored (r, c), duplicates included
+    full = _np(w) @ _np(dense).T
+    np.testing.assert_allclose(_np(val.grad), full[idx[0], idx[1]], rtol=1e-12)
+
+
+def test_mm_gradcheck():
+    idx, val, dense = _pair("cpu")
+    assert gradcheck(lambda v, d: ct.sparse.mm(ct.sparse_coo_tensor(idx, v, (4, 5)), d),
+                     (val, dense))
+    assert gradcheck(lambda v, d: ct.sparse_coo_tensor(idx, v, (4, 5)).coalesce().to_dense()
+                     * 1.5, (val, dense[:4, :1].detach()))
+    assert gradcheck(lambda v: ct.sparse.softmax(ct.sparse_coo_tensor(idx, v, (4, 5)),
+                                                 1)._values(), (val,))
+
+
+def test_dense_times_sparse_and_vector(data_device):
+    idx, val, dense = _pair(data_device, requires_grad=False)
+    s = ct.sparse_coo_tensor(idx, val, (4, 5))
+    ref = _dense_ref(idx, _np(val), (4, 5))
+    left = ct.tensor(np.ones((2, 4)), dtype=ct.float64, device=data_device)
+    np.testing.assert_allclose(_np(ct.mm(left, s)), _np(left) @ ref, rtol=1e-12)
+    np.testing.assert_allclose(_np(s @ dense[:, 0]), ref @ _np(dense[:, 0]), rtol=1e-12)
+    np.testing.assert_allclose(_np(s.t().to_dense()), ref.T)
+    with pytest.raises(RuntimeError, match=r"shapes cannot be multiplied \(4x5 and 4x3\)"):
+        ct.sparse.mm(s, dense[:4])
+    with pytest.raises(RuntimeError, match="sparse @ sparse is not supported"):
+        ct.sparse.mm(s, s.t())
+
+
+def test_sparse_leaf_grad_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    idx, val, dense = _pair("cpu", requires_grad=False)
+    s = ct.sparse_coo_tensor(idx, val, (4, 5), requires_grad=True)
+    ct.sparse.mm(s, dense).pow(2).sum().backward()
+    ts = torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(_np(val)), (4, 5),
+                                 requires_grad=True)
+    torch.sparse.mm(ts, torch.tensor(_np(dense))).pow(2).sum().backward()
+    assert s.grad.is_sparse and s.grad.shape == (4, 5)
+    np.testing.assert_allclose(_np(s.grad.to_dense()), ts.grad.to_dense().numpy(), rtol=1e-12)
+    s.grad = None
+    assert s.grad is None
+
+
+def test_sum_softmax_add_mul(data_device):
+    s = ct.sparse_coo_tensor(IDX, VAL, (2, 3), device=data_device)
+    ref = _dense_ref(IDX, VAL, (2, 3))
+    assert float(s.sum()) == float(ct.sparse.sum(s)) == ref.sum()
+    r = ct.sparse.sum(s, 1)
+    assert r.is_sparse and r.shape == (2,)
+    np.testing.assert_array_equal(_np(r.to_dense()), ref.sum(1))
+    full = ct.sparse.sum(s, (0, 1))
+    assert not full.is_sparse and float(full) == ref.sum()
+    h = ct.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], device=data_device)
+    np.testing.assert_array_equal(_np(ct.sparse.sum(h, 1).to_dense()), [3, 0, 7])
+    np.testing.assert_array_equal(_np(ct.sparse.sum(h, 0)), [4, 6])
+    sm = ct.sparse.softmax(s.coalesce(), 1)
+    # row 0 holds (0, 2) = 3 + 1; row 1 holds 4 and 5: softmax over the specified ones only
+    e = np.exp([4.0 - 5.0, 5.0 - 5.0])
+    np.testing.assert_allclose(_np(sm.values()), [1.0, *(e / e.sum())], rtol=1e-6)
+    np.testing.assert_array_equal(_np((s + s).to_dense()), 2 * ref)
+    np.testing.assert_array_equal(_np((ct.ones(2, 3, device=data_device) + s)), 1 + ref)
+    np.testing.assert_array_equal(_np((s * 2).to_dense()), 2 * ref)
+    np.testing.assert_array_equal(_np((-s).to_dense()), -ref)
+
+
+def test_softmax_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    idx, val, _ = _pair("cpu", requires_grad=False)
+    big = _np(val) * 400                      # rows far apart: needs the per-row max
+    ours = ct.sparse.softmax(ct.sparse_coo_tensor(idx, big, (4, 5)).coalesce(), 0)
+    theirs = torch.sparse.softmax(torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(big),
+                                                          (4, 5)).coalesce(), 0)
+    np.testing.assert_allclose(_np(ours.to_dense()), theirs.to_dense().numpy(), rtol=1e-12)
+
+
+# ---- refusals -------------------------------------------------------------------------------
+
+def test_dense_only_ops_refuse_clearly():
+    s = ct.sparse_coo_tensor(IDX, VAL, (2, 3))
+    for call, op in [(lambda: ct.exp(s), "exp"), (lambda: s.relu(), "relu"),
+                     (lambda: s.view(6), "view"), (lambda: s.numpy(), "numpy"),
+                     (lambda: s[0], "__getitem__"), (lambda: s.stride(), "stride"),
+                     (lambda: s.item(), "item"), (lambda: ct.cat([s, s]), "cat"),
+                     (lambda: ct.nn.functional.linear(s, ct.ones(2, 3)), None)]:
+        with pytest.raises(RuntimeError, match="sparse_coo tensors are not supported; call "
+                                               r"\.to_dense\(\) first") as e:
+            call()
+        assert op is None or str(e.value).startswith(f"{op}()")
+    with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
+        s + ct.ones(2, 3)
+    with pytest.raises(RuntimeError, match="indices expected sparse coordinate tensor layout"):
+        ct.ones(2).indices()
+
+
+# ---- meta: shapes only ----------------------------------------------------------------------
+
+def test_meta_shapes():
+    i = ct.zeros((2, 7), dtype=ct.int64, device="meta")
+    s = ct.sparse_coo_tensor(i, ct.zeros(7, device="meta", requires_grad=True), (4, 5))
+    assert s.device.type == "meta" and s.shape == (4, 5)
+    d = ct.zeros(5, 3, device="meta")
+    out = ct.sparse.mm(s, d)
+    assert out.shape == (4, 3) and out.device.type == "meta" and out.requires_grad
+    assert s.to_dense().shape == (4, 5) and (s @ d[:, 0]).shape == (4,)
+    with pytest.raises(RuntimeError, match="size= is needed on 'meta'"):
+        ct.sparse_coo_tensor(i, ct.zeros(7, device="meta"))
