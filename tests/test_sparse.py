@@ -264,3 +264,81 @@ def test_meta_shapes():
     assert s.to_dense().shape == (4, 5) and (s @ d[:, 0]).shape == (4,)
     with pytest.raises(RuntimeError, match="size= is needed on 'meta'"):
         ct.sparse_coo_tensor(i, ct.zeros(7, device="meta"))
+
+
+# ---- a graph network: 2-layer GCN on a sparse normalized adjacency ----------------------------
+
+def _graph(n: int = 7):
+    """Edges of a small undirected graph, and D^-1/2 (A + I) D^-1/2 as COO indices and values."""
+    edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (0, 6), (1, 4)]
+    a = np.eye(n)
+    for i, j in edges:
+        a[i, j] = a[j, i] = 1.0
+    dinv = 1.0 / np.sqrt(a.sum(1))
+    norm = dinv[:, None] * a * dinv[None, :]
+    idx = np.array(np.nonzero(norm))
+    return idx, norm[idx[0], idx[1]], norm
+
+
+class _GCN(ct.nn.Module):
+    def __init__(self, w1: np.ndarray, w2: np.ndarray):
+        super().__init__()
+        self.lin1 = ct.nn.Linear(*w1.shape[::-1], bias=False, dtype=ct.float64)
+        self.lin2 = ct.nn.Linear(*w2.shape[::-1], bias=False, dtype=ct.float64)
+        with ct.no_grad():
+            self.lin1.weight.copy_(ct.tensor(w1))
+            self.lin2.weight.copy_(ct.tensor(w2))
+
+    def forward(self, x, adj):
+        h = ct.spmm(adj, self.lin1(x)) if adj.is_sparse else adj @ self.lin1(x)
+        return adj @ self.lin2(ct.nn.functional.relu(h))
+
+
+def _gcn_run(adj, feats, labels, w1, w2, steps: int = 3):
+    """Losses and final gradients of a few SGD steps (adjacency values require grad)."""
+    model = _GCN(w1, w2)
+    opt = ct.optim.SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ct.nn.functional.cross_entropy(model(feats, adj), labels)
+        loss.backward()
+        losses.append(loss.item())
+        opt.step()
+    return losses, model.lin1.weight.grad, model.lin2.weight.grad
+
+
+def test_gcn_sparse_adjacency_matches_dense_and_pytorch():
+    rng = np.random.default_rng(1)
+    idx, vals, norm = _graph()
+    x, y = rng.standard_normal((7, 4)), np.array([0, 1, 2, 0, 1, 2, 0])
+    w1, w2 = rng.standard_normal((5, 4)) * 0.5, rng.standard_normal((3, 5)) * 0.5
+    feats, labels = ct.tensor(x), ct.tensor(y)
+    sv = ct.tensor(vals, requires_grad=True)
+    sparse_adj = ct.sparse_coo_tensor(idx, sv, (7, 7))
+    dense_adj = ct.tensor(norm, requires_grad=True)
+    s_loss, s_g1, s_g2 = _gcn_run(sparse_adj, feats, labels, w1, w2)
+    d_loss, d_g1, d_g2 = _gcn_run(dense_adj, feats, labels, w1, w2)
+    np.testing.assert_allclose(s_loss, d_loss, rtol=1e-12)
+    np.testing.assert_allclose(_np(s_g1), _np(d_g1), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(_np(s_g2), _np(d_g2), rtol=1e-10, atol=1e-14)
+    # the adjacency's own gradient: per stored value, the dense gradient at its position
+    np.testing.assert_allclose(_np(sv.grad), _np(dense_adj.grad)[idx[0], idx[1]], rtol=1e-10)
+
+    torch = pytest.importorskip("torch")
+    tw1 = torch.tensor(w1, requires_grad=True)
+    tw2 = torch.tensor(w2, requires_grad=True)
+    tadj = torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(vals), (7, 7))
+    opt = torch.optim.SGD([tw1, tw2], lr=0.5)
+    t_loss = []
+    for _ in range(3):
+        opt.zero_grad()
+        h = torch.relu(torch.spmm(tadj, torch.tensor(x) @ tw1.T))
+        loss = torch.nn.functional.cross_entropy(torch.sparse.mm(tadj, h @ tw2.T),
+                                                 torch.tensor(y))
+        loss.backward()
+        t_loss.append(loss.item())
+        opt.step()
+    np.testing.assert_allclose(s_loss, t_loss, rtol=1e-12)
+    np.testing.assert_allclose(_np(s_g1), tw1.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(_np(s_g2), tw2.grad.numpy(), rtol=1e-10, atol=1e-14)
