@@ -342,3 +342,18 @@ def test_gcn_sparse_adjacency_matches_dense_and_pytorch():
     np.testing.assert_allclose(s_loss, t_loss, rtol=1e-12)
     np.testing.assert_allclose(_np(s_g1), tw1.grad.numpy(), rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(_np(s_g2), tw2.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_save_load_roundtrip(tmp_path):
+    s = ct.sparse_coo_tensor(IDX, VAL, (2, 3), dtype=ct.float64, requires_grad=True)
+    h = ct.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]]).coalesce()
+    ct.save({"adj": s, "h": h, "w": ct.ones(2)}, tmp_path / "ckpt.pt")
+    got = ct.load(tmp_path / "ckpt.pt")
+    a = got["adj"]
+    assert a.is_sparse and a.shape == (2, 3) and a.dtype is ct.float64 and a.requires_grad
+    assert a.is_leaf and not a.is_coalesced() and got["h"].is_coalesced()
+    np.testing.assert_array_equal(_np(a._indices()), IDX)
+    np.testing.assert_array_equal(_np(a.to_dense()), _np(s.to_dense()))
+    np.testing.assert_array_equal(_np(got["h"].to_dense()), _np(h.to_dense()))
+    meta = ct.load(tmp_path / "ckpt.pt", map_location="meta")["adj"]
+    assert meta.is_sparse and meta.device.type == "meta" and meta.shape == (2, 3)
