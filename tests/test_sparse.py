@@ -357,3 +357,15 @@ def test_save_load_roundtrip(tmp_path):
     np.testing.assert_array_equal(_np(got["h"].to_dense()), _np(h.to_dense()))
     meta = ct.load(tmp_path / "ckpt.pt", map_location="meta")["adj"]
     assert meta.is_sparse and meta.device.type == "meta" and meta.shape == (2, 3)
+
+
+def test_cpu_runs_scipy_kernel_equal_to_composite():
+    from coretorch.dispatch.keys import DispatchKey
+    decl = ct.ops.REGISTRY["_sparse_coo_mm"]
+    assert decl.op.has_kernel(DispatchKey.get("CPU"))   # scipy.sparse csr @ dense
+    rng = np.random.default_rng(3)
+    idx = ct.tensor(rng.integers(0, 50, size=(2, 400)))
+    vals, dense = ct.tensor(rng.standard_normal(400)), ct.tensor(rng.standard_normal((50, 8)))
+    native = ct.sparse.mm(ct.sparse_coo_tensor(idx, vals, (50, 50)), dense)
+    composite = decl.impl(idx, vals, dense, 50)        # index_add of values * dense rows
+    np.testing.assert_allclose(_np(native), _np(composite), rtol=1e-12, atol=1e-12)

@@ -181,11 +181,7 @@ def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
     if mat1._dtype is not mat2._dtype:
         raise RuntimeError(f"mm(): expected mat1 and mat2 to have the same dtype, but got: "
                            f"{mat1._dtype.name} != {mat2._dtype.name}")
-    rows, cols = mat1._indices_t[0], mat1._indices_t[1]
-    # each stored a[r, c] adds a[r, c] * mat2[c] to row r of the result
-    contrib = mat1._values_t.unsqueeze(1) * mat2.index_select(0, cols)
-    out = _op("zeros")((m, n), dtype=mat2._dtype, device=mat2._device)
-    return out.index_add(0, rows, contrib)
+    return _op("_sparse_coo_mm")(mat1._indices_t, mat1._values_t, mat2, m)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
