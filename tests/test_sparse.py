@@ -250,6 +250,15 @@ def test_dense_only_ops_refuse_clearly():
         s + ct.ones(2, 3)
     with pytest.raises(RuntimeError, match="indices expected sparse coordinate tensor layout"):
         ct.ones(2).indices()
+    # factories make strided tensors only: another layout is refused, never silently dense
+    assert ct.zeros(2, layout=ct.strided).layout is ct.strided
+    for make in (lambda: ct.zeros(2, 3, layout=ct.sparse_coo),
+                 lambda: ct.empty_like(ct.ones(2), layout=ct.sparse_coo),
+                 lambda: ct.arange(3, layout=ct.sparse_coo)):
+        with pytest.raises(RuntimeError, match="layout=coretorch.sparse_coo is not supported"):
+            make()
+    with pytest.raises(TypeError, match="argument 'layout' must be coretorch.layout, not str"):
+        ct.zeros(2, layout="strided")
 
 
 # ---- meta: shapes only ----------------------------------------------------------------------
