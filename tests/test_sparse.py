@@ -5,6 +5,8 @@ device (shapes), and a 2-layer GCN on a sparse normalized adjacency against the 
 adjacency and PyTorch."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -133,6 +135,9 @@ def test_to_device_detach_clone(data_device):
     assert d.is_sparse and not d.requires_grad and s.requires_grad
     c = s.clone()
     assert c.is_sparse and c.grad_fn is not None
+    assert s.cpu() is s and s.data.is_sparse and not s.data.requires_grad
+    k = copy.deepcopy(s)
+    assert k.is_sparse and k.is_leaf and k.requires_grad and k._values() is not s._values()
     np.testing.assert_array_equal(_np(c.to_dense()), _np(s.to_dense()))
 
 

@@ -176,6 +176,15 @@ class SparseTensor(Tensor):
             return self
         return self._with_values(values, self._indices_t.to(values._device))
 
+    def cpu(self, memory_format=None) -> "SparseTensor":
+        """This sparse tensor on the cpu (self if it is there already)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "SparseTensor":
+        """This sparse tensor on a cuda device (the current one, or `device`)."""
+        from ..ops.methods import cuda_device
+        return self.to(cuda_device(device))
+
     def __repr__(self, *, tensor_contents=None) -> str:
         from ..tensor.printing import sparse_coo_repr
         return sparse_coo_repr(self)
