@@ -1,10 +1,10 @@
 """Tensor layouts (``coretorch.strided``, ``coretorch.sparse_coo``), as ``torch.layout``."""
 from __future__ import annotations
 
-__all__ = ["layout", "strided", "sparse_coo"]
+__all__ = ["layout", "sparse_coo", "strided"]
 
 
-class layout:  # noqa: N801  (PyTorch's name)
+class layout:  # PyTorch's name (torch.layout)
     """How a tensor's elements are stored: `strided` (dense) or `sparse_coo` (indices and
     values of the specified elements)."""
 

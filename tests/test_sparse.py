@@ -223,7 +223,7 @@ def test_sum_softmax_add_mul(data_device):
     e = np.exp([4.0 - 5.0, 5.0 - 5.0])
     np.testing.assert_allclose(_np(sm.values()), [1.0, *(e / e.sum())], rtol=1e-6)
     np.testing.assert_array_equal(_np((s + s).to_dense()), 2 * ref)
-    np.testing.assert_array_equal(_np((ct.ones(2, 3, device=data_device) + s)), 1 + ref)
+    np.testing.assert_array_equal(_np(ct.ones(2, 3, device=data_device) + s), 1 + ref)
     np.testing.assert_array_equal(_np((s * 2).to_dense()), 2 * ref)
     np.testing.assert_array_equal(_np((-s).to_dense()), -ref)
 
@@ -383,3 +383,18 @@ def test_cpu_runs_scipy_kernel_equal_to_composite():
     native = ct.sparse.mm(ct.sparse_coo_tensor(idx, vals, (50, 50)), dense)
     composite = decl.impl(idx, vals, dense, 50)        # index_add of values * dense rows
     np.testing.assert_allclose(_np(native), _np(composite), rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_buffer_in_state_dict(tmp_path):
+    m = ct.nn.Linear(2, 2)
+    m.register_buffer("adj", ct.sparse_coo_tensor([[0, 1, 1]], [1.0, 2.0, 3.0], (3,)))
+    ct.save(m.state_dict(), tmp_path / "m.pt")
+    other = ct.nn.Linear(2, 2)
+    other.register_buffer("adj", ct.sparse_coo_tensor([[2]], [5.0], (3,)))
+    other.load_state_dict(ct.load(tmp_path / "m.pt"))
+    assert other.adj.is_sparse and other.adj._nnz() == 3
+    np.testing.assert_array_equal(_np(other.adj.to_dense()), [1, 5, 0])
+    with pytest.raises(RuntimeError, match="Parameter\\(\\): sparse_coo tensors are not supported"):
+        ct.nn.Parameter(m.adj)
+    with pytest.raises(RuntimeError, match="copy_\\(\\): sparse_coo tensors are not supported"):
+        ct.ones(3).copy_(m.adj)

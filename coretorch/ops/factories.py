@@ -123,7 +123,8 @@ def _meta_empty_strided(size, stride, dtype, layout, device, requires_grad, pin_
 
 
 def _meta_full(size, fill_value, dtype, layout, device, requires_grad, pin_memory):
-    return _spec("full", size, dt.scalar_dtype(fill_value) if dtype is None else dtype, device, layout)
+    return _spec("full", size, dt.scalar_dtype(fill_value) if dtype is None else dtype, device,
+                 layout)
 
 
 def _meta_eye(n, m, dtype, layout, device, requires_grad, pin_memory):
@@ -339,12 +340,14 @@ def _eye(n, m, dtype, layout, device, requires_grad, pin_memory):
 
 def _rand(size, generator, dtype, layout, device, requires_grad, pin_memory):
     """Uniform samples in [0, 1)."""
-    return alloc(*_spec("rand", size, dtype, device, layout)).uniform_(0.0, 1.0, generator=generator)
+    return alloc(*_spec("rand", size, dtype, device, layout)).uniform_(0.0, 1.0,
+                                                                      generator=generator)
 
 
 def _randn(size, generator, dtype, layout, device, requires_grad, pin_memory):
     """Standard normal samples."""
-    return alloc(*_spec("randn", size, dtype, device, layout)).normal_(0.0, 1.0, generator=generator)
+    return alloc(*_spec("randn", size, dtype, device, layout)).normal_(0.0, 1.0,
+                                                                      generator=generator)
 
 
 def _randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
@@ -383,7 +386,8 @@ def _full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memor
 
 def _random_like(draw):
     def like(self, generator, dtype, layout, device, requires_grad, pin_memory, memory_format):
-        return finish(draw(alloc(*_like_spec(self, dtype, device, layout)), generator), requires_grad)
+        t = alloc(*_like_spec(self, dtype, device, layout))
+        return finish(draw(t, generator), requires_grad)
     return like
 
 

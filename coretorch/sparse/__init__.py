@@ -9,7 +9,7 @@ from . import functional as _F
 from .kernels import register_sparse_kernels
 from .tensor import SparseTensor
 
-__all__ = ["SparseTensor", "mm", "sum", "softmax", "addmm", "spmm"]
+__all__ = ["SparseTensor", "addmm", "mm", "softmax", "spmm", "sum"]
 
 register_sparse_kernels()
 
@@ -29,7 +29,7 @@ def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1,
     return mat * beta + _F.mm(mat1, mat2) * alpha
 
 
-def sum(input: Tensor, dim=None, dtype=None) -> Tensor:  # noqa: A001 (torch.sparse.sum)
+def sum(input: Tensor, dim=None, dtype=None) -> Tensor:  # torch.sparse.sum's name
     """Sum of a sparse tensor over `dim` (all dims by default): dense when every sparse dim is
     reduced, sparse otherwise."""
     if not isinstance(input, SparseTensor):

@@ -8,8 +8,8 @@ from ..ops.factories_public import as_tensor
 from ..tensor.tensor import Tensor
 from .tensor import SparseTensor, make_sparse
 
-__all__ = ["sparse_coo_layout", "sparse_coo_tensor", "to_dense", "to_sparse", "coalesce", "mm", "sum", "softmax",
-           "transpose2d"]
+__all__ = ["coalesce", "mm", "softmax", "sparse_coo_layout", "sparse_coo_tensor", "sum",
+           "to_dense", "to_sparse", "transpose2d"]
 
 
 def _op(name: str):
@@ -191,7 +191,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return mm(a, b)
 
 
-def sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:  # noqa: A001 (torch.sparse.sum)
+def sum(input: SparseTensor, dim=None, dtype=None) -> Tensor:  # torch.sparse.sum's name
     """Sum over `dim` (all dims by default): a dense tensor when every sparse dim is reduced,
     else a sparse one over the remaining sparse dims."""
     values = input._values_t if dtype is None else input._values_t.to(dtype)

@@ -78,8 +78,29 @@ def _neg(self):
     return self._with_values(-self._values_t)
 
 
+def _copy_(self, src, non_blocking):
+    """Sparse <- sparse of the same size (``load_state_dict`` of a sparse buffer): this tensor
+    takes copies of the source's indices and values, in its own dtype and device."""
+    from ..autograd.grad_mode import is_grad_enabled
+    if not (isinstance(self, SparseTensor) and isinstance(src, SparseTensor)):
+        raise unsupported("copy_")
+    if self._shape != src._shape:
+        raise RuntimeError(f"copy_(): expected a sparse source of size {list(self._shape)}, got "
+                           f"{list(src._shape)}")
+    if is_grad_enabled() and (self.requires_grad or src.requires_grad):
+        raise RuntimeError("copy_(): copying into a sparse tensor that autograd tracks is only "
+                           "supported under no_grad()")
+    values = src._values_t.detach().to(device=self._device, dtype=self._dtype, copy=True)
+    if self._values_t.requires_grad:
+        values.requires_grad_(True)
+    self._indices_t = src._indices_t.to(self._device, copy=True)
+    self._values_t, self._coalesced = values, src._coalesced
+    self._bump_version()
+    return self
+
+
 _KERNELS = {"mm": _mm, "matmul": _matmul, "sum": _sum, "t": _t, "clone": _clone,
-            "detach": _detach, "add": _add, "mul": _mul, "neg": _neg}
+            "detach": _detach, "add": _add, "mul": _mul, "neg": _neg, "copy_": _copy_}
 
 
 def _refuse(op, keyset, args, kwargs):

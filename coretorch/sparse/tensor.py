@@ -22,7 +22,7 @@ def unsupported(op: str):
     return RuntimeError(f"{op}(): sparse_coo tensors are not supported; call .to_dense() first")
 
 
-def make_sparse(indices: Tensor, values: Tensor, size: tuple, coalesced: bool) -> "SparseTensor":
+def make_sparse(indices: Tensor, values: Tensor, size: tuple, coalesced: bool) -> SparseTensor:
     """A sparse tensor over `indices` and `values` (no checks: `sparse_coo_tensor` checks)."""
     t = object.__new__(SparseTensor)
     t._indices_t, t._values_t, t._coalesced = indices, values, coalesced
@@ -45,7 +45,7 @@ class SparseTensor(Tensor):
     """A sparse COO tensor (``layout=coretorch.sparse_coo``); make one with
     `coretorch.sparse_coo_tensor` or `Tensor.to_sparse`."""
 
-    __slots__ = ("_indices_t", "_values_t", "_coalesced")
+    __slots__ = ("_coalesced", "_indices_t", "_values_t")
 
     layout = sparse_coo
     is_sparse = property(lambda self: True)
@@ -90,7 +90,7 @@ class SparseTensor(Tensor):
         """Whether the indices are sorted and unique."""
         return self._coalesced
 
-    def coalesce(self) -> "SparseTensor":
+    def coalesce(self) -> SparseTensor:
         """Sorted, unique indices; the values of duplicate indices summed."""
         from .functional import coalesce
         return coalesce(self)
@@ -102,7 +102,7 @@ class SparseTensor(Tensor):
         return out if dtype is None else out.to(dtype)
 
     def to_sparse(self, sparse_dim: int | None = None, *, layout=None, blocksize=None,
-                  dense_dim=None) -> "SparseTensor":
+                  dense_dim=None) -> SparseTensor:
         """Self (already sparse COO)."""
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise RuntimeError(f"to_sparse(): conversion from sparse_coo to sparse_coo with "
@@ -110,7 +110,7 @@ class SparseTensor(Tensor):
                                f"supported")
         return self
 
-    def _with_values(self, values: Tensor, indices: Tensor | None = None) -> "SparseTensor":
+    def _with_values(self, values: Tensor, indices: Tensor | None = None) -> SparseTensor:
         return make_sparse(self._indices_t if indices is None else indices, values, self._shape,
                            self._coalesced)
 
@@ -123,7 +123,7 @@ class SparseTensor(Tensor):
     def requires_grad(self, flag: bool) -> None:
         self._values_t.requires_grad = flag
 
-    def requires_grad_(self, requires_grad: bool = True) -> "SparseTensor":
+    def requires_grad_(self, requires_grad: bool = True) -> SparseTensor:
         """Set whether autograd records operations on this (leaf) tensor; returns self."""
         self._values_t.requires_grad_(requires_grad)
         return self
@@ -137,7 +137,7 @@ class SparseTensor(Tensor):
         return self._values_t.grad_fn
 
     @property
-    def grad(self) -> "SparseTensor | None":
+    def grad(self) -> SparseTensor | None:
         """The sparse gradient of a sparse leaf with respect to the tensor it stands for, as
         PyTorch gives it: on its indices (coalesced when they repeat: one entry per position)."""
         g = self._values_t.grad
@@ -161,26 +161,26 @@ class SparseTensor(Tensor):
         dense = value.detach().to_dense()
         self._values_t.grad = dense[tuple(self._indices_t[d] for d in range(self.sparse_dim()))]
 
-    def detach(self) -> "SparseTensor":
+    def detach(self) -> SparseTensor:
         """The same indices and values without autograd history."""
         return self._with_values(self._values_t.detach())
 
-    def clone(self, *, memory_format=None) -> "SparseTensor":
+    def clone(self, *, memory_format=None) -> SparseTensor:
         """A copy of the indices and values (differentiable)."""
         return self._with_values(self._values_t.clone(), self._indices_t.clone())
 
-    def to(self, *args, **kwargs) -> "SparseTensor":
+    def to(self, *args, **kwargs) -> SparseTensor:
         """The indices and values moved to a device and/or the values cast to a dtype."""
         values = self._values_t.to(*args, **kwargs)
         if values is self._values_t:
             return self
         return self._with_values(values, self._indices_t.to(values._device))
 
-    def cpu(self, memory_format=None) -> "SparseTensor":
+    def cpu(self, memory_format=None) -> SparseTensor:
         """This sparse tensor on the cpu (self if it is there already)."""
         return self.to("cpu")
 
-    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "SparseTensor":
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> SparseTensor:
         """This sparse tensor on a cuda device (the current one, or `device`)."""
         from ..ops.methods import cuda_device
         return self.to(cuda_device(device))
