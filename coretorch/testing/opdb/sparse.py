@@ -24,8 +24,14 @@ def _sparse_mm(indices, values, dense, rows):
     return (a @ dense.astype(np.float64)).astype(dense.dtype)
 
 
+def _torch_sparse_mm(indices, values, dense, rows):
+    import torch  # the oracle, imported only when a test compares with it
+    return torch.sparse.mm(torch.sparse_coo_tensor(indices, values, (rows, dense.shape[0])),
+                           dense)
+
+
 OPS: list[OpInfo] = [
-    OpInfo("_sparse_coo_mm", dtypes=ALL, ref=_sparse_mm, torch_ref=None,
+    OpInfo("_sparse_coo_mm", dtypes=ALL, ref=_sparse_mm, torch_ref=_torch_sparse_mm,
            sample_inputs_func=_sparse_mm_samples, tol={_dt.float32: (1e-5, 1e-5)}),
 ]
 
