@@ -56,6 +56,17 @@ def test_construction_dtype_and_sharing():
     assert d.float().dtype is ct.float32 and d.float().is_sparse
 
 
+def test_legacy_constructors():
+    s = ct.sparse.FloatTensor(ct.tensor(IDX), ct.tensor(VAL), ct.Size([2, 3]))
+    assert s.is_sparse and s.dtype is ct.float32 and s.shape == (2, 3) and s._nnz() == 4
+    d = ct.sparse.FloatTensor(ct.tensor(IDX), ct.tensor(VAL, dtype=ct.float64))
+    assert d.dtype is ct.float64 and d.shape == (2, 3)      # values keep their dtype, as PyTorch
+    e = ct.sparse.LongTensor(2, 3)
+    assert e.is_sparse and e.dtype is ct.int64 and e.shape == (2, 3) and e._nnz() == 0
+    with pytest.raises(TypeError, match=r"sparse.FloatTensor\(\): expected \(indices, values"):
+        ct.sparse.FloatTensor([0, 1], 2.0)
+
+
 @pytest.mark.parametrize("args,kwargs,match", [
     (([0, 1], [1.0, 2.0]), {}, r"indices must be sparse_dim x nnz, but got: \[2\]"),
     (([[0, 1, 2]], [1.0, 2.0]), {}, "same nnz, but got nnz from indices: 3, nnz from values: 2"),
@@ -186,6 +197,9 @@ def test_dense_times_sparse_and_vector(data_device):
     np.testing.assert_allclose(_np(ct.mm(left, s)), _np(left) @ ref, rtol=1e-12)
     np.testing.assert_allclose(_np(s @ dense[:, 0]), ref @ _np(dense[:, 0]), rtol=1e-12)
     np.testing.assert_allclose(_np(s.t().to_dense()), ref.T)
+    bias = ct.tensor(np.full((4, 3), 0.5), dtype=ct.float64, device=data_device)
+    np.testing.assert_allclose(_np(ct.sparse.addmm(bias, s, dense, beta=2, alpha=3)),
+                               1.0 + 3 * ref @ _np(dense), rtol=1e-12)
     with pytest.raises(RuntimeError, match=r"shapes cannot be multiplied \(4x5 and 4x3\)"):
         ct.sparse.mm(s, dense[:4])
     with pytest.raises(RuntimeError, match="sparse @ sparse is not supported"):

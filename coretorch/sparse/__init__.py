@@ -43,3 +43,34 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     treated as -inf): a sparse tensor on the same indices."""
     return _F.softmax(input, dim, dtype)
 
+
+
+def _legacy_constructor(name: str, dtype):
+    """``coretorch.sparse.FloatTensor(indices, values[, size])`` (values keep their dtype, as in
+    PyTorch) or ``FloatTensor(*size)`` (an empty sparse tensor): the legacy spellings older
+    graph-network code uses."""
+    from .. import dtypes as dt
+
+    def construct(*args, device=None):
+        if len(args) in (2, 3) and all(isinstance(a, Tensor) for a in args[:2]):
+            return _F.sparse_coo_tensor(*args, device=device)
+        if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            zeros = _F._op("zeros")
+            return _F.sparse_coo_tensor(zeros((len(args), 0), dtype=dt.int64, device=device),
+                                        zeros((0,), dtype=dtype, device=device), args)
+        raise TypeError(f"sparse.{name}(): expected (indices, values[, size]) tensors or sizes "
+                        f"(ints), got ({', '.join(type(a).__name__ for a in args)})")
+    construct.__name__ = construct.__qualname__ = name
+    construct.__doc__ = _legacy_constructor.__doc__.replace("FloatTensor", name)
+    return construct
+
+
+def _legacy_constructors() -> dict:
+    from .. import dtypes as dt
+    kinds = {"FloatTensor": dt.float32, "DoubleTensor": dt.float64, "HalfTensor": dt.float16,
+             "LongTensor": dt.int64, "IntTensor": dt.int32, "ShortTensor": dt.int16,
+             "CharTensor": dt.int8, "ByteTensor": dt.uint8, "BoolTensor": dt.bool}
+    return {name: _legacy_constructor(name, d) for name, d in kinds.items()}
+
+
+globals().update(_legacy_constructors())
