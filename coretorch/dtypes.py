@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import builtins as _builtins
 
+import ml_dtypes as _ml
 import numpy as np
 
 _pybool, _pyint, _pyfloat = _builtins.bool, _builtins.int, _builtins.float
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-    "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
-    "set_default_dtype", "get_default_dtype", "all_dtypes", "from_numpy_dtype", "finfo", "iinfo",
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
+    "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype", "finfo", "iinfo",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -60,12 +61,16 @@ int16 = dtype("int16", np.int16, _INT, True, 3)
 int32 = dtype("int32", np.int32, _INT, True, 4)
 int64 = dtype("int64", np.int64, _INT, True, 5)
 float16 = dtype("float16", np.float16, _FLOAT, True, 6)
+# numpy has no bfloat16: ml_dtypes registers a real one (8 exponent bits, 7 mantissa bits).
+# Same rank as float16: neither holds the other, so the two promote to float32.
+bfloat16 = dtype("bfloat16", _ml.bfloat16, _FLOAT, True, 6)
 float32 = dtype("float32", np.float32, _FLOAT, True, 7)
 float64 = dtype("float64", np.float64, _FLOAT, True, 8)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
+                                 bfloat16)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
 
@@ -91,12 +96,20 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
         if hi.category == _FLOAT or lo.category == _BOOL:
             return hi
     if a.category == _FLOAT and b.category == _FLOAT:
+        if a._rank == b._rank:  # float16 and bfloat16
+            return float32
         return a if a._rank > b._rank else b
     # both integers (bool handled above): numpy's rule is PyTorch's (uint8 + int8 -> int16)
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
 _PROMOTE = {(a, b): _promote_pair(a, b) for a in all_dtypes for b in all_dtypes}
+
+
+def opmath_dtype(d: dtype) -> dtype:
+    """The dtype arithmetic on `d` runs in: the 16-bit floats (float16, bfloat16) compute in
+    float32 and round back, as PyTorch's kernels do; every other dtype as it is."""
+    return float32 if d.category == _FLOAT and d.itemsize == 2 else d
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
@@ -180,7 +193,7 @@ class finfo:
         d = d or _default.value
         if not d.is_floating_point:
             raise TypeError(f"finfo(): expected a floating point dtype, got {d!r}")
-        i = np.finfo(d.numpy)
+        i = _ml.finfo(d.numpy)  # numpy's finfo, extended to ml_dtypes' bfloat16
         self.dtype, self.bits, self.eps = d, i.bits, _pyfloat(i.eps)
         self.max, self.min, self.tiny = _pyfloat(i.max), _pyfloat(i.min), _pyfloat(i.tiny)
         self.smallest_normal, self.resolution = _pyfloat(i.smallest_normal), _pyfloat(i.resolution)

@@ -89,7 +89,7 @@ def _meta_frexp(self):
 def _frexp(self):
     """(mantissa, exponent) with self = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1
     (mantissa 0 and exponent 0 for 0; non-finite values keep themselves with exponent 0)."""
-    x = self if self._dtype is not dt.float16 else self.to(dt.float32)
+    x = self.to(dt.opmath_dtype(self._dtype))
     a = x.abs()
     finite = x.isfinite() & x.ne(0)
     safe = _where(finite, a, 1.0)

@@ -383,12 +383,12 @@ def _randint_like(self, low, high, generator, dtype, layout, device, requires_gr
 def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
     """`steps` evenly spaced values from start to end, with PyTorch's symmetric formula (the
     first half counts up from start, the second half down from end), computed in float64
-    (float32 for float32 and float16 results) and cast."""
+    (float32 for float32 and 16-bit float results) and cast."""
     shape, dtype, dev = _meta_linspace(start, end, steps, dtype, layout, device, requires_grad,
                                        pin_memory)
     if steps <= 1:
         return alloc(shape, dtype, dev).fill_(start)
-    c = dt.float32 if dtype in (dt.float32, dt.float16) else dt.float64
+    c = dt.opmath_dtype(dtype) if dtype.itemsize <= 4 else dt.float64
     cn = c.numpy.type
     s0, s1 = cn(start), cn(end)
     step = float((s1 - s0) / cn(steps - 1))

@@ -356,6 +356,7 @@ class Tensor(TensorImpl):
     float = _cast("float", _dt.float32)
     double = _cast("double", _dt.float64)
     half = _cast("half", _dt.float16)
+    bfloat16 = _cast("bfloat16", _dt.bfloat16)
     int = _cast("int", _dt.int32)
     long = _cast("long", _dt.int64)
     short = _cast("short", _dt.int16)

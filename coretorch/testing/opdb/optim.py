@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import FLOATS, OpInfo, SampleInput
+from ..opinfo import BF16_STEPS_TOL, FLOATS, OpInfo, SampleInput
 from .common import attach_error_cases, error_case
 
 _SHAPES = ((3,), (2, 4), ())
+_STEPS_TOL = {_dt.bfloat16: BF16_STEPS_TOL}
 
 
 def _list(m, low=None, high=None, layout="contiguous", shapes=_SHAPES):
@@ -276,12 +277,14 @@ OPS = [
            sample_inputs_func=_div_samples),
     OpInfo("_foreach_maximum_", dtypes=FLOATS, ref=_binary_ref(np.maximum),
            sample_inputs_func=_maximum_samples),
-    OpInfo("_foreach_lerp_", dtypes=FLOATS, ref=_lerp_ref, sample_inputs_func=_lerp_samples),
-    OpInfo("_foreach_addcmul", dtypes=FLOATS, ref=_addcmul_ref, sample_inputs_func=_addc_samples),
+    OpInfo("_foreach_lerp_", dtypes=FLOATS, ref=_lerp_ref, sample_inputs_func=_lerp_samples,
+           tol=_STEPS_TOL),
+    OpInfo("_foreach_addcmul", dtypes=FLOATS, ref=_addcmul_ref, sample_inputs_func=_addc_samples,
+           tol=_STEPS_TOL),
     OpInfo("_foreach_addcmul_", dtypes=FLOATS, ref=_addcmul_ref,
-           sample_inputs_func=_addc_samples),
+           sample_inputs_func=_addc_samples, tol=_STEPS_TOL),
     OpInfo("_foreach_addcdiv_", dtypes=FLOATS, ref=_addcdiv_ref,
-           sample_inputs_func=_addc_samples),
+           sample_inputs_func=_addc_samples, tol=_STEPS_TOL),
     OpInfo("_foreach_sqrt", dtypes=FLOATS, ref=lambda xs: [np.sqrt(x) for x in xs],
            sample_inputs_func=_unary_samples),
     OpInfo("_foreach_sqrt_", dtypes=FLOATS, ref=lambda xs: [np.sqrt(x) for x in xs],
