@@ -86,6 +86,12 @@ from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used
 from . import profiler  # noqa: E402,F401
 from . import accelerator, backends, onnx  # noqa: E402,F401
+from . import amp, cpu  # noqa: E402,F401  (mixed precision; torch.cpu.amp)
+from .amp import (autocast, is_autocast_available, is_autocast_enabled,  # noqa: E402,F401
+                  get_autocast_dtype, set_autocast_enabled, set_autocast_dtype,
+                  is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+                  is_autocast_cpu_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype)
+cuda.amp = amp.device_aliases.device_amp_module("cuda", float16)  # torch.cuda.amp
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")

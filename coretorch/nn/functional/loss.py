@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
@@ -27,6 +28,7 @@ def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
     return loss if weight is None else loss * weight
 
 
+@autocast_function("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error: (input - target)² reduced."""
@@ -36,6 +38,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(_weighted(d * d, weight), reduction)
 
 
+@autocast_function("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: |input - target| reduced."""
@@ -44,6 +47,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(_weighted((input - target).abs(), weight), reduction)
 
 
+@autocast_function("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d² / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta == 0)."""
@@ -58,6 +62,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return reduce_loss(loss, reduction)
 
 
+@autocast_function("huber_loss")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta)."""
@@ -68,6 +73,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
+@autocast_function("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL(target ‖ exp(input)) pointwise: target (log target - input); 'batchmean' divides the sum
@@ -175,6 +181,7 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     return loss
 
 
+@autocast_function("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes given log-probabilities `input` (N, C, ...).
@@ -187,6 +194,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return _nll(input, target, weight, ignore_index, reduction, class_dim)
 
 
+@autocast_function("cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -234,6 +242,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
+@autocast_function("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)) with the logs clamped at -100, as PyTorch."""
@@ -248,6 +257,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
+@autocast_function("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",

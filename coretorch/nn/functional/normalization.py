@@ -3,6 +3,7 @@ coretorch reductions and pointwise ops."""
 from __future__ import annotations
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...autograd.grad_mode import no_grad
 from ...tensor.tensor import Tensor
 
@@ -27,6 +28,7 @@ def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None,
     return out
 
 
+@autocast_function("layer_norm")
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims (biased variance), then scale and
@@ -53,6 +55,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return _affine(input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt(), weight, None)
 
 
+@autocast_function("group_norm")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize each group of C/num_groups channels of (N, C, *) over its channels and spatial

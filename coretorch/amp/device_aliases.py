@@ -1,0 +1,39 @@
+"""The per-device spellings PyTorch keeps for old scripts: ``torch.cpu.amp.autocast(...)``,
+``torch.cuda.amp.autocast(...)``: the device type is fixed
+and the rest of the arguments keep their old order."""
+from __future__ import annotations
+
+import sys
+import types
+
+from .. import dtypes as dt
+from .autocast_mode import autocast
+
+__all__ = ["device_amp_module"]
+
+
+def _autocast_for(device_type: str, default_dtype: dt.dtype) -> type:
+    class DeviceAutocast(autocast):
+        __doc__ = (f"``autocast('{device_type}', dtype, enabled, cache_enabled)`` with PyTorch's "
+                   f"old ``torch.{device_type}.amp.autocast`` argument order.")
+
+        def __init__(self, enabled: bool = True, dtype: dt.dtype = default_dtype,
+                     cache_enabled: bool = True):
+            super().__init__(device_type, dtype=dtype, enabled=enabled,
+                             cache_enabled=cache_enabled)
+    DeviceAutocast.__name__ = DeviceAutocast.__qualname__ = "autocast"
+    DeviceAutocast.__module__ = f"coretorch.{device_type}.amp"
+    return DeviceAutocast
+
+
+def device_amp_module(device_type: str, default_dtype: dt.dtype) -> types.ModuleType:
+    """The module ``coretorch.<device_type>.amp`` (registered in sys.modules)."""
+    name = f"coretorch.{device_type}.amp"
+    m = sys.modules.get(name)
+    if m is None:
+        m = types.ModuleType(name, f"``{name}``: autocast for {device_type} "
+                                   f"tensors (PyTorch's legacy spelling of coretorch.amp).")
+        m.autocast = _autocast_for(device_type, default_dtype)
+        m.__all__ = ["autocast"]
+        sys.modules[name] = m
+    return m
