@@ -1,5 +1,5 @@
 """The per-device spellings PyTorch keeps for old scripts: ``torch.cpu.amp.autocast(...)``,
-``torch.cuda.amp.autocast(...)``: the device type is fixed
+``torch.cuda.amp.autocast(...)`` and ``torch.cuda.amp.GradScaler(...)``: the device type is fixed
 and the rest of the arguments keep their old order."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import types
 
 from .. import dtypes as dt
 from .autocast_mode import autocast
+from .grad_scaler import GradScaler
 
 __all__ = ["device_amp_module"]
 
@@ -26,14 +27,29 @@ def _autocast_for(device_type: str, default_dtype: dt.dtype) -> type:
     return DeviceAutocast
 
 
+def _scaler_for(device_type: str) -> type:
+    class DeviceGradScaler(GradScaler):
+        __doc__ = f"``GradScaler('{device_type}', ...)`` (PyTorch's old per-device spelling)."
+
+        def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                     backoff_factor: float = 0.5, growth_interval: int = 2000,
+                     enabled: bool = True):
+            super().__init__(device_type, init_scale, growth_factor, backoff_factor,
+                             growth_interval, enabled)
+    DeviceGradScaler.__name__ = DeviceGradScaler.__qualname__ = "GradScaler"
+    DeviceGradScaler.__module__ = f"coretorch.{device_type}.amp"
+    return DeviceGradScaler
+
+
 def device_amp_module(device_type: str, default_dtype: dt.dtype) -> types.ModuleType:
     """The module ``coretorch.<device_type>.amp`` (registered in sys.modules)."""
     name = f"coretorch.{device_type}.amp"
     m = sys.modules.get(name)
     if m is None:
-        m = types.ModuleType(name, f"``{name}``: autocast for {device_type} "
+        m = types.ModuleType(name, f"``{name}``: autocast and GradScaler for {device_type} "
                                    f"tensors (PyTorch's legacy spelling of coretorch.amp).")
         m.autocast = _autocast_for(device_type, default_dtype)
-        m.__all__ = ["autocast"]
+        m.GradScaler = _scaler_for(device_type)
+        m.__all__ = ["autocast", "GradScaler"]
         sys.modules[name] = m
     return m
