@@ -52,6 +52,9 @@ class autocast:  # noqa: N801 - PyTorch's name
                 warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
                               "Disabling")
                 enabled = False
+            elif self.fast_dtype is dt.bfloat16 and not cuda.is_bf16_supported():
+                raise RuntimeError("Current CUDA Device does not support bfloat16. Please "
+                                   "switch dtype to float16.")
         self._enabled = enabled
 
     def __enter__(self) -> "autocast":
