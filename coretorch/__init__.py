@@ -91,7 +91,7 @@ from .amp import (autocast, is_autocast_available, is_autocast_enabled,  # noqa:
                   get_autocast_dtype, set_autocast_enabled, set_autocast_dtype,
                   is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
                   is_autocast_cpu_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype)
-cuda.amp = amp.device_aliases.device_amp_module("cuda", float16)  # torch.cuda.amp
+amp.device_aliases.attach_amp(cuda, "cuda", float16)  # torch.cuda.amp
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")

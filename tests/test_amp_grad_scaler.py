@@ -159,3 +159,27 @@ def test_training_under_autocast_with_scaler_runs():
         losses.append(loss.item())
     assert losses[-1] < losses[0]
     assert all(p.dtype is ct.float32 for p in model.parameters())
+
+
+def test_a_pytorch_amp_script_runs_unchanged(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "amp_script.py"
+    script.write_text(
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler\n"
+        "from torch.cpu.amp import autocast\n"
+        "model = torch.nn.Linear(4, 2)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scaler = torch.amp.GradScaler('cpu', init_scale=8.0, growth_interval=1)\n"
+        "with autocast():\n"
+        "    loss = torch.nn.functional.mse_loss(model(torch.ones(3, 4)), torch.zeros(3, 2))\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.step(opt)\n"
+        "scaler.update()\n"
+        "assert GradScaler is torch.cuda.amp.GradScaler\n"
+        "print(loss.dtype, scaler.get_scale())\n")
+    r = subprocess.run([sys.executable, "-m", "coretorch.compat", str(script)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["coretorch.float32", "16.0"]

@@ -10,7 +10,7 @@ from .. import dtypes as dt
 from .autocast_mode import autocast
 from .grad_scaler import GradScaler
 
-__all__ = ["device_amp_module"]
+__all__ = ["device_amp_module", "attach_amp"]
 
 
 def _autocast_for(device_type: str, default_dtype: dt.dtype) -> type:
@@ -53,3 +53,13 @@ def device_amp_module(device_type: str, default_dtype: dt.dtype) -> types.Module
         m.__all__ = ["autocast", "GradScaler"]
         sys.modules[name] = m
     return m
+
+
+def attach_amp(parent: types.ModuleType, device_type: str, default_dtype: dt.dtype) -> None:
+    """Make ``<parent>.amp`` the device's amp module. A device module that is a plain module
+    (``coretorch.cuda``, from a backend or the "not available" stand-in) becomes a package with
+    no directory, so ``import coretorch.cuda.amp`` (and ``torch.cuda.amp`` under the compat
+    hook) finds it."""
+    parent.amp = device_amp_module(device_type, default_dtype)
+    if not hasattr(parent, "__path__"):
+        parent.__path__ = []
