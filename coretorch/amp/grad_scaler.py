@@ -184,18 +184,21 @@ class GradScaler:
         return self._value(self._scale, self._init_scale, 1.0)
 
     def get_growth_factor(self) -> float:
+        """The factor the scale grows by after `growth_interval` clean steps."""
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
         self._growth_factor = float(new_factor)
 
     def get_backoff_factor(self) -> float:
+        """The factor the scale shrinks by after a skipped step."""
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
         self._backoff_factor = float(new_factor)
 
     def get_growth_interval(self) -> int:
+        """How many clean steps in a row make the scale grow."""
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
@@ -205,6 +208,7 @@ class GradScaler:
         return self._value(self._growth_tracker, self._init_growth_tracker, 0)
 
     def is_enabled(self) -> bool:
+        """False for a pass-through scaler (``enabled=False``, or cuda without CUDA)."""
         return self._enabled
 
     def state_dict(self) -> dict:
@@ -218,6 +222,7 @@ class GradScaler:
                 "_growth_tracker": self._get_growth_tracker()}
 
     def load_state_dict(self, state_dict: dict) -> None:
+        """Restore what `state_dict` returned (nothing for a disabled scaler)."""
         if not self._enabled:
             return
         if len(state_dict) == 0:

@@ -77,14 +77,17 @@ def get_autocast_dtype(device_type: str) -> dt.dtype:
 
 
 def set_autocast_dtype(device_type: str, dtype: dt.dtype) -> None:
+    """Set the dtype autocast casts lower-precision ops to on `device_type` in this thread."""
     STATE.dtype[_check_device_type(device_type)] = dtype
 
 
 def is_autocast_cache_enabled() -> bool:
+    """Whether autocast keeps the low-precision copy of each float32 parameter per region."""
     return STATE.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Turn the parameter-cast cache on or off in this thread."""
     STATE.cache_enabled = bool(enabled)
 
 
@@ -94,12 +97,15 @@ def clear_autocast_cache() -> None:
 
 
 def is_autocast_cpu_enabled() -> bool:
+    """``is_autocast_enabled("cpu")`` (PyTorch's older spelling)."""
     return is_autocast_enabled("cpu")
 
 
 def get_autocast_cpu_dtype() -> dt.dtype:
+    """``get_autocast_dtype("cpu")`` (PyTorch's older spelling)."""
     return get_autocast_dtype("cpu")
 
 
 def get_autocast_gpu_dtype() -> dt.dtype:
+    """``get_autocast_dtype("cuda")`` (PyTorch's older spelling)."""
     return get_autocast_dtype("cuda")

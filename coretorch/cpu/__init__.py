@@ -20,6 +20,7 @@ def device_count() -> int:
 
 
 def current_device() -> str:
+    """``"cpu"``."""
     return "cpu"
 
 
