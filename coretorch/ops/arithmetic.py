@@ -75,8 +75,10 @@ def _heaviside(self, values):
 
 
 def _ldexp(self, other):
-    """self * 2 ** other."""
-    return self * REGISTRY["pow"].op.entry(2.0, other)
+    """self * 2 ** other (in the float result type of self and other: powers of two are exact
+    in every float dtype, so a 16-bit self is not widened to float32 by the factor)."""
+    d = binary_spec("ldexp", self, other, "float")[1]
+    return self * REGISTRY["pow"].op.entry(2.0, other).to(d)
 
 
 def _meta_frexp(self):
