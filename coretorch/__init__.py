@@ -8,9 +8,10 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import dtypes as _dtypes
-from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, half,  # noqa: A004
-                     float, double, short, int, long, dtype, promote_types, result_type,
-                     set_default_dtype, get_default_dtype, finfo, iinfo)
+from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
+                     float32, float64, half, float, double, short, int, long, dtype,
+                     promote_types, result_type, set_default_dtype, get_default_dtype, finfo,
+                     iinfo)
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size

@@ -17,7 +17,8 @@ _pybool, _pyint, _pyfloat = _builtins.bool, _builtins.int, _builtins.float
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
-    "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype", "finfo", "iinfo",
+    "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype",
+    "finfo", "iinfo",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2

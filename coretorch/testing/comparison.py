@@ -13,8 +13,8 @@ from .trees import is_tensor
 __all__ = ["assert_close", "default_tolerances"]
 
 # torch.testing's defaults: (rtol, atol) per dtype; exact for integers and bool
-_DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.bfloat16: (1.6e-2, 1e-5), _dt.float32: (1.3e-6, 1e-5),
-                _dt.float64: (1e-7, 1e-7)}
+_DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.bfloat16: (1.6e-2, 1e-5),
+                _dt.float32: (1.3e-6, 1e-5), _dt.float64: (1e-7, 1e-7)}
 
 
 def default_tolerances(*dtypes) -> tuple[float, float]:
