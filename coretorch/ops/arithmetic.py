@@ -12,7 +12,7 @@ import math
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
-from .pointwise import binary_spec, flops_pointwise
+from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .special import VALUES_ONLY, typed_binary_meta
 
 __all__: list[str] = []
@@ -155,13 +155,12 @@ def _declare_all() -> None:
             typed_binary_meta("nextafter", "float"), impl=_nextafter, derivative=_d_nextafter,
             inplace=True, **bi)
     declare("copysign(Tensor self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("copysign", self, other, "float"), impl=_copysign,
+            binary_meta("copysign", "float"), impl=_copysign,
             inplace=True, **bi)
     declare("heaviside(Tensor self, Tensor values) -> Tensor", _meta_heaviside, impl=_heaviside,
             kind="composite_explicit", inplace=True, **bi)
-    declare("ldexp(Tensor self, Tensor other) -> Tensor",
-            lambda self, other: binary_spec("ldexp", self, other, "float"), impl=_ldexp,
-            inplace=True, **bi)
+    declare("ldexp(Tensor self, Tensor other) -> Tensor", binary_meta("ldexp", "float"),
+            impl=_ldexp, inplace=True, **bi)
     declare("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", _meta_frexp,
             impl=_frexp, derivative=_d_frexp, saves=(), save_result=True, family="unary")
     declare("float_power(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor",
@@ -169,7 +168,7 @@ def _declare_all() -> None:
     declare("float_power_(Tensor(a!) self, Tensor|Scalar exponent) -> Tensor(a!)",
             _meta_float_power_, impl=_float_power_, family="binary")
     declare("true_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("true_divide", self, other, "float"),
+            binary_meta("true_divide", "float"),
             impl=_true_divide, inplace=True, **bi)
 
 

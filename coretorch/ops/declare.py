@@ -164,7 +164,8 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
     d.op.decl = d
     if inplace and not inplace_only:
-        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(), d.doc)
+        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(),
+                                _inplace_doc(name, d.doc))
         d.inplace_op.decl = d
     if d.structured:
         d.op.adapt_backend_kernel = _inplace_adapter(d) if inplace_only else _functional_adapter(d)
@@ -180,6 +181,11 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
             d.inplace_op.register(key, _composite_inplace(d, impl))
     REGISTRY[name] = d
     return d
+
+
+def _inplace_doc(name: str, doc: str) -> str:
+    """The docstring of ``name_``: what it writes, then `name`'s own."""
+    return f"In-place form of `{name}`: the result is written into `self`.\n\n{doc}"
 
 
 def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:

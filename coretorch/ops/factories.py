@@ -447,33 +447,48 @@ def _declare_all() -> None:
     declare(f"randperm(int n, *, {gen}, {fa}) -> Tensor", _meta_randperm, impl=_randperm, **kw)
     declare(f"empty_like(Tensor self, *, {la}) -> Tensor", _meta_like, impl=_empty_like, **kw)
     declare(f"zeros_like(Tensor self, *, {la}) -> Tensor", _meta_like,
-            impl=_like(lambda t: t.fill_(0)), **kw)
+            impl=_like(lambda t: t.fill_(0)),
+            doc="A tensor of zeros with the shape (and by default dtype and device) of `input`.",
+            **kw)
     declare(f"ones_like(Tensor self, *, {la}) -> Tensor", _meta_like,
-            impl=_like(lambda t: t.fill_(1)), **kw)
+            impl=_like(lambda t: t.fill_(1)),
+            doc="A tensor of ones with the shape (and by default dtype and device) of `input`.",
+            **kw)
     declare(f"full_like(Tensor self, Scalar fill_value, *, {la}) -> Tensor", _meta_full_like,
             impl=_full_like, **kw)
     declare(f"rand_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
-            impl=_random_like(lambda t, g: t.uniform_(0.0, 1.0, generator=g)), **kw)
+            impl=_random_like(lambda t, g: t.uniform_(0.0, 1.0, generator=g)),
+            doc="Samples of U[0, 1) with the shape (and by default dtype and device) of "
+                "`input`.", **kw)
     declare(f"randn_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
-            impl=_random_like(lambda t, g: t.normal_(0.0, 1.0, generator=g)), **kw)
+            impl=_random_like(lambda t, g: t.normal_(0.0, 1.0, generator=g)),
+            doc="Samples of N(0, 1) with the shape (and by default dtype and device) of "
+                "`input`.", **kw)
     declare(f"randint_like(Tensor self, int low, int? high=None, *, {gen}, {la}) -> Tensor",
             _meta_randint_like, impl=_randint_like, **kw)
     declare(f"arange(Scalar start=0, Scalar? end=None, Scalar step=1, *, {fa}) -> Tensor",
-            _meta_arange, method=False, family="factory", differentiable=False)
+            _meta_arange, method=False, family="factory", differentiable=False,
+            doc="The 1-D tensor start, start + step, ... up to `end` (excluded); ``arange(n)`` "
+                "is 0 .. n-1. Integer arguments give int64, a float one the default dtype.")
     declare(f"linspace(Scalar start, Scalar end, int steps, *, {fa}) -> Tensor", _meta_linspace,
             impl=_linspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
     ip = dict(family="fill", differentiable=False)
-    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_, **ip)
+    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_,
+            doc="Fill `self` with `value` (a number or a 0-d tensor), in place.", **ip)
     declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
             kind=EXPLICIT, **ip)
     rnd = dict(family="random", differentiable=False)
     declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "
-            "generator=None) -> Tensor(a!)", _meta_uniform_, **rnd)
+            "generator=None) -> Tensor(a!)", _meta_uniform_,
+            doc="Fill `self` with samples of the uniform distribution on [from_, to).", **rnd)
     declare("normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? "
-            "generator=None) -> Tensor(a!)", _meta_normal_, **rnd)
+            "generator=None) -> Tensor(a!)", _meta_normal_,
+            doc="Fill `self` with samples of the normal distribution N(mean, std²).", **rnd)
     declare("random_(Tensor(a!) self, int from_=0, int? to=None, *, Generator? generator=None) "
-            "-> Tensor(a!)", _meta_random_, **rnd)
+            "-> Tensor(a!)", _meta_random_,
+            doc="Fill `self` with integers drawn uniformly from [from_, to) (to=None: up to the "
+                "dtype's range).", **rnd)
     declare("bernoulli_(Tensor(a!) self, Tensor|Scalar p=0.5, *, Generator? generator=None) -> "
             "Tensor(a!)", _meta_bernoulli_, impl=_bernoulli_, kind=EXPLICIT, **rnd)
     declare("bernoulli(Tensor self, float? p=None, *, Generator? generator=None) -> Tensor",

@@ -29,7 +29,7 @@ from .pointwise import binary_spec
 
 _T = TensorImpl
 
-__all__ = ["flops_reduction", "reduction_dims", "restore_reduced"]
+__all__ = ["flops_reduction", "reduction_dims", "restore_reduced", "grad_at_indices"]
 
 
 def flops_reduction(result, self, *args) -> int:
@@ -237,20 +237,24 @@ def _extremum_dim(op: str):
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return result(values, idx)
     impl.__name__ = f"_{op}_dim"
-    impl.__doc__ = (f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
-                    f"NaN): {arg} + gather.")
     return impl
+
+
+def grad_at_indices(self, grad, dim: int, indices):
+    """The gradient for `self` of values taken from it at `indices` along `dim` (max/min's
+    values, cummax's running extremes): `grad` summed into zeros at those indices; a 0-d
+    `self` takes `grad` as it is."""
+    if not self._shape:
+        return grad
+    return grad.new_zeros(self._shape).scatter_add(dim, indices, grad)
 
 
 def _d_extremum_dim(ctx, grad, grad_indices=None):
     """The gradient of `values` goes to the selected element of each slice."""
-    self = ctx.self
-    if not self._shape:
-        return (grad,)
     d, indices = ctx.dim, ctx.result[1]
-    if not ctx.keepdim:
+    if not ctx.keepdim and ctx.self._shape:
         grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
-    return (grad.new_zeros(self._shape).scatter(d, indices, grad),)
+    return (grad_at_indices(ctx.self, grad, d, indices),)
 
 
 def _meta_max_min(op: str, pointwise: str):
@@ -518,33 +522,47 @@ def _d_norm(ctx, grad):
 def _declare_all() -> None:
     red = dict(family="reduction", flops=flops_reduction)
     declare("sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(),
+            doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
+                "(int64 for integer and bool inputs by default).", **red)
     declare("prod(Tensor self, Dim? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",),
+            doc="The product of the elements of `input` along `dim` (all when None), in "
+                "`dtype` (int64 for integer and bool inputs by default).", **red)
     declare("mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
             "-> Tensor", _meta_mean, impl=_mean, **red)
     extremum = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
     declare("amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
-            _meta_extremum("amax"), **extremum)
+            _meta_extremum("amax"),
+            doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "
+                "the gradient is shared evenly among tied maxima.", **extremum)
     declare("amin(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
             _meta_extremum("amin"), impl=_amin, **extremum)
     declare("argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
-            _meta_arg("argmax"), differentiable=False, **red)
+            _meta_arg("argmax"), differentiable=False,
+            doc="The index of the first maximum of `input` along `dim` (of the flattened "
+                "input when None); a NaN counts as the maximum.", **red)
     declare("argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
             _meta_arg("argmin"), impl=_argmin, differentiable=False, **red)
     for op, pointwise in (("max", "maximum"), ("min", "minimum")):
         declare(f"_{op}_dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor, Tensor)",
                 _meta_extremum_dim(op), impl=_extremum_dim(op), derivative=_d_extremum_dim,
-                saves=(), save_result=True, out=False, **red)
+                saves=(), save_result=True, out=False,
+                doc=f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
+                    f"NaN): arg{op} + gather.", **red)
         declare(f"{op}(Tensor self, Tensor|Scalar? dim=None, bool keepdim=False) -> Any",
                 _meta_max_min(op, pointwise), impl=_max_min(op, pointwise), family="reduction")
     for op, fn in (("any", _any), ("all", _all)):
         declare(f"{op}(Tensor self, Dim[]? dim=None, bool keepdim=False) -> Tensor",
                 _meta_logical(op), impl=fn, differentiable=False, **red)
     declare("cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumsum, saves=(), inplace=True, **red)
+            derivative=_d_cumsum, saves=(), inplace=True,
+            doc="The running sum of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     declare("cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True, **red)
+            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True,
+            doc="The running product of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     var_args = "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, " \
                "Scalar? correction=None) -> Tensor"
     declare("var" + var_args, _meta_var_std("var"), impl=_var, **red)

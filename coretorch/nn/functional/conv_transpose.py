@@ -16,6 +16,7 @@ import math
 
 from ...amp.autocast_mode import autocast_function
 from ...ops import aten
+from ...ops.nn_ops import check_conv_dtypes, check_conv_ranks
 from ...tensor.tensor import Tensor
 from ._conv_args import check_groups, ntuple, stride_dilation
 from .conv3d import conv3d
@@ -28,21 +29,14 @@ _CONV = {1: conv1d, 2: conv2d, 3: conv3d}
 
 
 def _check(op: str, n: int, input: Tensor, weight: Tensor, groups: int) -> None:
-    if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(f"{op}(): Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
-                           f"to {op}, but got input of size: {list(input.shape)}")
-    if weight.dim() != n + 2:
-        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions (in_channels, "
-                           f"out_channels/groups, *kernel), got size {list(weight.shape)}")
+    check_conv_ranks(op, n, input, weight, "in_channels, out_channels/groups, *kernel")
     check_groups(op, weight, groups)
     c_in = input.shape[-n - 1]
     if c_in != weight.shape[0]:
         raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, "
                            f"expected input{list(input.shape)} to have {weight.shape[0]} "
                            f"channels, but got {c_in} channels instead")
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(f"{op}(): expected input and weight of the same dtype, got input "
-                           f"{input.dtype.name} and weight {weight.dtype.name}")
+    check_conv_dtypes(op, input, weight)
 
 
 def _phases(k: int, s: int, d: int) -> list:

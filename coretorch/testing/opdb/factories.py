@@ -299,7 +299,11 @@ def _randperm_ref(n, *, dtype=None, **_):
     return np.empty((n,), dtype or np.int64)
 
 
-_R = dict(random=True, supports_autograd=False)
+def _random(name: str, dtypes, ref, value_range, samples, **kwargs) -> OpInfo:
+    """The OpInfo of a random op: its values are checked against `value_range` (the reference
+    gives only shape and dtype); no autograd. `kwargs` go to OpInfo."""
+    return OpInfo(name, dtypes=dtypes, ref=ref, value_range=value_range,
+                  sample_inputs_func=samples, random=True, supports_autograd=False, **kwargs)
 
 OPS: list[OpInfo] = [
     OpInfo("empty", dtypes=DTYPES, ref=_np_factory(np.empty), check_values=False,
@@ -336,31 +340,20 @@ OPS: list[OpInfo] = [
     OpInfo("clone", dtypes=DTYPES, ref=lambda x, **_: x.copy(), sample_inputs_func=_clone_samples),
     OpInfo("_to_copy", dtypes=DTYPES, ref=_to_copy_ref, torch_ref=_torch_to_copy,
            sample_inputs_func=_to_copy_samples),
-    # random ops
-    OpInfo("rand", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_in_unit,
-           sample_inputs_func=_rand_samples, **_R),
-    OpInfo("randn", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_finite,
-           sample_inputs_func=_rand_samples, **_R),
-    OpInfo("randint", dtypes=ALL, ref=_randint_ref, value_range=_randint_range,
-           sample_inputs_func=_randint_samples, **_R),
-    OpInfo("randperm", dtypes=(_dt.int64, _dt.int32, _dt.float32), ref=_randperm_ref,
-           value_range=_permutation, sample_inputs_func=_randperm_samples, **_R),
-    OpInfo("rand_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_in_unit,
-           sample_inputs_func=_rand_like_samples, **_R),
-    OpInfo("randn_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
-           sample_inputs_func=_rand_like_samples, **_R),
-    OpInfo("randint_like", dtypes=ALL, ref=_like_shape_ref, value_range=_randint_like_range,
-           sample_inputs_func=_randint_like_samples, **_R),
-    OpInfo("uniform_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_uniform_range,
-           sample_inputs_func=_uniform_samples, **_R),
-    OpInfo("normal_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
-           sample_inputs_func=_normal_samples, **_R),
-    OpInfo("random_", dtypes=ALL, ref=_like_shape_ref, value_range=_random_range,
-           sample_inputs_func=_random_samples, **_R),
-    OpInfo("bernoulli_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
-           sample_inputs_func=_bernoulli_samples, **_R),
-    OpInfo("bernoulli", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
-           sample_inputs_func=_bernoulli_samples, **_R),
+    # random ops: values checked against a range, not a reference
+    _random("rand", FLOATS, _np_factory(np.empty), _in_unit, _rand_samples),
+    _random("randn", FLOATS, _np_factory(np.empty), _finite, _rand_samples),
+    _random("randint", ALL, _randint_ref, _randint_range, _randint_samples),
+    _random("randperm", (_dt.int64, _dt.int32, _dt.float32), _randperm_ref, _permutation,
+            _randperm_samples),
+    _random("rand_like", FLOATS, _like_shape_ref, _in_unit, _rand_like_samples),
+    _random("randn_like", FLOATS, _like_shape_ref, _finite, _rand_like_samples),
+    _random("randint_like", ALL, _like_shape_ref, _randint_like_range, _randint_like_samples),
+    _random("uniform_", FLOATS, _like_shape_ref, _uniform_range, _uniform_samples),
+    _random("normal_", FLOATS, _like_shape_ref, _finite, _normal_samples),
+    _random("random_", ALL, _like_shape_ref, _random_range, _random_samples),
+    _random("bernoulli_", FLOATS, _like_shape_ref, _zero_one, _bernoulli_samples),
+    _random("bernoulli", FLOATS, _like_shape_ref, _zero_one, _bernoulli_samples),
 ]
 
 
