@@ -17,6 +17,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
     "set_default_dtype", "get_default_dtype", "all_dtypes", "from_numpy_dtype", "finfo", "iinfo",
+    "opmath_type",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -68,6 +69,13 @@ short, int, long = int16, int32, int64  # noqa: A001
 all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
+
+
+def opmath_type(d: dtype) -> dtype:
+    """The dtype arithmetic and accumulation on `d` run in (PyTorch's ``opmath_type``): float32
+    for float16, so long reductions of half tensors neither overflow nor lose small terms; `d`
+    itself for every other dtype."""
+    return float32 if d is float16 else d
 
 
 def _dtype_by_name(name: str) -> dtype:
