@@ -197,10 +197,18 @@ def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_mem
     return ((n,), dtype, resolve_device(device))
 
 
-def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+def _spaced_spec(op: str, steps: int, dtype, device) -> tuple:
     if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    return _spec("linspace", (steps,), dtype, device)
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return _spec(op, (steps,), dtype, device)
+
+
+def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("linspace", steps, dtype, device)
+
+
+def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("logspace", steps, dtype, device)
 
 
 def check_fill_value(dtype, value) -> None:
@@ -398,6 +406,15 @@ def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memor
     return op_named("where")(i.lt(steps // 2), up, down).to(dtype)
 
 
+def _logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    """`steps` values from base ** start to base ** end, evenly spaced in the exponent
+    (computed in float64 and cast, as PyTorch's kernel)."""
+    shape, dtype, dev = _meta_logspace(start, end, steps, base, dtype, layout, device,
+                                       requires_grad, pin_memory)
+    exponents = _linspace(start, end, steps, dt.float64, layout, dev, False, pin_memory)
+    return op_named("pow")(float(base), exponents).to(dtype)
+
+
 def _zero_(self):
     """Fill with zeros in place."""
     return self.fill_(0)
@@ -462,6 +479,8 @@ def _declare_all() -> None:
             _meta_arange, method=False, family="factory", differentiable=False)
     declare(f"linspace(Scalar start, Scalar end, int steps, *, {fa}) -> Tensor", _meta_linspace,
             impl=_linspace, **{**kw, "out": True})
+    declare(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {fa}) -> Tensor",
+            _meta_logspace, impl=_logspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
     ip = dict(family="fill", differentiable=False)
     declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_, **ip)
