@@ -23,6 +23,7 @@ from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
+_F16_MAX = float(np.finfo(np.float16).max)
 
 # ---- BackendSelect ------------------------------------------------------------------------------
 
@@ -194,6 +195,10 @@ def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_mem
     if dtype is None:
         dtype = (dt.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step))
                  else dt.int64)
+    if not dtype.is_floating_point:
+        for v in (start, end, step):
+            if isinstance(v, int) and not dt.INT64_MIN <= v <= dt.INT64_MAX:
+                raise dt.overflow_error(dt.int64, v, "arange")
     return ((n,), dtype, resolve_device(device))
 
 
@@ -214,13 +219,18 @@ def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad
 def check_fill_value(dtype, value) -> None:
     """PyTorch refuses a fill value out of an integer dtype's range (a value held in a tensor
     is data: the kernel that reads it checks it)."""
-    if dtype.category == dt.int64.category and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        return
+    if dtype.category == dt.int64.category:
         info = np.iinfo(dtype.numpy)
         if (isinstance(value, (float, np.floating)) and not math.isfinite(value)) or \
                 not info.min <= int(value) <= info.max:
             raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
                                f"without overflow (got {value}; the range is [{info.min}, "
                                f"{info.max}])")
+    elif dtype is dt.float16 and math.isfinite(value) and abs(value) > _F16_MAX:
+        # PyTorch refuses a finite value that would become inf (inf and nan themselves fit)
+        raise dt.overflow_error(dtype, value, "fill_")
 
 
 def _meta_fill_(self, value):
