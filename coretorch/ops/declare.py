@@ -42,7 +42,7 @@ from ..tensor.impl import contiguous_strides, device_key_bits, new_impl, shape_n
 from ..tensor.tensor import Tensor
 
 __all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
-           "check_kernel_signature", "return_types"]
+           "check_kernel_signature", "return_types", "check_no_internal_overlap"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -71,7 +71,8 @@ class OpDecl:
 
     __slots__ = ("name", "schema", "meta", "kind", "family", "op", "inplace_op", "method",
                  "function", "out", "returns", "derivative", "saves", "save_result", "flops",
-                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl")
+                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl",
+                 "aliased_writes")
 
     def __init__(self, name: str, schema: FunctionSchema | None, meta, kind: str, family: str,
                  method: bool, function: bool, out: bool, differentiable: bool,
@@ -87,6 +88,7 @@ class OpDecl:
         self.extra: dict[str, Any] = {}
         self.precomputed: tuple = ()
         self.impl: Callable | None = None
+        self.aliased_writes = False
         self.op: Operator | None = None
         self.inplace_op: Operator | None = None
 
@@ -125,7 +127,8 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
             inplace: bool = False, out: bool | None = None, differentiable: bool = True,
             derivative: Callable | None = None, saves: tuple | None = None,
             save_result: bool = False, flops: Callable | None = None,
-            precomputed: tuple = (), doc: str = "", kind: str | None = None) -> OpDecl:
+            precomputed: tuple = (), doc: str = "", kind: str | None = None,
+            aliased_writes: bool = False) -> OpDecl:
     """Declare the op described by `schema` (see the module docstring).
 
     meta: the meta rule; with no `impl` the op is a structured primitive.
@@ -134,6 +137,9 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     out: give the functional form an ``out=`` argument (default: ops with a meta rule that
     return tensors).
     method / function: expose it as ``Tensor.name`` / ``coretorch.name``.
+    aliased_writes: the op may write into a tensor whose elements share memory (an `expand`ed
+    one), as PyTorch's fill_ may: every element gets the same value. Every other in-place and
+    ``out=`` write into such a tensor raises (`check_no_internal_overlap`).
     """
     fs = parse_schema(schema)
     name = fs.name
@@ -151,6 +157,7 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
                inplace_only, doc or (impl.__doc__ if impl else "") or "")
     d.flops, d.derivative, d.save_result = flops, derivative, save_result
     d.saves, d.precomputed, d.impl = saves, tuple(precomputed), impl
+    d.aliased_writes = aliased_writes
     if derivative is not None and saves is not None:
         unknown = set(saves) - set(fs.names)
         if unknown:
@@ -187,6 +194,19 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     input with its own name on every backend, not the name of an op it calls), then `impl`
     runs; an ``out=`` tensor receives a copy of the result."""
     meta, name = d.meta, d.name
+    if d.inplace_only and not d.aliased_writes:  # ``name_`` declared as such: it writes self
+        def checked(self, *rest, **kw):
+            _check_written(self)  # one tensor, or the list of a _foreach_*_ op
+            return inner(self, *rest, **kw)
+        inner = _composite_run(d, impl)
+        checked.__name__ = impl.__name__
+        checked.__wrapped__ = impl
+        return checked
+    return _composite_run(d, impl)
+
+
+def _composite_run(d: OpDecl, impl: Callable) -> Callable:
+    meta, name = d.meta, d.name
     if meta is None:
         return impl
     if d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
@@ -212,6 +232,7 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name + "_"
 
     def run(self, *rest):
+        check_no_internal_overlap(self)
         if meta is not None:
             spec = meta(self, *rest)
             _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
@@ -221,6 +242,7 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
 
 
 def _copy_to_out(name: str, out, res):
+    _check_written(out)
     if isinstance(res, tuple):
         outs = _check_out(name, out, [(r._shape, r._dtype, r._device) for r in res])
         for o, r in zip(outs, res):
@@ -243,6 +265,32 @@ def primitives() -> list[str]:
 def _contract_error(name: str, kernel: Callable, what: str) -> RuntimeError:
     return RuntimeError(f"{name}(): the kernel {getattr(kernel, '__qualname__', kernel)!r} "
                         f"{what}")
+
+
+# ---- writes into self-overlapping tensors -------------------------------------------------------
+
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_no_internal_overlap(t) -> None:
+    """PyTorch's refusal to write into a tensor whose elements share memory: a dimension of size
+    > 1 with stride 0 (what `expand` makes). The `0 in` test keeps ordinary tensors at one
+    tuple scan."""
+    if 0 in t._stride and 0 not in t._shape:  # an empty tensor has no elements to share
+        for n, s in zip(t._shape, t._stride):
+            if s == 0 and n > 1:
+                raise RuntimeError(_OVERLAP)
+
+
+def _check_written(out) -> None:
+    """`check_no_internal_overlap` for an ``out=`` argument or a written list of tensors."""
+    if isinstance(out, Tensor):
+        check_no_internal_overlap(out)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            if isinstance(o, Tensor):
+                check_no_internal_overlap(o)
 
 
 # ---- output allocation ------------------------------------------------------------------------
@@ -303,6 +351,7 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
     """``out=``: check `out` against the Spec, then fill it. Kernels always see an output of
     the result dtype: for an `out` of another dtype the core computes into a temporary and
     copies it over (with PyTorch's casting)."""
+    _check_written(out)
     res = _check_out(name, out, spec)
     outs = res if isinstance(res, tuple) else (res,)
     specs = spec if spec.__class__ is list else [spec]
@@ -372,6 +421,10 @@ def _functional_adapter(d: OpDecl):
     return adapt
 
 
+def _no_check(t) -> None:
+    pass
+
+
 def _check_inplace_spec(name: str, self, spec) -> None:
     shape, dtype, _ = spec
     if shape != self._shape:
@@ -385,9 +438,11 @@ def _check_inplace_spec(name: str, self, spec) -> None:
 def _inplace_adapter(d: OpDecl):
     meta, pre = d.meta, bool(d.precomputed)
     name = d.name if d.inplace_only else d.name + "_"
+    check_overlap = _no_check if d.aliased_writes else check_no_internal_overlap
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         def structured_(self, *args):
+            check_overlap(self)
             spec = meta(self, *args)
             extra = ()
             if pre:

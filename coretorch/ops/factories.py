@@ -493,8 +493,11 @@ def _declare_all() -> None:
             _meta_logspace, impl=_logspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
     ip = dict(family="fill", differentiable=False)
-    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_, **ip)
+    # every element gets the same value: PyTorch fills expanded tensors too
+    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_,
+            aliased_writes=True, **ip)
     declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
+            aliased_writes=True,
             kind=EXPLICIT, **ip)
     rnd = dict(family="random", differentiable=False)
     declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "
