@@ -21,7 +21,7 @@ from ..device import device as _device, get_device_type
 from ..dispatch.keys import DispatchKey
 from ..frames import user_stacklevel
 from ..tensor.impl import TensorImpl
-from .declare import _resize_out
+from .declare import RENAMED_ERRORS, _resize_out, reraise_as
 from .meta_rules import resolve_device
 
 __all__ = ["cpu_fallback", "fallback_counts", "reset_fallback_warnings", "CPUFallbackWarning"]
@@ -126,7 +126,10 @@ def _run(op, args: tuple, kwargs: dict):
     if decl is not None and decl.structured:
         # the checks a native kernel gets from the core (devices, shapes, dtypes), on the
         # original arguments, so mixing devices raises here as it would natively
-        decl.meta(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+        try:
+            decl.meta(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+        except RENAMED_ERRORS as e:  # named as the native kernel's adapter names it
+            reraise_as(e, op.name)
     moved = _Moved()
     cpu_args = [moved.to_cpu(a) for a in args]
     cpu_kwargs = {k: moved.to_cpu(v) for k, v in kwargs.items()}

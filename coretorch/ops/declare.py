@@ -30,6 +30,7 @@ composite to run it faster; it never has to.
 from __future__ import annotations
 
 import collections
+import re
 from time import perf_counter_ns as _now
 from typing import Any, Callable, NamedTuple
 
@@ -42,7 +43,8 @@ from ..tensor.impl import contiguous_strides, device_key_bits, new_impl, shape_n
 from ..tensor.tensor import Tensor
 
 __all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
-           "check_kernel_signature", "return_types", "check_no_internal_overlap"]
+           "check_kernel_signature", "return_types", "check_no_internal_overlap",
+           "renamed_error", "reraise_as", "RENAMED_ERRORS"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -208,17 +210,27 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
 def _composite_run(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name
     if meta is None:
-        return impl
-    if d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
+        def run(*record, **kwargs):
+            try:
+                return impl(*record, **kwargs)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
+    elif d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
         def run(*record, out=None):
-            res = impl(*record, *meta(*record)[1])
+            try:
+                res = impl(*record, *meta(*record)[1])
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
     else:
         def run(*record, out=None):
-            meta(*record)
-            res = impl(*record)
+            try:
+                meta(*record)
+                res = impl(*record)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
@@ -233,12 +245,44 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
 
     def run(self, *rest):
         check_no_internal_overlap(self)
-        if meta is not None:
-            spec = meta(self, *rest)
-            _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
-        return self.copy_(impl(self, *rest))
+        try:
+            if meta is not None:
+                spec = meta(self, *rest)
+                _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
+            res = impl(self, *rest)
+        except RENAMED_ERRORS as e:
+            reraise_as(e, name)
+        return self.copy_(res)
     run.__name__ = name
     return run
+
+
+# ---- errors name the op the user called ---------------------------------------------------------
+
+# the types an op raises for bad arguments (the ones renamed; anything else passes through)
+RENAMED_ERRORS = (RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
+_OP_PREFIX = re.compile(r"(\w+)\(\): ")
+
+
+def renamed_error(e: BaseException, name: str) -> BaseException:
+    """`e` as op `name` raises it: a message that starts with another op's name (one that
+    `name` is written with, or a meta rule helper it shares, such as addmm's mm check) names
+    `name` instead, with the same type and traceback. Anything else is returned unchanged."""
+    args = e.args
+    if type(e) not in RENAMED_ERRORS or len(args) != 1 or args[0].__class__ is not str:
+        return e
+    m = _OP_PREFIX.match(args[0])
+    if m is None or m.group(1) == name or m.group(1) == name.rstrip("_"):
+        return e
+    return type(e)(f"{name}(): {args[0][m.end():]}").with_traceback(e.__traceback__)
+
+
+def reraise_as(e: BaseException, name: str):
+    """Raise `e` (caught while running op `name`) as `name` raises it (`renamed_error`)."""
+    r = renamed_error(e, name)
+    if r is e:
+        raise e
+    raise r from None
 
 
 def _copy_to_out(name: str, out, res):
@@ -301,7 +345,15 @@ def alloc(shape: tuple, dtype, device) -> Tensor:
     if entry is None:
         from ..device import get_device_type
         entry = get_device_type(device)  # raises the "no backend loaded" error
-    storage = entry.allocator.allocate(shape_numel(shape) * dtype.itemsize, device)
+    nbytes = shape_numel(shape) * dtype.itemsize
+    try:
+        storage = entry.allocator.allocate(nbytes, device)
+    except (MemoryError, ValueError, OverflowError):
+        # numpy's MemoryError / "Maximum allowed dimension exceeded" name neither the tensor
+        # nor the op: say what was asked for, as PyTorch's allocator error does
+        raise RuntimeError(f"can't allocate memory on {device}: you tried to allocate "
+                           f"{nbytes} bytes for a tensor of size {list(shape)} and dtype "
+                           f"{dtype.name}") from None
     return new_impl(Tensor, storage, shape, contiguous_strides(shape), 0, dtype, device,
                     device_key_bits[device.type])
 
@@ -388,7 +440,10 @@ def _functional_adapter(d: OpDecl):
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         if not pre:
             def structured(*args, out=None):
-                spec = meta(*args)
+                try:
+                    spec = meta(*args)
+                except RENAMED_ERRORS as e:
+                    reraise_as(e, name)
                 if out is not None:
                     res = _run_into_out(name, kernel, out, spec, args, ())
                     return returns(*res) if returns is not None else res
@@ -405,7 +460,10 @@ def _functional_adapter(d: OpDecl):
                 return res
         else:
             def structured(*args, out=None):
-                spec, extra = meta(*args)
+                try:
+                    spec, extra = meta(*args)
+                except RENAMED_ERRORS as e:
+                    reraise_as(e, name)
                 if out is not None:
                     res = _run_into_out(name, kernel, out, spec, args, extra)
                 else:
@@ -443,7 +501,10 @@ def _inplace_adapter(d: OpDecl):
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         def structured_(self, *args):
             check_overlap(self)
-            spec = meta(self, *args)
+            try:
+                spec = meta(self, *args)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             extra = ()
             if pre:
                 spec, extra = spec
