@@ -18,7 +18,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
     "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype",
-    "finfo", "iinfo",
+    "finfo", "iinfo", "overflow_error", "INT64_MIN", "INT64_MAX",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -74,6 +74,16 @@ all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16
                                  bfloat16)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def overflow_error(d: dtype, value, op: str = "") -> RuntimeError:
+    """PyTorch's error for a Python number that dtype `d` cannot hold."""
+    where = f"{op}(): " if op else ""
+    return RuntimeError(f"{where}value cannot be converted to type {d.name} without overflow "
+                        f"(got {value})")
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -184,7 +194,17 @@ def result_type(*operands) -> dtype:
     result = _combine(dim_t, _combine(zero_t, scalar_t))
     if result is None:
         raise TypeError("result_type(): expected at least one tensor, dtype or scalar")
+    if scalar_t is not None and result.category != _FLOAT:
+        _check_int64_scalars(operands)
     return result
+
+
+def _check_int64_scalars(operands) -> None:
+    """A Python int an integer computation cannot hold raises (numpy would wrap it or fail
+    with its own OverflowError)."""
+    for x in operands:
+        if x.__class__ is _pyint and not INT64_MIN <= x <= INT64_MAX:
+            raise overflow_error(int64, x)
 
 
 class finfo:

@@ -142,10 +142,23 @@ def _meta_mean(self, dim, keepdim, dtype):
             dtype or self._dtype, self._device)
 
 
+def _in_opmath(x):
+    """`x` in the dtype its reductions accumulate in (half precision in float32, as PyTorch's
+    kernels: a long half reduction neither overflows nor drops small terms)."""
+    d = dt.opmath_dtype(x._dtype)
+    return x if d is x._dtype else x.to(d)
+
+
+def _as_dtype(r, d):
+    return r if r._dtype is d else r.to(d)
+
+
 def _mean(self, dim, keepdim, dtype):
     """Arithmetic mean over `dim` (every dim when None); float dtypes only (or give `dtype`)."""
     count = _reduced_count(self, reduction_dims(self, dim))
-    return self.sum(dim, keepdim, dtype=dtype).div(count if count else math.nan)
+    out = dtype or self._dtype
+    total = self.sum(dim, keepdim, dtype=dt.opmath_dtype(out))
+    return _as_dtype(total.div(count if count else math.nan), out)
 
 
 # ---- amax, amin, max, min, argmax, argmin -------------------------------------------------------
@@ -399,19 +412,25 @@ def _meta_var_std(op: str):
     return meta
 
 
-def _var(self, dim, unbiased, keepdim, correction):
-    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
-    n = _reduced_count(self, reduction_dims(self, dim))
-    centered = self - self.mean(dim, keepdim=True)
+def _var_opmath(self, dim, unbiased, keepdim, correction):
+    """The variance in self's opmath dtype (half precision accumulates in float32)."""
+    x = _in_opmath(self)
+    n = _reduced_count(x, reduction_dims(x, dim))
+    centered = x - x.mean(dim, keepdim=True)
     denom = max(n - _correction(unbiased, correction), 0)
     sumsq = (centered * centered).sum(dim, keepdim)
     # PyTorch divides by max(0, n - correction): x / 0 is inf, 0 / 0 is nan
     return sumsq.div(denom) if denom else sumsq.mul(math.inf)
 
 
+def _var(self, dim, unbiased, keepdim, correction):
+    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction), self._dtype)
+
+
 def _std(self, dim, unbiased, keepdim, correction):
     """Standard deviation: the square root of `var` (same arguments)."""
-    return _var(self, dim, unbiased, keepdim, correction).sqrt()
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction).sqrt(), self._dtype)
 
 
 def _d_std(ctx, grad):
@@ -473,7 +492,11 @@ def _meta_norm(self, p, dim, keepdim, dtype):
 def _norm(self, p, dim, keepdim, dtype):
     """Vector p-norm over `dim` (all elements when None): p = 2/'fro'/None, 1, inf, -inf, 0, or
     any other number; computed in `dtype` when given."""
-    x = self if dtype is None or dtype is self._dtype else self.to(dtype)
+    out = dtype or self._dtype
+    return _as_dtype(_norm_opmath(_in_opmath(_as_dtype(self, out)), p, dim, keepdim), out)
+
+
+def _norm_opmath(x, p, dim, keepdim):
     if p == "fro" or p is None:
         p = 2
     a = x.abs()

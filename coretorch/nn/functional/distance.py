@@ -10,6 +10,7 @@ from ... import dtypes as _dt
 from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.factories_public import tensor as _tensor
+from ...ops.meta_rules import broadcast_shapes
 from ...tensor.tensor import Tensor
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
@@ -46,7 +47,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 
 def _broadcast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    shape = broadcast_shapes("cosine_similarity", tuple(a.shape), tuple(b.shape))
     return a.expand(shape), b.expand(shape)
 
 

@@ -6,6 +6,7 @@ import warnings
 
 from ... import dtypes as _dt
 from ...amp.autocast_mode import autocast_function
+from ...autograd.function import Function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
@@ -174,6 +175,8 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     else:
         w = keep.to(input.dtype)
     loss = -(picked * w)
+    if has_ignore:  # ignored targets get no gradient at all, even when 'mean' divides by 0
+        loss = aten.where(keep, loss, 0.0)
     if reduction == "mean":
         return loss.sum() / w.sum()
     if reduction == "sum":
@@ -251,10 +254,25 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          f"size.")
-    log_x = input.log().clamp(min=-100.0)
-    log_1mx = (1 - input).log().clamp(min=-100.0)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    return reduce_loss(_weighted(loss, weight), reduction)
+    return reduce_loss(_weighted(_BinaryCrossEntropy.apply(input, target), weight), reduction)
+
+
+class _BinaryCrossEntropy(Function):
+    """Elementwise -(t log x + (1 - t) log(1 - x)) with PyTorch's derivative
+    (x - t) / max(x (1 - x), 1e-12): finite at x = 0 and x = 1, where differentiating the
+    clamped logs would give 0 * inf = NaN."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, t: Tensor):
+        ctx.save_for_backward(x, t)
+        # the logs are clamped at -100, as PyTorch's: the loss is never inf
+        return -(t * x.log().clamp(min=-100.0) + (1 - t) * (1 - x).log().clamp(min=-100.0))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        gx = g * (x - t) / (x * (1 - x)).clamp(min=1e-12)
+        return gx, g * ((-x).log1p() - x.log())  # unclamped, as PyTorch's target gradient
 
 
 @autocast_function("binary_cross_entropy_with_logits")
