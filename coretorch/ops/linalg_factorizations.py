@@ -10,10 +10,15 @@ values / eigenvalues (svdvals and eigvalsh have their own derivatives for repeat
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as dt
+from ..device import get_device_type
+from ..tensor.impl import shape_numel
 from .declare import declare
+from .factories_public import tensor
 from .linalg_common import (check_float, check_matrix, check_same_dtype, check_square,
-                            check_uplo, diag_embed, eye_like, mT, op)
+                            check_uplo, diag_embed, eye_like, holds_data, mT, op)
 from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["lu_unpack_impl", "svd_backward", "eigh_backward", "cholesky_backward"]
@@ -172,17 +177,19 @@ def _meta_lu_factor_ex(A, pivot):
 
 def permutation_of(pivots, m: int):
     """The row permutation LAPACK's 1-based row swaps `pivots` (..., k) make of m rows:
-    ``perm[..., r]`` is the original row that ends up at row r (int64, (..., m))."""
-    piv = pivots.to(dt.int64) - 1
-    batch = piv._shape[:-1]
-    perm = op("arange")(m, device=pivots._device).expand(batch + (m,)).contiguous()
-    for i in range(piv._shape[-1]):
-        j = piv.narrow(-1, i, 1)
-        at_i = perm.narrow(-1, i, 1)
-        at_j = perm.gather(-1, j)
-        perm = perm.scatter(-1, j, at_i)
-        perm = op("cat")([perm.narrow(-1, 0, i), at_j, perm.narrow(-1, i + 1, m - i - 1)], -1)
-    return perm
+    ``perm[..., r]`` is the original row that ends up at row r (int64, (..., m)). The swaps are
+    replayed on the host (k small steps there, not k dispatched ops); a shape-only device gets
+    the shape."""
+    batch, k = pivots._shape[:-1], pivots._shape[-1]
+    if not holds_data(pivots) or shape_numel(pivots._shape) == 0:
+        return op("arange")(m, device=pivots._device).expand(batch + (m,)).contiguous()
+    piv = np.asarray(get_device_type(pivots._device).read_numpy(pivots)).reshape(-1, k) - 1
+    perm = np.tile(np.arange(m, dtype=np.int64), (piv.shape[0], 1))
+    rows = np.arange(piv.shape[0])
+    for i in range(k):
+        j = piv[:, i]
+        perm[rows, i], perm[rows, j] = perm[rows, j], perm[rows, i].copy()
+    return tensor(perm.reshape(batch + (m,)), device=pivots._device)
 
 
 def lu_unpack_impl(LU, pivots, unpack_data: bool = True, unpack_pivots: bool = True):
