@@ -9,7 +9,7 @@ import math
 from .. import dtypes as dt
 from .declare import declare
 from .linalg_common import (check_float, check_matrix, check_same_dtype, check_square,
-                            eye_like, holds_data, meta_square, mT, op)
+                            eye_like, holds_data, meta_square, mT, named, op)
 from .meta_rules import broadcast_shapes, common_device, promote
 
 __all__ = ["chain_order_product"]
@@ -386,6 +386,85 @@ def _orgqr(self, input2):
     return _householder_product(self, input2)
 
 
+# ---- geqrf, ormqr -------------------------------------------------------------------------------
+
+def _meta_geqrf(self):
+    check_float("geqrf", self)
+    check_matrix("geqrf", self, "input")
+    *batch, m, n = self._shape
+    return [(self._shape, self._dtype, self._device),
+            (tuple(batch) + (min(m, n),), self._dtype, self._device)]
+
+
+def _householder_step(R, j: int):
+    """LAPACK's dlarfg + dlarf on column j of R: (R with column j reduced, tau_j)."""
+    where, cat = op("where"), op("cat")
+    m = R._shape[-2]
+    col = R.narrow(-1, j, 1).narrow(-2, j, m - j)             # (..., m - j, 1)
+    alpha = col.narrow(-2, 0, 1)                               # (..., 1, 1)
+    rest = col.narrow(-2, 1, m - j - 1)
+    xnorm = (rest * rest).sum(-2, keepdim=True).sqrt()
+    norm = (alpha * alpha + xnorm * xnorm).sqrt()
+    identity = xnorm.eq(0)                                     # H = I, tau = 0
+    beta = where(alpha.ge(0), norm.neg(), norm)
+    tau = where(identity, 0.0, (beta - alpha) / beta)
+    v = where(identity, 0.0, rest / where(identity, 1.0, alpha - beta))
+    w = cat([alpha.new_ones(alpha._shape), v], -2)            # (..., m - j, 1)
+    trailing = R.narrow(-2, j, m - j).narrow(-1, j + 1, R._shape[-1] - j - 1)
+    trailing = trailing - (w * tau).matmul(mT(w).matmul(trailing))
+    bottom = cat([R.narrow(-2, j, m - j).narrow(-1, 0, j),
+                  cat([where(identity, alpha, beta), v], -2), trailing], -1)
+    return cat([R.narrow(-2, 0, j), bottom], -2), tau.squeeze(-1)
+
+
+def _geqrf(self):
+    """(a, tau): LAPACK's compact Householder QR (``torch.geqrf``): R on and above the
+    diagonal of a, the reflectors' vectors below it, their scales in tau."""
+    R, taus = self, []
+    for j in range(min(self._shape[-2:])):
+        R, tau = _householder_step(R, j)
+        taus.append(tau)
+    tau = op("cat")(taus, -1) if taus else self.new_zeros(self._shape[:-2] + (0,))
+    return named("geqrf", R.contiguous(), tau)
+
+
+def _meta_ormqr(self, input2, input3, left, transpose):
+    name = "ormqr"
+    check_float(name, self, input2, input3)
+    check_matrix(name, self, "input")
+    check_matrix(name, input3, "other")
+    if len(input3._shape) != len(self._shape):
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions "
+                           f"as input, but got other.ndim equal to {len(input3._shape)} and "
+                           f"input.ndim is equal to {len(self._shape)}")
+    rows = input3._shape[-2] if left else input3._shape[-1]
+    if self._shape[-2] != rows:
+        which = "other.shape[-2]" if left else "other.shape[-1]"
+        raise RuntimeError(f"{name}: input.shape[-2] must be equal to {which} when left is "
+                           f"{left}, got {self._shape[-2]} and {rows}")
+    if input2._shape[-1] > min(self._shape[-2:]) or input2._shape[:-1] != self._shape[:-2]:
+        raise RuntimeError(f"{name}: tau must have shape input.shape[:-2] + (k,) with k <= "
+                           f"min(input.shape[-2:]), got tau of shape {list(input2._shape)} "
+                           f"and input of shape {list(self._shape)}")
+    batch = broadcast_shapes(name, self._shape[:-2], input3._shape[:-2])
+    return (batch + input3._shape[-2:], input3._dtype, common_device(name, self, input3))
+
+
+def _ormqr(self, input2, input3, left, transpose):
+    """op(Q) @ other (left) or other @ op(Q), Q = H_1 ... H_k from geqrf's (input, tau), op
+    transposing when `transpose`; the reflectors are applied one by one, Q never formed."""
+    m, k = self._shape[-2], input2._shape[-1]
+    V = self.tril(-1) + op("eye")(m, self._shape[-1], dtype=self._dtype, device=self._device)
+    C = input3
+    # Q C applies H_k first; Q^T C applies H_1 first (and C Q the other way round)
+    order = range(k) if left == transpose else range(k - 1, -1, -1)
+    for i in order:
+        w = V.narrow(-1, i, 1)
+        t = input2.narrow(-1, i, 1).unsqueeze(-1)
+        C = C - (w * t).matmul(mT(w).matmul(C)) if left else C - C.matmul(w * t).matmul(mT(w))
+    return C
+
+
 # ---- tensorinv, tensorsolve ---------------------------------------------------------------------
 
 def _prod(shape) -> int:
@@ -470,6 +549,10 @@ def _declare_all() -> None:
             impl=_householder_product, **_L)
     declare("orgqr(Tensor self, Tensor input2) -> Tensor", _meta_orgqr, impl=_orgqr,
             family="linalg")
+    declare("geqrf(Tensor self) -> (Tensor a, Tensor tau)", _meta_geqrf, impl=_geqrf,
+            differentiable=False, family="linalg")
+    declare("ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, "
+            "bool transpose=False) -> Tensor", _meta_ormqr, impl=_ormqr, family="linalg")
     declare("linalg_tensorinv(Tensor A, int ind=2) -> Tensor", _meta_tensorinv,
             impl=_tensorinv, **_L)
     declare("linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor",

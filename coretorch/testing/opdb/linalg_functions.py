@@ -11,7 +11,8 @@ import scipy.linalg as sl
 from ... import dtypes as _dt
 from ..opinfo import FLOATS, OpInfo, SampleInput
 from .common import attach_error_cases, error_case
-from .linalg_common import LINALG_DTYPES, TOL, matrix, per_matrix, t, torch_linalg
+from .linalg_common import (LINALG_DTYPES, TOL, matrix, matrix_values, per_matrix, t,
+                            torch_linalg)
 
 INF = math.inf
 _O = dict(dtypes=LINALG_DTYPES, tol=TOL)
@@ -345,6 +346,46 @@ def _householder_ref(a, tau):
     return per_matrix(lambda x, tv: one(x, tv[0]), a, tau[..., None, :]).astype(a.dtype)
 
 
+def _geqrf_samples(op, m, dtype):
+    for shape in ((4, 3), (3, 5), (2, 3, 3)):
+        yield SampleInput(matrix(m, shape), name=f"{shape}")
+    yield SampleInput(matrix(m, (4, 4), layout="transposed"), name="transposed")
+
+
+def _geqrf_ref(a):
+    fn = sl.lapack.get_lapack_funcs("geqrf", (a,))
+    return per_matrix(lambda x: fn(x)[:2], a, n_out=2)
+
+
+def _full_q(a, tau):
+    """Q = H_1 ... H_k (m x m) of one compact Householder QR."""
+    mm = a.shape[0]
+    q = np.eye(mm)
+    for i in range(tau.shape[-1]):
+        v = np.zeros(mm)
+        v[i] = 1.0
+        v[i + 1:] = a[i + 1:, i]
+        q = q @ (np.eye(mm) - tau[i] * np.outer(v, v))
+    return q
+
+
+def _ormqr_samples(op, m, dtype):
+    a, tau = _geqrf_ref(matrix_values(m, (4, 3)))
+    qa, qt = m.make((4, 3), values=a), m.make((3,), values=tau)
+    yield SampleInput(qa, (qt, m.make((4, 2))), name="left")
+    yield SampleInput(qa, (qt, m.make((4, 2)), True, True), name="left-transpose")
+    yield SampleInput(qa, (qt, m.make((2, 4))), dict(left=False), name="right")
+    yield SampleInput(qa, (qt, m.make((2, 4), layout="sliced")), dict(left=False,
+                                                                      transpose=True),
+                      name="right-transpose-sliced")
+
+
+def _ormqr_ref(a, tau, c, left=True, transpose=False):
+    q = per_matrix(lambda x, t: _full_q(x, t[0]), a, tau[..., None, :])
+    q = np.swapaxes(q, -1, -2) if transpose else q
+    return (q @ c if left else c @ q).astype(c.dtype)
+
+
 def _tensorinv_samples(op, m, dtype):
     yield SampleInput(_invertible_as(m, 4, (4, 2, 2)), kwargs=dict(ind=1), name="ind=1")
     yield SampleInput(_invertible_as(m, 6, (2, 3, 6)), name="ind=2")
@@ -413,6 +454,8 @@ OPS: list[OpInfo] = [
     OpInfo("chain_matmul", ref=_multi_dot_ref, torch_ref=_torch_chain_matmul,
            sample_inputs_func=_chain_matmul_samples, **_O),
     OpInfo("orgqr", ref=_householder_ref, sample_inputs_func=_householder_samples, **_O),
+    OpInfo("geqrf", ref=_geqrf_ref, sample_inputs_func=_geqrf_samples, **_O),
+    OpInfo("ormqr", ref=_ormqr_ref, sample_inputs_func=_ormqr_samples, **_O),
 ]
 
 _ERRORS = {
@@ -450,6 +493,10 @@ _ERRORS = {
     "linalg_householder_product": [
         error_case("wide", t(2, 3), (t(2),), match=r"input.shape\[-2\] must be greater than or "
                                                    r"equal to input.shape\[-1\]")],
+    "ormqr": [error_case("rows", t(4, 3), (t(3), t(5, 2)),
+                         match=r"input.shape\[-2\] must be equal to other.shape\[-2\]"),
+              error_case("ndim", t(4, 3), (t(3), t(2, 4, 2)),
+                         match=r"Expected other to have the same number of dimensions")],
     "linalg_tensorinv": [error_case("ind", t(4, 2, 2), kwargs=dict(ind=0),
                                     match=r"Expected a strictly positive integer for 'ind'")],
 }
