@@ -155,6 +155,25 @@ def _lu_no_pivoting(xp, a):
     return lu
 
 
+def _lu_factor(k, a):
+    """(LU, 0-based pivots) of a stack of matrices: one call where the library batches (scipy
+    >= 1.15), else one per matrix."""
+    lu_factor = k.scipy_linalg.lu_factor
+    with warnings.catch_warnings():  # a singular matrix is reported through info
+        warnings.simplefilter("ignore")
+        if a.ndim == 2:
+            return lu_factor(a, check_finite=False)
+        if _is_numpy(k.xp):
+            try:
+                return lu_factor(a, check_finite=False)
+            except ValueError:  # an older scipy: two dims only
+                pass
+        lu, p = k.xp.empty_like(a), k.xp.empty(a.shape[:-2] + (min(a.shape[-2:]),), "int32")
+        for idx in _batches(a.shape):
+            lu[idx], p[idx] = lu_factor(a[idx], check_finite=False)
+        return lu, p
+
+
 def _linalg_lu_factor_ex(out, A, pivot):
     """out = (LU, pivots, info): P A = L U packed in one matrix (L's unit diagonal implied),
     1-based row swaps in `pivots`, info = first zero diagonal entry of U (1-based) or 0"""
@@ -166,15 +185,9 @@ def _linalg_lu_factor_ex(out, A, pivot):
         k.write(info, 0)
         return
     if pivot:
-        lu_factor = k.scipy_linalg.lu_factor
-        lu_arr, piv_arr = k.as_array(LU), k.as_array(piv)
-        for idx in _batches(a.shape):
-            with warnings.catch_warnings():  # a singular matrix is reported through info
-                warnings.simplefilter("ignore")
-                lu, p = lu_factor(a[idx], check_finite=False)
-            lu_arr[idx] = lu
-            piv_arr[idx] = p + 1
-        lu = lu_arr
+        lu, p = _lu_factor(k, a)
+        k.write(LU, lu)
+        k.write(piv, p + 1)
     else:
         lu = _lu_no_pivoting(xp, a)
         k.write(LU, lu)
@@ -184,13 +197,15 @@ def _linalg_lu_factor_ex(out, A, pivot):
 
 
 def _trsm(k, a, b, lower: bool, unit: bool):
-    """X with a X = b for one triangular matrix: BLAS trsm, which (unlike LAPACK's trtrs)
-    lets a zero on the diagonal give inf/nan as PyTorch does instead of raising."""
+    """solve(x, y) -> X with x X = y for one triangular matrix x: BLAS trsm (looked up once
+    per kernel call), which unlike LAPACK's trtrs lets a zero on the diagonal give inf/nan as
+    PyTorch does instead of raising; cupyx's solve_triangular on CuPy."""
     if _is_numpy(k.xp):
         from scipy.linalg import get_blas_funcs
         trsm = get_blas_funcs("trsm", (a, b))
-        return trsm(1.0, a, b, side=0, lower=int(lower), trans_a=0, diag=int(unit))
-    return k.scipy_linalg.solve_triangular(a, b, lower=lower, unit_diagonal=unit)
+        return lambda x, y: trsm(1.0, x, y, side=0, lower=int(lower), trans_a=0, diag=int(unit))
+    solve = k.scipy_linalg.solve_triangular
+    return lambda x, y: solve(x, y, lower=lower, unit_diagonal=unit)
 
 
 def linalg_solve_triangular(out, A, B, upper, left, unitriangular):
@@ -206,8 +221,9 @@ def linalg_solve_triangular(out, A, B, upper, left, unitriangular):
     lower = not upper
     if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T is triangular the other way
         a, b, lower = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), upper
+    solve = _trsm(k, a, b, lower, unitriangular)
     for idx in _batches(o.shape):
-        x = _trsm(k, a[idx], b[idx], lower, unitriangular)
+        x = solve(a[idx], b[idx])
         o[idx] = x if left else x.T
 
 
