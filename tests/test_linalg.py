@@ -190,3 +190,34 @@ def test_norm_nuclear_and_top_level_names():
                  "cholesky_inverse", "qr", "svd", "pinverse", "matrix_power", "matrix_exp",
                  "lu_solve", "lu_unpack", "triangular_solve", "chain_matmul", "cross", "orgqr"):
         assert callable(getattr(ct, name)), name
+
+
+def test_einsum_contracts_the_cheapest_pair_first(monkeypatch):
+    from coretorch.ops import einsum as einsum_mod
+    sizes = []
+    real = einsum_mod._contract
+
+    def recording(*args):
+        out = real(*args)
+        sizes.append(out[0].numel())
+        return out
+    monkeypatch.setattr(einsum_mod, "_contract", recording)
+    a, b, c = (_t(RNG.uniform(-1, 1, size=s), grad=False) for s in ((64, 2), (2, 64), (64, 1)))
+    r = ct.einsum("ij,jk,kl->il", a, b, c)
+    # left to right would build a 64 x 64 intermediate; b @ c first keeps every result small
+    assert max(sizes) == 64 and sizes[0] == 2
+    np.testing.assert_allclose(np.asarray(r), np.asarray(a) @ np.asarray(b) @ np.asarray(c),
+                               rtol=1e-12)
+    # the list form and the variadic form are the same call
+    np.testing.assert_allclose(np.asarray(ct.einsum("ij,jk,kl->il", [a, b, c])), np.asarray(r))
+
+
+def test_variadic_functional_forms():
+    a = _t(_spd(3, (2,)), grad=False)
+    LU, piv, infos = ct.lu(a, get_infos=True)
+    assert tuple(piv.shape) == (2, 3) and np.asarray(infos).tolist() == [0, 0]
+    assert len(ct.lu(a)) == 2
+    m = [_t(RNG.uniform(-1, 1, size=s), grad=False) for s in ((3, 4), (4, 2), (2, 5))]
+    np.testing.assert_allclose(np.asarray(ct.chain_matmul(*m)),
+                               np.asarray(m[0]) @ np.asarray(m[1]) @ np.asarray(m[2]),
+                               rtol=1e-12)
