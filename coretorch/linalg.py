@@ -11,7 +11,7 @@ primitives a backend implements; everything else is composite.
 from __future__ import annotations
 
 from .ops.declare import REGISTRY
-from .ops.linalg_common import LinAlgError
+from .ops.linalg_common import LinAlgError  # noqa: F401  (coretorch.linalg.LinAlgError)
 
 
 def _op(name: str):
