@@ -63,9 +63,13 @@ def _meta_matrix_norm(A, ord, dim, keepdim, dtype):
     if len(dim) != 2:
         raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {list(dim)}")
     dims = _dims(name, A, dim)
-    if ord != "fro" and any(A._shape[d] == 0 for d in dims) and ord not in (1, math.inf):
-        raise RuntimeError(f"{name}: The dimensions {list(dim)} must be non-empty for ord={ord}"
-                           f" (the operation does not have an identity)")
+    # an empty matrix has norm 0, except where the last step is a minimum over nothing
+    if ord == -2 and min(A._shape[d] for d in dims) == 0:
+        raise RuntimeError(f"{name}: the -2 norm of an empty matrix (dims {list(dim)}) is a "
+                           f"minimum over no singular values, which has no identity")
+    if ord in (-1, -math.inf) and A._shape[dims[1] if ord == -1 else dims[0]] == 0:
+        raise RuntimeError(f"{name}: the {ord} norm takes a minimum over dim "
+                           f"{dims[1] if ord == -1 else dims[0]}, which is empty (no identity)")
     return (reduced_shape(A._shape, dims, keepdim), dtype or A._dtype, A._device)
 
 
@@ -75,7 +79,10 @@ def matrix_norm_impl(A, ord, dim, keepdim, dtype):
     d0, d1 = (d % len(x._shape) for d in dim)
     if ord == "fro":
         return op("norm")(x, 2.0, (d0, d1), keepdim)
+    empty = x.new_zeros(reduced_shape(x._shape, (d0, d1), keepdim))
     if ord in ("nuc", 2, -2):
+        if x._shape[d0] == 0 or x._shape[d1] == 0:
+            return empty
         S = op("linalg_svdvals")(x.movedim((d0, d1), (-2, -1)))
         r = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord == 2 else S.amin(-1))
         if keepdim:
@@ -84,6 +91,8 @@ def matrix_norm_impl(A, ord, dim, keepdim, dtype):
     if math.isinf(ord):  # the largest row sum: sum along the columns first
         d0, d1 = d1, d0
     r = x.abs().sum(d0, keepdim=True)
+    if r._shape[d1] == 0:  # a maximum over nothing: 0 (minima were refused by the meta rule)
+        return empty
     r = r.amax(d1, keepdim=True) if ord > 0 else r.amin(d1, keepdim=True)
     return r if keepdim else r.reshape(reduced_shape(x._shape, (d0, d1), False))
 

@@ -225,14 +225,16 @@ def _meta_cdist(x1, x2, p, compute_mode):
         if len(x._shape) < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
                                f"{len(x._shape)}D")
+    if x1._dtype is not x2._dtype:
+        raise RuntimeError(f"cdist(): expected X1 and X2 to have the same dtype, but got "
+                           f"{x1._dtype.name} and {x2._dtype.name}")
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1._shape[-1]} X2: {x2._shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     batch = broadcast_shapes("cdist", x1._shape[:-2], x2._shape[:-2])
-    return (batch + (x1._shape[-2], x2._shape[-2]), promote(x1, x2),
-            common_device("cdist", x1, x2))
+    return (batch + (x1._shape[-2], x2._shape[-2]), x1._dtype, common_device("cdist", x1, x2))
 
 
 def _cdist(x1, x2, p, compute_mode):

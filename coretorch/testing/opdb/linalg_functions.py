@@ -195,9 +195,17 @@ def _matrix_norm_samples(op, m, dtype):
     yield SampleInput(m.make((3, 2, 4)), (1, (0, 2)), name="dims-0-2")
     yield SampleInput(m.make((3, 2, 4)), (2, (2, 0), True), name="dims-2-0-keepdim")
     yield SampleInput(matrix(m, (4, 3), layout="transposed"), (INF,), name="transposed")
+    for ord_, shape in (("nuc", (0, 3)), (2, (3, 0)), (1, (3, 0)), (-1, (0, 3)), (INF, (0, 2)),
+                        ("fro", (0, 0))):
+        yield SampleInput(m.make(shape), (ord_,), name=f"empty-ord={ord_}")
 
 
 def _matrix_norm_ref(a, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if a.size == 0:  # PyTorch: 0 (numpy refuses some empty norms)
+        shape = [1 if i in [d % a.ndim for d in dim] else s for i, s in enumerate(a.shape)]
+        r = np.zeros(shape) if keepdim else np.zeros(
+            [s for i, s in enumerate(a.shape) if i not in [d % a.ndim for d in dim]])
+        return r.astype(dtype or a.dtype)
     r = np.linalg.norm(a.astype(np.float64), ord, axis=tuple(dim), keepdims=keepdim)
     return np.asarray(r).astype(dtype or a.dtype)
 
@@ -476,7 +484,9 @@ _ERRORS = {
     "linalg_matrix_norm": [
         error_case("ord", t(3, 3), (3,), match=r"Order 3 not supported"),
         error_case("1-d", t(3), error=IndexError, match=r"Dimension out of range"),
-        error_case("dims", t(3, 3), ("fro", (0, 0)), match=r"appears multiple times")],
+        error_case("dims", t(3, 3), ("fro", (0, 0)), match=r"appears multiple times"),
+        error_case("empty-min", t(3, 0), (-1,), match=r"takes a minimum over dim 1, which is "
+                                                     r"empty")],
     "linalg_norm": [error_case("3-d-ord", t(2, 2, 2), (2,),
                                match=r"the input must be 1D or 2D. Got 3D")],
     "linalg_matrix_power": [error_case("non-square", t(2, 3), (2,),

@@ -188,6 +188,10 @@ _ERRORS = {
     "vdot": [error_case("2-d", _t(2, 3), (_t(3),), match=r"vdot\(\): 1D tensors expected")],
     "cdist": [error_case("columns", _t(3, 2), (_t(4, 3),),
                          match=r"X1 and X2 must have the same number of columns"),
+              error_case("dtype", _t(3, 2), (lambda m: m.make((4, 2), dtype=_dt.float64 if
+                                                              m.dtype is not _dt.float64
+                                                              else _dt.float32),),
+                         match=r"expected X1 and X2 to have the same dtype"),
               error_case("p", _t(3, 2), (_t(4, 2),), dict(p=-1.0),
                          match=r"only supports non-negative p values")],
 }
