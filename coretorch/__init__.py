@@ -81,7 +81,8 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, nn, optim, special, utils  # noqa: E402,F401
+from . import distributions, linalg, nn, optim, special, utils  # noqa: E402,F401
+from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used

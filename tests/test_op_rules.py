@@ -86,7 +86,7 @@ def test_max_with_dim_is_a_namedtuple():
     (lambda m: m(2, 3, dtype=I64).softmax(0), NotImplementedError, r"softmax\(\): not implemented"),
     (lambda m: m(2, 3, dtype=I64).var(), RuntimeError, r"var\(\).*floating point.*int64"),
     (lambda m: m(2, 3, dtype=I64).norm(), RuntimeError, r"norm\(\).*floating point.*int64"),
-    (lambda m: m(2, 3).norm("nuc"), NotImplementedError, r"norm\(\): p='nuc'"),
+    (lambda m: m(3).norm("nuc"), RuntimeError, r"norm\(\): p='nuc' is a matrix norm"),
     (lambda m: m(2, 3).cumsum(5), IndexError, r"cumsum\(\): Dimension out of range"),
     (lambda m: m(2, 0).argmin(1), IndexError, r"argmin\(\): Expected reduction dim 1"),
     (lambda m: m(2, 0).amin(1), IndexError, r"amin\(\): Expected reduction dim 1"),
