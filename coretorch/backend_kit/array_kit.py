@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from coretorch import dtypes as _dt
 from coretorch.tensor.impl import TensorImpl
 
 __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
@@ -15,11 +16,12 @@ __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_flo
            "TORCH_DTYPE_NAMES", "unsupported"]
 
 _T = TensorImpl
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
+_HALF = frozenset({np.dtype(np.float16), _dt.bfloat16.numpy})
 
 TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                     "float64": "Double"}
+                     "float64": "Double", "bfloat16": "BFloat16"}
 
 
 def scalar_as(v, npdt: np.dtype):
@@ -35,10 +37,15 @@ def opmath(d) -> np.dtype:
     """The numpy dtype arithmetic on dtype `d` (coretorch or numpy) runs in: half precision
     computes in float32, as PyTorch's kernels do; other dtypes as they are."""
     n = d.numpy if hasattr(d, "numpy") else np.dtype(d)
-    return _F32 if n == _F16 else n
+    return _F32 if n in _HALF else n
 
 
 acc_float = opmath  # reductions accumulate in the same type
+
+
+def is_float(npdt: np.dtype) -> bool:
+    """Whether numpy dtype `npdt` is a float (ml_dtypes' bfloat16 is not of numpy kind "f")."""
+    return npdt.kind == "f" or npdt in _HALF
 
 
 def compute_dtype(*xs, floating: bool = False):
@@ -63,16 +70,20 @@ class ArrayKit:
     a tensor of this backend's `device_type` (shared memory); `from_host(np_array)` makes an `xp`
     array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`);
     `special` is the module of special functions over `xp` arrays, or a function returning it
-    (default: scipy.special, imported when first used).
+    (default: scipy.special, imported when first used); `scipy_linalg` likewise for the
+    factorizations numpy lacks (lu_factor, solve_triangular; default scipy.linalg, CuPy's
+    backend gives cupyx.scipy.linalg).
     """
 
     def __init__(self, xp: Any, as_array: Callable, device_type: str,
-                 from_host: Optional[Callable] = None, special: Any = None):
+                 from_host: Optional[Callable] = None, special: Any = None,
+                 scipy_linalg: Any = None):
         self.xp = xp
         self.as_array = as_array
         self.device_type = device_type
         self.from_host = from_host if from_host is not None else xp.asarray
         self._special = special
+        self._scipy_linalg = scipy_linalg
 
     @property
     def special(self) -> Any:
@@ -83,6 +94,16 @@ class ArrayKit:
         elif callable(sp):
             sp = self._special = sp()
         return sp
+
+    @property
+    def scipy_linalg(self) -> Any:
+        sl = self._scipy_linalg
+        if sl is None:
+            import scipy.linalg as sl
+            self._scipy_linalg = sl
+        elif callable(sl) and not hasattr(sl, "lu_factor"):
+            sl = self._scipy_linalg = sl()
+        return sl
 
     def arr(self, x):
         """The array of a tensor (a tensor of another device, such as a cpu scalar, is copied

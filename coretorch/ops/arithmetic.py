@@ -75,8 +75,10 @@ def _heaviside(self, values):
 
 
 def _ldexp(self, other):
-    """self * 2 ** other."""
-    return self * REGISTRY["pow"].op.entry(2.0, other)
+    """self * 2 ** other (in the float result type of self and other: powers of two are exact
+    in every float dtype, so a 16-bit self is not widened to float32 by the factor)."""
+    d = binary_spec("ldexp", self, other, "float")[1]
+    return self * REGISTRY["pow"].op.entry(2.0, other).to(d)
 
 
 def _meta_frexp(self):
@@ -89,7 +91,7 @@ def _meta_frexp(self):
 def _frexp(self):
     """(mantissa, exponent) with self = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1
     (mantissa 0 and exponent 0 for 0; non-finite values keep themselves with exponent 0)."""
-    x = self if self._dtype is not dt.float16 else self.to(dt.float32)
+    x = self.to(dt.opmath_dtype(self._dtype))
     a = x.abs()
     finite = x.isfinite() & x.ne(0)
     safe = _where(finite, a, 1.0)

@@ -24,6 +24,7 @@ from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
+_F16_MAX = float(np.finfo(np.float16).max)
 
 # ---- BackendSelect ------------------------------------------------------------------------------
 
@@ -211,25 +212,42 @@ def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_mem
     if dtype is None:
         dtype = (dt.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step))
                  else dt.int64)
+    if not dtype.is_floating_point:
+        for v in (start, end, step):
+            if isinstance(v, int) and not dt.INT64_MIN <= v <= dt.INT64_MAX:
+                raise dt.overflow_error(dt.int64, v, "arange")
     return ((n,), dtype, resolve_device(device))
 
 
-def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+def _spaced_spec(op: str, steps: int, dtype, device, layout) -> tuple:
     if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    return _spec("linspace", (steps,), dtype, device, layout)
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return _spec(op, (steps,), dtype, device, layout)
+
+
+def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("linspace", steps, dtype, device, layout)
+
+
+def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("logspace", steps, dtype, device, layout)
 
 
 def check_fill_value(dtype, value) -> None:
     """PyTorch refuses a fill value out of an integer dtype's range (a value held in a tensor
     is data: the kernel that reads it checks it)."""
-    if dtype.category == dt.int64.category and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        return
+    if dtype.category == dt.int64.category:
         info = np.iinfo(dtype.numpy)
         if (isinstance(value, (float, np.floating)) and not math.isfinite(value)) or \
                 not info.min <= int(value) <= info.max:
             raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
                                f"without overflow (got {value}; the range is [{info.min}, "
                                f"{info.max}])")
+    elif dtype is dt.float16 and math.isfinite(value) and abs(value) > _F16_MAX:
+        # PyTorch refuses a finite value that would become inf (inf and nan themselves fit)
+        raise dt.overflow_error(dtype, value, "fill_")
 
 
 def _meta_fill_(self, value):
@@ -403,12 +421,12 @@ def _randint_like(self, low, high, generator, dtype, layout, device, requires_gr
 def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
     """`steps` evenly spaced values from start to end, with PyTorch's symmetric formula (the
     first half counts up from start, the second half down from end), computed in float64
-    (float32 for float32 and float16 results) and cast."""
+    (float32 for float32 and 16-bit float results) and cast."""
     shape, dtype, dev = _meta_linspace(start, end, steps, dtype, layout, device, requires_grad,
                                        pin_memory)
     if steps <= 1:
         return alloc(shape, dtype, dev).fill_(start)
-    c = dt.float32 if dtype in (dt.float32, dt.float16) else dt.float64
+    c = dt.opmath_dtype(dtype) if dtype.itemsize <= 4 else dt.float64
     cn = c.numpy.type
     s0, s1 = cn(start), cn(end)
     step = float((s1 - s0) / cn(steps - 1))
@@ -416,6 +434,15 @@ def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memor
     up = i.mul(step).add(float(s0))
     down = i.neg().add(steps - 1).mul(step).neg().add(float(s1))
     return op_named("where")(i.lt(steps // 2), up, down).to(dtype)
+
+
+def _logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    """`steps` values from base ** start to base ** end, evenly spaced in the exponent
+    (computed in float64 and cast, as PyTorch's kernel)."""
+    shape, dtype, dev = _meta_logspace(start, end, steps, base, dtype, layout, device,
+                                       requires_grad, pin_memory)
+    exponents = _linspace(start, end, steps, dt.float64, layout, dev, False, pin_memory)
+    return op_named("pow")(float(base), exponents).to(dtype)
 
 
 def _zero_(self):
@@ -492,11 +519,16 @@ def _declare_all() -> None:
                 "is 0 .. n-1. Integer arguments give int64, a float one the default dtype.")
     declare(f"linspace(Scalar start, Scalar end, int steps, *, {fa}) -> Tensor", _meta_linspace,
             impl=_linspace, **{**kw, "out": True})
+    declare(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {fa}) -> Tensor",
+            _meta_logspace, impl=_logspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
     ip = dict(family="fill", differentiable=False)
+    # every element gets the same value: PyTorch fills expanded tensors too
     declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_,
-            doc="Fill `self` with `value` (a number or a 0-d tensor), in place.", **ip)
+            doc="Fill `self` with `value` (a number or a 0-d tensor), in place.",
+            aliased_writes=True, **ip)
     declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
+            aliased_writes=True,
             kind=EXPLICIT, **ip)
     rnd = dict(family="random", differentiable=False)
     declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "

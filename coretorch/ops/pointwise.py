@@ -214,9 +214,12 @@ def _meta_add(self, other, alpha):
     spec = binary_spec("add", self, other, "promote")
     if spec[1] is dt.bool and not isinstance(alpha, bool) and alpha != 1:
         raise RuntimeError("add(): Boolean alpha only supported for Boolean results.")
-    if not spec[1].is_floating_point and isinstance(alpha, float):
-        raise RuntimeError("add(): For integral input tensors, argument alpha must not be a "
-                           "floating point number.")
+    if not spec[1].is_floating_point:
+        if isinstance(alpha, float):
+            raise RuntimeError("add(): For integral input tensors, argument alpha must not be "
+                               "a floating point number.")
+        if not dt.INT64_MIN <= alpha <= dt.INT64_MAX:
+            raise dt.overflow_error(dt.int64, alpha, "add")
     return spec
 
 

@@ -142,10 +142,23 @@ def _meta_mean(self, dim, keepdim, dtype):
             dtype or self._dtype, self._device)
 
 
+def _in_opmath(x):
+    """`x` in the dtype its reductions accumulate in (half precision in float32, as PyTorch's
+    kernels: a long half reduction neither overflows nor drops small terms)."""
+    d = dt.opmath_dtype(x._dtype)
+    return x if d is x._dtype else x.to(d)
+
+
+def _as_dtype(r, d):
+    return r if r._dtype is d else r.to(d)
+
+
 def _mean(self, dim, keepdim, dtype):
     """Arithmetic mean over `dim` (every dim when None); float dtypes only (or give `dtype`)."""
     count = _reduced_count(self, reduction_dims(self, dim))
-    return self.sum(dim, keepdim, dtype=dtype).div(count if count else math.nan)
+    out = dtype or self._dtype
+    total = self.sum(dim, keepdim, dtype=dt.opmath_dtype(out))
+    return _as_dtype(total.div(count if count else math.nan), out)
 
 
 # ---- amax, amin, max, min, argmax, argmin -------------------------------------------------------
@@ -399,19 +412,25 @@ def _meta_var_std(op: str):
     return meta
 
 
-def _var(self, dim, unbiased, keepdim, correction):
-    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
-    n = _reduced_count(self, reduction_dims(self, dim))
-    centered = self - self.mean(dim, keepdim=True)
+def _var_opmath(self, dim, unbiased, keepdim, correction):
+    """The variance in self's opmath dtype (half precision accumulates in float32)."""
+    x = _in_opmath(self)
+    n = _reduced_count(x, reduction_dims(x, dim))
+    centered = x - x.mean(dim, keepdim=True)
     denom = max(n - _correction(unbiased, correction), 0)
     sumsq = (centered * centered).sum(dim, keepdim)
     # PyTorch divides by max(0, n - correction): x / 0 is inf, 0 / 0 is nan
     return sumsq.div(denom) if denom else sumsq.mul(math.inf)
 
 
+def _var(self, dim, unbiased, keepdim, correction):
+    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction), self._dtype)
+
+
 def _std(self, dim, unbiased, keepdim, correction):
     """Standard deviation: the square root of `var` (same arguments)."""
-    return _var(self, dim, unbiased, keepdim, correction).sqrt()
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction).sqrt(), self._dtype)
 
 
 def _d_std(ctx, grad):
@@ -450,8 +469,14 @@ def _meta_norm(self, p, dim, keepdim, dtype):
                            f"dtype, got {dtype.name}")
     if isinstance(p, str):
         if p == "nuc":
-            raise NotImplementedError("norm(): p='nuc' (matrix norms) is not supported; give a "
-                                      "number or 'fro'")
+            nuc_dims = (-2, -1) if dim is None else dim
+            if len(nuc_dims) != 2 or len(self._shape) < 2:
+                raise RuntimeError(f"norm(): p='nuc' is a matrix norm: it needs a 2-D input or a "
+                                   f"dim of two dims, got a {len(self._shape)}-D input and dim "
+                                   f"{dim}")
+            d0, d1 = (d % len(self._shape) for d in nuc_dims)
+            return (reduced_shape(self._shape, (d0, d1), keepdim), dtype or self._dtype,
+                    self._device)
         if p != "fro":
             raise RuntimeError(f"norm(): only valid string values are 'fro' and 'nuc', found {p}")
         if dim is not None and len(dim) > 2:
@@ -473,7 +498,14 @@ def _meta_norm(self, p, dim, keepdim, dtype):
 def _norm(self, p, dim, keepdim, dtype):
     """Vector p-norm over `dim` (all elements when None): p = 2/'fro'/None, 1, inf, -inf, 0, or
     any other number; computed in `dtype` when given."""
-    x = self if dtype is None or dtype is self._dtype else self.to(dtype)
+    out = dtype or self._dtype
+    if p == "nuc":  # the sum of the singular values over the two dims
+        x = _as_dtype(self, out)
+        return _op("linalg_matrix_norm")(x, "nuc", (-2, -1) if dim is None else dim, keepdim)
+    return _as_dtype(_norm_opmath(_in_opmath(_as_dtype(self, out)), p, dim, keepdim), out)
+
+
+def _norm_opmath(x, p, dim, keepdim):
     if p == "fro" or p is None:
         p = 2
     a = x.abs()
@@ -494,6 +526,8 @@ def _d_norm(ctx, grad):
     """PyTorch's norm_backward: 0 where the norm is 0 (p > 1), sign(self) for p = 1, split
     evenly between the largest |self| (and NaNs) for p = inf."""
     self, p, keepdim = ctx.self, ctx.p, ctx.keepdim
+    if p == "nuc":
+        return (_d_nuclear_norm(ctx, grad),)
     p = 2.0 if p == "fro" or p is None else float(p)
     x = self if ctx.dtype is None or ctx.dtype is self._dtype else self.to(ctx.dtype)
     dims = reduction_dims(x, ctx.dim)
@@ -517,6 +551,17 @@ def _d_norm(ctx, grad):
         scaled = x.sign() * x.abs().pow(p - 1) if p < 2.0 else x * x.abs().pow(p - 2)
         g = scaled * where(norm.eq(0), 0.0, grad / norm.pow(p - 1))
     return (_grad_to(g, self),)
+
+
+def _d_nuclear_norm(ctx, grad):
+    """U Vh (scaled by grad) over the two dims: the gradient of the sum of singular values."""
+    self = ctx.self
+    x = self if ctx.dtype is None or ctx.dtype is self._dtype else self.to(ctx.dtype)
+    d0, d1 = (d % len(x._shape) for d in ((-2, -1) if ctx.dim is None else ctx.dim))
+    U, _, Vh = _op("linalg_svd")(x.movedim((d0, d1), (-2, -1)), False)
+    g = grad if ctx.keepdim else grad.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    g = g.movedim((d0, d1), (-2, -1))
+    return _grad_to((U.matmul(Vh) * g).movedim((-2, -1), (d0, d1)), self)
 
 
 def _declare_all() -> None:

@@ -19,6 +19,8 @@ def cat_skipped(t) -> bool:
 
 def _nonempty(op: str, tensors) -> None:
     if not tensors:
+        if op == "stack":  # PyTorch's types differ: cat raises ValueError, stack RuntimeError
+            raise RuntimeError("stack(): stack expects a non-empty TensorList")
         raise ValueError(f"{op}(): expected a non-empty list of Tensors")
 
 

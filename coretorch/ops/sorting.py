@@ -227,7 +227,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _meta_quantile(op: str):
     def meta(self, q, dim, keepdim, interpolation):
-        if not self._dtype.is_floating_point or self._dtype is dt.float16:
+        if not self._dtype.is_floating_point or self._dtype.itemsize == 2:
             raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got "
                                f"{self._dtype.name}")
         if shape_numel(self._shape) == 0:

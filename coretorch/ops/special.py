@@ -267,7 +267,8 @@ def _entr(self):
     """-self log(self) for self > 0; 0 at 0; -inf below 0 (NaN stays NaN)."""
     x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
     pos = x.gt(0)
-    r = _where(pos, x.neg() * _where(pos, x, 1.0).log(), _where(x.eq(0), 0.0, -math.inf))
+    r = _where(pos, x.neg() * _where(pos, x, 1.0).log(),
+               _where(x.eq(0), 0.0, -math.inf).to(x._dtype))
     return _where(x.isnan(), x, r)
 
 

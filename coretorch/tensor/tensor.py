@@ -409,6 +409,7 @@ class Tensor(TensorImpl):
     float = cast_method("float", _dt.float32)
     double = cast_method("double", _dt.float64)
     half = cast_method("half", _dt.float16)
+    bfloat16 = cast_method("bfloat16", _dt.bfloat16)
     int = cast_method("int", _dt.int32)
     long = cast_method("long", _dt.int64)
     short = cast_method("short", _dt.int16)

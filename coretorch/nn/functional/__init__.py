@@ -49,3 +49,7 @@ from .vision import __all__ as _vision
 __all__ = (_act + _attn + _conv3d + _convt + _drop + _lin + _loss + _norm + _pad + _pool + _sparse
            + _ctc + _distance + _embedding_bag + _local_response_norm + _loss_likelihood
            + _loss_margin + _pooling_max + _prelu + _upsampling + _vision)
+
+from ._op_errors import name_errors_in as _name_errors_in  # noqa: E402
+
+_name_errors_in(globals(), __all__, __name__)

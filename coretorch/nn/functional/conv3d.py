@@ -4,6 +4,7 @@
 A composite stand-in until a backend provides a native 3-D convolution."""
 from __future__ import annotations
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.nn_ops import check_conv_ranks
 from ...tensor.tensor import Tensor
@@ -24,6 +25,7 @@ def _check(op: str, input: Tensor, weight: Tensor, groups: int) -> None:
                            f"instead")
 
 
+@autocast_function("conv3d")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups: int = 1) -> Tensor:
     """3-D cross-correlation over (N, C_in, D, H, W) or unbatched (C_in, D, H, W) inputs with a

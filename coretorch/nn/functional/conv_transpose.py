@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.nn_ops import check_conv_dtypes, check_conv_ranks
 from ...tensor.tensor import Tensor
@@ -122,6 +123,7 @@ def _product(ranges: list) -> list:
     return out
 
 
+@autocast_function("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 1-D convolution of (N, C_in, L) or (C_in, L) inputs with a
@@ -130,6 +132,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            output_padding, groups, dilation)
 
 
+@autocast_function("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 2-D convolution ("deconvolution") of (N, C_in, H, W) or (C_in, H, W) inputs
@@ -139,6 +142,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            output_padding, groups, dilation)
 
 
+@autocast_function("conv_transpose3d")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) inputs with a

@@ -100,6 +100,17 @@ def _linspace_ref(start, end, steps, *, dtype=None, device=None, **_):
     return np.linspace(start, end, steps).astype(dtype or np.float32)
 
 
+def _logspace_samples(op, m, dtype):
+    yield SampleInput(0.0, (2.0, 5), _dev(m, dtype=dtype), "decades")
+    yield SampleInput(-1.0, (3.0, 4, 2.0), _dev(m, dtype=dtype), "base-2")
+    yield SampleInput(1.0, (1.0, 1), _dev(m, dtype=dtype), "one-step")
+    yield SampleInput(1.0, (0.0, 0), _dev(m, dtype=dtype), "zero-steps")
+
+
+def _logspace_ref(start, end, steps, base=10.0, *, dtype=None, device=None, **_):
+    return np.logspace(start, end, steps, base=base).astype(dtype or np.float32)
+
+
 def _like_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3)), name="same")
     yield SampleInput(m.make((3, 2), layout="transposed"), name="transposed")
@@ -324,6 +335,7 @@ OPS: list[OpInfo] = [
     OpInfo("arange", dtypes=ALL, ref=_arange_ref, sample_inputs_func=_arange_samples),
     OpInfo("linspace", dtypes=FLOATS, ref=_linspace_ref, sample_inputs_func=_linspace_samples,
            tol={_dt.float32: (1e-6, 1e-6)}),
+    OpInfo("logspace", dtypes=FLOATS, ref=_logspace_ref, sample_inputs_func=_logspace_samples),
     OpInfo("zeros_like", dtypes=DTYPES, ref=_like_ref(np.zeros), sample_inputs_func=_like_samples),
     OpInfo("ones_like", dtypes=DTYPES, ref=_like_ref(np.ones), sample_inputs_func=_like_samples),
     OpInfo("full_like", dtypes=DTYPES,
@@ -391,6 +403,8 @@ _ERRORS = {
                _factory_error("wrong-sign", 5, (0, 1), match="inconsistent with step sign")],
     "linspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
                                 match="number of steps must be non-negative")],
+    "logspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
+                                match=r"logspace\(\): number of steps must be non-negative")],
     "randint": [_factory_error("empty-range", 5, (5, (3,)),
                                match="expects 'from' to be less than 'to'")],
     "rand": [_factory_error("negative", (-1,), match=_NEGATIVE)],

@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import FLOATS, OpInfo, SampleInput
+from ..opinfo import BF16_STEPS_TOL, FLOATS, OpInfo, SampleInput
 from .common import attach_error_cases, error_case
 
 _SHAPES = ((3,), (2, 4), ())
+_STEPS_TOL = {_dt.bfloat16: BF16_STEPS_TOL}
 
 
 def _list(m, low=None, high=None, layout="contiguous", shapes=_SHAPES):
@@ -286,10 +287,10 @@ OPS = [
     _foreach("_foreach_mul_", _binary_ref(np.multiply), _binary_samples),
     _foreach("_foreach_div_", _binary_ref(np.divide), _div_samples),
     _foreach("_foreach_maximum_", _binary_ref(np.maximum), _maximum_samples),
-    _foreach("_foreach_lerp_", _lerp_ref, _lerp_samples),
-    _foreach("_foreach_addcmul", _addcmul_ref, _addc_samples),
-    _foreach("_foreach_addcmul_", _addcmul_ref, _addc_samples),
-    _foreach("_foreach_addcdiv_", _addcdiv_ref, _addc_samples),
+    _foreach("_foreach_lerp_", _lerp_ref, _lerp_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcmul", _addcmul_ref, _addc_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcmul_", _addcmul_ref, _addc_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcdiv_", _addcdiv_ref, _addc_samples, tol=_STEPS_TOL),
     _foreach("_foreach_sqrt", _sqrt_ref, _unary_samples),
     _foreach("_foreach_sqrt_", _sqrt_ref, _unary_samples),
     _foreach("_foreach_neg", _neg_ref, _unary_samples),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coretorch.backend_kit.array_kit import acc_float
+from coretorch.backend_kit.array_kit import acc_float, is_float
 
 from ..registry import kernel
 from ._common import arr, write, writable_target
@@ -137,7 +137,7 @@ def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_incl
 
 
 def _avg_kind(dtype: np.dtype):
-    if dtype.kind == "f":
+    if is_float(dtype):
         return acc_float(dtype), True
     return np.dtype(np.int64), False
 

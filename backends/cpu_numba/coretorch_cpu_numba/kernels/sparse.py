@@ -10,11 +10,14 @@ from ..registry import kernel
 from ._common import write
 
 
+_HALF = ("float16", "bfloat16")
+
+
 @kernel("_sparse_coo_mm")
 def sparse_coo_mm(out, indices, values, dense, rows):
     """out = csr(values at indices, (rows, k)) @ dense"""
     idx, v, d = as_numpy(indices), as_numpy(values), as_numpy(dense)
-    if v.dtype == np.float16:  # scipy.sparse has no float16: compute in float32, round once
+    if out._dtype.name in _HALF:  # scipy.sparse has no 16-bit floats: float32, rounded once
         v, d = v.astype(np.float32), d.astype(np.float32)
     a = scipy.sparse.csr_matrix((v, (idx[0], idx[1])), shape=(rows, dense._shape[0]))
     write(out, np.asarray(a @ d).astype(out._dtype.numpy, copy=False))
