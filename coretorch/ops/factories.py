@@ -24,7 +24,8 @@ from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
-_F16_MAX = float(np.finfo(np.float16).max)
+# the largest finite value of each float dtype narrower than a Python float
+_FLOAT_MAX = {d: dt.finfo(d).max for d in dt.all_dtypes if d.is_floating_point and d.itemsize < 8}
 
 # ---- BackendSelect ------------------------------------------------------------------------------
 
@@ -245,7 +246,7 @@ def check_fill_value(dtype, value) -> None:
             raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
                                f"without overflow (got {value}; the range is [{info.min}, "
                                f"{info.max}])")
-    elif dtype is dt.float16 and math.isfinite(value) and abs(value) > _F16_MAX:
+    elif dtype in _FLOAT_MAX and math.isfinite(value) and abs(value) > _FLOAT_MAX[dtype]:
         # PyTorch refuses a finite value that would become inf (inf and nan themselves fit)
         raise dt.overflow_error(dtype, value, "fill_")
 

@@ -89,6 +89,8 @@ def _count_nonzero(self, dim):
 
 def _meta_aminmax(self, dim, keepdim):
     dims = reduction_dims(self, dim)
+    if dim is not None and self._shape and self._shape[dim] == 0:  # PyTorch's type differs here
+        raise IndexError(f"aminmax(): Expected reduction dim {dim} to have non-zero size.")
     if any(self._shape[d] == 0 for d in dims) or (dim is None and 0 in self._shape):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
