@@ -16,6 +16,8 @@ from ..dtypes import dtype as _dtype_cls
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
 
+_tuple_new = tuple.__new__
+
 __all__ = ["Tensor"]
 
 
@@ -72,7 +74,7 @@ class Tensor(TensorImpl):
     # ---- geometry --------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return _tuple_new(Size, self._shape)  # already ints: skip Size's conversion
 
     def size(self, dim: int | None = None):
         """The shape, or the size of dimension `dim`."""
