@@ -14,6 +14,8 @@ from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, f
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size
+from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,
+                             preserve_format)
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
