@@ -141,6 +141,9 @@ def _pool_samples(op, m, dtype):
                           name="exclude-pad")
         yield SampleInput(m.make((1, 2, 4, 4)), (2,), dict(divisor_override=3),
                           name="divisor_override")
+        # integer sums divide truncating toward zero, a negative divisor included
+        yield SampleInput(m.make((1, 1, 4, 4)), ((2, 2), (), (0,), False, True, -2),
+                          name="negative-divisor_override")
 
 
 def _pool_errors(op, m, dtype):

@@ -122,8 +122,8 @@ def _avg_pool(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor, zero):
                 if isinstance(zero, float):
                     y[p, i, j] = acc / f
                 else:
-                    q = abs(acc) // f
-                    y[p, i, j] = q if acc >= 0 else -q
+                    q = abs(acc) // abs(f)  # a negative divisor_override flips the sign
+                    y[p, i, j] = q if (acc >= 0) == (f > 0) else -q
 
 
 @numba.njit(cache=True)
