@@ -41,7 +41,28 @@ def _export_ops() -> None:
             g[_name] = _decl.op.entry
 
 
+# the in-place ops PyTorch also has as free functions (torch.zero_(t), torch.relu_(t), ...)
+_INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+    "atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ "
+    "exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ selu_ "
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_").split()
+
+
+def _export_inplace_functions() -> None:
+    g = globals()
+    for _name in _INPLACE_FUNCTIONS:
+        _decl = ops.REGISTRY.get(_name) or ops.REGISTRY.get(_name[:-1])
+        if _decl is None or _name in g:
+            continue
+        _op = _decl.op if _decl.inplace_only else _decl.inplace_op
+        if _op is not None:
+            g[_name] = _op.entry
+
+
 _export_ops()
+_export_inplace_functions()
 
 
 def is_tensor(obj) -> "bool":
