@@ -1,11 +1,13 @@
 """Shape composites written with views, cat and flip: broadcasting (broadcast_to,
 broadcast_tensors), ravel, atleast_1d/2d/3d, reshape_as, the stacks (hstack, vstack, dstack,
-column_stack), the splits (tensor_split, hsplit, vsplit, dsplit), flipud, fliplr and rot90.
+column_stack), the splits (tensor_split, hsplit, vsplit, dsplit, split_with_sizes,
+unsafe_split, unsafe_chunk), flipud, fliplr, rot90 and repeat_interleave.
 
 Each is differentiated through the ops it calls, so every backend has them with gradients.
 """
 from __future__ import annotations
 
+from .. import dtypes as dt
 from ..dispatch.arguments import to_int, to_int_list
 from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
 from .declare import IMPLICIT, declare, op_named as _op
@@ -313,6 +315,80 @@ def _rot90(self, k, dims):
     return self.clone()
 
 
+# ---- repeat_interleave, split aliases -----------------------------------------------------
+
+def _repeat_counts(self, repeats, dim) -> tuple:
+    """(tensor to repeat, dim, repeats as an int or a host list of counts)."""
+    x = self.reshape(-1) if dim is None else self
+    d = 0 if dim is None else wrap_dim("repeat_interleave", dim, max(len(x._shape), 1))
+    if isinstance(repeats, _T) and repeats._shape:
+        if len(repeats._shape) > 1 or repeats._dtype.is_floating_point:
+            raise RuntimeError("repeat_interleave(): repeats must be 0-dim or 1-dim integer "
+                               "tensor")
+        counts = [int(c) for c in repeats.tolist()]
+        size = x._shape[d] if x._shape else 1
+        if len(counts) not in (1, size):
+            raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input "
+                               f"along dim, but got repeats.size(0) = {len(counts)} and "
+                               f"input.size({d}) = {size}")
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeat_interleave(): repeats can not be negative")
+        return x, d, counts[0] if len(counts) == 1 else counts
+    r = to_int("repeat_interleave", "repeats", 2, repeats)
+    if r < 0:
+        raise RuntimeError("repeat_interleave(): repeats can not be negative")
+    return x, d, r
+
+
+def _repeat_interleave(self, repeats, dim, output_size):
+    """Each element (slice along `dim`; of the flattened tensor without a dim) repeated
+    `repeats` times in place; `repeats` is an int or one count per element. With only a
+    tensor of counts, the indices 0..n-1 each repeated its count."""
+    if repeats is None:
+        counts = self
+        self = _op("arange")(shape_numel(counts._shape), device=counts._device)
+        repeats, dim = counts, 0
+    x, d, r = _repeat_counts(self, repeats, dim)
+    if not x._shape:
+        x = x.reshape(1)
+    if isinstance(r, int):
+        shape = list(x._shape)
+        expanded = x.unsqueeze(d + 1).expand(shape[:d + 1] + [r] + shape[d + 1:])
+        return expanded.flatten(d, d + 1)
+    index = [i for i, c in enumerate(r) for _ in range(c)]
+    from .factories_public import tensor
+    return x.index_select(d, tensor(index, dtype=dt.int64, device=x._device))
+
+
+def _meta_split_with_sizes(self, split_sizes, dim):
+    size = self._shape[dim] if self._shape else 0
+    if sum(split_sizes) != size or any(n < 0 for n in split_sizes):
+        raise RuntimeError(f"split_with_sizes(): expects split_sizes to sum exactly to {size} "
+                           f"(input tensor's size at dimension {dim}), but got split_sizes="
+                           f"{list(split_sizes)}")
+    return _op_meta("split")(self, list(split_sizes), dim)
+
+
+def _op_meta(name: str):
+    from .declare import REGISTRY
+    return REGISTRY[name].meta
+
+
+def _split_with_sizes(self, split_sizes, dim, sections):
+    """Views of `self` of the given lengths along `dim` (they must add up to its size)."""
+    return self.split(list(split_sizes), dim)
+
+
+def _unsafe_split(self, split_size, dim, sections):
+    """``split`` (PyTorch's variant whose views autograd does not track as views)."""
+    return self.split(split_size, dim)
+
+
+def _unsafe_chunk(self, chunks, dim, sections):
+    """``chunk`` (PyTorch's variant whose views autograd does not track as views)."""
+    return self.chunk(chunks, dim)
+
+
 def _declare_all() -> None:
     comp = dict(kind=IMPLICIT, family="shape", out=False)
     declare("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", _meta_broadcast_to,
@@ -341,6 +417,16 @@ def _declare_all() -> None:
         declare(f"{name}(Tensor self) -> Tensor", meta, impl=impl, **comp)
     declare("rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor", _meta_rot90,
             impl=_rot90, **comp)
+    declare("repeat_interleave(Tensor self, Any repeats=None, int? dim=None, *, "
+            "int? output_size=None) -> Tensor", impl=_repeat_interleave, **comp)
+    declare("split_with_sizes(Tensor(a) self, int[] split_sizes, Dim dim=0) -> Tensor(a)[]",
+            _meta_split_with_sizes, impl=_split_with_sizes, precomputed=("sections",), **comp)
+    declare("unsafe_split(Tensor(a) self, int split_size, Dim dim=0) -> Tensor(a)[]",
+            lambda self, split_size, dim: _op_meta("split")(self, split_size, dim),
+            impl=_unsafe_split, precomputed=("sections",), **comp)
+    declare("unsafe_chunk(Tensor(a) self, int chunks, Dim dim=0) -> Tensor(a)[]",
+            lambda self, chunks, dim: _op_meta("chunk")(self, chunks, dim),
+            impl=_unsafe_chunk, precomputed=("sections",), **comp)
 
 
 _declare_all()

@@ -78,6 +78,21 @@ def _scatter_reduce_samples(op, m, dtype):
                       name="empty-index")
 
 
+def _index_reduce_samples(op, m, dtype):
+    for reduce in ("prod", "mean", "amax", "amin"):
+        yield SampleInput(m.make((4, 3)), (0, m.index((5,), 4), m.make((5, 3)), reduce),
+                          name=f"{reduce}-repeats")
+        yield SampleInput(m.make((3, 4), layout="transposed"),
+                          (1, m.index((2,), 4, unique_along=0), m.make((3, 2)), reduce),
+                          dict(include_self=False), name=f"{reduce}-exclude-self")
+
+
+def _index_reduce_ref(x, dim, index, source, reduce, include_self=True):
+    spread = np.expand_dims(index, tuple(d for d in range(x.ndim) if d != dim % x.ndim))
+    spread = np.broadcast_to(spread, source.shape)
+    return _scatter_reduce_ref(x, dim, spread, source, reduce, include_self)
+
+
 def _scatter_reduce_ref(x, dim, index, src, reduce, include_self=True):
     combine = {"sum": np.sum, "prod": np.prod, "mean": np.sum, "amax": np.max, "amin": np.min}
     out = x.copy()
@@ -252,6 +267,8 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_scatter_samples),
     OpInfo("scatter_reduce", dtypes=ALL, ref=_scatter_reduce_ref,
            sample_inputs_func=_scatter_reduce_samples, tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("index_reduce", dtypes=ALL, ref=_index_reduce_ref,
+           sample_inputs_func=_index_reduce_samples, tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("scatter_add", dtypes=ALL, ref=_scatter_ref(True), sample_inputs_func=_scatter_samples,
            tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("index_add", dtypes=ALL, ref=_index_add, sample_inputs_func=_index_add_samples,
@@ -302,6 +319,11 @@ _ERRORS = {
                 error_case("bad-reduce", _t(3, 4), (0, _ix(2, 2), _t(2, 2)),
                            dict(reduce="max"), match=r"scatter\(\): reduce argument must be "
                                                       r"either add or multiply")],
+    "index_reduce": [error_case("sum", _t(3, 4), (0, _ix(2), _t(2, 4), "sum"),
+                                match=r"index_reduce\(\): reduce argument must be one of prod"),
+                     error_case("2-d-index", _t(3, 4), (0, _ix(2, 2), _t(2, 4), "amax"),
+                                error=IndexError,
+                                match=r"index_reduce\(\): Index is supposed to be a vector")],
     "scatter_reduce": [error_case("bad-reduce", _t(3, 4), (0, _ix(2, 2), _t(2, 2), "max"),
                                   match=r"scatter_reduce\(\): reduce argument must be one of "
                                         r"sum, prod, mean, amax, amin, got 'max'"),

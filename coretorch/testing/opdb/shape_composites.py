@@ -84,6 +84,39 @@ def _rot90_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4), layout="transposed"), (1, [2, 0]), name="dims-2-0")
 
 
+def _repeat_interleave_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3)), (2,), name="flat")
+    yield SampleInput(m.make((2, 3), layout="transposed"), (3, 1), name="dim1")
+    yield SampleInput(m.make((2, 3)), (m.make((3,), dtype=_dt.int64,
+                                              values=np.array([1, 0, 2])), -1),
+                      name="counts-tensor")
+    yield SampleInput(m.make(()), (4,), name="0-d")
+
+
+def _repeat_interleave_ref(x, repeats=None, dim=None, output_size=None):
+    return np.repeat(x, repeats, axis=dim)
+
+
+def _split_alias_samples(op, m, dtype):
+    if op.name == "split_with_sizes":
+        yield SampleInput(m.make((5, 2)), ([2, 3],), name="dim0")
+        yield SampleInput(m.make((2, 6), layout="transposed"), ([1, 0, 5], -1), name="empty")
+    else:
+        yield SampleInput(m.make((5, 2)), (2,), name="dim0")
+        yield SampleInput(m.make((2, 6), layout="transposed"), (4, 1), name="dim1")
+
+
+def _split_alias_ref(x, n, dim=0):
+    size = x.shape[dim]
+    if isinstance(n, list):
+        return tuple(np.split(x, np.cumsum(n)[:-1], axis=dim))
+    return tuple(np.split(x, list(range(n, size, n)), axis=dim))
+
+
+def _chunk_alias_ref(x, chunks, dim=0):
+    return _split_alias_ref(x, max(1, -(-x.shape[dim] // chunks)), dim)
+
+
 def _t(*shape, dtype=None):
     return lambda m: m.make(shape, dtype=dtype)
 
@@ -122,6 +155,14 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_flip_samples),
     OpInfo("fliplr", dtypes=ALL + BOOL, ref=lambda x: np.fliplr(x).copy(),
            sample_inputs_func=_flip_samples),
+    OpInfo("repeat_interleave", dtypes=ALL + BOOL, ref=_repeat_interleave_ref,
+           sample_inputs_func=_repeat_interleave_samples, data_dependent=True),
+    OpInfo("split_with_sizes", dtypes=ALL + BOOL, ref=_split_alias_ref,
+           sample_inputs_func=_split_alias_samples),
+    OpInfo("unsafe_split", dtypes=ALL + BOOL, ref=_split_alias_ref,
+           sample_inputs_func=_split_alias_samples),
+    OpInfo("unsafe_chunk", dtypes=ALL + BOOL, ref=_chunk_alias_ref,
+           sample_inputs_func=_split_alias_samples),
     OpInfo("rot90", dtypes=ALL + BOOL,
            ref=lambda x, k=1, dims=(0, 1): np.rot90(x, k, axes=tuple(dims)).copy(),
            sample_inputs_func=_rot90_samples),
@@ -166,6 +207,16 @@ _ERRORS = {
                           match=r"dsplit\(\): requires a tensor with at least 3 dimensions")],
     "flipud": [error_case("0-d", _t(), match=r"flipud\(\): requires a tensor with at least 1")],
     "fliplr": [error_case("1-d", _t(3), match=r"fliplr\(\): requires a tensor with at least 2")],
+    "repeat_interleave": [error_case("negative", _t(3), (-1,),
+                                     match=r"repeat_interleave\(\): repeats can not be "
+                                           r"negative")],
+    "split_with_sizes": [error_case("sum", _t(5), ([2, 2],),
+                                    match=r"split_with_sizes\(\): expects split_sizes to sum "
+                                          r"exactly to 5")],
+    "unsafe_split": [error_case("negative", _t(5), (-1,),
+                                match=r"split\(\): split_size can only be 0")],
+    "unsafe_chunk": [error_case("zero", _t(5), (0,),
+                                match=r"chunk\(\): chunk expects `chunks` to be greater")],
     "rot90": [error_case("same-dims", _t(2, 3), (1, [0, 0]),
                          match=r"rot90\(\): expected rotation dims to be different"),
               error_case("three-dims", _t(2, 3, 4), (1, [0, 1, 2]),
