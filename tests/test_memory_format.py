@@ -65,6 +65,12 @@ def test_ops_and_gradients_read_channels_last_inputs(x):
     np.testing.assert_allclose(y.grad.numpy(), ref.grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_to_takes_positional_non_blocking_and_copy(x):
+    y = x.to(ct.float32, False, True, memory_format=ct.channels_last)
+    assert y is not x and y.stride() == CL_STRIDES
+    assert x.to(ct.float32, False, False) is x
+
+
 def test_memory_format_errors(x):
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
         ct.randn(2, 3).contiguous(memory_format=ct.channels_last)

@@ -370,7 +370,7 @@ class Runner:
         """numpy array of a torch or coretorch tensor; None for anything else."""
         torch, ct = self.torch, self.ct
         if isinstance(x, torch.Tensor):
-            return x.detach().resolve_conj().resolve_neg().cpu().numpy()
+            return x.detach().cpu().numpy(force=True)  # force: conj/neg bits, zero tensors
         if isinstance(x, ct.Tensor):
             return np.asarray(x.detach().cpu().numpy())
         return None

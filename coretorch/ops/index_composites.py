@@ -79,6 +79,7 @@ def _take_along_dim(self, indices, dim):
     shape = _meta_take_along_dim(self, indices, dim)[0]
     x_shape = list(shape)
     x_shape[d] = self._shape[d]
+    indices = _op("where")(indices.lt(0), indices + self._shape[d], indices)  # -1: the last
     return self.expand(x_shape).gather(d, indices.expand(shape))
 
 
@@ -211,24 +212,23 @@ def _meta_masked_scatter(self, mask, source):
         raise RuntimeError(f"masked_scatter(): expected self and source to have same dtypes but "
                            f"got {self._dtype.name} and {source._dtype.name}")
     shape = broadcast_shapes("masked_scatter", self._shape, mask._shape)
-    if shape != self._shape:
-        raise RuntimeError(f"masked_scatter(): mask of shape {list(mask._shape)} can't be "
-                           f"broadcast to self of shape {list(self._shape)}")
-    return (self._shape, self._dtype, common_device("masked_scatter", self, mask, source))
+    return (shape, self._dtype, common_device("masked_scatter", self, mask, source))
 
 
 def _masked_scatter(self, mask, source):
     """`self` with the positions where `mask` is True filled, in row-major order, with the
     leading elements of `source`."""
+    shape = broadcast_shapes("masked_scatter", self._shape, mask._shape)
+    self = self.expand(shape)  # the functional form broadcasts self and mask together
     if not get_device_type(self._device).has_data:
         return self.clone()  # which positions are written depends on the mask's values
-    where = mask.expand(self._shape).reshape(-1).nonzero().reshape(-1)
+    where = mask.expand(shape).reshape(-1).nonzero().reshape(-1)
     n = where._shape[0]
     if n > shape_numel(source._shape):
         raise RuntimeError(f"masked_scatter(): Number of elements of source < number of ones "
                            f"in mask ({shape_numel(source._shape)} < {n})")
     values = source.reshape(-1).narrow(0, 0, n)
-    return self.reshape(-1).index_put([where], values).reshape(self._shape)
+    return self.reshape(-1).index_put([where], values).reshape(shape)
 
 
 def _argwhere(self):

@@ -112,11 +112,11 @@ def _index_select(self, dim, index):
 def _check_scatter_gather(op: str, self, d: int, index, src=None) -> None:
     """PyTorch's shape rules: same number of dims; index no larger than src anywhere and no
     larger than self except along `dim` (not checked for an empty index)."""
+    if shape_numel(index._shape) == 0:
+        return  # an empty index of any integer dtype is a no-op, as in PyTorch
     if index._dtype not in _INDEX_DTYPES:
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got "
                            f"{index._dtype.name}")
-    if shape_numel(index._shape) == 0:
-        return
     nd = max(len(self._shape), 1)
     if max(len(index._shape), 1) != nd:
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "

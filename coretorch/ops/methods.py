@@ -209,6 +209,10 @@ def _parse_to(who: str, args, kwargs) -> tuple:
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"{who}() got unexpected keyword arguments {sorted(kwargs)}")
+    flags = [a for a in args if isinstance(a, bool)]  # to(dtype, non_blocking, copy)
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, dt.dtype):
             dtype = a

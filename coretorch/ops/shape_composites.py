@@ -15,7 +15,8 @@ from .meta_rules import broadcast_shapes as _broadcast_shapes
 
 _T = TensorImpl
 
-__all__ = ["broadcast_shapes", "broadcast_tensors", "tensor_varargs"]
+__all__ = ["broadcast_shapes", "broadcast_tensors", "tensor_varargs", "atleast_1d", "atleast_2d",
+           "atleast_3d"]
 
 
 def _spec(self, shape: tuple) -> tuple:
@@ -431,3 +432,21 @@ def _declare_all() -> None:
 
 _declare_all()
 broadcast_tensors = tensor_varargs("broadcast_tensors", _broadcast_tensors.__doc__)
+
+
+def _atleast_public(n: int):
+    """``coretorch.atleast_<n>d``: one tensor gives one tensor; several (or a list) a tuple."""
+    op = _op(f"atleast_{n}d")
+
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], _T):
+            return op(tensors[0])
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tensors[0]
+        return tuple(op(t) for t in tensors)
+    fn.__name__ = fn.__qualname__ = f"atleast_{n}d"
+    fn.__doc__ = op.__doc__
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = (_atleast_public(n) for n in (1, 2, 3))

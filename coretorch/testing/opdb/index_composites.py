@@ -147,11 +147,13 @@ def _select_scatter_samples(op, m, dtype):
 def _masked_scatter_samples(op, m, dtype):
     yield SampleInput(m.make((3, 4)), (m.mask((3, 4)), m.make((12,))), name="same-shape")
     yield SampleInput(m.make((3, 4)), (m.mask((4,)), m.make((3, 5))), name="broadcast-mask")
+    yield SampleInput(m.make((4,)), (m.mask((3, 4)), m.make((12,))), name="broadcast-self")
 
 
 def _masked_scatter_ref(x, mask, source):
-    out = x.copy()
-    mask = np.broadcast_to(mask, x.shape)
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    out = np.broadcast_to(x, shape).copy()
+    mask = np.broadcast_to(mask, shape)
     out[mask] = source.reshape(-1)[:int(mask.sum())]
     return out
 
