@@ -134,9 +134,11 @@ def _meta_fill(self, value):
 
 def _fill(self, value):
     """A tensor like `self` filled with `value` (the functional ``fill_``)."""
-    if isinstance(value, _T):
-        return _op("zeros_like")(self) + value.to(self._dtype)
-    return _op("full_like")(self, value)
+    # where, not a new tensor: the result stays in self's graph (a zero gradient), as PyTorch's
+    everywhere = _op("ones_like")(self, dtype=dt.bool)
+    if not isinstance(value, _T):
+        value = _op("full")((), value, dtype=self._dtype, device=self._device)
+    return _op("where")(everywhere, value.to(self._dtype), self)
 
 
 def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
@@ -167,7 +169,7 @@ def _declare_all() -> None:
     declare("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
             lambda self, other, p: ((), float_result(self._dtype), self._device),
             impl=_dist, family="reduction", **comp)
-    declare("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", _meta_renorm,
+    declare("renorm(Tensor self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor", _meta_renorm,
             impl=_renorm, family="reduction", inplace=True, **comp)
     fac = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
     declare(f"scalar_tensor(Scalar s, *, {_FA}) -> Tensor", _meta_scalar_tensor,

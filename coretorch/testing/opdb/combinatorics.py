@@ -61,11 +61,13 @@ def _renorm_samples(op, m, dtype):
     yield SampleInput(m.make((3, 4)), (2, 0, 5.0), name="rows")
     yield SampleInput(m.make((3, 4), layout="transposed"), (1, 1, 8.0), name="columns-p1")
     yield SampleInput(m.make((2, 3, 2)), (3, 2, 100.0), name="no-change")
+    yield SampleInput(m.make((2, 3, 2)), (float("inf"), -1, 2.0), name="inf-norm-last-dim")
 
 
 def _renorm_ref(x, p, dim, maxnorm):
-    axes = tuple(d for d in range(x.ndim) if d != dim)
-    norm = np.sum(np.abs(x) ** p, axis=axes, keepdims=True) ** (1.0 / p)
+    axes = tuple(d for d in range(x.ndim) if d != dim % x.ndim)
+    norm = np.max(np.abs(x), axis=axes, keepdims=True) if p == float("inf") else \
+        np.sum(np.abs(x) ** p, axis=axes, keepdims=True) ** (1.0 / p)
     return (x * np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)).astype(x.dtype)
 
 
