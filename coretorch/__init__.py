@@ -66,6 +66,7 @@ _export_inplace_functions()
 from .ops.shape_composites import (broadcast_shapes, broadcast_tensors,  # noqa: E402,F401
                                    atleast_1d, atleast_2d, atleast_3d)
 from .ops.grids import meshgrid, cartesian_prod, block_diag  # noqa: E402,F401
+from .ops.statistics import std, var  # noqa: E402,F401  (with the (input, unbiased) form)
 
 
 def is_tensor(obj) -> "bool":

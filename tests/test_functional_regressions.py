@@ -91,3 +91,12 @@ def test_inplace_free_functions():
     assert ct.fill_(x, 2.5) is x and x.tolist() == [2.5, 2.5, 2.5]
     y = ct.tensor([-1.0, 2.0])
     assert ct.relu_(y) is y and y.tolist() == [0.0, 2.0]
+
+
+def test_std_and_var_take_unbiased_positionally():
+    x = ct.tensor([1.0, 2.0, 4.0])
+    assert ct.std(x, False).item() == pytest.approx(np.std([1.0, 2.0, 4.0]))
+    assert x.var(True).item() == pytest.approx(np.var([1.0, 2.0, 4.0], ddof=1))
+    assert x.var(0).item() == pytest.approx(np.var([1.0, 2.0, 4.0], ddof=1))
+    with pytest.raises(TypeError, match=r"std\(\): the \(input, unbiased\) form"):
+        x.std(True, True)
