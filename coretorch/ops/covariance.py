@@ -31,7 +31,7 @@ def _meta_cov(self, correction, fweights, aweights):
             raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got "
                                f"aweights with {w._dtype.name} dtype")
     rows = self._shape[0] if len(self._shape) == 2 else None
-    shape = (rows, rows) if rows is not None else ()
+    shape = (rows, rows) if rows not in (None, 1) else ()  # PyTorch squeezes one variable
     return (shape, float_result(self._dtype), self._device)
 
 

@@ -11,6 +11,7 @@ from .common import attach_error_cases, error_case
 def _cov_samples(op, m, dtype):
     yield SampleInput(m.make((3, 6)), name="matrix")
     yield SampleInput(m.make((5,)), name="vector")
+    yield SampleInput(m.make((1, 5)), name="one-variable")
     if op.name == "corrcoef":
         yield SampleInput(m.make((4, 3), layout="transposed"), name="transposed")
         return
@@ -33,7 +34,7 @@ def _cov_ref(x, correction=1, fweights=None, aweights=None):
 
 def _corrcoef_ref(x):
     x = _float(x)
-    if x.ndim == 1:
+    if x.ndim == 1 or x.shape[0] == 1:
         return np.asarray(1.0, x.dtype)
     return np.corrcoef(x).astype(x.dtype)
 
