@@ -10,7 +10,8 @@ keeps the format the source tensor is in (PyTorch's ``suggest_memory_format``).
 from __future__ import annotations
 
 __all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format", "memory_format_arg", "check_memory_format", "dim_order", "format_strides",
+           "preserve_format", "memory_format_arg", "check_memory_format", "dim_order",
+           "format_strides",
            "is_contiguous_as", "suggest_format", "restride"]
 
 

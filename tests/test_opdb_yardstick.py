@@ -67,7 +67,8 @@ def _to_numpy(x):
 def test_compare_outputs_nested_and_numbers():
     e = (np.zeros(2), [np.ones(1), 3])
     assert y.compare_outputs(e, (np.zeros(2), [np.ones(1), 3]), _to_numpy) is None
-    assert y.compare_outputs(e, (np.zeros(2), [np.ones(1), 4]), _to_numpy) == "output 1: output 1: 4 != 3"
+    why = y.compare_outputs(e, (np.zeros(2), [np.ones(1), 4]), _to_numpy)
+    assert why == "output 1: output 1: 4 != 3"
     assert "expected 2" in y.compare_outputs(e, (np.zeros(2),), _to_numpy)
     assert y.compare_outputs(np.zeros(2), 0.0, _to_numpy).startswith("got float")
     assert y.compare_outputs(float("nan"), float("nan"), _to_numpy) is None

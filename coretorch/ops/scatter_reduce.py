@@ -1,5 +1,6 @@
-"""scatter_reduce and index_reduce: `src` combined into `self` at `index` along `dim` with sum, prod, mean, amax
-or amin (``include_self=False`` ignores self's values where something is scattered).
+"""scatter_reduce and index_reduce: `src` combined into `self` at `index` along `dim` with sum,
+prod, mean, amax or amin (``include_self=False`` ignores self's values where something is
+scattered).
 
 A composite of indexing ops on the flattened tensor, differentiated through them: each index
 entry becomes one linear position ("target"). sum and mean accumulate with `index_put`; amax
