@@ -1,5 +1,5 @@
-"""cov and corrcoef of a (variables, observations) matrix: composites of mean, matmul and
-sqrt (gradients through them), with numpy's frequency and analytic weights."""
+"""cov and corrcoef of a (variables, observations) matrix (composites of mean, matmul and
+sqrt, gradients through them, with numpy's frequency and analytic weights), and sum_to_size."""
 from __future__ import annotations
 
 from ..tensor.impl import TensorImpl, shape_numel
@@ -67,6 +67,25 @@ def _cov(self, correction, fweights, aweights):
     return (c / norm).reshape(shape)
 
 
+def _meta_sum_to_size(self, size):
+    size = tuple(size)
+    lead = len(self._shape) - len(size)
+    if lead < 0 or any(s not in (1, n) for s, n in zip(size, self._shape[lead:])):
+        raise RuntimeError(f"sum_to_size(): size {{{', '.join(map(str, size))}}} is not "
+                           f"expandable to size {{{', '.join(map(str, self._shape))}}}.")
+    return (size, self._dtype, self._device)
+
+
+def _sum_to_size(self, size):
+    """`self` summed down to `size`, a shape it broadcasts from (the leading dims and the
+    dims where `size` is 1 are summed)."""
+    size = tuple(size)
+    lead = len(self._shape) - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size)
+                                if s == 1 and self._shape[lead + i] != 1]
+    return (self.sum(dims, keepdim=True) if dims else self).reshape(size)
+
+
 def _meta_corrcoef(self):
     return _meta_cov(self, 1, None, None)
 
@@ -83,5 +102,7 @@ def _corrcoef(self):
 
 declare("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) "
         "-> Tensor", _meta_cov, impl=_cov, kind=IMPLICIT, family="reduction", out=False)
+declare("sum_to_size(Tensor self, int[] size) -> Tensor", _meta_sum_to_size, impl=_sum_to_size,
+        kind=IMPLICIT, family="reduction", out=False, function=False)
 declare("corrcoef(Tensor self) -> Tensor", _meta_corrcoef, impl=_corrcoef, kind=IMPLICIT,
         family="reduction", out=False)

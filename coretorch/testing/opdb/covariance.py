@@ -39,6 +39,19 @@ def _corrcoef_ref(x):
     return np.corrcoef(x).astype(x.dtype)
 
 
+def _sum_to_size_samples(op, m, dtype):
+    yield SampleInput(m.make((2, 3, 4)), ((3, 1),), name="leading-and-size-1")
+    yield SampleInput(m.make((3, 4), layout="transposed"), (1, 4), name="varargs")
+    yield SampleInput(m.make((3, 4)), ((3, 4),), name="same")
+
+
+def _sum_to_size_ref(x, *size):
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    lead = x.ndim - len(size)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1)
+    return np.sum(x, axis=dims, keepdims=True).reshape(size).astype(x.dtype)
+
+
 def _t(*shape, dtype=None):
     return lambda m: m.make(shape, dtype=dtype)
 
@@ -46,12 +59,17 @@ def _t(*shape, dtype=None):
 OPS: list[OpInfo] = [
     OpInfo("cov", dtypes=ALL, ref=_cov_ref, sample_inputs_func=_cov_samples,
            tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("sum_to_size", dtypes=ALL, ref=_sum_to_size_ref,
+           sample_inputs_func=_sum_to_size_samples, tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("corrcoef", dtypes=ALL, ref=_corrcoef_ref, sample_inputs_func=_cov_samples,
            tol={_dt.float32: (1e-5, 1e-5)}),
 ]
 
 _ERRORS = {
     "cov": [error_case("3-d", _t(2, 2, 2), match=r"cov\(\): expected input to have two or fewer")],
+    "sum_to_size": [error_case("not-expandable", _t(2, 3), ((2, 2),),
+                               match=r"sum_to_size\(\): size \{2, 2\} is not expandable to "
+                                     r"size \{2, 3\}")],
     "corrcoef": [error_case("3-d", _t(2, 2, 2),
                             match=r"cov\(\): expected input to have two or fewer")],
 }
