@@ -15,6 +15,8 @@ from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16, 
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size
+from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,
+                             preserve_format)
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
@@ -40,7 +42,32 @@ def _export_ops() -> None:
             g[_name] = _decl.op.entry
 
 
+# the in-place ops PyTorch also has as free functions (torch.zero_(t), torch.relu_(t), ...)
+_INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+    "atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ "
+    "exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ selu_ "
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_").split()
+
+
+def _export_inplace_functions() -> None:
+    g = globals()
+    for _name in _INPLACE_FUNCTIONS:
+        _decl = ops.REGISTRY.get(_name) or ops.REGISTRY.get(_name[:-1])
+        if _decl is None or _name in g:
+            continue
+        _op = _decl.op if _decl.inplace_only else _decl.inplace_op
+        if _op is not None:
+            g[_name] = _op.entry
+
+
 _export_ops()
+_export_inplace_functions()
+from .ops.shape_composites import (broadcast_shapes, broadcast_tensors,  # noqa: E402,F401
+                                   atleast_1d, atleast_2d, atleast_3d)
+from .ops.grids import meshgrid, cartesian_prod, block_diag  # noqa: E402,F401
+from .ops.statistics import std, var  # noqa: E402,F401  (with the (input, unbiased) form)
 
 
 def is_tensor(obj) -> "bool":

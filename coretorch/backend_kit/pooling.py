@@ -122,8 +122,8 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     if cdt.kind == "f":
         y = acc / f.astype(cdt)
     else:
-        q = xp.abs(acc) // f  # C++ integer division truncates toward zero
-        y = xp.where(acc >= 0, q, -q)
+        q = xp.abs(acc) // xp.abs(f)  # C++ integer division truncates toward zero
+        y = xp.where((acc >= 0) == (f > 0), q, -q)
     k.write(out, xp.where(empty, 0, y).reshape(o.shape))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..device import get_default_device, get_device_type
 from ..dispatch.keys import DispatchKey
+from ..memory_formats import check_memory_format, memory_format_arg, restride
 from ..dispatch.operator import register_fallback
 from ..layout import layout as _layout, strided as _strided
 from ..random import generator_for
@@ -98,6 +99,7 @@ def _spec(op: str, size, dtype, device, layout) -> tuple:
 
 
 def _meta_empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
+    check_memory_format("empty", len(size), memory_format)
     return _spec("empty", size, dtype, device, layout)
 
 
@@ -164,24 +166,25 @@ def _meta_randperm(n, generator, dtype, layout, device, requires_grad, pin_memor
     return _spec("randperm", (n,), dt.int64 if dtype is None else dtype, device, layout)
 
 
-def _like_spec(self, dtype, device, layout) -> tuple:
+def _like_spec(self, dtype, device, layout=None, memory_format=None) -> tuple:
     check_layout("*_like", layout)
+    check_memory_format("empty_like", len(self._shape), memory_format)
     return (self._shape, self._dtype if dtype is None else dtype,
             self._device if device is None else resolve_device(device))
 
 
 def _meta_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
-    return _like_spec(self, dtype, device, layout)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_random_like(self, generator, dtype, layout, device, requires_grad, pin_memory,
                       memory_format):
-    return _like_spec(self, dtype, device, layout)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
                     memory_format):
-    return _like_spec(self, dtype, device, layout)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_randint_like(self, low, high, generator, dtype, layout, device, requires_grad,
@@ -191,7 +194,7 @@ def _meta_randint_like(self, low, high, generator, dtype, layout, device, requir
     if low >= high:
         raise RuntimeError(f"randint_like(): random_ expects 'from' to be less than 'to', but "
                            f"got from={low} >= to={high}")
-    return _like_spec(self, dtype, device, layout)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _arange_count(start, end, step) -> int:
@@ -321,8 +324,9 @@ def _meta_bernoulli(self, p, generator):
 
 def _empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
     """A tensor of `size` with uninitialized data."""
-    return alloc(*_meta_empty(size, dtype, layout, device, requires_grad, pin_memory,
-                              memory_format))
+    return restride(alloc(*_meta_empty(size, dtype, layout, device, requires_grad, pin_memory,
+                                       memory_format)),
+                    "empty", memory_format_arg("empty", memory_format))
 
 
 def _empty_strided(size, stride, dtype, layout, device, requires_grad, pin_memory):
@@ -385,27 +389,35 @@ def _randperm(n, generator, dtype, layout, device, requires_grad, pin_memory):
     return t
 
 
+def _like_alloc(self, dtype, device, memory_format):
+    """The uninitialized result of a ``*_like`` factory, in `memory_format` (default: the
+    format `self` is in)."""
+    return restride(alloc(*_like_spec(self, dtype, device)), "empty_like",
+                    memory_format_arg("empty_like", memory_format), self)
+
+
 def _like(fill):
     """The impl of ``<fill>_like``: a tensor shaped like `self`, filled by ``fill(t)``."""
     def like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
-        return finish(fill(alloc(*_like_spec(self, dtype, device, layout))), requires_grad)
+        return finish(fill(_like_alloc(self, dtype, device, memory_format)), requires_grad)
     return like
 
 
 def _empty_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
     """An uninitialized tensor shaped like `self`."""
-    return finish(alloc(*_like_spec(self, dtype, device, layout)), requires_grad)
+    return finish(_like_alloc(self, dtype, device, memory_format), requires_grad)
 
 
 def _full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
                memory_format):
     """A tensor shaped like `self` filled with `fill_value`."""
-    return finish(alloc(*_like_spec(self, dtype, device, layout)).fill_(fill_value), requires_grad)
+    t = _like_alloc(self, dtype, device, memory_format)
+    return finish(t.fill_(fill_value), requires_grad)
 
 
 def _random_like(draw):
     def like(self, generator, dtype, layout, device, requires_grad, pin_memory, memory_format):
-        t = alloc(*_like_spec(self, dtype, device, layout))
+        t = _like_alloc(self, dtype, device, memory_format)
         return finish(draw(t, generator), requires_grad)
     return like
 
@@ -415,7 +427,7 @@ def _randint_like(self, low, high, generator, dtype, layout, device, requires_gr
     """Integers uniformly from [low, high) (``randint_like(t, high)``: from [0, high))."""
     if high is None:
         low, high = 0, low
-    t = alloc(*_like_spec(self, dtype, device, layout)).random_(low, high, generator=generator)
+    t = _like_alloc(self, dtype, device, memory_format).random_(low, high, generator=generator)
     return finish(t, requires_grad)
 
 

@@ -418,7 +418,7 @@ def _d_avg_pool2d_backward(ctx, grad):
 
 # ---- embedding ---------------------------------------------------------------------------------
 
-def _meta_embedding(weight, indices, padding_idx):
+def _meta_embedding(weight, indices, padding_idx, scale_grad_by_freq):
     if len(weight._shape) != 2:
         raise RuntimeError(f"embedding(): 'weight' must be 2-D (num_embeddings, embedding_dim), "
                            f"got size {list(weight._shape)}")
@@ -434,10 +434,11 @@ def _meta_embedding(weight, indices, padding_idx):
             common_device("embedding", weight, indices))
 
 
-def _embedding(weight, indices, padding_idx):
+def _embedding(weight, indices, padding_idx, scale_grad_by_freq):
     """Rows of `weight` (num_embeddings, embedding_dim) picked by the integer tensor `indices`:
     shape indices.shape + (embedding_dim,). The `padding_idx` row (negative counts from the end)
-    gets no gradient."""
+    gets no gradient; with `scale_grad_by_freq` each use's gradient is divided by how often its
+    row is picked."""
     rows = weight.index_select(0, indices.reshape(-1))
     return rows.reshape(indices._shape + (weight._shape[1],))
 
@@ -448,6 +449,10 @@ def _d_embedding(ctx, grad):
     g = grad.reshape(-1, weight._shape[1])
     if pad is not None:
         g = g.masked_fill(flat.eq(pad % weight._shape[0]).unsqueeze(1), 0)
+    if ctx.scale_grad_by_freq:
+        uses = _op("zeros")((weight._shape[0],), dtype=g._dtype, device=g._device)
+        uses = uses.index_add(0, flat, _op("ones")(flat._shape, dtype=g._dtype, device=g._device))
+        g = g / uses.index_select(0, flat).unsqueeze(1)
     zeros = _op("zeros_like")(weight, dtype=g._dtype)
     return (zeros.index_add(0, flat, g), None)
 
@@ -491,7 +496,8 @@ def _declare_all() -> None:
             "int? divisor_override) -> Tensor", _meta_avg_pool2d_backward,
             precomputed=("window_stride",), derivative=_d_avg_pool2d_backward, saves=(),
             doc="The gradient of avg_pool2d with respect to its input.", **fn)
-    declare("embedding(Tensor weight, Tensor indices, int? padding_idx=None) -> Tensor",
+    declare("embedding(Tensor weight, Tensor indices, int? padding_idx=None, "
+            "bool scale_grad_by_freq=False) -> Tensor",
             _meta_embedding, impl=_embedding, out=False, derivative=_d_embedding,
             saves=("indices",), **fn)
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import importlib
 
 from .. import dtypes as _dt
+from .. import memory_formats as _mf
 from ..dtypes import dtype as _dtype_cls
 from ..layout import strided as _strided
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
+
+_tuple_new = tuple.__new__
 
 __all__ = ["Tensor"]
 
@@ -41,8 +44,10 @@ _late = _Late()
 def cast_method(name: str, dtype: _dtype_cls):
     """The method ``t.<name>()``: ``t.to(dtype)`` (self when it has the dtype already); also
     the casts of tensor containers such as `PackedSequence`."""
-    def cast(self, memory_format=None):
-        return self.to(dtype)
+    def cast(self, memory_format=None) -> "Tensor":
+        if memory_format is None:
+            return self.to(dtype)
+        return self.to(dtype, memory_format=memory_format)
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
     cast.dtype = dtype
@@ -75,7 +80,7 @@ class Tensor(TensorImpl):
     # ---- geometry --------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return _tuple_new(Size, self._shape)  # already ints: skip Size's conversion
 
     def size(self, dim: int | None = None):
         """The shape, or the size of dimension `dim`."""
@@ -124,7 +129,15 @@ class Tensor(TensorImpl):
         return self._storage.address + self._offset * self._dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
-        """Whether elements are laid out row-major with no gaps (size-1 dims are ignored)."""
+        """Whether elements are laid out row-major with no gaps (size-1 dims are ignored); with
+        `memory_format` (``coretorch.channels_last`` ...), dense in that format's order."""
+        if memory_format is not None:
+            fmt = _mf.memory_format_arg("is_contiguous", memory_format)
+            if fmt is not _mf.contiguous_format:
+                if fmt is _mf.preserve_format:
+                    raise RuntimeError("is_contiguous(): preserve memory format is unsupported "
+                                       "by the contiguous operator")
+                return _mf.is_contiguous_as(self._shape, self._stride, fmt)
         expected = 1
         for d, s in zip(reversed(self._shape), reversed(self._stride)):
             if d == 0:

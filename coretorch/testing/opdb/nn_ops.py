@@ -141,6 +141,9 @@ def _pool_samples(op, m, dtype):
                           name="exclude-pad")
         yield SampleInput(m.make((1, 2, 4, 4)), (2,), dict(divisor_override=3),
                           name="divisor_override")
+        # integer sums divide truncating toward zero, a negative divisor included
+        yield SampleInput(m.make((1, 1, 4, 4)), ((2, 2), (), (0,), False, True, -2),
+                          name="negative-divisor_override")
 
 
 def _pool_errors(op, m, dtype):
@@ -206,6 +209,9 @@ def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3), layout="transposed"), (m.index((4,), 5),),
                       name="transposed-weight")
     yield SampleInput(m.make((5, 3)), (m.index((0,), 5),), name="empty-indices")
+    # a defined gradient, not the derivative: finite differences cannot check it
+    yield SampleInput(m.make((5, 3)), (m.index((6,), 5),), dict(scale_grad_by_freq=True),
+                      name="scale_grad_by_freq", gradcheck=False)
 
 
 def _embedding_errors(op, m, dtype):
@@ -238,9 +244,10 @@ def _torch_avg_bwd(go, x, k, s, p, ceil, cip, div):
     return torch.ops.aten.avg_pool2d_backward(go, x, list(k), list(s), list(p), ceil, cip, div)
 
 
-def _torch_embedding(weight, indices, padding_idx=None):
+def _torch_embedding(weight, indices, padding_idx=None, scale_grad_by_freq=False):
     import torch.nn.functional as F
-    return F.embedding(indices, weight, padding_idx=padding_idx)
+    return F.embedding(indices, weight, padding_idx=padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq)
 
 
 OPS: list[OpInfo] = [
@@ -260,7 +267,7 @@ OPS: list[OpInfo] = [
            error_inputs_func=_pool_errors),
     OpInfo("avg_pool2d_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_avg_bwd,
            sample_inputs_func=_avg_bwd_samples, tol=_TOL, error_inputs_func=_avg_bwd_errors),
-    OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None: w[idx],
+    OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None, **_: w[idx],
            torch_ref=_torch_embedding, sample_inputs_func=_embedding_samples,
            error_inputs_func=_embedding_errors),
 ]

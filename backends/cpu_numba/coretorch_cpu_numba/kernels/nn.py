@@ -132,8 +132,8 @@ def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_incl
                 if isinstance(zero, float):
                     pooled[p, i, j] = acc / f
                 else:
-                    q = abs(acc) // f
-                    pooled[p, i, j] = q if acc >= 0 else -q
+                    q = abs(acc) // abs(f)  # a negative divisor_override flips the sign
+                    pooled[p, i, j] = q if (acc >= 0) == (f > 0) else -q
 
 
 def _avg_kind(dtype: np.dtype):
