@@ -1,4 +1,4 @@
-"""combinations, isin, unravel_index, dist, renorm, scalar_tensor, fill and logspace: small
+"""combinations, isin, unravel_index, dist, renorm, scalar_tensor and fill: small
 composites of existing ops (gradients through them where differentiable)."""
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def _renorm(self, p, dim, maxnorm):
     return self * scale
 
 
-# ---- scalar_tensor, fill, logspace ----------------------------------------------------------
+# ---- scalar_tensor, fill ----------------------------------------------------------
 
 _FA = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
        "bool requires_grad=False, bool pin_memory=False")
@@ -141,22 +141,6 @@ def _fill(self, value):
     return _op("where")(everywhere, value.to(self._dtype), self)
 
 
-def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
-    if steps < 0:
-        raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
-    return ((steps,), dt.get_default_dtype() if dtype is None else dtype,
-            resolve_device(device))
-
-
-def _logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
-    """`steps` values from base**start to base**end, evenly spaced in the exponent."""
-    shape, dtype, dev = _meta_logspace(start, end, steps, base, dtype, layout, device,
-                                       requires_grad, pin_memory)
-    work = dtype if dtype.is_floating_point else dt.float64
-    exps = _op("linspace")(start, end, steps, dtype=dt.float64, device=dev)
-    return _op("full")((), float(base), dtype=dt.float64, device=dev).pow(exps).to(work).to(dtype)
-
-
 def _declare_all() -> None:
     comp = dict(kind=IMPLICIT, out=False)
     declare("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
@@ -174,8 +158,6 @@ def _declare_all() -> None:
     fac = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
     declare(f"scalar_tensor(Scalar s, *, {_FA}) -> Tensor", _meta_scalar_tensor,
             impl=_scalar_tensor, **fac)
-    declare(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_FA}) -> Tensor",
-            _meta_logspace, impl=_logspace, **fac)
     declare("fill(Tensor self, Tensor|Scalar value) -> Tensor", _meta_fill, impl=_fill,
             family="factory", **comp)
 

@@ -1,5 +1,5 @@
 """OpInfos of coretorch/ops/combinatorics.py (combinations, isin, unravel_index, dist, renorm,
-scalar_tensor, logspace, fill), with numpy references."""
+scalar_tensor, fill), with numpy references."""
 from __future__ import annotations
 
 import itertools
@@ -76,16 +76,6 @@ def _scalar_tensor_samples(op, m, dtype):
     yield SampleInput(2, (), dict(dtype=dtype, device=m.device), name="int")
 
 
-def _logspace_samples(op, m, dtype):
-    yield SampleInput(0, (2, 5), dict(dtype=dtype, device=m.device), name="base10")
-    yield SampleInput(-1.0, (3.0, 4, 2.0), dict(dtype=dtype, device=m.device), name="base2")
-    yield SampleInput(1, (1, 1), dict(dtype=dtype, device=m.device), name="one-step")
-
-
-def _logspace_ref(start, end, steps, base=10.0, *, dtype=None, device=None):
-    return np.power(float(base), np.linspace(start, end, steps)).astype(dtype)
-
-
 def _fill_samples(op, m, dtype):
     yield SampleInput(m.make((3, 4)), (2,), name="number")
     yield SampleInput(m.make((3, 4), layout="transposed"), (m.make(()),), name="0-d-tensor")
@@ -107,8 +97,6 @@ OPS: list[OpInfo] = [
            tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("scalar_tensor", dtypes=ALL, ref=lambda s, dtype=None, device=None:
            np.asarray(s, dtype=dtype), sample_inputs_func=_scalar_tensor_samples),
-    OpInfo("logspace", dtypes=FLOATS, ref=_logspace_ref, sample_inputs_func=_logspace_samples,
-           tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("fill", dtypes=ALL, ref=lambda x, v: np.full_like(x, v),
            sample_inputs_func=_fill_samples),
 ]
@@ -125,8 +113,6 @@ _ERRORS = {
                           match=r"renorm\(\): expected maxnorm to be >= 0")],
     "scalar_tensor": [error_case("list", lambda m: [1, 2], error=TypeError,
                                  match=r"scalar_tensor\(\): argument 's'")],
-    "logspace": [error_case("negative-steps", lambda m: 0, (1, -1),
-                            match=r"logspace\(\): number of steps must be non-negative")],
     "fill": [error_case("1-d-value", _t(3), (_t(2),),
                         match=r"fill\(\): only supports 0-dimension value tensor")],
 }
