@@ -187,6 +187,17 @@ def addcdiv(a, t1, t2, value, out):
 # ---- integer power with PyTorch's negative-exponent rule --------------------------------------
 
 @_jit
+def pow_int_scalar(a, n, out):
+    """out = a ** n for an integral n (given as a float): llvm's powi, repeated multiplication"""
+    k = int(n)
+    m = -k if k < 0 else k
+    one = a.dtype.type(1) if a.shape[0] else 1.0
+    for i in range(a.shape[0]):
+        p = a[i] ** m
+        out[i] = one / p if k < 0 else p   # 1/0 is inf here (error_model="numpy")
+
+
+@_jit
 def int_pow(a, b, out):
     for i in range(a.shape[0]):
         base, e = a[i], b[i]

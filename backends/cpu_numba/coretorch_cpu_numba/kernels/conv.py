@@ -10,8 +10,6 @@ than a batched matmul of N per-sample GEMMs.
 """
 from __future__ import annotations
 
-import threading
-
 import numba
 import numpy as np
 from numba import uint64 as U
@@ -19,26 +17,10 @@ from numba import uint64 as U
 from coretorch.backend_kit.array_kit import acc_float
 
 from ..registry import kernel
+from ..scratch import scratch as _buffer
 from ._common import arr, write, writable_target
 
 __all__ = ["im2col", "col2im", "columns", "add_columns", "conv_forward", "conv_input_grad"]
-
-_scratch = threading.local()
-
-
-def _buffer(slot: str, shape: tuple, dtype) -> np.ndarray:
-    """An uninitialised array of `shape` from a per-thread buffer reused across calls (the
-    column buffers are several MB: a fresh allocation page-faults on every call)."""
-    need = int(np.prod(shape))
-    bufs = getattr(_scratch, "bufs", None)
-    if bufs is None:
-        bufs = _scratch.bufs = {}
-    key = (slot, np.dtype(dtype))
-    b = bufs.get(key)
-    if b is None or b.size < need:
-        b = bufs[key] = np.empty(max(need, 1), dtype)
-    return b[:need].reshape(shape)
-
 
 # The loops run over a zero-padded copy of the input (no bounds tests in the inner loops) and
 # index flat arrays with unsigned offsets: a signed index makes numba test it for wrap-around on
