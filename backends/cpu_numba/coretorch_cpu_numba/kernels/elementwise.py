@@ -115,14 +115,13 @@ def _float_pow(out, self, exponent) -> bool:
     x = np.asarray(as_numpy(self) if isinstance(self, _T) else self)
     if x.dtype.kind not in "fiub" or not (x < 0).any():
         return False
-    x = x.astype(cdt, copy=False)
-    y = np.asarray(as_numpy(exponent) if isinstance(exponent, _T) else exponent, dtype=cdt)
-    r = np.power(np.abs(x), y)
-    neg, finite_y = x < 0, np.isfinite(y)
-    integral = finite_y & (y == np.floor(y))
-    odd = integral & (np.fmod(y, 2) != 0)
-    r = np.where(np.signbit(x) & odd, -r, r)   # odd powers keep the sign (of -0.0 too)
-    write(out, np.where(neg & np.isfinite(x) & finite_y & ~integral, np.nan, r))
+    y = as_numpy(exponent) if isinstance(exponent, _T) else exponent
+    r = np.power(np.abs(x.astype(cdt, copy=False)), np.asarray(y, dtype=cdt))
+    base = self if isinstance(self, _T) else x
+    if isinstance(exponent, _T):
+        jit_apply("pow_sign_fix", out, (base, exponent, r), cdt)
+    else:
+        jit_apply("pow_sign_fix_scalar", out, (base, r), cdt, (exponent,))
     return True
 
 
