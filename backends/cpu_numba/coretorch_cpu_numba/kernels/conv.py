@@ -24,19 +24,21 @@ __all__ = ["im2col", "col2im", "columns", "add_columns", "conv_forward", "conv_i
 
 # The loops run over a zero-padded copy of the input (no bounds tests in the inner loops) and
 # index flat arrays with unsigned offsets: a signed index makes numba test it for wrap-around on
-# every access and the copy loops stop vectorizing (measured 1.5-15x slower).
+# every access and the copy loops stop vectorizing (measured 1.5-15x slower). They run serially:
+# BLAS runs its own threads right after, and numba's OpenMP workers spinning on the cores the
+# GEMM needs made forward and LeNet steps 1.3-1.6x slower than the serial loops (2 cores).
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def im2col(xp, cols, kd, kh, kw, sd, sh, sw, dd, dh, dw, od, oh, ow):
     """cols[row, n, l] = the padded input xp (N, C, Dp, Hp, Wp) under kernel tap `row` at output
     position l of sample n; cols is (C*kd*kh*kw, N, od*oh*ow): channel c's taps are rows
-    c*kd*kh*kw onwards, so each group's rows are contiguous. Written in order, row-parallel."""
+    c*kd*kh*kw onwards, so each group's rows are contiguous. Written in order."""
     n_, c_, dp, hp, wp = xp.shape
     kk = kd * kh * kw
     L = od * oh * ow
     xf, cf = xp.ravel(), cols.ravel()
     uow, usw = U(ow), U(sw)
-    for rc in numba.prange(c_ * kk):
+    for rc in range(c_ * kk):
         c, t = rc // kk, rc % kk
         a, b, e = t // (kh * kw), (t // kw) % kh, t % kw
         dst = U(rc * n_ * L)
@@ -50,18 +52,18 @@ def im2col(xp, cols, kd, kh, kw, sd, sh, sw, dd, dh, dw, od, oh, ow):
                     dst += uow
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def col2im(cols, gp, kd, kh, kw, sd, sh, sw, dd, dh, dw, od, oh, ow):
     """The adjoint of `im2col`: the padded gradient gp (N, C, Dp, Hp, Wp), zeroed here, receives
-    every column entry at the position it was read from; parallel over (sample, channel) planes,
-    so no two threads add to the same element."""
+    every column entry at the position it was read from, one (sample, channel) plane at a
+    time."""
     n_, c_, dp, hp, wp = gp.shape
     kk = kd * kh * kw
     L = od * oh * ow
     gf, cf = gp.ravel(), cols.ravel()
     uow, usw = U(ow), U(sw)
     size = dp * hp * wp
-    for nc in numba.prange(n_ * c_):
+    for nc in range(n_ * c_):
         n, c = nc // c_, nc % c_
         gf[nc * size:(nc + 1) * size] = 0
         for t in range(kk):
@@ -126,13 +128,13 @@ def add_columns(cols: np.ndarray, k: tuple, stride: tuple, pads: tuple, dilation
         gx[...] = _interior(gp, pads, gx.shape[2:])
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _to_batch_major(r, b, y):
     """y[n, c, l] = r[c, n, l] (+ b[c] when b has C entries): the GEMM's (C_out, N, L) result
     in the output's layout, with the bias added on the way."""
     c_, n_, l_ = r.shape
     has_bias = b.shape[0] == c_
-    for nc in numba.prange(n_ * c_):
+    for nc in range(n_ * c_):
         n, c = nc // c_, nc % c_
         src, dst = r[c, n], y[n, c]
         if has_bias:
