@@ -182,9 +182,10 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
     write(out, gx.reshape(gi.shape))
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _max_pool_backward(g, ind, gx):
-    for p in numba.prange(g.shape[0]):
+    # serial: a memory-bound scatter; a parallel launch on small planes cost more than the work
+    for p in range(g.shape[0]):
         gx[p, :] = 0
         for j in range(g.shape[1]):
             gx[p, ind[p, j]] += g[p, j]
