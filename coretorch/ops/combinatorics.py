@@ -6,7 +6,7 @@ import itertools
 import math
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
 from .meta_rules import float_result, resolve_device
 
