@@ -78,5 +78,11 @@ def test_pow_tensor_exponents_negative_bases():
     _same((ct.tensor(x) ** ct.tensor(y)).numpy(), (torch.tensor(x) ** torch.tensor(y)).numpy(),
           1e-6)
     _same(((-2.0) ** ct.tensor(y)).numpy(), ((-2.0) ** torch.tensor(y)).numpy(), 1e-6)
+    # |x| ** y hides a base of -1: (-1) ** nan is nan (only +1 ** nan is 1)
+    for base in (-1.0, 1.0):
+        for t in (ct.tensor(x), ct.tensor(y)):
+            _same((base ** t).numpy(), (base ** torch.tensor(t.numpy())).numpy(), 1e-6)
+        _same((ct.tensor([base]) ** ct.tensor(y)).numpy(),
+              (torch.tensor([base]) ** torch.tensor(y)).numpy(), 1e-6)
     _same((ct.tensor(x).half() ** 3.0).float().numpy(),
           (torch.tensor(x).half() ** 3.0).float().numpy(), 1e-3)

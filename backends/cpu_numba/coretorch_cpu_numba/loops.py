@@ -192,7 +192,10 @@ def addcdiv(a, t1, t2, value, out):
 @_jit
 def _pow_sign(x, y, r):
     """x ** y from r = |x| ** y: odd integral powers keep x's sign (-0.0 too), a finite negative
-    x to a finite non-integral power is NaN, everything else (inf, NaN) is r."""
+    x to a finite non-integral power is NaN, a NaN power is NaN unless x is +1 (C's pow; |x|
+    hides -1), everything else (inf) is r."""
+    if math.isnan(y):
+        return r if x == 1.0 else math.nan
     if math.isfinite(y):
         if y == math.floor(y):
             if math.copysign(1.0, x) < 0 and math.floor(y / 2.0) * 2.0 != y:  # odd
