@@ -61,8 +61,8 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
 
-class AvgPool2d(Module):
-    """Mean over (kH, kW) windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+class _AvgPoolNd(Module):
+    _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None) -> None:
@@ -78,8 +78,13 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return type(self)._fn(input, self.kernel_size, self.stride, self.padding,
+                              self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Mean over (kH, kW) windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+    _fn = staticmethod(F.avg_pool2d)
 
 
 class _AdaptiveAvgPoolNd(Module):
