@@ -1,0 +1,249 @@
+"""The location-scale, discrete, gamma-family, transformed, relaxed and mixture distributions:
+densities, entropies and moments against scipy.stats and PyTorch (each skipped when missing),
+sample moments, reparameterized gradients, KL divergences and argument validation."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import coretorch as ct
+import coretorch.distributions as D
+
+RNG = np.random.default_rng(3)
+
+
+def _t(a):
+    return ct.tensor(np.asarray(a, dtype=np.float64))
+
+
+CASES = {
+    "Exponential": (lambda m: m.Exponential(_tt(m, [0.5, 2.0])), [[0.3, 1.7], [2.5, 0.1]]),
+    "Laplace": (lambda m: m.Laplace(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])), [[-1.0, 1.2]]),
+    "Cauchy": (lambda m: m.Cauchy(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])), [[-1.0, 3.2]]),
+    "Gumbel": (lambda m: m.Gumbel(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])), [[-1.0, 1.2]]),
+    "LogNormal": (lambda m: m.LogNormal(_tt(m, [0.0, 1.0]), _tt(m, [0.5, 0.8])), [[0.4, 2.2]]),
+    "StudentT": (lambda m: m.StudentT(_tt(m, [3.0, 5.5]), _tt(m, [0.0, 1.0]),
+                                      _tt(m, [1.0, 2.0])), [[0.4, -2.2]]),
+    "Chi2": (lambda m: m.Chi2(_tt(m, [3.0, 5.5])), [[0.4, 2.2]]),
+    "Poisson": (lambda m: m.Poisson(_tt(m, [0.5, 4.0])), [[0.0, 3.0], [2.0, 7.0]]),
+    "Binomial": (lambda m: m.Binomial(_tt(m, [5.0, 5.0]), _tt(m, [0.3, 0.8])), [[0.0, 4.0]]),
+    "BinomialLogits": (lambda m: m.Binomial(7, logits=_tt(m, [-1.0, 2.0])), [[3.0, 7.0]]),
+    "Geometric": (lambda m: m.Geometric(_tt(m, [0.3, 0.8])), [[0.0, 4.0]]),
+    "Dirichlet": (lambda m: m.Dirichlet(_tt(m, [[0.5, 2.0, 3.0], [1.0, 1.0, 4.0]])),
+                  [[[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]]),
+    "Independent": (lambda m: m.Independent(m.Normal(_tt(m, [[0.0, 1.0]]),
+                                                     _tt(m, [[1.0, 2.0]])), 1), [[[0.3, -1.0]]]),
+    "RelaxedBernoulli": (lambda m: m.RelaxedBernoulli(_tt(m, 0.7), _tt(m, [0.3, 0.6])),
+                         [[0.2, 0.9]]),
+    "RelaxedOneHotCategorical": (lambda m: m.RelaxedOneHotCategorical(
+        _tt(m, 0.7), _tt(m, [0.2, 0.3, 0.5])), [[0.1, 0.6, 0.3]]),
+    "MixtureSameFamily": (lambda m: m.MixtureSameFamily(
+        m.Categorical(_tt(m, [0.3, 0.7])), m.Normal(_tt(m, [-1.0, 2.0]), _tt(m, [0.5, 1.5]))),
+        [[0.3], [-1.2]]),
+}
+MOMENTS = ("mean", "variance")
+NO_ENTROPY = {"LogNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily",
+              "Independent", "Poisson"}
+NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical"}
+
+
+def _tt(module, v):
+    """A float64 tensor of `module` (coretorch or torch)."""
+    return module.tensor(v, dtype=module.float64)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    build, values = CASES[name]
+    ours_d = build(_Namespace(D, ct))
+    theirs_d = build(_Namespace(torch.distributions, torch))
+    assert tuple(ours_d.batch_shape) == tuple(theirs_d.batch_shape)
+    assert tuple(ours_d.event_shape) == tuple(theirs_d.event_shape)
+    for v in values:
+        np.testing.assert_allclose(ours_d.log_prob(_t(v)).numpy(),
+                                   theirs_d.log_prob(torch.tensor(v, dtype=torch.float64))
+                                   .numpy(), rtol=1e-9, atol=1e-12)
+    if name not in NO_ENTROPY:
+        np.testing.assert_allclose(ours_d.entropy().numpy(), theirs_d.entropy().numpy(),
+                                   rtol=1e-9)
+    if name not in NO_MOMENTS:
+        for attr in MOMENTS:
+            np.testing.assert_allclose(getattr(ours_d, attr).numpy(),
+                                       getattr(theirs_d, attr).numpy(), rtol=1e-9)
+    s = ours_d.sample((4,))
+    assert tuple(s.shape) == (4,) + tuple(theirs_d.batch_shape) + tuple(theirs_d.event_shape)
+    expanded = ours_d.expand((3,) + tuple(ours_d.batch_shape))
+    assert tuple(expanded.batch_shape) == (3,) + tuple(theirs_d.batch_shape)
+
+
+class _Namespace:
+    """`dists` with `tensor`/`float64` of `lib` so CASES build coretorch or torch objects."""
+
+    def __init__(self, dists, lib):
+        self._d, self.tensor, self.float64 = dists, lib.tensor, lib.float64
+
+    def __getattr__(self, name):
+        return getattr(self._d, name)
+
+
+SCIPY = [
+    ("Exponential", lambda: D.Exponential(_t([0.5, 2.0])),
+     lambda st: st.expon(scale=[2.0, 0.5]), [0.3, 1.7]),
+    ("Laplace", lambda: D.Laplace(_t([0.0, 1.0]), _t([2.0, 0.5])),
+     lambda st: st.laplace([0.0, 1.0], [2.0, 0.5]), [-1.0, 1.2]),
+    ("Cauchy", lambda: D.Cauchy(_t([0.0, 1.0]), _t([2.0, 0.5])),
+     lambda st: st.cauchy([0.0, 1.0], [2.0, 0.5]), [-1.0, 3.2]),
+    ("Gumbel", lambda: D.Gumbel(_t([0.0, 1.0]), _t([2.0, 0.5])),
+     lambda st: st.gumbel_r([0.0, 1.0], [2.0, 0.5]), [-1.0, 1.2]),
+    ("LogNormal", lambda: D.LogNormal(_t([0.0, 1.0]), _t([0.5, 0.8])),
+     lambda st: st.lognorm([0.5, 0.8], scale=np.exp([0.0, 1.0])), [0.4, 2.2]),
+    ("StudentT", lambda: D.StudentT(_t([3.0, 5.5]), _t([0.0, 1.0]), _t([1.0, 2.0])),
+     lambda st: st.t([3.0, 5.5], [0.0, 1.0], [1.0, 2.0]), [0.4, -2.2]),
+    ("Chi2", lambda: D.Chi2(_t([3.0, 5.5])), lambda st: st.chi2([3.0, 5.5]), [0.4, 2.2]),
+    ("Poisson", lambda: D.Poisson(_t([0.5, 4.0])), lambda st: st.poisson([0.5, 4.0]),
+     [0.0, 3.0]),
+    ("Binomial", lambda: D.Binomial(_t([5.0, 9.0]), _t([0.3, 0.8])),
+     lambda st: st.binom([5, 9], [0.3, 0.8]), [2.0, 7.0]),
+    ("Geometric", lambda: D.Geometric(_t([0.3, 0.8])),
+     lambda st: st.geom([0.3, 0.8], loc=-1), [0.0, 4.0]),
+]
+
+
+@pytest.mark.parametrize("name,ours,ref,values", SCIPY, ids=[c[0] for c in SCIPY])
+def test_matches_scipy(name, ours, ref, values):
+    st = pytest.importorskip("scipy.stats")
+    d, r = ours(), ref(st)
+    discrete = name in ("Poisson", "Binomial", "Geometric")
+    want = r.logpmf(values) if discrete else r.logpdf(values)
+    np.testing.assert_allclose(d.log_prob(_t(values)).numpy(), want, rtol=1e-9)
+    if name != "Cauchy":
+        np.testing.assert_allclose(d.mean.numpy(), r.mean(), rtol=1e-9)
+        np.testing.assert_allclose(d.variance.numpy(), r.var(), rtol=1e-9)
+    if name not in ("LogNormal", "Binomial", "Poisson"):
+        np.testing.assert_allclose(d.entropy().numpy(), r.entropy(), rtol=1e-7)
+
+
+@pytest.mark.parametrize("name,ours,ref,values", SCIPY, ids=[c[0] for c in SCIPY])
+def test_sample_moments(name, ours, ref, values):
+    ct.manual_seed(0)
+    d = ours()
+    s = d.sample((20000,)).numpy()
+    if name == "Cauchy":
+        np.testing.assert_allclose(np.median(s, 0), d.loc.numpy(), atol=0.1)
+        return
+    np.testing.assert_allclose(s.mean(0), d.mean.numpy(), rtol=0.06, atol=0.03)
+    if name in ("Poisson", "Binomial", "Geometric"):
+        assert (s == np.round(s)).all() and (s >= 0).all()
+
+
+def test_dirichlet_samples_and_rsample_gradients():
+    ct.manual_seed(1)
+    conc = _t([0.5, 2.0, 3.0]).requires_grad_()
+    d = D.Dirichlet(conc)
+    s = d.rsample((4000,))
+    np.testing.assert_allclose(s.sum(-1).detach().numpy(), 1.0, rtol=1e-9)
+    np.testing.assert_allclose(s.mean(0).detach().numpy(), d.mean.detach().numpy(), atol=0.02)
+    s[:, 0].mean().backward()
+    assert conc.grad is not None and np.isfinite(conc.grad.numpy()).all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: D.Exponential(p), lambda p: D.Laplace(p, p), lambda p: D.Cauchy(p, p),
+    lambda p: D.Gumbel(p, p), lambda p: D.LogNormal(p, p), lambda p: D.StudentT(p + 2, p, p),
+    lambda p: D.RelaxedBernoulli(p, probs=p / 2),
+    lambda p: D.RelaxedOneHotCategorical(p[0], probs=p / p.sum())])
+def test_rsample_is_differentiable(make):
+    p = _t([0.7, 1.3]).requires_grad_()
+    d = make(p)
+    assert d.has_rsample
+    d.rsample((5,)).sum().backward()
+    assert p.grad is not None and np.isfinite(p.grad.numpy()).all()
+
+
+KL_PAIRS = [
+    ("Exponential", lambda m: (m.Exponential(_tt(m, [0.5, 2.0])),
+                               m.Exponential(_tt(m, [1.5, 0.2])))),
+    ("Laplace", lambda m: (m.Laplace(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])),
+                           m.Laplace(_tt(m, [0.4, -1.0]), _tt(m, [1.0, 1.5])))),
+    ("Gumbel", lambda m: (m.Gumbel(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])),
+                          m.Gumbel(_tt(m, [0.4, -1.0]), _tt(m, [1.0, 1.5])))),
+    ("Poisson", lambda m: (m.Poisson(_tt(m, [0.5, 4.0])), m.Poisson(_tt(m, [1.5, 2.0])))),
+    ("Geometric", lambda m: (m.Geometric(_tt(m, [0.3, 0.8])), m.Geometric(_tt(m, [0.5, 0.4])))),
+    ("Binomial", lambda m: (m.Binomial(5, _tt(m, [0.3, 0.8])), m.Binomial(5, _tt(m, [0.5, 0.4])))),
+    ("Dirichlet", lambda m: (m.Dirichlet(_tt(m, [0.5, 2.0, 3.0])),
+                             m.Dirichlet(_tt(m, [1.0, 1.0, 4.0])))),
+    ("Exponential-Normal", lambda m: (m.Exponential(_tt(m, [0.5, 2.0])),
+                                      m.Normal(_tt(m, [0.0, 1.0]), _tt(m, [1.0, 2.0])))),
+    ("Laplace-Normal", lambda m: (m.Laplace(_tt(m, [0.0, 1.0]), _tt(m, [2.0, 0.5])),
+                                  m.Normal(_tt(m, [0.0, 1.0]), _tt(m, [1.0, 2.0])))),
+    ("Independent", lambda m: (m.Independent(m.Normal(_tt(m, [0.0, 1.0]), _tt(m, [1.0, 2.0])), 1),
+                               m.Independent(m.Normal(_tt(m, [1.0, 1.0]), _tt(m, [2.0, 2.0])), 1))),
+    ("LogNormal", lambda m: (m.LogNormal(_tt(m, [0.0, 1.0]), _tt(m, [1.0, 2.0])),
+                             m.LogNormal(_tt(m, [1.0, 1.0]), _tt(m, [2.0, 2.0])))),
+]
+
+
+@pytest.mark.parametrize("name,build", KL_PAIRS, ids=[c[0] for c in KL_PAIRS])
+def test_kl_divergence_matches_torch(name, build):
+    torch = pytest.importorskip("torch")
+    p, q = build(_Namespace(D, ct))
+    tp, tq = build(_Namespace(torch.distributions, torch))
+    np.testing.assert_allclose(D.kl_divergence(p, q).numpy(),
+                               torch.distributions.kl_divergence(tp, tq).numpy(), rtol=1e-9)
+
+
+def test_transforms_round_trip_and_jacobians():
+    x = _t([-1.5, 0.2, 2.0])
+    for t in (D.ExpTransform(), D.SigmoidTransform(), D.TanhTransform(),
+              D.AffineTransform(1.0, -2.0), D.ComposeTransform([D.AffineTransform(0.5, 3.0),
+                                                                D.ExpTransform()])):
+        y = t(x)
+        np.testing.assert_allclose(t.inv(y).numpy(), x.numpy(), rtol=1e-9, atol=1e-12)
+        # log |dy/dx| by central differences
+        h = 1e-6
+        num = np.log(np.abs((t(x + h).numpy() - t(x - h).numpy()) / (2 * h)))
+        np.testing.assert_allclose(t.log_abs_det_jacobian(x, y).numpy(), num, rtol=1e-5)
+    assert D.identity_transform(x) is x
+    assert D.ExpTransform() == D.ExpTransform() and D.ExpTransform().inv.inv == D.ExpTransform()
+
+
+def test_transformed_distribution_of_affine_normal_is_normal():
+    base = D.Normal(_t([0.0, 1.0]), _t([1.0, 2.0]))
+    td = D.TransformedDistribution(base, [D.AffineTransform(3.0, 2.0)])
+    direct = D.Normal(_t([3.0, 5.0]), _t([2.0, 4.0]))
+    v = _t([0.3, 4.0])
+    np.testing.assert_allclose(td.log_prob(v).numpy(), direct.log_prob(v).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(td.cdf(v).numpy(), direct.cdf(v).numpy(), rtol=1e-12)
+
+
+def test_mixture_moments_and_samples():
+    ct.manual_seed(2)
+    mix = D.MixtureSameFamily(D.Categorical(_t([0.3, 0.7])),
+                              D.Normal(_t([-1.0, 2.0]), _t([0.5, 1.5])))
+    s = mix.sample((20000,)).numpy()
+    np.testing.assert_allclose(s.mean(), float(mix.mean), atol=0.05)
+    np.testing.assert_allclose(s.var(), float(mix.variance), rtol=0.05)
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(_t([0.3, 0.7])), D.Normal(_t([0.0, 1.0, 2.0]),
+                                                                    _t([1.0, 1.0, 1.0])))
+
+
+def test_argument_validation():
+    with pytest.raises(ValueError, match="rate"):
+        D.Exponential(_t([-1.0]))
+    with pytest.raises(ValueError, match="scale"):
+        D.Laplace(_t([0.0]), _t([0.0]))
+    with pytest.raises(ValueError, match="be positive"):
+        D.Geometric(_t([0.0, 0.5]))
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        D.Binomial(3)
+    with pytest.raises(ValueError, match="support"):
+        D.Poisson(_t([1.0])).log_prob(_t([1.5]))
+    with pytest.raises(ValueError, match="concentration"):
+        D.Dirichlet(_t([1.0, -1.0]))
+    with pytest.raises(ValueError, match="transforms must be a Transform"):
+        D.TransformedDistribution(D.Normal(0.0, 1.0), "exp")
+    assert math.isnan(float(D.StudentT(_t(1.0)).mean))
