@@ -1,6 +1,6 @@
 """The layers of ``coretorch.nn``."""
 from . import activation as _activation, loss as _loss, pooling as _pooling
-from . import pooling_3d as _pooling_3d
+from . import lazy as _lazy, pooling_3d as _pooling_3d
 from . import loss_margin as _loss_margin, padding as _padding
 from .module import Module, RemovableHandle  # noqa: F401
 from .activation import *  # noqa: F401,F403
@@ -27,6 +27,7 @@ from .loss_margin import *  # noqa: F401,F403
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
+from .lazy import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .pooling_3d import *  # noqa: F401,F403
 from .pooling_max import AdaptiveMaxPool1d, AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d  # noqa: F401
@@ -52,4 +53,5 @@ __all__ = (["Module", "RemovableHandle", "MultiheadAttention", "BatchNorm1d", "B
             "BatchNorm3d", "SyncBatchNorm", "ParameterDict", "ParameterList", "Fold", "Unfold",
             "CrossMapLRN2d"]
            + _activation.__all__ + _loss.__all__ + _pooling.__all__ + _loss_margin.__all__
-           + _padding.__all__ + _pooling_3d.__all__)
+           + _padding.__all__ + _pooling_3d.__all__
+           + [n for n in _lazy.__all__ if n != "LazyModuleMixin"])
