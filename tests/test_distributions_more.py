@@ -39,14 +39,27 @@ CASES = {
                          [[0.2, 0.9]]),
     "RelaxedOneHotCategorical": (lambda m: m.RelaxedOneHotCategorical(
         _tt(m, 0.7), _tt(m, [0.2, 0.3, 0.5])), [[0.1, 0.6, 0.3]]),
+    "HalfNormal": (lambda m: m.HalfNormal(_tt(m, [0.5, 2.0])), [[0.3, 1.7]]),
+    "HalfCauchy": (lambda m: m.HalfCauchy(_tt(m, [0.5, 2.0])), [[0.3, 1.7]]),
+    "Pareto": (lambda m: m.Pareto(_tt(m, [0.5, 1.0]), _tt(m, [3.0, 1.5])), [[0.7, 2.5]]),
+    "Weibull": (lambda m: m.Weibull(_tt(m, [0.5, 2.0]), _tt(m, [1.5, 3.0])), [[0.3, 1.7]]),
+    "InverseGamma": (lambda m: m.InverseGamma(_tt(m, [2.5, 3.5]), _tt(m, [1.0, 2.0])),
+                     [[0.3, 1.7]]),
+    "Kumaraswamy": (lambda m: m.Kumaraswamy(_tt(m, [2.0, 3.0]), _tt(m, [1.5, 4.0])),
+                    [[0.3, 0.7]]),
+    "FisherSnedecor": (lambda m: m.FisherSnedecor(_tt(m, [3.0, 6.0]), _tt(m, [5.0, 9.0])),
+                       [[0.3, 1.7]]),
+    "NegativeBinomial": (lambda m: m.NegativeBinomial(_tt(m, [3.0, 5.5]), _tt(m, [0.3, 0.6])),
+                         [[0.0, 4.0]]),
+    "Multinomial": (lambda m: m.Multinomial(6, _tt(m, [0.2, 0.3, 0.5])), [[1.0, 2.0, 3.0]]),
     "MixtureSameFamily": (lambda m: m.MixtureSameFamily(
         m.Categorical(_tt(m, [0.3, 0.7])), m.Normal(_tt(m, [-1.0, 2.0]), _tt(m, [0.5, 1.5]))),
         [[0.3], [-1.2]]),
 }
 MOMENTS = ("mean", "variance")
 NO_ENTROPY = {"LogNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily",
-              "Independent", "Poisson"}
-NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical"}
+              "Independent", "Poisson", "NegativeBinomial", "Multinomial", "FisherSnedecor"}
+NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical", "HalfCauchy"}
 
 
 def _tt(module, v):
@@ -229,6 +242,17 @@ def test_mixture_moments_and_samples():
     with pytest.raises(ValueError, match="does not equal"):
         D.MixtureSameFamily(D.Categorical(_t([0.3, 0.7])), D.Normal(_t([0.0, 1.0, 2.0]),
                                                                     _t([1.0, 1.0, 1.0])))
+
+
+def test_multinomial_and_negative_binomial_samples():
+    ct.manual_seed(4)
+    m = D.Multinomial(10, _t([0.2, 0.3, 0.5]))
+    s = m.sample((3000,)).numpy()
+    assert (s.sum(-1) == 10).all()
+    np.testing.assert_allclose(s.mean(0), [2.0, 3.0, 5.0], atol=0.15)
+    nb = D.NegativeBinomial(_t([3.0]), _t([0.4]))
+    s = nb.sample((20000,)).numpy()
+    np.testing.assert_allclose(s.mean(), float(nb.mean), rtol=0.05)
 
 
 def test_argument_validation():

@@ -13,13 +13,15 @@ from .gamma import Beta, Gamma
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal, Uniform
-from .discrete import Binomial, Geometric, Poisson
-from .gamma_family import Chi2, Dirichlet, StudentT
+from .discrete import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
+from .gamma_family import Chi2, Dirichlet, FisherSnedecor, StudentT
 from .location_scale import Cauchy, Exponential, Gumbel, Laplace
 from .mixture import MixtureSameFamily
 from .relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli,
                       RelaxedOneHotCategorical)
 from .transformed import Independent, LogNormal, TransformedDistribution
+from .transformed_families import (HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto,
+                                   Weibull)
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
                          PowerTransform, SigmoidTransform, SoftmaxTransform, TanhTransform,
                          Transform, identity_transform)
@@ -34,4 +36,6 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "RelaxedOneHotCategorical", "Independent", "LogNormal", "TransformedDistribution",
            "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
            "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "TanhTransform",
-           "Transform", "identity_transform"]
+           "Transform", "identity_transform", "Multinomial", "NegativeBinomial",
+           "FisherSnedecor", "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "Pareto",
+           "Weibull"]

@@ -1,8 +1,9 @@
-"""Poisson, Binomial and Geometric (mirror ``torch.distributions``). Poisson and binomial
+"""Poisson, Binomial, Geometric, NegativeBinomial and Multinomial (mirror ``torch.distributions``). Poisson and binomial
 samples are inverse-cdf draws (scipy's ppf on the host) of coretorch uniforms, so
 ``manual_seed`` fixes them."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -16,10 +17,11 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from ._special import _host, _like, _uniforms, lgamma
 from .distribution import Distribution, ExponentialFamily, expand_params
-from ._binary import BinaryParams, expand_probs_or_logits, set_probs_or_logits
+from ._binary import (BinaryParams, CategoricalParams, TrialCounts, expand_probs_or_logits,
+                      set_probs_or_logits)
 from .utils import broadcast_all
 
-__all__ = ["Poisson", "Binomial", "Geometric"]
+__all__ = ["Poisson", "Binomial", "Geometric", "NegativeBinomial", "Multinomial"]
 
 
 def _scipy_stats():
@@ -75,7 +77,7 @@ class Poisson(ExponentialFamily):
         return x.exp()
 
 
-class Binomial(BinaryParams, Distribution):
+class Binomial(TrialCounts, Distribution):
     """The number of successes in `total_count` trials of success probability `probs` (or
     sigmoid(`logits`))."""
 
@@ -85,17 +87,7 @@ class Binomial(BinaryParams, Distribution):
 
     def __init__(self, total_count: Tensor | int = 1, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
-        scalar = set_probs_or_logits(self, probs, logits, (total_count,))
-        (self.total_count,) = broadcast_all(total_count, self._param)[:1]
-        self.total_count = self.total_count.to(self._param.dtype)
-        super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new.total_count = self.total_count.expand(tuple(batch_shape))
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
+        TrialCounts.__init__(self, total_count, probs, logits, validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -205,3 +197,91 @@ class Geometric(BinaryParams, Distribution):
     def entropy(self) -> Tensor:
         return F.binary_cross_entropy_with_logits(self.logits, self.probs,
                                                   reduction="none") / self.probs
+
+
+class NegativeBinomial(TrialCounts, Distribution):
+    """The number of successes before `total_count` failures in trials of success probability
+    `probs` (or sigmoid(`logits`))."""
+
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count: Tensor | float, probs=None, logits=None,
+                 validate_args: bool | None = None) -> None:
+        TrialCounts.__init__(self, total_count, probs, logits, validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.logits.exp()
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.mean / (-self.logits).sigmoid()
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        from .gamma import Gamma
+        with no_grad():
+            rate = Gamma(self.total_count, (-self.logits).exp(),
+                         validate_args=False).sample(sample_shape)
+            return Poisson(rate, validate_args=False).sample()
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        n = self.total_count
+        log_unnormalized = n * F.logsigmoid(-self.logits) + value * F.logsigmoid(self.logits)
+        log_normalization = -lgamma(n + value) + lgamma(1.0 + value) + lgamma(n)
+        log_normalization = aten.where(n + value == 0.0, 0.0, log_normalization)
+        return log_unnormalized - log_normalization
+
+
+class Multinomial(CategoricalParams, Distribution):
+    """Counts of `total_count` draws from a categorical distribution over the last dim of
+    `probs` (or `logits`)."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    _copied = ("total_count",)
+
+    def __init__(self, total_count: int = 1, probs=None, logits=None,
+                 validate_args: bool | None = None) -> None:
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._init_categorical(probs, logits, validate_args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=1)
+    def support(self):
+        return constraints.independent(constraints.integer_interval(0, self.total_count), 1)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs * self.total_count
+
+    @property
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        sample_shape = Size(tuple(sample_shape))
+        with no_grad():
+            draws = self._categorical.sample(Size((self.total_count,)) + sample_shape)
+            # (total_count, *sample, *batch) -> (*sample, *batch, total_count)
+            draws = draws.permute(tuple(range(1, draws.dim())) + (0,))
+            counts = aten.zeros(tuple(self._extended_shape(sample_shape)),
+                                dtype=self.probs.dtype, device=self.probs.device)
+            return counts.scatter_add(-1, draws, aten.ones_like(draws, dtype=counts.dtype))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_factorial_n = lgamma(value.sum(-1) + 1)
+        log_factorial_xs = lgamma(value + 1).sum(-1)
+        logits = aten.where((value == 0) & (logits == -math.inf), 0.0, logits)
+        return log_factorial_n - log_factorial_xs + (logits * value).sum(-1)

@@ -1,4 +1,4 @@
-"""Chi2, StudentT and Dirichlet (mirror ``torch.distributions``), sampled through
+"""Chi2, StudentT, Dirichlet and FisherSnedecor (mirror ``torch.distributions``), sampled through
 `standard_gamma` so they are reparameterizable."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .distribution import Distribution, ExponentialFamily, expand_params
 from .gamma import Gamma
 from .utils import broadcast_all, standard_normal
 
-__all__ = ["Chi2", "StudentT", "Dirichlet"]
+__all__ = ["Chi2", "StudentT", "Dirichlet", "FisherSnedecor"]
 
 
 class Chi2(Gamma):
@@ -155,3 +155,57 @@ class Dirichlet(ExponentialFamily):
 
     def _log_normalizer(self, x):
         return lgamma(x).sum(-1) - lgamma(x.sum(-1))
+
+
+class FisherSnedecor(Distribution):
+    """The F distribution with `df1` and `df2` degrees of freedom: (χ²₁/df1) / (χ²₂/df2)."""
+
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1: Tensor | float, df2: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
+        scalar = not isinstance(df1, Tensor) and not isinstance(df2, Tensor)
+        super().__init__(Size() if scalar else self.df1.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = expand_params(self, FisherSnedecor, ("df1", "df2"), batch_shape, _instance)
+        new._gamma1 = self._gamma1.expand(batch_shape)
+        new._gamma2 = self._gamma2.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        df2 = self.df2
+        return aten.where(df2 > 2, df2 / (df2 - 2), math.nan)
+
+    @property
+    def mode(self) -> Tensor:
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        return aten.where(self.df1 > 2, mode, math.nan)
+
+    @property
+    def variance(self) -> Tensor:
+        df1, df2 = self.df1, self.df2
+        var = 2 * df2.pow(2) * (df1 + df2 - 2) / (df1 * (df2 - 2).pow(2) * (df2 - 4))
+        return aten.where(df2 > 4, var, math.nan)
+
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        x1 = self._gamma1.rsample(sample_shape)
+        x2 = self._gamma2.rsample(sample_shape)
+        tiny = _dt.finfo(x2.dtype).tiny
+        return x1 / x2.clamp(min=tiny)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        ct1, ct2 = self.df1 * 0.5, self.df2 * 0.5
+        ct3 = self.df1 / self.df2
+        t1 = lgamma(ct1 + ct2) - lgamma(ct1) - lgamma(ct2)
+        t2 = ct1 * ct3.log() + (ct1 - 1) * value.log()
+        t3 = (ct1 + ct2) * (ct3 * value).log1p()
+        return t1 + t2 - t3

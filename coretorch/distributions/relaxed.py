@@ -7,11 +7,11 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .categorical import Categorical
 from .distribution import Distribution
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from ._binary import BinaryParams, expand_probs_or_logits, set_probs_or_logits
+from ._binary import (BinaryParams, CategoricalParams, expand_probs_or_logits,
+                      set_probs_or_logits)
 from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
@@ -94,39 +94,19 @@ class RelaxedBernoulli(_Relaxed):
 
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(CategoricalParams, Distribution):
     """The log of a RelaxedOneHotCategorical sample (log-softmax of Gumbel-perturbed logits
     over `temperature`)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
     has_rsample = True
+    _copied = ("temperature",)
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        shape = tuple(self._categorical._param.shape)
-        super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        return self._expanded(new, batch_shape)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+        self._init_categorical(probs, logits, validate_args)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
