@@ -294,3 +294,31 @@ def test_convert_sync_batchnorm_keeps_parameters():
     converted = cnn.SyncBatchNorm.convert_sync_batchnorm(model)
     assert isinstance(converted[1], cnn.SyncBatchNorm)
     assert converted[1].weight is bn.weight and converted[1].running_mean is bn.running_mean
+
+
+def test_adaptive_log_softmax_matches_torch():
+    torch = pytest.importorskip("torch")
+    ours = cnn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10], div_value=2.0, head_bias=True)
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10], div_value=2.0, head_bias=True)
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    assert list(ours.state_dict()) == list(state)
+    ours.load_state_dict({k: ct.tensor(v) for k, v in state.items()})
+    x = RNG.standard_normal((6, 8)).astype(np.float32)
+    target = np.array([0, 3, 5, 9, 12, 19])
+    a = ours(ct.tensor(x), ct.tensor(target))
+    b = theirs(torch.tensor(x), torch.tensor(target))
+    _close(a.output, b.output, atol=1e-5)
+    _close(a.loss, b.loss, atol=1e-5)
+    _close(ours.log_prob(ct.tensor(x)), theirs.log_prob(torch.tensor(x)), atol=1e-5)
+    np.testing.assert_array_equal(ours.predict(ct.tensor(x)).numpy(),
+                                  theirs.predict(torch.tensor(x)).numpy())
+    a.loss.backward()
+    b.loss.backward()
+    np.testing.assert_allclose(ours.tail[1][0].weight.grad.numpy(),
+                               theirs.tail[1][0].weight.grad.numpy(), atol=1e-5)
+    single = ours(ct.tensor(x[0]), ct.tensor(target[0]))
+    assert single.output.dim() == 0
+    with pytest.raises(RuntimeError, match="Target values should be in"):
+        ours(ct.tensor(x), ct.tensor(np.array([0, 1, 2, 3, 4, 20])))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        cnn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])

@@ -4,6 +4,7 @@ from . import lazy as _lazy, pooling_3d as _pooling_3d
 from . import loss_margin as _loss_margin, padding as _padding
 from .module import Module, RemovableHandle  # noqa: F401
 from .activation import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .attention import MultiheadAttention  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .channel_activation import PReLU, Softmax2d  # noqa: F401
@@ -51,7 +52,7 @@ __all__ = (["Module", "RemovableHandle", "MultiheadAttention", "BatchNorm1d", "B
             "PixelUnshuffle", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d",
             "MaxUnpool2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
             "BatchNorm3d", "SyncBatchNorm", "ParameterDict", "ParameterList", "Fold", "Unfold",
-            "CrossMapLRN2d"]
+            "CrossMapLRN2d", "AdaptiveLogSoftmaxWithLoss"]
            + _activation.__all__ + _loss.__all__ + _pooling.__all__ + _loss_margin.__all__
            + _padding.__all__ + _pooling_3d.__all__
            + [n for n in _lazy.__all__ if n != "LazyModuleMixin"])
