@@ -271,3 +271,53 @@ def test_argument_validation():
     with pytest.raises(ValueError, match="transforms must be a Transform"):
         D.TransformedDistribution(D.Normal(0.0, 1.0), "exp")
     assert math.isnan(float(D.StudentT(_t(1.0)).mean))
+
+
+def test_more_transforms_round_trip_and_jacobians():
+    x = ct.tensor(RNG.standard_normal((3, 4)))
+    cases = [D.SoftplusTransform(), D.StickBreakingTransform(),
+             D.ReshapeTransform((4,), (2, 2)), D.IndependentTransform(D.SoftplusTransform(), 1),
+             D.CatTransform([D.SoftplusTransform(), D.ExpTransform()], dim=1, lengths=[1, 3]),
+             D.StackTransform([D.SoftplusTransform(), D.ExpTransform()] * 2, dim=1),
+             D.CumulativeDistributionTransform(D.Normal(0.0, 1.0))]
+    for t in cases:
+        y = t(x)
+        np.testing.assert_allclose(t.inv(y).numpy(), x.numpy(), rtol=1e-9, atol=1e-12)
+    simplex = D.StickBreakingTransform()(x)
+    np.testing.assert_allclose(simplex.sum(-1).numpy(), 1.0, rtol=1e-12)
+    h = 1e-6
+    for t in (D.SoftplusTransform(), D.CumulativeDistributionTransform(D.Normal(0.0, 1.0))):
+        num = np.log(np.abs((t(x + h).numpy() - t(x - h).numpy()) / (2 * h)))
+        np.testing.assert_allclose(t.log_abs_det_jacobian(x, t(x)).numpy(), num, rtol=1e-5)
+    lower = D.LowerCholeskyTransform()(ct.tensor(RNG.standard_normal((2, 3, 3))))
+    assert bool(D.constraints.lower_cholesky.check(lower).all())
+    pd = D.PositiveDefiniteTransform()(ct.tensor(RNG.standard_normal((3, 3))))
+    assert bool(D.constraints.positive_definite.check(pd))
+
+
+def test_stick_breaking_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((3, 4))
+    ours, theirs = D.StickBreakingTransform(), torch.distributions.StickBreakingTransform()
+    y, ty = ours(ct.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.log_abs_det_jacobian(ct.tensor(x), y).numpy(),
+                               theirs.log_abs_det_jacobian(torch.tensor(x), ty).numpy(),
+                               rtol=1e-10)
+
+
+def test_biject_to_and_transform_to():
+    C = D.constraints
+    x = ct.tensor(RNG.standard_normal((5, 3)))
+    for c in (C.real, C.positive, C.greater_than(2.0), C.less_than(1.0), C.interval(-1.0, 3.0),
+              C.unit_interval, C.simplex, C.independent(C.positive, 1)):
+        for registry in (D.biject_to, D.transform_to):
+            t = registry(c)
+            y = t(x)
+            assert bool(c.check(y).all()), (c, t)
+            if registry is D.biject_to:
+                np.testing.assert_allclose(t.inv(y).numpy(), x.numpy(), rtol=1e-8, atol=1e-10)
+    assert isinstance(D.transform_to(C.simplex), D.SoftmaxTransform)
+    assert isinstance(D.biject_to(C.simplex), D.StickBreakingTransform)
+    with pytest.raises(NotImplementedError, match="Cannot transform"):
+        D.biject_to(C.boolean)

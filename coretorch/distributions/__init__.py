@@ -25,6 +25,11 @@ from .transformed_families import (HalfCauchy, HalfNormal, InverseGamma, Kumaras
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
                          PowerTransform, SigmoidTransform, SoftmaxTransform, TanhTransform,
                          Transform, identity_transform)
+from .transforms_more import (CatTransform, CumulativeDistributionTransform,
+                              IndependentTransform, LowerCholeskyTransform,
+                              PositiveDefiniteTransform, ReshapeTransform, SoftplusTransform,
+                              StackTransform, StickBreakingTransform)
+from .constraint_registry import biject_to, transform_to
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -38,4 +43,7 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "TanhTransform",
            "Transform", "identity_transform", "Multinomial", "NegativeBinomial",
            "FisherSnedecor", "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "Pareto",
-           "Weibull"]
+           "Weibull", "CatTransform", "CumulativeDistributionTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
+           "biject_to", "transform_to"]
