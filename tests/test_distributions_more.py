@@ -52,14 +52,21 @@ CASES = {
     "NegativeBinomial": (lambda m: m.NegativeBinomial(_tt(m, [3.0, 5.5]), _tt(m, [0.3, 0.6])),
                          [[0.0, 4.0]]),
     "Multinomial": (lambda m: m.Multinomial(6, _tt(m, [0.2, 0.3, 0.5])), [[1.0, 2.0, 3.0]]),
+    "ContinuousBernoulli": (lambda m: m.ContinuousBernoulli(_tt(m, [0.2, 0.4995, 0.8])),
+                            [[0.3, 0.6, 0.9]]),
+    "ContinuousBernoulliLogits": (lambda m: m.ContinuousBernoulli(logits=_tt(m, [-1.0, 2.0])),
+                                  [[0.3, 0.6]]),
+    "LogisticNormal": (lambda m: m.LogisticNormal(_tt(m, [0.0, 1.0]), _tt(m, [0.5, 2.0])),
+                       [[0.2, 0.3, 0.5]]),
     "MixtureSameFamily": (lambda m: m.MixtureSameFamily(
         m.Categorical(_tt(m, [0.3, 0.7])), m.Normal(_tt(m, [-1.0, 2.0]), _tt(m, [0.5, 1.5]))),
         [[0.3], [-1.2]]),
 }
 MOMENTS = ("mean", "variance")
 NO_ENTROPY = {"LogNormal", "RelaxedBernoulli", "RelaxedOneHotCategorical", "MixtureSameFamily",
-              "Independent", "Poisson", "NegativeBinomial", "Multinomial", "FisherSnedecor"}
-NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical", "HalfCauchy"}
+              "Independent", "Poisson", "NegativeBinomial", "Multinomial", "FisherSnedecor",
+              "LogisticNormal"}
+NO_MOMENTS = {"RelaxedBernoulli", "RelaxedOneHotCategorical", "HalfCauchy", "LogisticNormal"}
 
 
 def _tt(module, v):

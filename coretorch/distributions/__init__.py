@@ -30,6 +30,7 @@ from .transforms_more import (CatTransform, CumulativeDistributionTransform,
                               PositiveDefiniteTransform, ReshapeTransform, SoftplusTransform,
                               StackTransform, StickBreakingTransform)
 from .constraint_registry import biject_to, transform_to
+from .unit_interval import ContinuousBernoulli, LogisticNormal
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -46,4 +47,4 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "Weibull", "CatTransform", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
-           "biject_to", "transform_to"]
+           "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal"]
