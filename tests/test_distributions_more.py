@@ -328,3 +328,19 @@ def test_biject_to_and_transform_to():
     assert isinstance(D.biject_to(C.simplex), D.StickBreakingTransform)
     with pytest.raises(NotImplementedError, match="Cannot transform"):
         D.biject_to(C.boolean)
+
+
+def test_von_mises_against_scipy_and_samples():
+    st = pytest.importorskip("scipy.stats")
+    loc, kappa = np.array([0.5, -2.0, 1.0]), np.array([0.3, 4.0, 200.0])
+    d = D.VonMises(_t(loc), _t(kappa))
+    v = np.array([0.1, -1.5, 1.02])
+    np.testing.assert_allclose(d.log_prob(_t(v)).numpy(), st.vonmises(kappa, loc).logpdf(v),
+                               rtol=1e-9)
+    ct.manual_seed(5)
+    s = d.sample((20000,)).numpy()
+    assert (np.abs(s) <= np.pi).all()
+    mean_dir = np.angle(np.exp(1j * s).mean(0))
+    np.testing.assert_allclose(mean_dir[1:], loc[1:], atol=0.03)
+    resultant = np.abs(np.exp(1j * s).mean(0))
+    np.testing.assert_allclose(1 - resultant, d.variance.numpy(), atol=0.02)

@@ -31,6 +31,7 @@ from .transforms_more import (CatTransform, CumulativeDistributionTransform,
                               StackTransform, StickBreakingTransform)
 from .constraint_registry import biject_to, transform_to
 from .unit_interval import ContinuousBernoulli, LogisticNormal
+from .von_mises import VonMises
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -47,4 +48,5 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "Weibull", "CatTransform", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
-           "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal"]
+           "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
+           "VonMises"]
