@@ -1,11 +1,13 @@
 """unfold (im2col) and fold (col2im) of ``nn.functional``: the ops `coretorch.ops.im2col`
-with PyTorch's functional signatures."""
+with PyTorch's functional signatures; conv_tbc (`coretorch.ops.conv_tbc`)."""
 from __future__ import annotations
 
 from ...ops import aten
 from ...tensor.tensor import Tensor
 
-__all__ = ["unfold", "fold"]
+__all__ = ["unfold", "fold", "conv_tbc"]
+
+conv_tbc = aten.conv_tbc.entry
 
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:

@@ -408,6 +408,43 @@ def _affine_grid_errors(op, m, dtype):
                      ValueError, r"Expected non-zero, positive output size")
 
 
+# ---- conv_tbc ----------------------------------------------------------------------------------
+
+def _conv_tbc_ref(x, w, b, pad=0):
+    k = w.shape[0]
+    xp = np.pad(x, [(pad, pad), (0, 0), (0, 0)])
+    t_out = xp.shape[0] - k + 1
+    out = np.zeros((t_out, x.shape[1], w.shape[2]), dtype=x.dtype) + b
+    for t in range(t_out):
+        for j in range(k):
+            out[t] += xp[t + j] @ w[j]
+    return out
+
+
+def _torch_conv_tbc(x, w, b, pad=0):
+    import torch
+    # torch's kernel views its input, which a transposed layout cannot give
+    return torch.conv_tbc(x.contiguous(), w.contiguous(), b, pad)
+
+
+def _conv_tbc_samples(op, m, dtype):
+    yield SampleInput(m.make((6, 2, 3)), (m.make((3, 3, 4)), m.make((4,))), name="plain")
+    yield SampleInput(m.make((5, 1, 2)), (m.make((2, 2, 3)), m.make((3,))), dict(pad=1),
+                      name="pad")
+    yield SampleInput(m.make((4, 3, 2), layout="transposed"),
+                      (m.make((1, 2, 2)), m.make((2,))), name="noncontiguous")
+
+
+def _conv_tbc_errors(op, m, dtype):
+    yield ErrorInput(SampleInput(m.make((6, 2)), (m.make((3, 3, 4)), m.make((4,))),
+                                 name="2d"), RuntimeError, r"Input must have 3 dims")
+    yield ErrorInput(SampleInput(m.make((6, 2, 2)), (m.make((3, 3, 4)), m.make((4,))),
+                                 name="channels"), RuntimeError,
+                     r"Input dim 2 \(input channels\) is not == dim 1")
+    yield ErrorInput(SampleInput(m.make((6, 2, 3)), (m.make((3, 3, 4)), m.make((5,))),
+                                 name="bias"), RuntimeError, r"Bias size must equal dim 2")
+
+
 OPS: list[OpInfo] = [
     OpInfo("hardshrink", dtypes=FLOATS,
            ref=lambda x, lambd=0.5: np.where(np.abs(x) > lambd, x, 0).astype(x.dtype),
@@ -444,6 +481,9 @@ OPS: list[OpInfo] = [
     OpInfo("fractional_max_pool3d", dtypes=FLOATS, ref=_fractional_ref,
            torch_ref=_torch_fractional(3), sample_inputs_func=_fractional_samples,
            error_inputs_func=_fractional_errors),
+    OpInfo("conv_tbc", dtypes=FLOATS, ref=_conv_tbc_ref, torch_ref=_torch_conv_tbc,
+           sample_inputs_func=_conv_tbc_samples,
+           error_inputs_func=_conv_tbc_errors, tol=_TOL),
     OpInfo("grid_sampler", dtypes=FLOATS, ref=None, torch_ref=torch_aten("grid_sampler"),
            sample_inputs_func=_grid_sampler_samples, error_inputs_func=_grid_sampler_errors,
            tol=_TOL),
