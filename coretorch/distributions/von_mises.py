@@ -12,7 +12,7 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import Distribution, expand_params
+from .distribution import Distribution, LocationMoments, expand_params
 from .utils import broadcast_all
 
 __all__ = ["VonMises"]
@@ -22,7 +22,7 @@ def _log_i0(x: Tensor) -> Tensor:
     return special.i0e(x).log() + x
 
 
-class VonMises(Distribution):
+class VonMises(LocationMoments, Distribution):
     """Angles (radians, any real read modulo 2π) with density exp(κ cos(x - loc)) / (2π
     I₀(κ)), κ = `concentration`."""
 
@@ -37,15 +37,6 @@ class VonMises(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return expand_params(self, VonMises, ("loc", "concentration"), batch_shape, _instance)
-
-    @property
-    def mean(self) -> Tensor:
-        """The circular mean (`loc`)."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
