@@ -15,7 +15,7 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal, Uniform
 from .discrete import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
 from .gamma_family import Chi2, Dirichlet, FisherSnedecor, StudentT
-from .location_scale import Cauchy, Exponential, Gumbel, Laplace
+from .location_scale import Cauchy, Exponential, GeneralizedPareto, Gumbel, Laplace
 from .mixture import MixtureSameFamily
 from .relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli,
                       RelaxedOneHotCategorical)
@@ -49,4 +49,4 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
-           "VonMises"]
+           "VonMises", "GeneralizedPareto"]

@@ -1,4 +1,4 @@
-"""Exponential, Laplace, Cauchy and Gumbel (mirror ``torch.distributions``): closed-form
+"""Exponential, Laplace, Cauchy, Gumbel and GeneralizedPareto (mirror ``torch.distributions``): closed-form
 densities, entropies and moments; samples by inverse cdf of uniforms, so all are
 reparameterizable."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from . import constraints
 from .distribution import Distribution, ExponentialFamily, LocationMoments, expand_params
 from .utils import broadcast_all
 
-__all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel"]
+__all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "GeneralizedPareto"]
 
 _EULER = 0.57721566490153286060
 
@@ -220,3 +220,81 @@ class Gumbel(_LocationScale):
 
     def entropy(self) -> Tensor:
         return self.scale.log() + (1 + _EULER)
+
+
+class GeneralizedPareto(_LocationScale):
+    """The generalized Pareto distribution with `loc`, `scale` and shape `concentration` ξ:
+    survival (1 + ξ z)^(-1/ξ) for z = (x - loc) / scale (exp(-z) at ξ = 0)."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive,
+                       "concentration": constraints.real}
+
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 concentration: Tensor | float, validate_args: bool | None = None) -> None:
+        self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
+        scalar = not any(isinstance(v, Tensor) for v in (loc, scale, concentration))
+        Distribution.__init__(self, Size() if scalar else self.loc.shape,
+                              validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return expand_params(self, GeneralizedPareto, ("loc", "scale", "concentration"),
+                             batch_shape, _instance)
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        upper = aten.where(self.concentration < 0, self.loc - self.scale / self.concentration,
+                           math.inf)
+        return constraints.interval(self.loc, upper)
+
+    def _safe_concentration(self) -> tuple:
+        """(ξ == 0 mask, ξ with the zeros replaced by 1), so no branch divides by zero."""
+        eq_zero = self.concentration.abs() <= 1e-8
+        return eq_zero, aten.where(eq_zero, 1.0, self.concentration)
+
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        shape = tuple(self._extended_shape(sample_shape))
+        return self.icdf(aten.rand(shape, dtype=self.loc.dtype, device=self.loc.device))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        eq_zero, conc = self._safe_concentration()
+        y = 1 / conc + 1
+        nonzero = aten.where(y == 0, y, y * (conc * z).log1p())
+        return -self.scale.log() - aten.where(eq_zero, z, nonzero)
+
+    def log_survival_function(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        eq_zero, conc = self._safe_concentration()
+        return aten.where(eq_zero, -z, -(conc * z).log1p() / conc)
+
+    def log_cdf(self, value: Tensor) -> Tensor:
+        return (-self.log_survival_function(value).exp()).log1p()
+
+    def cdf(self, value: Tensor) -> Tensor:
+        return self.log_cdf(value).exp()
+
+    def icdf(self, value: Tensor) -> Tensor:
+        eq_zero, conc = self._safe_concentration()
+        logu = (-value).log1p()
+        return aten.where(eq_zero, self.loc - self.scale * logu,
+                          self.loc + self.scale / conc * (-conc * logu).expm1())
+
+    @property
+    def mean(self) -> Tensor:
+        valid = self.concentration < 1
+        conc = aten.where(valid, self.concentration, 0.5)
+        return aten.where(valid, self.loc + self.scale / (1 - conc), math.nan)
+
+    @property
+    def variance(self) -> Tensor:
+        valid = self.concentration < 0.5
+        conc = aten.where(valid, self.concentration, 0.25)
+        return aten.where(valid, self.scale.pow(2) / ((1 - conc).pow(2) * (1 - 2 * conc)),
+                          math.nan)
+
+    def entropy(self) -> Tensor:
+        return (self.scale.log() + self.concentration + 1).expand(tuple(self.batch_shape))
