@@ -58,6 +58,10 @@ CASES = {
                                   [[0.3, 0.6]]),
     "LogisticNormal": (lambda m: m.LogisticNormal(_tt(m, [0.0, 1.0]), _tt(m, [0.5, 2.0])),
                        [[0.2, 0.3, 0.5]]),
+    "LowRankMultivariateNormal": (lambda m: m.LowRankMultivariateNormal(
+        _tt(m, [[0.0, 1.0, -1.0], [0.5, 0.5, 0.5]]),
+        _tt(m, [[1.0, 0.3], [0.2, -0.5], [0.7, 0.1]]), _tt(m, [0.5, 1.0, 2.0])),
+        [[[0.3, 0.2, -0.4], [1.0, 0.0, 2.0]]]),
     "MixtureSameFamily": (lambda m: m.MixtureSameFamily(
         m.Categorical(_tt(m, [0.3, 0.7])), m.Normal(_tt(m, [-1.0, 2.0]), _tt(m, [0.5, 1.5]))),
         [[0.3], [-1.2]]),
@@ -367,3 +371,22 @@ def test_generalized_pareto_against_scipy_and_torch():
                                theirs.log_prob(torch.tensor(v32)).numpy(), rtol=1e-5)
     np.testing.assert_allclose(f32.icdf(ct.tensor([0.2, 0.5, 0.9])).numpy(),
                                theirs.icdf(torch.tensor([0.2, 0.5, 0.9])).numpy(), rtol=1e-5)
+
+
+def test_lowrank_mvn_matches_full_mvn_and_torch_matrices():
+    loc = _t([[0.0, 1.0, -1.0]])
+    W = _t([[1.0, 0.3], [0.2, -0.5], [0.7, 0.1]])
+    Dg = _t([0.5, 1.0, 2.0])
+    low = D.LowRankMultivariateNormal(loc, W, Dg)
+    full = D.MultivariateNormal(loc, covariance_matrix=low.covariance_matrix)
+    v = _t([[0.3, 0.2, -0.4]])
+    np.testing.assert_allclose(low.log_prob(v).numpy(), full.log_prob(v).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(low.entropy().numpy(), full.entropy().numpy(), rtol=1e-10)
+    st = low.scale_tril.numpy()
+    np.testing.assert_allclose(st @ np.swapaxes(st, -1, -2), low.covariance_matrix.numpy(),
+                               rtol=1e-10)
+    ct.manual_seed(6)
+    s = low.sample((20000,)).numpy()
+    np.testing.assert_allclose(np.cov(s[:, 0].T), low.covariance_matrix.numpy()[0], atol=0.08)
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
+        D.LowRankMultivariateNormal(loc, _t([[1.0], [2.0]]), Dg)

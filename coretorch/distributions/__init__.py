@@ -32,6 +32,7 @@ from .transforms_more import (CatTransform, CumulativeDistributionTransform,
 from .constraint_registry import biject_to, transform_to
 from .unit_interval import ContinuousBernoulli, LogisticNormal
 from .von_mises import VonMises
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -49,4 +50,4 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
-           "VonMises", "GeneralizedPareto"]
+           "VonMises", "GeneralizedPareto", "LowRankMultivariateNormal"]
