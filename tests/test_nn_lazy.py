@@ -52,3 +52,20 @@ def test_lazy_batchnorm_initializes_running_stats():
     bn(ct.randn(4, 3, 2, 2))
     assert tuple(bn.running_var.shape) == (3,) and float(bn.num_batches_tracked) == 1
     assert type(bn.running_mean) is ct.Tensor
+
+
+def test_buffer_assignment_registers_buffers():
+    m = nn.Module()
+    m.stats = nn.Buffer(ct.ones(3))
+    m.scratch = nn.Buffer(ct.zeros(2), persistent=False)
+    assert list(m.state_dict()) == ["stats"]
+    assert [n for n, _ in m.named_buffers()] == ["stats", "scratch"]
+    assert isinstance(m.stats, nn.Buffer) and m.stats.persistent
+    assert not m.scratch.persistent and not list(m.parameters())
+    m.stats = ct.full((3,), 2.0)  # a plain tensor replaces a registered buffer
+    assert float(m.state_dict()["stats"].sum()) == 6.0
+    torch = pytest.importorskip("torch")
+    tm = torch.nn.Module()
+    tm.stats = torch.nn.Buffer(torch.ones(3))
+    tm.scratch = torch.nn.Buffer(torch.zeros(2), persistent=False)
+    assert list(tm.state_dict()) == ["stats"]
