@@ -69,3 +69,10 @@ def test_buffer_assignment_registers_buffers():
     tm.stats = torch.nn.Buffer(torch.ones(3))
     tm.scratch = torch.nn.Buffer(torch.zeros(2), persistent=False)
     assert list(tm.state_dict()) == ["stats"]
+
+
+def test_deprecated_container():
+    with pytest.warns(UserWarning, match="nn.Container is deprecated"):
+        c = nn.Container(a=nn.Linear(2, 3), b=nn.ReLU())
+    assert [n for n, _ in c.named_children()] == ["a", "b"]
+    assert list(c.state_dict()) == ["a.weight", "a.bias"]

@@ -8,7 +8,7 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .attention import MultiheadAttention  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .channel_activation import PReLU, Softmax2d  # noqa: F401
-from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .container import Container, ModuleDict, ModuleList, Sequential  # noqa: F401
 from .container_params import ParameterDict, ParameterList  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .conv_transpose import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
@@ -52,7 +52,7 @@ __all__ = (["Module", "RemovableHandle", "MultiheadAttention", "BatchNorm1d", "B
             "PixelUnshuffle", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d",
             "MaxUnpool2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
             "BatchNorm3d", "SyncBatchNorm", "ParameterDict", "ParameterList", "Fold", "Unfold",
-            "CrossMapLRN2d", "AdaptiveLogSoftmaxWithLoss"]
+            "CrossMapLRN2d", "AdaptiveLogSoftmaxWithLoss", "Container"]
            + _activation.__all__ + _loss.__all__ + _pooling.__all__ + _loss_margin.__all__
            + _padding.__all__ + _pooling_3d.__all__
            + [n for n in _lazy.__all__ if n != "LazyModuleMixin"])
