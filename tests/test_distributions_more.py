@@ -390,3 +390,28 @@ def test_lowrank_mvn_matches_full_mvn_and_torch_matrices():
     np.testing.assert_allclose(np.cov(s[:, 0].T), low.covariance_matrix.numpy()[0], atol=0.08)
     with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
         D.LowRankMultivariateNormal(loc, _t([[1.0], [2.0]]), Dg)
+
+
+def test_corr_cholesky_transform_and_lkj_match_torch():
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((2, 6))
+    ours, theirs = D.CorrCholeskyTransform(), torch.distributions.CorrCholeskyTransform()
+    y, ty = ours(ct.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ours.inv(y).numpy(), x, rtol=1e-9)
+    np.testing.assert_allclose(ours.log_abs_det_jacobian(ct.tensor(x), y).numpy(),
+                               theirs.log_abs_det_jacobian(torch.tensor(x), ty).numpy(),
+                               rtol=1e-10)
+    assert bool(D.constraints.corr_cholesky.check(y).all())
+    lkj, tlkj = D.LKJCholesky(4, _t([0.5, 2.0])), torch.distributions.LKJCholesky(
+        4, torch.tensor([0.5, 2.0], dtype=torch.float64))
+    v = ty[:1].expand(2, 4, 4)
+    np.testing.assert_allclose(lkj.log_prob(ct.tensor(v.numpy())).numpy(),
+                               tlkj.log_prob(v).numpy(), rtol=1e-10)
+    ct.manual_seed(7)
+    s = lkj.sample((200,))
+    assert tuple(s.shape) == (200, 2, 4, 4)
+    assert bool(D.constraints.corr_cholesky.check(s).all())
+    corr = (s @ s.transpose(-2, -1)).numpy()
+    np.testing.assert_allclose(np.diagonal(corr, axis1=-2, axis2=-1), 1.0, rtol=1e-9)
+    assert isinstance(D.biject_to(D.constraints.corr_cholesky), D.CorrCholeskyTransform)

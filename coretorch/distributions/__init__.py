@@ -25,7 +25,8 @@ from .transformed_families import (HalfCauchy, HalfNormal, InverseGamma, Kumaras
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
                          PowerTransform, SigmoidTransform, SoftmaxTransform, TanhTransform,
                          Transform, identity_transform)
-from .transforms_more import (CatTransform, CumulativeDistributionTransform,
+from .transforms_more import (CatTransform, CorrCholeskyTransform,
+                              CumulativeDistributionTransform,
                               IndependentTransform, LowerCholeskyTransform,
                               PositiveDefiniteTransform, ReshapeTransform, SoftplusTransform,
                               StackTransform, StickBreakingTransform)
@@ -33,6 +34,7 @@ from .constraint_registry import biject_to, transform_to
 from .unit_interval import ContinuousBernoulli, LogisticNormal
 from .von_mises import VonMises
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .lkj_cholesky import LKJCholesky
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -50,4 +52,5 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
-           "VonMises", "GeneralizedPareto", "LowRankMultivariateNormal"]
+           "VonMises", "GeneralizedPareto", "LowRankMultivariateNormal",
+           "LKJCholesky", "CorrCholeskyTransform"]

@@ -9,7 +9,8 @@ from typing import Callable
 from . import constraints
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
                          SoftmaxTransform, Transform, identity_transform)
-from .transforms_more import (CatTransform, IndependentTransform, LowerCholeskyTransform,
+from .transforms_more import (CatTransform, CorrCholeskyTransform, IndependentTransform,
+                              LowerCholeskyTransform,
                               PositiveDefiniteTransform, StackTransform,
                               StickBreakingTransform)
 
@@ -104,6 +105,8 @@ def _to_interval(constraint):
 biject_to.register(constraints.simplex, lambda c: StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
+biject_to.register(constraints.corr_cholesky, lambda c: CorrCholeskyTransform())
+transform_to.register(constraints.corr_cholesky, lambda c: CorrCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda c: PositiveDefiniteTransform())
 
 

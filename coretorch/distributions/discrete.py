@@ -257,7 +257,7 @@ class Multinomial(CategoricalParams, Distribution):
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
-        return constraints.independent(constraints.integer_interval(0, self.total_count), 1)
+        return constraints.multinomial(self.total_count)
 
     @property
     def mean(self) -> Tensor:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..nn import functional as F
 from ..ops import aten
+from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 from . import constraints
 from .transforms import Transform
@@ -15,7 +18,8 @@ from .utils import sum_rightmost
 
 __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "CumulativeDistributionTransform", "CatTransform", "StackTransform"]
+           "CumulativeDistributionTransform", "CatTransform", "StackTransform",
+           "CorrCholeskyTransform", "vec_to_tril_matrix", "tril_matrix_to_vec"]
 
 
 class _Stateless(Transform):
@@ -329,3 +333,81 @@ class StackTransform(_Joined):
     def _join(self, parts):
         return aten.stack(parts, self.dim)
 
+
+
+def _tril_index(n: int, diag: int, device):
+    """Flat (row-major) indices of the entries of an n x n matrix on or below diagonal
+    `diag`."""
+    rows, cols = np.indices((n, n))
+    flat = (rows * n + cols)[cols < rows + (diag + 1)]
+    return _tensor(flat.astype(np.int64), dtype=_dt.int64, device=device)
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """Fill the entries on or below diagonal `diag` of a square matrix with the last dim of
+    `vec` (row by row); zeros elsewhere."""
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > _dt.finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as the "
+                         f"lower triangular part of a square D x D matrix.")
+    n = round(n)
+    batch = tuple(vec.shape[:-1])
+    index = _tril_index(n, diag, vec.device).expand(batch + (m,))
+    flat = aten.zeros(batch + (n * n,), dtype=vec.dtype, device=vec.device)
+    return flat.scatter(-1, index, vec).reshape(batch + (n, n))
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries on or below diagonal `diag` of the last two dims, row by row."""
+    n = mat.shape[-1]
+    batch = tuple(mat.shape[:-2])
+    return mat.reshape(batch + (n * n,)).index_select(-1, _tril_index(n, diag, mat.device))
+
+
+class CorrCholeskyTransform(_Stateless):
+    """Unconstrained vectors of D(D-1)/2 entries -> Cholesky factors of D x D correlation
+    matrices (tanh, then stick breaking on the squared entries of each row)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = x.tanh()
+        eps = _dt.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r.pow(2)).sqrt().cumprod(-1)
+        r = r + aten.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - (y * y).cumsum(-1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y):
+        # of x and the flattened strictly-lower part of y (the dimensions differ)
+        y1m_cumsum = 1 - (y * y).cumsum(-1)
+        stick_breaking_logdet = 0.5 * tril_matrix_to_vec(y1m_cumsum, diag=-2).log().sum(-1)
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)
