@@ -62,6 +62,11 @@ CASES = {
         _tt(m, [[0.0, 1.0, -1.0], [0.5, 0.5, 0.5]]),
         _tt(m, [[1.0, 0.3], [0.2, -0.5], [0.7, 0.1]]), _tt(m, [0.5, 1.0, 2.0])),
         [[[0.3, 0.2, -0.4], [1.0, 0.0, 2.0]]]),
+    "Wishart": (lambda m: m.Wishart(_tt(m, [4.0, 6.5]), covariance_matrix=_tt(
+        m, [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]])),
+        [[[[3.0, 0.5, 0.2], [0.5, 2.0, 0.1], [0.2, 0.1, 4.0]]]]),
+    "WishartPrecision": (lambda m: m.Wishart(_tt(m, 5.0), precision_matrix=_tt(
+        m, [[2.0, 0.3], [0.3, 1.0]])), [[[1.0, 0.2], [0.2, 0.7]]]),
     "MixtureSameFamily": (lambda m: m.MixtureSameFamily(
         m.Categorical(_tt(m, [0.3, 0.7])), m.Normal(_tt(m, [-1.0, 2.0]), _tt(m, [0.5, 1.5]))),
         [[0.3], [-1.2]]),
@@ -415,3 +420,17 @@ def test_corr_cholesky_transform_and_lkj_match_torch():
     corr = (s @ s.transpose(-2, -1)).numpy()
     np.testing.assert_allclose(np.diagonal(corr, axis1=-2, axis2=-1), 1.0, rtol=1e-9)
     assert isinstance(D.biject_to(D.constraints.corr_cholesky), D.CorrCholeskyTransform)
+
+
+def test_wishart_samples_and_rsample_gradient():
+    ct.manual_seed(8)
+    cov = _t([[2.0, 0.3], [0.3, 1.0]])
+    w = D.Wishart(_t(5.0), covariance_matrix=cov)
+    s = w.sample((20000,))
+    assert bool(D.constraints.positive_definite.check(s).all())
+    np.testing.assert_allclose(s.numpy().mean(0), w.mean.numpy(), rtol=0.05, atol=0.05)
+    df = _t(5.0).requires_grad_()
+    D.Wishart(df, covariance_matrix=cov).rsample((3,)).sum().backward()
+    assert df.grad is not None and np.isfinite(df.grad.numpy())
+    with pytest.raises(ValueError, match="expected to be greater than ndim - 1"):
+        D.Wishart(_t(0.5), covariance_matrix=cov)

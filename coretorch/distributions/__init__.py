@@ -35,6 +35,7 @@ from .unit_interval import ContinuousBernoulli, LogisticNormal
 from .von_mises import VonMises
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .lkj_cholesky import LKJCholesky
+from .wishart import Wishart
 from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
@@ -53,4 +54,4 @@ __all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamil
            "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
            "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
            "VonMises", "GeneralizedPareto", "LowRankMultivariateNormal",
-           "LKJCholesky", "CorrCholeskyTransform"]
+           "LKJCholesky", "CorrCholeskyTransform", "Wishart"]

@@ -1,5 +1,6 @@
-"""Exponential, Laplace, Cauchy, Gumbel and GeneralizedPareto (mirror ``torch.distributions``): closed-form
-densities, entropies and moments; samples by inverse cdf of uniforms, so all are
+"""Exponential, Laplace, Cauchy, Gumbel and GeneralizedPareto (mirror
+``torch.distributions``): closed-form densities, entropies and moments; samples by inverse cdf
+of uniforms, so all are
 reparameterizable."""
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["window_table", "start_table", "bin_table", "adaptive_bins", "fractional_starts", "flat_strides"]
+__all__ = ["window_table", "start_table", "bin_table", "adaptive_bins", "fractional_starts",
+           "flat_strides"]
 
 
 def flat_strides(sizes: tuple) -> list[int]:
