@@ -1,7 +1,6 @@
 """Poisson, Binomial, Geometric, NegativeBinomial and Multinomial (mirror
 ``torch.distributions``). Poisson and binomial samples are inverse-cdf draws (scipy's ppf on
-the host) of coretorch uniforms, so
-``manual_seed`` fixes them."""
+the host) of coretorch uniforms, so ``manual_seed`` fixes them."""
 from __future__ import annotations
 
 import math
