@@ -322,3 +322,34 @@ def test_adaptive_log_softmax_matches_torch():
         ours(ct.tensor(x), ct.tensor(np.array([0, 1, 2, 3, 4, 20])))
     with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
         cnn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(reduction="sum", label_smoothing=0.1),
+                                dict(reduction="none", ignore_index=2)])
+def test_linear_cross_entropy_matches_torch(kw):
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((5, 4))
+    w = RNG.standard_normal((6, 4))
+    b = RNG.standard_normal(6)
+    t = np.array([0, 2, 5, 1, 2])
+    _value_and_grads(
+        lambda a, ww, bb: F.linear_cross_entropy(a, ww, ct.tensor(t), linear_bias=bb, **kw),
+        lambda a, ww, bb: torch.nn.functional.linear_cross_entropy(
+            a, ww, torch.tensor(t), linear_bias=bb, **kw), x, w, b)
+
+
+def test_linear_cross_entropy_layer_k_dim_matches_torch():
+    torch = pytest.importorskip("torch")
+    ours = cnn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True)
+    theirs = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True)
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    assert list(ours.state_dict()) == list(state)
+    ours.load_state_dict({k: ct.tensor(v) for k, v in state.items()})
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    t = RNG.integers(0, 3, (5, 2))
+    _close(ours(ct.tensor(x), ct.tensor(t)), theirs(torch.tensor(x), torch.tensor(t)),
+           atol=1e-5)
+    assert repr(ours).replace("coretorch.", "torch.") == repr(theirs)
+    opts = cnn.LinearCrossEntropyOptions(batch_chunk_size=2)
+    flat = cnn.LinearCrossEntropyLoss(4, 3, options=opts)
+    assert float(flat(ct.tensor(x), ct.tensor(t[:, 0]))) > 0

@@ -41,6 +41,8 @@ from .pooling_max import *  # noqa: F401,F403
 from .pooling_max import __all__ as _pooling_max
 from .prelu import *  # noqa: F401,F403
 from .prelu import __all__ as _prelu
+from .linear_cross_entropy import *  # noqa: F401,F403
+from .linear_cross_entropy import __all__ as _linear_ce
 from .fold import *  # noqa: F401,F403
 from .fold import __all__ as _fold
 from .pooling_3d import *  # noqa: F401,F403
@@ -55,4 +57,4 @@ from .vision import __all__ as _vision
 __all__ = (_act + _attn + _conv3d + _convt + _drop + _lin + _loss + _norm + _pad + _pool + _sparse
            + _ctc + _distance + _embedding_bag + _local_response_norm + _loss_likelihood
            + _loss_margin + _pooling_max + _prelu + _upsampling + _vision + _sampling + _fold
-           + _pooling_3d)
+           + _pooling_3d + _linear_ce)

@@ -21,6 +21,7 @@ from .flatten import Flatten, Unflatten  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
 from .instancenorm import (CrossMapLRN2d, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
                            InstanceNorm3d, LocalResponseNorm)
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: F401
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear  # noqa: F401
 from .loss import *  # noqa: F401,F403
 from .loss_likelihood import CTCLoss, GaussianNLLLoss, PoissonNLLLoss  # noqa: F401
@@ -52,7 +53,8 @@ __all__ = (["Module", "RemovableHandle", "MultiheadAttention", "BatchNorm1d", "B
             "PixelUnshuffle", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d",
             "MaxUnpool2d", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
             "BatchNorm3d", "SyncBatchNorm", "ParameterDict", "ParameterList", "Fold", "Unfold",
-            "CrossMapLRN2d", "AdaptiveLogSoftmaxWithLoss", "Container"]
+            "CrossMapLRN2d", "AdaptiveLogSoftmaxWithLoss", "Container",
+            "LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
            + _activation.__all__ + _loss.__all__ + _pooling.__all__ + _loss_margin.__all__
            + _padding.__all__ + _pooling_3d.__all__
            + [n for n in _lazy.__all__ if n != "LazyModuleMixin"])
