@@ -7,6 +7,7 @@
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
 #   make demo            run the demo
 #   make install         only set up .venv/
+#   make docs            build the documentation site into site/ (tutorials are executed)
 #   make compat-docs     regenerate docs/compatibility.md (PyTorch's public names coretorch has)
 
 SHELL := /bin/bash
@@ -28,7 +29,10 @@ DISTS := . $(patsubst %/pyproject.toml,%,$(sort $(wildcard backends/*/pyproject.
 TEST_PLUGINS := $(patsubst %/pyproject.toml,%,$(sort $(filter-out tests/plugins/broken%, \
                   $(wildcard tests/plugins/*/pyproject.toml))))
 # tensorboard: the optional extra behind coretorch.utils.tensorboard (its tests skip without it)
-TEST_DEPS := pytest safetensors scikit-learn numba tensorboard \
+# mkdocs-material, mkdocstrings (ruff formats its signatures) and markdown-exec: the documentation
+# site, whose build is a test
+DOCS_DEPS := mkdocs-material mkdocstrings-python markdown-exec ruff
+TEST_DEPS := pytest safetensors scikit-learn numba tensorboard $(DOCS_DEPS) \
              $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
 
 PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
@@ -36,7 +40,7 @@ INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPR
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test demo install docs-primitives compat-docs stubs
+.PHONY: test demo install docs docs-primitives compat-docs stubs
 
 install: $(STAMP)
 
@@ -64,6 +68,10 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/coretorch-profile --record-shapes --memory --flops --with-stack --row-limit 25 \
 	  -o trace.json examples/train_digits.py --epochs 5
+
+# the documentation site in site/ (tutorials run during the build; warnings are errors)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # the primitive list in docs/writing-a-backend.md, from coretorch.ops.primitives()
 docs-primitives: $(STAMP)

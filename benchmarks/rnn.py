@@ -11,29 +11,13 @@ weights; the two are timed alternately. Prints the median step times and the rat
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import coretorch as ct
+from _timing import alternating_medians
 
 VOCAB, EMB, HIDDEN, LAYERS, SEQ, BATCH = 10_000, 256, 256, 2, 35, 20
-
-
-def _interleaved_medians(fn_a, fn_b, repeat: int, warmup: int = 2) -> tuple[float, float]:
-    """Median times of `fn_a` and `fn_b`, timed alternately so that a change in the machine's
-    load affects both alike."""
-    for _ in range(warmup):
-        fn_a()
-        fn_b()
-    times_a, times_b = [], []
-    for _ in range(repeat):
-        for fn, times in ((fn_a, times_a), (fn_b, times_b)):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-    return statistics.median(times_a), statistics.median(times_b)
 
 
 def _model(lib):
@@ -99,8 +83,8 @@ def main() -> None:
     state = {k: v.detach().numpy().copy() for k, v in _model(torch).state_dict().items()}
     rows = []
     for label, idx in (("train step", 0), ("forward (no_grad)", 1)):
-        t_ct, t_pt = _interleaved_medians(_setup(ct, state)[idx], _setup(torch, state)[idx],
-                                          repeat)
+        t_ct, t_pt = alternating_medians(_setup(ct, state)[idx], _setup(torch, state)[idx],
+                                         repeat, warmup=2)
         rows.append((label, t_ct, t_pt))
     threads = f", {args.threads} thread(s)" if args.threads else ""
     print(f"LSTM LM: vocab {VOCAB}, {LAYERS}x LSTM {HIDDEN}, seq {SEQ}, batch {BATCH} "

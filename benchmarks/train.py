@@ -27,6 +27,7 @@ from rich.table import Table
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
 import coretorch as ct  # noqa: E402
+from _timing import alternating_medians  # noqa: E402
 
 
 def _median_time(fn, repeat: int, warmup: int = 3) -> float:
@@ -148,20 +149,6 @@ def _adam_mlp(lib, step_only: bool):
     return opt.step
 
 
-def _alternating_medians(fa, fb, repeat: int, warmup: int = 3) -> tuple[float, float]:
-    """Median wall times of `fa` and `fb` run in turns (a loaded machine slows both alike)."""
-    for _ in range(warmup):
-        fa()
-        fb()
-    ta, tb = [], []
-    for _ in range(repeat):
-        for fn, times in ((fa, ta), (fb, tb)):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-    return statistics.median(ta), statistics.median(tb)
-
-
 def _adam_table(torch, repeat: int) -> Table:
     """MLP step with Adam and Adam.step() alone (targets: <= 1.0x PyTorch), measured in
     alternation, with the machine's load average before and after."""
@@ -173,7 +160,7 @@ def _adam_table(torch, repeat: int) -> Table:
                             ("Adam.step() alone, 1.9M parameters", True)):
         ct.manual_seed(0)
         torch.manual_seed(0)
-        ours, theirs = _alternating_medians(_adam_mlp(ct, step_only),
+        ours, theirs = alternating_medians(_adam_mlp(ct, step_only),
                                             _adam_mlp(torch, step_only), repeat)
         ratio = ours / theirs
         table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",

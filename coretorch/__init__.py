@@ -8,9 +8,10 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import dtypes as _dtypes
-from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, half,  # noqa: A004
-                     float, double, short, int, long, dtype, promote_types, result_type,
-                     set_default_dtype, get_default_dtype, finfo, iinfo)
+from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
+                     float32, float64, half, float, double, short, int, long, dtype,
+                     promote_types, result_type, set_default_dtype, get_default_dtype, finfo,
+                     iinfo)
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size
@@ -86,6 +87,12 @@ from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used
 from . import profiler  # noqa: E402,F401
 from . import accelerator, backends, onnx  # noqa: E402,F401
+from . import amp, cpu  # noqa: E402,F401  (mixed precision; torch.cpu.amp)
+from .amp import (autocast, is_autocast_available, is_autocast_enabled,  # noqa: E402,F401
+                  get_autocast_dtype, set_autocast_enabled, set_autocast_dtype,
+                  is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+                  is_autocast_cpu_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype)
+amp.device_aliases.attach_amp(cuda, "cuda", float16)  # torch.cuda.amp
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")

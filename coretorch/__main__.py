@@ -2,6 +2,7 @@
 
     python -m coretorch              backends, distributed backends, the primitive ops
     python -m coretorch --ops NAME   how backend NAME runs every op and each of its forms
+    python -m coretorch --info       versions, backends, threads and BLAS: for a bug report
 """
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coretorch", description=__doc__)
     parser.add_argument("--ops", metavar="BACKEND", help="per-op table for this backend (name, "
                         "device type or dispatch key): native / composite / fallback / missing")
+    parser.add_argument("--info", action="store_true", help="versions, backends (and why any "
+                        "failed), thread settings and the BLAS in use: paste it into a bug report")
     args = parser.parse_args(argv)
+    if args.info:
+        from coretorch.utils.collect_env import main as collect_env
+        return collect_env()
     if args.ops:
         return _print_ops(args.ops)
     import coretorch

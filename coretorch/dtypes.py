@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import builtins as _builtins
 
+import ml_dtypes as _ml
 import numpy as np
 
 _pybool, _pyint, _pyfloat = _builtins.bool, _builtins.int, _builtins.float
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-    "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
-    "set_default_dtype", "get_default_dtype", "all_dtypes", "from_numpy_dtype", "finfo", "iinfo",
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
+    "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype",
+    "finfo", "iinfo", "overflow_error", "INT64_MIN", "INT64_MAX",
 ]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -60,14 +62,28 @@ int16 = dtype("int16", np.int16, _INT, True, 3)
 int32 = dtype("int32", np.int32, _INT, True, 4)
 int64 = dtype("int64", np.int64, _INT, True, 5)
 float16 = dtype("float16", np.float16, _FLOAT, True, 6)
+# numpy has no bfloat16: ml_dtypes registers a real one (8 exponent bits, 7 mantissa bits).
+# Same rank as float16: neither holds the other, so the two promote to float32.
+bfloat16 = dtype("bfloat16", _ml.bfloat16, _FLOAT, True, 6)
 float32 = dtype("float32", np.float32, _FLOAT, True, 7)
 float64 = dtype("float64", np.float64, _FLOAT, True, 8)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
+                                 bfloat16)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def overflow_error(d: dtype, value, op: str = "") -> RuntimeError:
+    """PyTorch's error for a Python number that dtype `d` cannot hold."""
+    where = f"{op}(): " if op else ""
+    return RuntimeError(f"{where}value cannot be converted to type {d.name} without overflow "
+                        f"(got {value})")
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -91,12 +107,20 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
         if hi.category == _FLOAT or lo.category == _BOOL:
             return hi
     if a.category == _FLOAT and b.category == _FLOAT:
+        if a._rank == b._rank:  # float16 and bfloat16
+            return float32
         return a if a._rank > b._rank else b
     # both integers (bool handled above): numpy's rule is PyTorch's (uint8 + int8 -> int16)
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
 _PROMOTE = {(a, b): _promote_pair(a, b) for a in all_dtypes for b in all_dtypes}
+
+
+def opmath_dtype(d: dtype) -> dtype:
+    """The dtype arithmetic on `d` runs in: the 16-bit floats (float16, bfloat16) compute in
+    float32 and round back, as PyTorch's kernels do; every other dtype as it is."""
+    return float32 if d.category == _FLOAT and d.itemsize == 2 else d
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
@@ -170,7 +194,17 @@ def result_type(*operands) -> dtype:
     result = _combine(dim_t, _combine(zero_t, scalar_t))
     if result is None:
         raise TypeError("result_type(): expected at least one tensor, dtype or scalar")
+    if scalar_t is not None and result.category != _FLOAT:
+        _check_int64_scalars(operands)
     return result
+
+
+def _check_int64_scalars(operands) -> None:
+    """A Python int an integer computation cannot hold raises (numpy would wrap it or fail
+    with its own OverflowError)."""
+    for x in operands:
+        if x.__class__ is _pyint and not INT64_MIN <= x <= INT64_MAX:
+            raise overflow_error(int64, x)
 
 
 class finfo:
@@ -180,7 +214,7 @@ class finfo:
         d = d or _default.value
         if not d.is_floating_point:
             raise TypeError(f"finfo(): expected a floating point dtype, got {d!r}")
-        i = np.finfo(d.numpy)
+        i = _ml.finfo(d.numpy)  # numpy's finfo, extended to ml_dtypes' bfloat16
         self.dtype, self.bits, self.eps = d, i.bits, _pyfloat(i.eps)
         self.max, self.min, self.tiny = _pyfloat(i.max), _pyfloat(i.min), _pyfloat(i.tiny)
         self.smallest_normal, self.resolution = _pyfloat(i.smallest_normal), _pyfloat(i.resolution)

@@ -9,6 +9,13 @@ import pytest
 import coretorch as ct
 
 
+def _decorated(mode) -> tuple:
+    """``t * 2`` decorated with ``mode()`` and with the bare ``mode``."""
+    def double(t):
+        return t * 2
+    return mode()(double), mode(double)
+
+
 def test_no_grad_context_and_decorators(device):
     x = ct.ones(2, device=device, requires_grad=True)
     assert ct.is_grad_enabled()
@@ -17,16 +24,9 @@ def test_no_grad_context_and_decorators(device):
         assert not (x * 2).requires_grad
     assert ct.is_grad_enabled() and (x * 2).requires_grad
 
-    @ct.no_grad()
-    def f(t):
-        return t * 2
-
-    @ct.no_grad
-    def g(t):
-        return t * 2
-
+    f, g = _decorated(ct.no_grad)
     assert not f(x).requires_grad and not g(x).requires_grad
-    assert f.__name__ == "f" and ct.is_grad_enabled()
+    assert f.__name__ == g.__name__ == "double" and ct.is_grad_enabled()
 
 
 def test_enable_grad_inside_no_grad(device):
@@ -75,14 +75,7 @@ def test_inference_mode(device):
     with ct.inference_mode(False):
         assert not ct.is_inference_mode_enabled() and (x * 2).requires_grad
 
-    @ct.inference_mode()
-    def f(t):
-        return t * 2
-
-    @ct.inference_mode
-    def g(t):
-        return t * 2
-
+    f, g = _decorated(ct.inference_mode)
     assert not f(x).requires_grad and not g(x).requires_grad
     assert ct.is_grad_enabled()
 

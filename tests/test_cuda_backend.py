@@ -331,6 +331,26 @@ def test_profiler_records_device_time_on_a_gpu_track(tmp_path):
 
 # ---- real GPU only ------------------------------------------------------------------------------
 
+@needs_cuda
+def test_autocast_follows_pytorchs_cuda_lists():
+    # expected dtypes from ATen's cuda autocast lists: matmul in float16; softmax, exp, sum,
+    # cumsum, layer_norm and losses in float32 (an explicit dtype= is kept); cat to the widest
+    x = ct.randn(3, 4, device="cuda")
+    w = ct.randn(4, 4, device="cuda")
+    with ct.autocast("cuda"):
+        h = x @ w
+        got = [h, h.softmax(-1), h.exp(), h.sum(), h.relu(), ct.cat([h, x]),
+               ct.nn.functional.layer_norm(h, (4,)), h.cumsum(0),
+               ct.nn.functional.mse_loss(h, x), h.sum(dtype=ct.float16)]
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            ct.nn.functional.binary_cross_entropy(h.sigmoid(), x.sigmoid())
+    assert [t.dtype for t in got] == [ct.float16, ct.float32, ct.float32, ct.float32, ct.float16,
+                                      ct.float32, ct.float32, ct.float32, ct.float32, ct.float16]
+    with ct.autocast("cuda", dtype=ct.bfloat16):
+        assert (x @ w).dtype is ct.bfloat16
+        assert (x.cpu() @ w.cpu()).dtype is ct.float32  # cpu tensors: cpu autocast is off
+
+
 @needs_gpu
 def test_fused_optimizer_and_softmax_kernels_match_numpy():
     rng = np.random.default_rng(0)

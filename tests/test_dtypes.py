@@ -17,7 +17,7 @@ def test_dtype_objects_mirror_torch_names():
     assert ct.half is ct.float16 and ct.float is ct.float32 and ct.double is ct.float64
     assert ct.short is ct.int16 and ct.int is ct.int32 and ct.long is ct.int64
     assert repr(ct.float32) == "coretorch.float32"
-    assert [getattr(ct, n).itemsize for n in NAMES] == [1, 1, 1, 2, 4, 8, 2, 4, 8]
+    assert [getattr(ct, n).itemsize for n in NAMES] == [1, 1, 1, 2, 4, 8, 2, 4, 8, 2]
     assert ct.float16.is_floating_point and not ct.int64.is_floating_point
     assert ct.int8.is_signed and not ct.uint8.is_signed and not ct.bool.is_signed
 
@@ -50,6 +50,11 @@ def _operand(kind: str, name: str):
 RESULT_TYPE_CASES = [
     (("tensor", "int32"), ("scalar", "float32"), "float32"),     # a float scalar raises the category
     (("tensor", "float16"), ("scalar", "float32"), "float16"),   # ... but not the width
+    (("tensor", "bfloat16"), ("scalar", "float32"), "bfloat16"),
+    (("tensor", "bfloat16"), ("scalar", "int64"), "bfloat16"),
+    (("tensor", "bfloat16"), ("tensor", "float16"), "float32"),  # neither holds the other
+    (("tensor", "bfloat16"), ("tensor", "int64"), "bfloat16"),
+    (("zerodim", "float32"), ("tensor", "bfloat16"), "bfloat16"),
     (("tensor", "uint8"), ("scalar", "int64"), "uint8"),         # same category: scalar ignored
     (("tensor", "int8"), ("zerodim", "int64"), "int8"),          # same category: 0-d ignored
     (("tensor", "int8"), ("zerodim", "float64"), "float64"),     # 0-d float raises the category
@@ -142,6 +147,11 @@ def test_finfo_iinfo_match_numpy():
     assert ct.finfo(ct.float16).eps == float(np.finfo(np.float16).eps)
     assert ct.finfo(ct.float32).max == float(np.finfo(np.float32).max)
     assert ct.finfo().bits == 32
+    import ml_dtypes
+    bf = ct.finfo(ct.bfloat16)
+    bf_max = float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    assert (bf.bits, bf.eps, bf.max) == (16, 0.0078125, bf_max)
+    assert bf.tiny == ct.finfo(ct.float32).tiny and ct.bfloat16.is_floating_point
     assert ct.iinfo(ct.int8).min == -128 and ct.iinfo(ct.uint8).max == 255
     with pytest.raises(TypeError, match="finfo"):
         ct.finfo(ct.int32)

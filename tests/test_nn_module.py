@@ -365,3 +365,14 @@ def test_init_functions():
     init.uniform_(a, generator=g1)
     init.uniform_(b, generator=g2)
     assert a.tolist() == b.tolist()
+
+
+def test_one_element_entry_loads_into_a_0d_buffer_as_pytorch():
+    bn = ct.nn.BatchNorm1d(3)
+    state = {k: v.clone() for k, v in bn.state_dict().items()}
+    state["num_batches_tracked"] = ct.tensor([7])       # safetensors' numpy API gives 0-d as (1,)
+    bn.load_state_dict(state)
+    assert bn.num_batches_tracked.shape == () and bn.num_batches_tracked.item() == 7
+    state["running_mean"] = ct.zeros(1)                  # only 0-d targets take a (1,) entry
+    with pytest.raises(RuntimeError, match="size mismatch for running_mean"):
+        bn.load_state_dict(state)

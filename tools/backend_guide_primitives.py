@@ -4,9 +4,10 @@ core uses. `make docs-primitives` runs it; `--check` exits 1 when the file is ou
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
+
+from _generated import write_or_check
 
 GUIDE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "writing-a-backend.md"
 BEGIN, END = "<!-- primitives -->", "<!-- /primitives -->"
@@ -32,19 +33,8 @@ def updated(text: str) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--check", action="store_true", help="exit 1 if the guide is out of date")
-    args = p.parse_args()
-    text = GUIDE.read_text()
-    new = updated(text)
-    if args.check:
-        if new != text:
-            print(f"{GUIDE} lists other primitives than coretorch.ops.primitives(); run "
-                  f"`make docs-primitives`")
-            return 1
-        return 0
-    GUIDE.write_text(new)
-    return 0
+    return write_or_check(__doc__, GUIDE, lambda: updated(GUIDE.read_text()),
+                          "make docs-primitives")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@ their schemas. `make stubs` runs it; ``--check`` exits 1 when the committed stub
 """
 from __future__ import annotations
 
-import argparse
 import inspect
 import pathlib
 import sys
+
+from _generated import write_or_check
 
 STUB = pathlib.Path(__file__).resolve().parents[1] / "coretorch" / "tensor" / "tensor.pyi"
 
@@ -134,17 +135,7 @@ def stub_text() -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--check", action="store_true", help="exit 1 if the stub is out of date")
-    args = p.parse_args()
-    text = stub_text()
-    if args.check:
-        if not STUB.exists() or STUB.read_text() != text:
-            print(f"{STUB} is out of date: run `make stubs`")
-            return 1
-        return 0
-    STUB.write_text(text)
-    return 0
+    return write_or_check(__doc__, STUB, stub_text, "make stubs")
 
 
 if __name__ == "__main__":

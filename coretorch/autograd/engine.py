@@ -81,6 +81,12 @@ def _detached_copy(g: TensorImpl) -> TensorImpl:
         return g.clone()
 
 
+def _mismatch(i: int, what: str, given, expected) -> str:
+    """PyTorch's words for a grad_outputs[i] whose `what` (shape, dtype) is not output i's."""
+    return (f"Mismatch in {what}: grad_output[{i}] has a {what} of {given} and output[{i}] has "
+            f"a {what} of {expected}.")
+
+
 def _make_grads(outputs: list, grad_outputs: list) -> tuple[list, list]:
     """The seed gradients, and for each whether the engine created it (implicit ones)."""
     out, owned = [], []
@@ -99,14 +105,11 @@ def _make_grads(outputs: list, grad_outputs: list) -> tuple[list, list]:
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
         elif g._shape != o._shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                               f"{_size_str(g._shape)} and output[{i}] has a shape of "
-                               f"{_size_str(o._shape)}.")
+            raise RuntimeError(_mismatch(i, "shape", _size_str(g._shape), _size_str(o._shape)))
         elif g._dtype.is_floating_point != o._dtype.is_floating_point:
-            raise TypeError(f"For complex Tensors, both grad_output and output are required to "
-                            f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
-                            f"dtype of {g._dtype.name} and output[{i}] has a dtype of "
-                            f"{o._dtype.name}.")
+            raise TypeError("For complex Tensors, both grad_output and output are required to "
+                            "have the same dtype. "
+                            + _mismatch(i, "dtype", g._dtype.name, o._dtype.name))
         out.append(g)
         owned.append(False)
     return out, owned

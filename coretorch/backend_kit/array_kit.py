@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from coretorch import dtypes as _dt
 from coretorch.tensor.impl import TensorImpl
 
 __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
@@ -15,11 +16,12 @@ __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_flo
            "TORCH_DTYPE_NAMES", "unsupported"]
 
 _T = TensorImpl
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
+_HALF = frozenset({np.dtype(np.float16), _dt.bfloat16.numpy})
 
 TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                     "float64": "Double"}
+                     "float64": "Double", "bfloat16": "BFloat16"}
 
 
 def scalar_as(v, npdt: np.dtype):
@@ -35,10 +37,15 @@ def opmath(d) -> np.dtype:
     """The numpy dtype arithmetic on dtype `d` (coretorch or numpy) runs in: half precision
     computes in float32, as PyTorch's kernels do; other dtypes as they are."""
     n = d.numpy if hasattr(d, "numpy") else np.dtype(d)
-    return _F32 if n == _F16 else n
+    return _F32 if n in _HALF else n
 
 
 acc_float = opmath  # reductions accumulate in the same type
+
+
+def is_float(npdt: np.dtype) -> bool:
+    """Whether numpy dtype `npdt` is a float (ml_dtypes' bfloat16 is not of numpy kind "f")."""
+    return npdt.kind == "f" or npdt in _HALF
 
 
 def compute_dtype(*xs, floating: bool = False):

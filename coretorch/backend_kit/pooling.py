@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .array_kit import acc_float, kit_of
+from .array_kit import acc_float, is_float, kit_of
 
 __all__ = ["KERNELS"]
 
@@ -111,7 +111,7 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     if o.size == 0:
         return
     (kh, kw), (sh, sw), (ph, pw) = kernel_size, window_stride, padding
-    cdt = acc_float(a.dtype) if a.dtype.kind == "f" else _I64
+    cdt = acc_float(a.dtype) if is_float(a.dtype) else _I64
     x = _planes(xp, a, cdt)
     _, h, w = x.shape
     oh, ow = o.shape[-2:]

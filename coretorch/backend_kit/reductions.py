@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from coretorch import dtypes as _dt
+
 from .array_kit import acc_float, kit_of
 
 __all__ = ["KERNELS", "softmax_into"]
@@ -139,9 +141,9 @@ def all(out, self, dim, keepdim):  # noqa: A001
 def _scan(out, self, dim, name: str) -> None:
     k = kit_of(out)
     a = k.arr(self)
-    kind = out._dtype.numpy.kind
+    d = out._dtype
     # floats accumulate in double (as PyTorch's CPU scans; float32 would drift), bools in int64
-    acc = _F64 if kind == "f" else (_I64 if kind == "b" else out._dtype.numpy)
+    acc = _F64 if d.is_floating_point else (_I64 if d is _dt.bool else d.numpy)
     k.write(out, a.astype(acc) if a.ndim == 0 else getattr(k.xp, name)(a, axis=dim, dtype=acc))
 
 

@@ -8,7 +8,7 @@ last in ascending order, first in descending order, as in PyTorch.
 """
 from __future__ import annotations
 
-from .array_kit import kit_of
+from .array_kit import kit_of, opmath
 
 __all__ = ["KERNELS"]
 
@@ -30,12 +30,14 @@ def sort(out, self, dim, descending, stable):
         k.write(values, a)
         k.write(indices, 0)
         return
+    # 16-bit floats sort by their exact float32 values (bfloat16's own ordering misplaces NaN)
+    key = a.astype(opmath(a.dtype), copy=False)
     if descending:
         # the stable ascending order of the reversed array, reversed: ties keep their order
-        idx = xp.flip(_stable_argsort(xp, xp.flip(a, axis=dim), dim), axis=dim)
+        idx = xp.flip(_stable_argsort(xp, xp.flip(key, axis=dim), dim), axis=dim)
         idx = (a.shape[dim] - 1) - idx
     else:
-        idx = _stable_argsort(xp, a, dim)
+        idx = _stable_argsort(xp, key, dim)
     k.write(indices, idx)
     k.write(values, xp.take_along_axis(a, idx, axis=dim))
 

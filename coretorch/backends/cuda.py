@@ -74,36 +74,24 @@ matmul = _MatmulFlags()
 _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
 
-def flash_sdp_enabled() -> bool:
-    return _sdp["flash"]
+def _sdp_switch(kind: str) -> tuple:
+    """``{kind}_sdp_enabled()`` and ``enable_{kind}_sdp(enabled)``: one attention switch."""
+    def enabled() -> bool:
+        return _sdp[kind]
+
+    def enable(enabled: bool) -> None:
+        _sdp[kind] = bool(enabled)
+    enabled.__name__ = enabled.__qualname__ = f"{kind}_sdp_enabled"
+    enable.__name__ = enable.__qualname__ = f"enable_{kind}_sdp"
+    enabled.__doc__ = f"Whether the {kind} scaled-dot-product attention switch is on."
+    enable.__doc__ = f"Turn the {kind} scaled-dot-product attention switch on or off."
+    return enabled, enable
 
 
-def enable_flash_sdp(enabled: bool) -> None:
-    _sdp["flash"] = bool(enabled)
-
-
-def mem_efficient_sdp_enabled() -> bool:
-    return _sdp["mem_efficient"]
-
-
-def enable_mem_efficient_sdp(enabled: bool) -> None:
-    _sdp["mem_efficient"] = bool(enabled)
-
-
-def math_sdp_enabled() -> bool:
-    return _sdp["math"]
-
-
-def enable_math_sdp(enabled: bool) -> None:
-    _sdp["math"] = bool(enabled)
-
-
-def cudnn_sdp_enabled() -> bool:
-    return _sdp["cudnn"]
-
-
-def enable_cudnn_sdp(enabled: bool) -> None:
-    _sdp["cudnn"] = bool(enabled)
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
 
 
 def is_flash_attention_available() -> bool:

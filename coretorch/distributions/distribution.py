@@ -11,7 +11,8 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from .utils import broadcast_all, extended_shape, lazy_property
 
-__all__ = ["Distribution", "ExponentialFamily", "LocationMoments", "init_params", "expand_params"]
+__all__ = ["Distribution", "ExponentialFamily", "LocationMoments", "TwoParams", "init_params",
+           "expand_params"]
 
 
 class Distribution:
@@ -195,16 +196,41 @@ class Distribution:
         return self.__class__.__name__ + "(" + args + ")"
 
 
+class TwoParams:
+    """For distributions of two tensor parameters, named in `_params` (by default the keys of
+    a class-level `arg_constraints`, in order): broadcast together to the batch shape
+    (`init_params`) and expanded together. A subclass without its own ``__init__`` gets
+    ``__init__(self, a, b, validate_args=None)`` with those names."""
+
+    _params: tuple[str, str]
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_params" not in cls.__dict__ and isinstance(cls.__dict__.get("arg_constraints"),
+                                                         dict):
+            cls._params = tuple(cls.arg_constraints)  # the parameters, in constructor order
+        if "_params" in cls.__dict__ and "__init__" not in cls.__dict__:
+            a, b = cls._params
+            src = (f"def __init__(self, {a}, {b}, validate_args=None):\n"
+                   f"    init_params(self, ({a!r}, {b!r}), {a}, {b}, validate_args)\n")
+            g = {"init_params": init_params, "__name__": cls.__module__}
+            exec(compile(src, f"<coretorch distribution {cls.__name__}>", "exec"), g)  # noqa: S102
+            g["__init__"].__qualname__ = f"{cls.__name__}.__init__"
+            g["__init__"].__doc__ = f"{cls.__name__}({a}, {b}, validate_args=None)"
+            g["__init__"].__annotations__ = {a: "Tensor | float", b: "Tensor | float",
+                                             "validate_args": "bool | None", "return": "None"}
+            cls.__init__ = g["__init__"]
+
+    def expand(self, batch_shape, _instance=None):
+        """A new distribution with the parameters expanded (not copied) to `batch_shape`."""
+        owner = next(c for c in type(self).__mro__ if "_params" in c.__dict__)
+        return expand_params(self, owner, self._params, batch_shape, _instance)
+
+
 class LocationMoments:
     """For distributions whose mean and mode are the `loc` parameter."""
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
+    mean = mode = property(lambda self: self.loc, doc="The `loc` parameter.")
 
 
 class ExponentialFamily(Distribution):

@@ -7,12 +7,12 @@ from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
 from ._special import digamma, gammainc, lgamma, standard_beta, standard_gamma
-from .distribution import ExponentialFamily, expand_params, init_params
+from .distribution import ExponentialFamily, TwoParams
 
 __all__ = ["Gamma", "Beta"]
 
 
-class Gamma(ExponentialFamily):
+class Gamma(TwoParams, ExponentialFamily):
     """The gamma distribution with shape `concentration` (α) and `rate` (β): density
     β^α x^(α-1) e^(-βx) / Γ(α)."""
 
@@ -20,13 +20,6 @@ class Gamma(ExponentialFamily):
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, concentration: Tensor | float, rate: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        init_params(self, ("concentration", "rate"), concentration, rate, validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, Gamma, ("concentration", "rate"), batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -70,7 +63,7 @@ class Gamma(ExponentialFamily):
         return lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
 
 
-class Beta(ExponentialFamily):
+class Beta(TwoParams, ExponentialFamily):
     """The beta distribution on [0, 1] with shapes `concentration1` (α) and `concentration0`
     (β): density x^(α-1) (1-x)^(β-1) / B(α, β)."""
 
@@ -78,15 +71,6 @@ class Beta(ExponentialFamily):
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
-
-    def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        init_params(self, ("concentration1", "concentration0"), concentration1, concentration0,
-                    validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, Beta, ("concentration1", "concentration0"), batch_shape,
-                           _instance)
 
     @property
     def mean(self) -> Tensor:

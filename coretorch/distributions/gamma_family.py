@@ -21,6 +21,7 @@ class Chi2(Gamma):
     """The chi-squared distribution with `df` degrees of freedom: Gamma(df / 2, 1 / 2)."""
 
     arg_constraints = {"df": constraints.positive}
+    _params = ("concentration", "rate")  # what expand() carries over (df is derived)
 
     def __init__(self, df: Tensor | float, validate_args: bool | None = None) -> None:
         (df,) = broadcast_all(df)

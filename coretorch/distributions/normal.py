@@ -7,27 +7,19 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import (Distribution, ExponentialFamily, LocationMoments, expand_params,
-                           init_params)
+from .distribution import Distribution, ExponentialFamily, LocationMoments, TwoParams
 from .utils import standard_normal
 
 __all__ = ["Normal", "Uniform"]
 
 
-class Normal(LocationMoments, ExponentialFamily):
+class Normal(LocationMoments, TwoParams, ExponentialFamily):
     """The normal distribution N(`loc`, `scale`²)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        init_params(self, ("loc", "scale"), loc, scale, validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, Normal, ("loc", "scale"), batch_shape, _instance)
 
     @property
     def stddev(self) -> Tensor:
@@ -68,17 +60,11 @@ class Normal(LocationMoments, ExponentialFamily):
         return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
 
 
-class Uniform(Distribution):
+class Uniform(TwoParams, Distribution):
     """The uniform distribution on the half-open interval [`low`, `high`)."""
 
     has_rsample = True
-
-    def __init__(self, low: Tensor | float, high: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        init_params(self, ("low", "high"), low, high, validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, Uniform, ("low", "high"), batch_shape, _instance)
+    _params = ("low", "high")
 
     @property
     def arg_constraints(self):

@@ -12,7 +12,7 @@ import math
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
-from .pointwise import binary_spec, flops_pointwise
+from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .special import VALUES_ONLY, typed_binary_meta
 
 __all__: list[str] = []
@@ -75,8 +75,10 @@ def _heaviside(self, values):
 
 
 def _ldexp(self, other):
-    """self * 2 ** other."""
-    return self * REGISTRY["pow"].op.entry(2.0, other)
+    """self * 2 ** other (in the float result type of self and other: powers of two are exact
+    in every float dtype, so a 16-bit self is not widened to float32 by the factor)."""
+    d = binary_spec("ldexp", self, other, "float")[1]
+    return self * REGISTRY["pow"].op.entry(2.0, other).to(d)
 
 
 def _meta_frexp(self):
@@ -89,7 +91,7 @@ def _meta_frexp(self):
 def _frexp(self):
     """(mantissa, exponent) with self = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1
     (mantissa 0 and exponent 0 for 0; non-finite values keep themselves with exponent 0)."""
-    x = self if self._dtype is not dt.float16 else self.to(dt.float32)
+    x = self.to(dt.opmath_dtype(self._dtype))
     a = x.abs()
     finite = x.isfinite() & x.ne(0)
     safe = _where(finite, a, 1.0)
@@ -153,13 +155,12 @@ def _declare_all() -> None:
             typed_binary_meta("nextafter", "float"), impl=_nextafter, derivative=_d_nextafter,
             inplace=True, **bi)
     declare("copysign(Tensor self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("copysign", self, other, "float"), impl=_copysign,
+            binary_meta("copysign", "float"), impl=_copysign,
             inplace=True, **bi)
     declare("heaviside(Tensor self, Tensor values) -> Tensor", _meta_heaviside, impl=_heaviside,
             kind="composite_explicit", inplace=True, **bi)
-    declare("ldexp(Tensor self, Tensor other) -> Tensor",
-            lambda self, other: binary_spec("ldexp", self, other, "float"), impl=_ldexp,
-            inplace=True, **bi)
+    declare("ldexp(Tensor self, Tensor other) -> Tensor", binary_meta("ldexp", "float"),
+            impl=_ldexp, inplace=True, **bi)
     declare("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", _meta_frexp,
             impl=_frexp, derivative=_d_frexp, saves=(), save_result=True, family="unary")
     declare("float_power(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor",
@@ -167,7 +168,7 @@ def _declare_all() -> None:
     declare("float_power_(Tensor(a!) self, Tensor|Scalar exponent) -> Tensor(a!)",
             _meta_float_power_, impl=_float_power_, family="binary")
     declare("true_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("true_divide", self, other, "float"),
+            binary_meta("true_divide", "float"),
             impl=_true_divide, inplace=True, **bi)
 
 

@@ -73,7 +73,8 @@ def _to_copy(self, dtype, device, non_blocking, memory_format):
 
 _decl = declare("_copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
                 _meta_copy_same_device, method=False, family="copy", derivative=copy_backward,
-                saves=())
+                saves=(), doc="Copy `src` (broadcast, cast to self's dtype) into `self` on the "
+                              "same device; the primitive behind copy_.")
 _copy_same_device = _decl.op.entry
 declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
         impl=_copy, kind=EXPLICIT, family="copy", derivative=copy_backward, saves=())

@@ -21,7 +21,7 @@ from ..device import device as _device, get_device_type
 from ..dispatch.keys import DispatchKey
 from ..frames import user_stacklevel
 from ..tensor.impl import TensorImpl
-from .declare import _resize_out
+from .declare import RENAMED_ERRORS, _resize_out, reraise_as
 from .meta_rules import resolve_device
 
 __all__ = ["cpu_fallback", "fallback_counts", "reset_fallback_warnings", "CPUFallbackWarning"]
@@ -126,19 +126,21 @@ def _run(op, args: tuple, kwargs: dict):
     if decl is not None and decl.structured:
         # the checks a native kernel gets from the core (devices, shapes, dtypes), on the
         # original arguments, so mixing devices raises here as it would natively
-        decl.meta(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+        try:
+            decl.meta(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+        except RENAMED_ERRORS as e:  # named as the native kernel's adapter names it
+            reraise_as(e, op.name)
     moved = _Moved()
     cpu_args = [moved.to_cpu(a) for a in args]
     cpu_kwargs = {k: moved.to_cpu(v) for k, v in kwargs.items()}
     target = moved.device
-    dev_at = _device_position(op)
-    requested = args[dev_at] if dev_at is not None and dev_at < len(args) else \
-        kwargs.get("device")
+    requested = _argument(op, "device", args, kwargs)
     if requested is not None:  # a factory naming the backend: build on cpu, move
-        if dev_at is not None and dev_at < len(args):
-            cpu_args[dev_at] = _CPU
-        else:
-            cpu_kwargs["device"] = _CPU
+        _set_argument(op, "device", _CPU, cpu_args, cpu_kwargs)
+        # the cpu copy stays a plain tensor: BackendSelect makes the moved result the leaf
+        # that requires grad (moving a cpu leaf would give a non-leaf)
+        if _argument(op, "requires_grad", args, kwargs):
+            _set_argument(op, "requires_grad", False, cpu_args, cpu_kwargs)
         target = target or _device(requested)
     if target is None and not _has_tensor(args) and not _has_tensor(kwargs.values()):
         target = resolve_device(None)  # a factory relying on the default device
@@ -150,11 +152,25 @@ def _run(op, args: tuple, kwargs: dict):
     return moved.back(result, target)
 
 
-def _device_position(op) -> int | None:
+def _position(op, name: str) -> int | None:
     fs = op.schema
-    if fs is None or "device" not in fs.names:
+    if fs is None or name not in fs.names:
         return None
-    return fs.argument("device").index
+    return fs.argument(name).index
+
+
+def _argument(op, name: str, args: tuple, kwargs: dict):
+    """The value of argument `name` in a call record (positional, or a keyword)."""
+    at = _position(op, name)
+    return args[at] if at is not None and at < len(args) else kwargs.get(name)
+
+
+def _set_argument(op, name: str, value, args: list, kwargs: dict) -> None:
+    at = _position(op, name)
+    if at is not None and at < len(args):
+        args[at] = value
+    else:
+        kwargs[name] = value
 
 
 def cpu_fallback(op, keyset, args: tuple, kwargs: dict):

@@ -30,6 +30,7 @@ composite to run it faster; it never has to.
 from __future__ import annotations
 
 import collections
+import re
 from time import perf_counter_ns as _now
 from typing import Any, Callable, NamedTuple
 
@@ -42,7 +43,8 @@ from ..tensor.impl import contiguous_strides, device_key_bits, new_impl, shape_n
 from ..tensor.tensor import Tensor
 
 __all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
-           "check_kernel_signature", "return_types"]
+           "check_kernel_signature", "return_types", "check_no_internal_overlap",
+           "renamed_error", "reraise_as", "RENAMED_ERRORS"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -71,7 +73,8 @@ class OpDecl:
 
     __slots__ = ("name", "schema", "meta", "kind", "family", "op", "inplace_op", "method",
                  "function", "out", "returns", "derivative", "saves", "save_result", "flops",
-                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl")
+                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl",
+                 "aliased_writes")
 
     def __init__(self, name: str, schema: FunctionSchema | None, meta, kind: str, family: str,
                  method: bool, function: bool, out: bool, differentiable: bool,
@@ -87,6 +90,7 @@ class OpDecl:
         self.extra: dict[str, Any] = {}
         self.precomputed: tuple = ()
         self.impl: Callable | None = None
+        self.aliased_writes = False
         self.op: Operator | None = None
         self.inplace_op: Operator | None = None
 
@@ -125,7 +129,8 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
             inplace: bool = False, out: bool | None = None, differentiable: bool = True,
             derivative: Callable | None = None, saves: tuple | None = None,
             save_result: bool = False, flops: Callable | None = None,
-            precomputed: tuple = (), doc: str = "", kind: str | None = None) -> OpDecl:
+            precomputed: tuple = (), doc: str = "", kind: str | None = None,
+            aliased_writes: bool = False) -> OpDecl:
     """Declare the op described by `schema` (see the module docstring).
 
     meta: the meta rule; with no `impl` the op is a structured primitive.
@@ -134,6 +139,9 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     out: give the functional form an ``out=`` argument (default: ops with a meta rule that
     return tensors).
     method / function: expose it as ``Tensor.name`` / ``coretorch.name``.
+    aliased_writes: the op may write into a tensor whose elements share memory (an `expand`ed
+    one), as PyTorch's fill_ may: every element gets the same value. Every other in-place and
+    ``out=`` write into such a tensor raises (`check_no_internal_overlap`).
     """
     fs = parse_schema(schema)
     name = fs.name
@@ -151,6 +159,7 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
                inplace_only, doc or (impl.__doc__ if impl else "") or "")
     d.flops, d.derivative, d.save_result = flops, derivative, save_result
     d.saves, d.precomputed, d.impl = saves, tuple(precomputed), impl
+    d.aliased_writes = aliased_writes
     if derivative is not None and saves is not None:
         unknown = set(saves) - set(fs.names)
         if unknown:
@@ -164,7 +173,8 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
     d.op.decl = d
     if inplace and not inplace_only:
-        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(), d.doc)
+        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(),
+                                _inplace_doc(name, d.doc))
         d.inplace_op.decl = d
     if d.structured:
         d.op.adapt_backend_kernel = _inplace_adapter(d) if inplace_only else _functional_adapter(d)
@@ -182,23 +192,51 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     return d
 
 
+def _inplace_doc(name: str, doc: str) -> str:
+    """The docstring of ``name_``: what it writes, then `name`'s own."""
+    return f"In-place form of `{name}`: the result is written into `self`.\n\n{doc}"
+
+
 def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     """The kernel of a composite: its meta rule checks the arguments first (so it refuses bad
     input with its own name on every backend, not the name of an op it calls), then `impl`
     runs; an ``out=`` tensor receives a copy of the result."""
     meta, name = d.meta, d.name
+    if d.inplace_only and not d.aliased_writes:  # ``name_`` declared as such: it writes self
+        def checked(self, *rest, **kw):
+            _check_written(self)  # one tensor, or the list of a _foreach_*_ op
+            return inner(self, *rest, **kw)
+        inner = _composite_run(d, impl)
+        checked.__name__ = impl.__name__
+        checked.__wrapped__ = impl
+        return checked
+    return _composite_run(d, impl)
+
+
+def _composite_run(d: OpDecl, impl: Callable) -> Callable:
+    meta, name = d.meta, d.name
     if meta is None:
-        return impl
-    if d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
+        def run(*record, **kwargs):
+            try:
+                return impl(*record, **kwargs)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
+    elif d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
         def run(*record, out=None):
-            res = impl(*record, *meta(*record)[1])
+            try:
+                res = impl(*record, *meta(*record)[1])
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
     else:
         def run(*record, out=None):
-            meta(*record)
-            res = impl(*record)
+            try:
+                meta(*record)
+                res = impl(*record)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
@@ -212,15 +250,49 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name + "_"
 
     def run(self, *rest):
-        if meta is not None:
-            spec = meta(self, *rest)
-            _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
-        return self.copy_(impl(self, *rest))
+        check_no_internal_overlap(self)
+        try:
+            if meta is not None:
+                spec = meta(self, *rest)
+                _check_inplace_spec(name, self, spec[0] if d.precomputed else spec)
+            res = impl(self, *rest)
+        except RENAMED_ERRORS as e:
+            reraise_as(e, name)
+        return self.copy_(res)
     run.__name__ = name
     return run
 
 
+# ---- errors name the op the user called ---------------------------------------------------------
+
+# the types an op raises for bad arguments (the ones renamed; anything else passes through)
+RENAMED_ERRORS = (RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
+_OP_PREFIX = re.compile(r"(\w+)\(\): ")
+
+
+def renamed_error(e: BaseException, name: str) -> BaseException:
+    """`e` as op `name` raises it: a message that starts with another op's name (one that
+    `name` is written with, or a meta rule helper it shares, such as addmm's mm check) names
+    `name` instead, with the same type and traceback. Anything else is returned unchanged."""
+    args = e.args
+    if type(e) not in RENAMED_ERRORS or len(args) != 1 or args[0].__class__ is not str:
+        return e
+    m = _OP_PREFIX.match(args[0])
+    if m is None or m.group(1) == name or m.group(1) == name.rstrip("_"):
+        return e
+    return type(e)(f"{name}(): {args[0][m.end():]}").with_traceback(e.__traceback__)
+
+
+def reraise_as(e: BaseException, name: str):
+    """Raise `e` (caught while running op `name`) as `name` raises it (`renamed_error`)."""
+    r = renamed_error(e, name)
+    if r is e:
+        raise e
+    raise r from None
+
+
 def _copy_to_out(name: str, out, res):
+    _check_written(out)
     if isinstance(res, tuple):
         outs = _check_out(name, out, [(r._shape, r._dtype, r._device) for r in res])
         for o, r in zip(outs, res):
@@ -245,6 +317,32 @@ def _contract_error(name: str, kernel: Callable, what: str) -> RuntimeError:
                         f"{what}")
 
 
+# ---- writes into self-overlapping tensors -------------------------------------------------------
+
+_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_no_internal_overlap(t) -> None:
+    """PyTorch's refusal to write into a tensor whose elements share memory: a dimension of size
+    > 1 with stride 0 (what `expand` makes). The `0 in` test keeps ordinary tensors at one
+    tuple scan."""
+    if 0 in t._stride and 0 not in t._shape:  # an empty tensor has no elements to share
+        for n, s in zip(t._shape, t._stride):
+            if s == 0 and n > 1:
+                raise RuntimeError(_OVERLAP)
+
+
+def _check_written(out) -> None:
+    """`check_no_internal_overlap` for an ``out=`` argument or a written list of tensors."""
+    if isinstance(out, Tensor):
+        check_no_internal_overlap(out)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            if isinstance(o, Tensor):
+                check_no_internal_overlap(o)
+
+
 # ---- output allocation ------------------------------------------------------------------------
 
 def alloc(shape: tuple, dtype, device) -> Tensor:
@@ -253,7 +351,15 @@ def alloc(shape: tuple, dtype, device) -> Tensor:
     if entry is None:
         from ..device import get_device_type
         entry = get_device_type(device)  # raises the "no backend loaded" error
-    storage = entry.allocator.allocate(shape_numel(shape) * dtype.itemsize, device)
+    nbytes = shape_numel(shape) * dtype.itemsize
+    try:
+        storage = entry.allocator.allocate(nbytes, device)
+    except (MemoryError, ValueError, OverflowError):
+        # numpy's MemoryError / "Maximum allowed dimension exceeded" name neither the tensor
+        # nor the op: say what was asked for, as PyTorch's allocator error does
+        raise RuntimeError(f"can't allocate memory on {device}: you tried to allocate "
+                           f"{nbytes} bytes for a tensor of size {list(shape)} and dtype "
+                           f"{dtype.name}") from None
     return new_impl(Tensor, storage, shape, contiguous_strides(shape), 0, dtype, device,
                     device_key_bits[device.type])
 
@@ -303,6 +409,7 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
     """``out=``: check `out` against the Spec, then fill it. Kernels always see an output of
     the result dtype: for an `out` of another dtype the core computes into a temporary and
     copies it over (with PyTorch's casting)."""
+    _check_written(out)
     res = _check_out(name, out, spec)
     outs = res if isinstance(res, tuple) else (res,)
     specs = spec if spec.__class__ is list else [spec]
@@ -339,7 +446,10 @@ def _functional_adapter(d: OpDecl):
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         if not pre:
             def structured(*args, out=None):
-                spec = meta(*args)
+                try:
+                    spec = meta(*args)
+                except RENAMED_ERRORS as e:
+                    reraise_as(e, name)
                 if out is not None:
                     res = _run_into_out(name, kernel, out, spec, args, ())
                     return returns(*res) if returns is not None else res
@@ -356,7 +466,10 @@ def _functional_adapter(d: OpDecl):
                 return res
         else:
             def structured(*args, out=None):
-                spec, extra = meta(*args)
+                try:
+                    spec, extra = meta(*args)
+                except RENAMED_ERRORS as e:
+                    reraise_as(e, name)
                 if out is not None:
                     res = _run_into_out(name, kernel, out, spec, args, extra)
                 else:
@@ -372,6 +485,10 @@ def _functional_adapter(d: OpDecl):
     return adapt
 
 
+def _no_check(t) -> None:
+    pass
+
+
 def _check_inplace_spec(name: str, self, spec) -> None:
     shape, dtype, _ = spec
     if shape != self._shape:
@@ -385,10 +502,15 @@ def _check_inplace_spec(name: str, self, spec) -> None:
 def _inplace_adapter(d: OpDecl):
     meta, pre = d.meta, bool(d.precomputed)
     name = d.name if d.inplace_only else d.name + "_"
+    check_overlap = _no_check if d.aliased_writes else check_no_internal_overlap
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
         def structured_(self, *args):
-            spec = meta(self, *args)
+            check_overlap(self)
+            try:
+                spec = meta(self, *args)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
             extra = ()
             if pre:
                 spec, extra = spec

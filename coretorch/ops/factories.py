@@ -23,6 +23,7 @@ from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
+_F16_MAX = float(np.finfo(np.float16).max)
 
 # ---- BackendSelect ------------------------------------------------------------------------------
 
@@ -194,25 +195,42 @@ def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_mem
     if dtype is None:
         dtype = (dt.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step))
                  else dt.int64)
+    if not dtype.is_floating_point:
+        for v in (start, end, step):
+            if isinstance(v, int) and not dt.INT64_MIN <= v <= dt.INT64_MAX:
+                raise dt.overflow_error(dt.int64, v, "arange")
     return ((n,), dtype, resolve_device(device))
 
 
-def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+def _spaced_spec(op: str, steps: int, dtype, device) -> tuple:
     if steps < 0:
-        raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    return _spec("linspace", (steps,), dtype, device)
+        raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
+    return _spec(op, (steps,), dtype, device)
+
+
+def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("linspace", steps, dtype, device)
+
+
+def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    return _spaced_spec("logspace", steps, dtype, device)
 
 
 def check_fill_value(dtype, value) -> None:
     """PyTorch refuses a fill value out of an integer dtype's range (a value held in a tensor
     is data: the kernel that reads it checks it)."""
-    if dtype.category == dt.int64.category and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)):
+        return
+    if dtype.category == dt.int64.category:
         info = np.iinfo(dtype.numpy)
         if (isinstance(value, (float, np.floating)) and not math.isfinite(value)) or \
                 not info.min <= int(value) <= info.max:
             raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
                                f"without overflow (got {value}; the range is [{info.min}, "
                                f"{info.max}])")
+    elif dtype is dt.float16 and math.isfinite(value) and abs(value) > _F16_MAX:
+        # PyTorch refuses a finite value that would become inf (inf and nan themselves fit)
+        raise dt.overflow_error(dtype, value, "fill_")
 
 
 def _meta_fill_(self, value):
@@ -383,12 +401,12 @@ def _randint_like(self, low, high, generator, dtype, layout, device, requires_gr
 def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
     """`steps` evenly spaced values from start to end, with PyTorch's symmetric formula (the
     first half counts up from start, the second half down from end), computed in float64
-    (float32 for float32 and float16 results) and cast."""
+    (float32 for float32 and 16-bit float results) and cast."""
     shape, dtype, dev = _meta_linspace(start, end, steps, dtype, layout, device, requires_grad,
                                        pin_memory)
     if steps <= 1:
         return alloc(shape, dtype, dev).fill_(start)
-    c = dt.float32 if dtype in (dt.float32, dt.float16) else dt.float64
+    c = dt.opmath_dtype(dtype) if dtype.itemsize <= 4 else dt.float64
     cn = c.numpy.type
     s0, s1 = cn(start), cn(end)
     step = float((s1 - s0) / cn(steps - 1))
@@ -396,6 +414,15 @@ def _linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memor
     up = i.mul(step).add(float(s0))
     down = i.neg().add(steps - 1).mul(step).neg().add(float(s1))
     return op_named("where")(i.lt(steps // 2), up, down).to(dtype)
+
+
+def _logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
+    """`steps` values from base ** start to base ** end, evenly spaced in the exponent
+    (computed in float64 and cast, as PyTorch's kernel)."""
+    shape, dtype, dev = _meta_logspace(start, end, steps, base, dtype, layout, device,
+                                       requires_grad, pin_memory)
+    exponents = _linspace(start, end, steps, dt.float64, layout, dev, False, pin_memory)
+    return op_named("pow")(float(base), exponents).to(dtype)
 
 
 def _zero_(self):
@@ -447,33 +474,53 @@ def _declare_all() -> None:
     declare(f"randperm(int n, *, {gen}, {fa}) -> Tensor", _meta_randperm, impl=_randperm, **kw)
     declare(f"empty_like(Tensor self, *, {la}) -> Tensor", _meta_like, impl=_empty_like, **kw)
     declare(f"zeros_like(Tensor self, *, {la}) -> Tensor", _meta_like,
-            impl=_like(lambda t: t.fill_(0)), **kw)
+            impl=_like(lambda t: t.fill_(0)),
+            doc="A tensor of zeros with the shape (and by default dtype and device) of `input`.",
+            **kw)
     declare(f"ones_like(Tensor self, *, {la}) -> Tensor", _meta_like,
-            impl=_like(lambda t: t.fill_(1)), **kw)
+            impl=_like(lambda t: t.fill_(1)),
+            doc="A tensor of ones with the shape (and by default dtype and device) of `input`.",
+            **kw)
     declare(f"full_like(Tensor self, Scalar fill_value, *, {la}) -> Tensor", _meta_full_like,
             impl=_full_like, **kw)
     declare(f"rand_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
-            impl=_random_like(lambda t, g: t.uniform_(0.0, 1.0, generator=g)), **kw)
+            impl=_random_like(lambda t, g: t.uniform_(0.0, 1.0, generator=g)),
+            doc="Samples of U[0, 1) with the shape (and by default dtype and device) of "
+                "`input`.", **kw)
     declare(f"randn_like(Tensor self, *, {gen}, {la}) -> Tensor", _meta_random_like,
-            impl=_random_like(lambda t, g: t.normal_(0.0, 1.0, generator=g)), **kw)
+            impl=_random_like(lambda t, g: t.normal_(0.0, 1.0, generator=g)),
+            doc="Samples of N(0, 1) with the shape (and by default dtype and device) of "
+                "`input`.", **kw)
     declare(f"randint_like(Tensor self, int low, int? high=None, *, {gen}, {la}) -> Tensor",
             _meta_randint_like, impl=_randint_like, **kw)
     declare(f"arange(Scalar start=0, Scalar? end=None, Scalar step=1, *, {fa}) -> Tensor",
-            _meta_arange, method=False, family="factory", differentiable=False)
+            _meta_arange, method=False, family="factory", differentiable=False,
+            doc="The 1-D tensor start, start + step, ... up to `end` (excluded); ``arange(n)`` "
+                "is 0 .. n-1. Integer arguments give int64, a float one the default dtype.")
     declare(f"linspace(Scalar start, Scalar end, int steps, *, {fa}) -> Tensor", _meta_linspace,
             impl=_linspace, **{**kw, "out": True})
+    declare(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {fa}) -> Tensor",
+            _meta_logspace, impl=_logspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
     ip = dict(family="fill", differentiable=False)
-    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_, **ip)
+    # every element gets the same value: PyTorch fills expanded tensors too
+    declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_,
+            doc="Fill `self` with `value` (a number or a 0-d tensor), in place.",
+            aliased_writes=True, **ip)
     declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
+            aliased_writes=True,
             kind=EXPLICIT, **ip)
     rnd = dict(family="random", differentiable=False)
     declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "
-            "generator=None) -> Tensor(a!)", _meta_uniform_, **rnd)
+            "generator=None) -> Tensor(a!)", _meta_uniform_,
+            doc="Fill `self` with samples of the uniform distribution on [from_, to).", **rnd)
     declare("normal_(Tensor(a!) self, float mean=0.0, float std=1.0, *, Generator? "
-            "generator=None) -> Tensor(a!)", _meta_normal_, **rnd)
+            "generator=None) -> Tensor(a!)", _meta_normal_,
+            doc="Fill `self` with samples of the normal distribution N(mean, std²).", **rnd)
     declare("random_(Tensor(a!) self, int from_=0, int? to=None, *, Generator? generator=None) "
-            "-> Tensor(a!)", _meta_random_, **rnd)
+            "-> Tensor(a!)", _meta_random_,
+            doc="Fill `self` with integers drawn uniformly from [from_, to) (to=None: up to the "
+                "dtype's range).", **rnd)
     declare("bernoulli_(Tensor(a!) self, Tensor|Scalar p=0.5, *, Generator? generator=None) -> "
             "Tensor(a!)", _meta_bernoulli_, impl=_bernoulli_, kind=EXPLICIT, **rnd)
     declare("bernoulli(Tensor self, float? p=None, *, Generator? generator=None) -> Tensor",

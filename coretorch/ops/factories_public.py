@@ -79,6 +79,51 @@ def _infer_dtype(data, arr: np.ndarray):
     return dt.from_numpy_dtype(arr.dtype)
 
 
+def _leaves(data):
+    if isinstance(data, (list, tuple)):
+        for x in data:
+            yield from _leaves(x)
+    else:
+        yield data
+
+
+def _python_ints(data) -> tuple:
+    """(whether nested Python `data` holds an int outside int64's range, whether it holds a
+    float): numpy turns such ints into uint64, objects or float64 silently."""
+    big = has_float = False
+    for x in _leaves(data):
+        if x.__class__ is int:
+            big = big or not dt.INT64_MIN <= x <= dt.INT64_MAX
+        elif isinstance(x, float):
+            has_float = True
+    return big, has_float
+
+
+def _check_python_ints(data, arr: np.ndarray, dtype) -> np.ndarray:
+    """PyTorch's overflow check for Python ints, before the dtype is inferred (`dtype` None) or
+    with the one asked for: an integer dtype must hold every value (uint8 also takes negatives
+    down to -255, which wrap); data with an int beyond int64 and no float is int64 data that
+    overflows. Returns `arr`, as float64 where numpy made objects of big ints."""
+    if isinstance(data, (np.ndarray, np.generic, _T)) or arr.size == 0 or dtype is dt.bool:
+        return arr
+    kind = arr.dtype.kind
+    if kind in "uO" or (kind == "f" and float(np.abs(arr).max()) > dt.INT64_MAX):
+        big, has_float = _python_ints(data)
+        if big and (not has_float if dtype is None else not dtype.is_floating_point):
+            value = max((x for x in _leaves(data) if x.__class__ is int), key=abs)
+            raise dt.overflow_error(dtype or dt.int64, value, "tensor")
+        if big and kind == "O":
+            return arr.astype(np.float64)
+    if dtype is None:
+        return arr
+    if kind in "iu" and dtype.category == dt.int64.category and dtype is not dt.int64:
+        info = np.iinfo(dtype.numpy)
+        lo, hi = int(arr.min()), int(arr.max())
+        if hi > info.max or lo < (info.min if dtype.is_signed else -int(info.max)):
+            raise dt.overflow_error(dtype, hi if hi > info.max else lo, "tensor")
+    return arr
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False):
     """A new tensor holding a copy of `data` (dtype inferred as in PyTorch)."""
@@ -87,6 +132,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
                       "sourceTensor.clone().detach() rather than coretorch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
     arr = _to_array(data, "tensor")
+    arr = _check_python_ints(data, arr, dtype)
     dtype = dtype or _infer_dtype(data, arr)
     dev = resolve_device(device)
     out = alloc(tuple(arr.shape), dtype, dev)

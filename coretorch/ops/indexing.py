@@ -454,11 +454,16 @@ def _index_put_inplace(self, indices, values, accumulate):
 def _declare_all() -> None:
     ix = dict(family="indexing")
     declare("_index(Tensor self, Tensor?[] indices) -> Tensor", _meta_index,
-            derivative=_d_index, saves=(), **ix)
+            derivative=_d_index, saves=(),
+            doc="Advanced indexing ``input[indices]`` with index tensors (None keeps a dim): "
+                "the primitive behind ``t[idx]``.", **ix)
     declare("_index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
             "bool accumulate=False) -> Tensor(a!)", _meta_index_put_, derivative=_d_index_put_,
-            saves=(), **ix)
-    declare("_nonzero(Tensor self) -> Tensor", differentiable=False, **ix)
+            saves=(), doc="``self[indices] = values`` (added when `accumulate`), in place: the "
+                          "primitive behind index_put_ and ``t[idx] = v``.", **ix)
+    declare("_nonzero(Tensor self) -> Tensor", differentiable=False,
+            doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
+                "order: the primitive behind nonzero.", **ix)
     exp = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
     declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src) -> Tensor",
             _meta_scatter, impl=_scatter, derivative=_d_scatter, **exp)

@@ -15,7 +15,8 @@ from ..tensor.impl import shape_numel
 from .declare import declare, op_named as _op
 from .meta_rules import common_device
 
-__all__ = ["conv_output_size", "conv_pads", "pool_output_size", "window_stride", "flops_conv2d"]
+__all__ = ["conv_output_size", "conv_pads", "named_pads", "symmetric_pads", "check_conv_ranks",
+           "check_conv_dtypes", "pool_output_size", "window_stride", "flops_conv2d"]
 
 
 # ---- convolutions ------------------------------------------------------------------------------
@@ -42,37 +43,59 @@ def conv_pads(op: str, padding, kernel: tuple, dilation: tuple, stride: tuple) -
     even effective kernel pads one more after (as PyTorch). Refuses what PyTorch refuses."""
     n = len(kernel)
     if isinstance(padding, str):
-        if padding == "valid":
-            return ((0, 0),) * n
-        if padding == "same":
-            if any(s != 1 for s in stride):
-                raise RuntimeError(f"{op}(): padding='same' is not supported for strided "
-                                   f"convolutions")
-            totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-            return tuple((t // 2, t - t // 2) for t in totals)
-        raise RuntimeError(f"{op}(): Invalid padding string: '{padding}' (expected 'valid' or "
-                           f"'same')")
-    p = _conv_list(op, "padding", to_int_list(op, "padding", 5, padding, n), n)
-    if min(p) < 0:
+        return named_pads(op, padding, kernel, dilation, stride)
+    return symmetric_pads(op, padding, _conv_list(op, "padding",
+                                                  to_int_list(op, "padding", 5, padding, n), n))
+
+
+def named_pads(op: str, padding: str, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
+    """((before, after), ...) for ``padding='valid'`` or ``'same'`` (any other string is
+    refused)."""
+    if padding == "valid":
+        return ((0, 0),) * len(kernel)
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError(f"{op}(): padding='same' is not supported for strided "
+                               f"convolutions")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    raise RuntimeError(f"{op}(): Invalid padding string: '{padding}' (expected 'valid' or "
+                       f"'same')")
+
+
+def symmetric_pads(op: str, padding, per_dim: tuple) -> tuple:
+    """((p, p), ...) from the per-dim paddings `per_dim` (`padding` as given, for the error);
+    negative ones are refused."""
+    if min(per_dim) < 0:
         raise RuntimeError(f"{op}(): negative padding is not supported, got {padding!r}")
-    return tuple([(v, v) for v in p])
+    return tuple([(v, v) for v in per_dim])
 
 
 _KERNEL_DIMS = {1: "kL", 2: "kH, kW"}
 
 
-def _check_conv_operands(op: str, n: int, input, weight, bias, groups: int) -> None:
-    """Shapes and dtypes of a conv{n}d's input, weight and bias (PyTorch's messages)."""
+def check_conv_ranks(op: str, n: int, input, weight, weight_dims: str) -> None:
+    """An n-d convolution's (unbatched or batched) input and its weight of n + 2 dims (named
+    `weight_dims` in the message), in PyTorch's words; also the transposed ones'."""
     if len(input._shape) not in (n + 1, n + 2):
         raise RuntimeError(f"{op}(): Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
                            f"to {op}, but got input of size: {list(input._shape)}")
     if len(weight._shape) != n + 2:
-        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions (out_channels, "
-                           f"in_channels/groups, {_KERNEL_DIMS[n]}), got size "
-                           f"{list(weight._shape)}")
+        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions ({weight_dims}), got "
+                           f"size {list(weight._shape)}")
+
+
+def check_conv_dtypes(op: str, input, weight) -> None:
+    """A convolution's input and weight share one non-bool dtype."""
     if input._dtype is not weight._dtype or input._dtype is dt.bool:
         raise RuntimeError(f"{op}(): expected input and weight of the same non-bool dtype, got "
                            f"input {input._dtype.name} and weight {weight._dtype.name}")
+
+
+def _check_conv_operands(op: str, n: int, input, weight, bias, groups: int) -> None:
+    """Shapes and dtypes of a conv{n}d's input, weight and bias (PyTorch's messages)."""
+    check_conv_ranks(op, n, input, weight, f"out_channels, in_channels/groups, {_KERNEL_DIMS[n]}")
+    check_conv_dtypes(op, input, weight)
     c_out, c_in_g = weight._shape[:2]
     if groups > 0:
         if c_out % groups:

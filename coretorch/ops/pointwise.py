@@ -18,7 +18,7 @@ from ..tensor.impl import TensorImpl
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 
-__all__ = ["flops_pointwise", "binary_spec", "UNARY_FLOAT", "UNARY_SAME"]
+__all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
 _T = TensorImpl
 
@@ -65,6 +65,40 @@ UNARY_FLOAT: dict[str, tuple[Callable, str]] = {
     "erf": (lambda g, x, r: g * (x * x).neg().exp() * _TWO_OVER_SQRT_PI, "self"),
     "erfc": (lambda g, x, r: g * (x * x).neg().exp() * -_TWO_OVER_SQRT_PI, "self"),
     "erfinv": (lambda g, x, r: g * (r * r).exp() * _SQRT_PI_OVER_2, "result"),
+}
+
+# what each unary primitive computes, elementwise (the docstrings of ``coretorch.exp``,
+# ``Tensor.exp`` ...)
+_UNARY_DOCS = {
+    "exp": "The exponential of `input`, e ** x, elementwise.",
+    "expm1": "exp(x) - 1 of each element of `input` (accurate for small x).",
+    "log": "The natural logarithm of each element of `input`.",
+    "log2": "The base-2 logarithm of each element of `input`.",
+    "log10": "The base-10 logarithm of each element of `input`.",
+    "log1p": "log(1 + x) of each element of `input` (accurate for small x).",
+    "sqrt": "The square root of each element of `input` (NaN for negative values).",
+    "sin": "The sine of each element of `input` (in radians).",
+    "cos": "The cosine of each element of `input` (in radians).",
+    "tan": "The tangent of each element of `input` (in radians).",
+    "asin": "The arcsine of each element of `input` (NaN outside [-1, 1]).",
+    "acos": "The arccosine of each element of `input` (NaN outside [-1, 1]).",
+    "atan": "The arctangent of each element of `input`, in (-pi/2, pi/2).",
+    "sinh": "The hyperbolic sine of each element of `input`.",
+    "cosh": "The hyperbolic cosine of each element of `input`.",
+    "tanh": "The hyperbolic tangent of each element of `input`.",
+    "asinh": "The inverse hyperbolic sine of each element of `input`.",
+    "acosh": "The inverse hyperbolic cosine of each element of `input` (NaN below 1).",
+    "atanh": "The inverse hyperbolic tangent of each element of `input` (NaN outside [-1, 1]).",
+    "sigmoid": "The logistic sigmoid 1 / (1 + exp(-x)) of each element of `input`.",
+    "erf": "The Gauss error function of each element of `input`.",
+    "erfc": "The complementary error function 1 - erf(x) of each element of `input`.",
+    "erfinv": "The inverse error function of each element of `input` (defined on (-1, 1)).",
+    "abs": "The absolute value of each element of `input` (bool inputs are refused).",
+    "neg": "-x for each element of `input` (bool inputs are refused: use logical_not).",
+    "sign": "The sign (-1, 0 or 1) of each element of `input`, in its dtype.",
+    "floor": "The largest integer not above each element of `input` (integers unchanged).",
+    "ceil": "The smallest integer not below each element of `input` (integers unchanged).",
+    "trunc": "Each element of `input` rounded toward zero (integers unchanged).",
 }
 
 # unary primitives keeping the input dtype; bool inputs are refused with PyTorch's messages
@@ -159,7 +193,8 @@ def binary_spec(name: str, a, b, result: str) -> tuple:
     return (shape, d, dev)
 
 
-def _binary_meta(name: str, result: str) -> Callable:
+def binary_meta(name: str, result: str) -> Callable:
+    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`."""
     def meta(self, other):
         return binary_spec(name, self, other, result)
     meta.__name__ = f"meta_{name}"
@@ -179,9 +214,12 @@ def _meta_add(self, other, alpha):
     spec = binary_spec("add", self, other, "promote")
     if spec[1] is dt.bool and not isinstance(alpha, bool) and alpha != 1:
         raise RuntimeError("add(): Boolean alpha only supported for Boolean results.")
-    if not spec[1].is_floating_point and isinstance(alpha, float):
-        raise RuntimeError("add(): For integral input tensors, argument alpha must not be a "
-                           "floating point number.")
+    if not spec[1].is_floating_point:
+        if isinstance(alpha, float):
+            raise RuntimeError("add(): For integral input tensors, argument alpha must not be "
+                               "a floating point number.")
+        if not dt.INT64_MIN <= alpha <= dt.INT64_MAX:
+            raise dt.overflow_error(dt.int64, alpha, "add")
     return spec
 
 
@@ -310,47 +348,70 @@ def _declare_all() -> None:
     for name, (fn, reads) in UNARY_FLOAT.items():
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "float"),
                 derivative=_unary_derivative(name, fn), saves=("self",) if reads == "self" else (),
-                save_result=reads == "result", **unary)
+                save_result=reads == "result", doc=_UNARY_DOCS[name], **unary)
     for name, fn in UNARY_SAME.items():
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "same"),
-                derivative=_unary_derivative(name, fn), saves=("self",) if fn else (), **unary)
+                derivative=_unary_derivative(name, fn), saves=("self",) if fn else (),
+                doc=_UNARY_DOCS[name], **unary)
     declare("bitwise_not(Tensor self) -> Tensor", _unary_meta("bitwise_not", "int"),
-            family="unary", inplace=True, differentiable=False)
+            family="unary", inplace=True, differentiable=False,
+            doc="The bitwise NOT of each element of integer or bool `input` (logical NOT for "
+                "bool).")
     declare("round(Tensor self, *, int decimals=0) -> Tensor", _meta_round, derivative=_zero_grad,
-            saves=(), **unary)
+            saves=(), doc="Each element of `input` rounded to `decimals` decimal places, halves "
+                          "to even.", **unary)
     declare("signbit(Tensor self) -> Tensor", _meta_signbit, family="unary",
-            differentiable=False)
+            differentiable=False,
+            doc="True where the sign bit of an element of `input` is set (-0.0 included).")
 
     binary = dict(family="binary", inplace=True, flops=flops_pointwise)
     declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
-            derivative=_d_add, saves=(), **binary)
-    declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _binary_meta("mul", "promote"),
-            derivative=_d_mul, **binary)
+            derivative=_d_add, saves=(), doc="input + alpha * other, broadcast.", **binary)
+    declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", binary_meta("mul", "promote"),
+            derivative=_d_mul, doc="input * other, broadcast.", **binary)
     declare("div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
-            _meta_div, derivative=_d_div, **binary)
+            _meta_div, derivative=_d_div,
+            doc="input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' "
+                "rounds the quotient (keeping integer dtypes).", **binary)
     declare("pow(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor", _meta_pow,
-            derivative=_d_pow, save_result=True, **binary)
+            derivative=_d_pow, save_result=True,
+            doc="input ** exponent, broadcast (either may be a Python number).", **binary)
     for name in ("maximum", "minimum"):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
-                _binary_meta(name, "promote"), derivative=_d_extremum, **binary)
+                binary_meta(name, "promote"), derivative=_d_extremum,
+                doc=f"The elementwise {name[:3]}imum of `input` and `other` (NaN propagates).",
+                **binary)
     declare("remainder(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            _meta_no_bool("remainder"), derivative=_d_remainder, **binary)
+            _meta_no_bool("remainder"), derivative=_d_remainder,
+            doc="Python's modulus of input by other: the result has the sign of `other`.",
+            **binary)
     declare("fmod(Tensor self, Tensor|Scalar other) -> Tensor", _meta_no_bool("fmod"),
-            derivative=_d_fmod, **binary)
-    declare("atan2(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("atan2", "float"),
-            derivative=_d_atan2, **binary)
-    declare("hypot(Tensor self, Tensor|Scalar other) -> Tensor", _binary_meta("hypot", "float"),
-            derivative=_d_hypot, save_result=True, **binary)
-    for name in ("eq", "lt", "le"):
+            derivative=_d_fmod,
+            doc="C's fmod of input by other: the result has the sign of `input`.", **binary)
+    declare("atan2(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta("atan2", "float"),
+            derivative=_d_atan2,
+            doc="The angle of the point (other, input): atan(input / other) in the right "
+                "quadrant.", **binary)
+    declare("hypot(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta("hypot", "float"),
+            derivative=_d_hypot, save_result=True,
+            doc="sqrt(input ** 2 + other ** 2), elementwise, without overflow.", **binary)
+    for name, relation in (("eq", "input == other"), ("lt", "input < other"),
+                           ("le", "input <= other")):
         declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", _meta_compare(name),
-                precomputed=("common",), differentiable=False, **binary)
-    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                 "bitwise_right_shift"):
+                precomputed=("common",), differentiable=False,
+                doc=f"{relation}, elementwise and broadcast, as a bool tensor.", **binary)
+    for name, what in (("bitwise_and", "bitwise AND (logical for bool)"),
+                       ("bitwise_or", "bitwise OR (logical for bool)"),
+                       ("bitwise_xor", "bitwise XOR (logical for bool)"),
+                       ("bitwise_left_shift", "left shift input << other"),
+                       ("bitwise_right_shift", "arithmetic right shift input >> other")):
         declare(f"{name}(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-                _binary_meta(name, "int"), family="binary", inplace=True, differentiable=False)
+                binary_meta(name, "int"), family="binary", inplace=True, differentiable=False,
+                doc=f"The {what} of integer or bool `input` and `other`, elementwise.")
     declare("where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             _meta_where, family="ternary", method=False, flops=flops_pointwise,
-            derivative=_d_where, saves=("condition",))
+            derivative=_d_where, saves=("condition",),
+            doc="Elements of `input` where `condition` is True, else of `other` (broadcast).")
 
 
 _declare_all()

@@ -13,7 +13,7 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
-from .pointwise import binary_spec, flops_pointwise
+from .pointwise import binary_meta, binary_spec, flops_pointwise
 
 __all__ = ["where"]
 
@@ -102,11 +102,13 @@ def _isinf(self):
 
 
 def _isposinf(self):
+    """True where an element of `input` is +inf."""
     return self.eq(math.inf) if self._dtype.is_floating_point else \
         self.new_zeros(self._shape, dtype=dt.bool)
 
 
 def _isneginf(self):
+    """True where an element of `input` is -inf."""
     return self.eq(-math.inf) if self._dtype.is_floating_point else \
         self.new_zeros(self._shape, dtype=dt.bool)
 
@@ -172,12 +174,6 @@ def _rsub(self, other, alpha):
     return (self.neg() if alpha == 1 else self * -alpha).add(other)
 
 
-def _compare_meta(name: str):
-    def meta(self, other):
-        return binary_spec(name, self, other, "bool")
-    meta.__name__ = f"meta_{name}"
-    return meta
-
 
 def _ne(self, other):
     """not (self == other) (True where either is NaN)."""
@@ -194,12 +190,6 @@ def _ge(self, other):
     return REGISTRY["le"].op.entry(other, self)
 
 
-def _logical_meta(name: str):
-    def meta(self, other):
-        return binary_spec(name, self, other, "bool")
-    meta.__name__ = f"meta_{name}"
-    return meta
-
 
 def _logical_and(self, other):
     """(self != 0) and (other != 0)."""
@@ -207,10 +197,12 @@ def _logical_and(self, other):
 
 
 def _logical_or(self, other):
+    """(self != 0) or (other != 0)."""
     return self.ne(0).bitwise_or(_nonzero(other))
 
 
 def _logical_xor(self, other):
+    """(self != 0) xor (other != 0)."""
     return self.ne(0).bitwise_xor(_nonzero(other))
 
 
@@ -497,24 +489,24 @@ def _declare_all() -> None:
             impl=_rsub, family="binary", method=False)
     cmp = dict(family="binary", inplace=True, differentiable=False)
     for name, fn in (("ne", _ne), ("gt", _gt), ("ge", _ge)):
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", _compare_meta(name),
+        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta(name, "bool"),
                 impl=fn, **cmp)
     for name, fn in (("logical_and", _logical_and), ("logical_or", _logical_or),
                      ("logical_xor", _logical_xor)):
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", _logical_meta(name),
+        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta(name, "bool"),
                 impl=fn, **cmp)
     declare("floor_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             _meta_floor_divide, impl=_floor_divide, differentiable=False, family="binary",
             inplace=True)
     for name, fn in (("fmax", _fmax), ("fmin", _fmin)):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
-                lambda self, other, n=name: binary_spec(n, self, other, "promote"),
+                binary_meta(name, "promote"),
                 impl=fn, derivative=_d_fmax_fmin, **binary)
     declare("logaddexp(Tensor self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("logaddexp", self, other, "float"),
+            binary_meta("logaddexp", "float"),
             impl=_logaddexp, derivative=_d_logaddexp, **binary)
     declare("xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("xlogy", self, other, "float"),
+            binary_meta("xlogy", "float"),
             impl=_xlogy, derivative=_d_xlogy, **binary)
 
     ternary = dict(family="ternary", inplace=True, flops=flops_pointwise)

@@ -29,7 +29,7 @@ from .pointwise import binary_spec
 
 _T = TensorImpl
 
-__all__ = ["flops_reduction", "reduction_dims", "restore_reduced"]
+__all__ = ["flops_reduction", "reduction_dims", "restore_reduced", "grad_at_indices"]
 
 
 def flops_reduction(result, self, *args) -> int:
@@ -142,10 +142,23 @@ def _meta_mean(self, dim, keepdim, dtype):
             dtype or self._dtype, self._device)
 
 
+def _in_opmath(x):
+    """`x` in the dtype its reductions accumulate in (half precision in float32, as PyTorch's
+    kernels: a long half reduction neither overflows nor drops small terms)."""
+    d = dt.opmath_dtype(x._dtype)
+    return x if d is x._dtype else x.to(d)
+
+
+def _as_dtype(r, d):
+    return r if r._dtype is d else r.to(d)
+
+
 def _mean(self, dim, keepdim, dtype):
     """Arithmetic mean over `dim` (every dim when None); float dtypes only (or give `dtype`)."""
     count = _reduced_count(self, reduction_dims(self, dim))
-    return self.sum(dim, keepdim, dtype=dtype).div(count if count else math.nan)
+    out = dtype or self._dtype
+    total = self.sum(dim, keepdim, dtype=dt.opmath_dtype(out))
+    return _as_dtype(total.div(count if count else math.nan), out)
 
 
 # ---- amax, amin, max, min, argmax, argmin -------------------------------------------------------
@@ -237,20 +250,24 @@ def _extremum_dim(op: str):
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return result(values, idx)
     impl.__name__ = f"_{op}_dim"
-    impl.__doc__ = (f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
-                    f"NaN): {arg} + gather.")
     return impl
+
+
+def grad_at_indices(self, grad, dim: int, indices):
+    """The gradient for `self` of values taken from it at `indices` along `dim` (max/min's
+    values, cummax's running extremes): `grad` summed into zeros at those indices; a 0-d
+    `self` takes `grad` as it is."""
+    if not self._shape:
+        return grad
+    return grad.new_zeros(self._shape).scatter_add(dim, indices, grad)
 
 
 def _d_extremum_dim(ctx, grad, grad_indices=None):
     """The gradient of `values` goes to the selected element of each slice."""
-    self = ctx.self
-    if not self._shape:
-        return (grad,)
     d, indices = ctx.dim, ctx.result[1]
-    if not ctx.keepdim:
+    if not ctx.keepdim and ctx.self._shape:
         grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
-    return (grad.new_zeros(self._shape).scatter(d, indices, grad),)
+    return (grad_at_indices(ctx.self, grad, d, indices),)
 
 
 def _meta_max_min(op: str, pointwise: str):
@@ -395,19 +412,25 @@ def _meta_var_std(op: str):
     return meta
 
 
-def _var(self, dim, unbiased, keepdim, correction):
-    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
-    n = _reduced_count(self, reduction_dims(self, dim))
-    centered = self - self.mean(dim, keepdim=True)
+def _var_opmath(self, dim, unbiased, keepdim, correction):
+    """The variance in self's opmath dtype (half precision accumulates in float32)."""
+    x = _in_opmath(self)
+    n = _reduced_count(x, reduction_dims(x, dim))
+    centered = x - x.mean(dim, keepdim=True)
     denom = max(n - _correction(unbiased, correction), 0)
     sumsq = (centered * centered).sum(dim, keepdim)
     # PyTorch divides by max(0, n - correction): x / 0 is inf, 0 / 0 is nan
     return sumsq.div(denom) if denom else sumsq.mul(math.inf)
 
 
+def _var(self, dim, unbiased, keepdim, correction):
+    """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction), self._dtype)
+
+
 def _std(self, dim, unbiased, keepdim, correction):
     """Standard deviation: the square root of `var` (same arguments)."""
-    return _var(self, dim, unbiased, keepdim, correction).sqrt()
+    return _as_dtype(_var_opmath(self, dim, unbiased, keepdim, correction).sqrt(), self._dtype)
 
 
 def _d_std(ctx, grad):
@@ -469,7 +492,11 @@ def _meta_norm(self, p, dim, keepdim, dtype):
 def _norm(self, p, dim, keepdim, dtype):
     """Vector p-norm over `dim` (all elements when None): p = 2/'fro'/None, 1, inf, -inf, 0, or
     any other number; computed in `dtype` when given."""
-    x = self if dtype is None or dtype is self._dtype else self.to(dtype)
+    out = dtype or self._dtype
+    return _as_dtype(_norm_opmath(_in_opmath(_as_dtype(self, out)), p, dim, keepdim), out)
+
+
+def _norm_opmath(x, p, dim, keepdim):
     if p == "fro" or p is None:
         p = 2
     a = x.abs()
@@ -518,33 +545,47 @@ def _d_norm(ctx, grad):
 def _declare_all() -> None:
     red = dict(family="reduction", flops=flops_reduction)
     declare("sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(),
+            doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
+                "(int64 for integer and bool inputs by default).", **red)
     declare("prod(Tensor self, Dim? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",), **red)
+            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",),
+            doc="The product of the elements of `input` along `dim` (all when None), in "
+                "`dtype` (int64 for integer and bool inputs by default).", **red)
     declare("mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
             "-> Tensor", _meta_mean, impl=_mean, **red)
     extremum = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
     declare("amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
-            _meta_extremum("amax"), **extremum)
+            _meta_extremum("amax"),
+            doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "
+                "the gradient is shared evenly among tied maxima.", **extremum)
     declare("amin(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
             _meta_extremum("amin"), impl=_amin, **extremum)
     declare("argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
-            _meta_arg("argmax"), differentiable=False, **red)
+            _meta_arg("argmax"), differentiable=False,
+            doc="The index of the first maximum of `input` along `dim` (of the flattened "
+                "input when None); a NaN counts as the maximum.", **red)
     declare("argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
             _meta_arg("argmin"), impl=_argmin, differentiable=False, **red)
     for op, pointwise in (("max", "maximum"), ("min", "minimum")):
         declare(f"_{op}_dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor, Tensor)",
                 _meta_extremum_dim(op), impl=_extremum_dim(op), derivative=_d_extremum_dim,
-                saves=(), save_result=True, out=False, **red)
+                saves=(), save_result=True, out=False,
+                doc=f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
+                    f"NaN): arg{op} + gather.", **red)
         declare(f"{op}(Tensor self, Tensor|Scalar? dim=None, bool keepdim=False) -> Any",
                 _meta_max_min(op, pointwise), impl=_max_min(op, pointwise), family="reduction")
     for op, fn in (("any", _any), ("all", _all)):
         declare(f"{op}(Tensor self, Dim[]? dim=None, bool keepdim=False) -> Tensor",
                 _meta_logical(op), impl=fn, differentiable=False, **red)
     declare("cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumsum, saves=(), inplace=True, **red)
+            derivative=_d_cumsum, saves=(), inplace=True,
+            doc="The running sum of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     declare("cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True, **red)
+            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True,
+            doc="The running product of `input` along `dim`, in `dtype` (int64 for integer and "
+                "bool inputs by default).", **red)
     var_args = "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, " \
                "Scalar? correction=None) -> Tensor"
     declare("var" + var_args, _meta_var_std("var"), impl=_var, **red)

@@ -12,7 +12,7 @@ from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
 from .meta_rules import broadcast_shapes, float_result, promote
-from .reductions import flops_reduction
+from .reductions import flops_reduction, grad_at_indices
 
 __all__ = ["inclusive_scan"]
 
@@ -57,17 +57,12 @@ def _cumext(op: str):
         indices = inclusive_scan(_op("where")(hit, pos, 0), dim, _op("maximum"))
         return REGISTRY[op].returns(values, indices)
     impl.__name__ = f"_{op}"
-    impl.__doc__ = (f"(values, indices): the running {pointwise} of `self` along `dim` and the "
-                    f"index where it was last attained (NaN propagates).")
     return impl
 
 
 def _d_cumext(ctx, grad, grad_indices=None):
     """Each running extreme's gradient goes to the element it came from (summed)."""
-    self = ctx.self
-    if not self._shape:
-        return (grad,)
-    return (grad.new_zeros(self._shape).scatter_add(ctx.dim, ctx.result[1], grad),)
+    return (grad_at_indices(ctx.self, grad, ctx.dim, ctx.result[1]),)
 
 
 # ---- logcumsumexp --------------------------------------------------------------------------------
@@ -212,9 +207,11 @@ def _cumulative_trapezoid(y, x, dx, dim):
 
 def _declare_all() -> None:
     red = dict(family="reduction", flops=flops_reduction)
-    for op in ("cummax", "cummin"):
+    for op, pointwise in (("cummax", "maximum"), ("cummin", "minimum")):
         declare(f"{op}(Tensor self, Dim dim) -> (Tensor values, Tensor indices)", _meta_cumext,
-                impl=_cumext(op), derivative=_d_cumext, saves=(), save_result=True, **red)
+                impl=_cumext(op), derivative=_d_cumext, saves=(), save_result=True,
+                doc=f"(values, indices): the running {pointwise} of `input` along `dim` and the "
+                    f"index where it was last attained (NaN propagates).", **red)
     declare("logcumsumexp(Tensor self, Dim dim) -> Tensor", _meta_logcumsumexp,
             impl=_logcumsumexp, derivative=_d_logcumsumexp, saves=("self",), save_result=True,
             **red)

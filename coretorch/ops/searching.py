@@ -228,7 +228,7 @@ def _check_distribution(p) -> None:
 def _multinomial(self, num_samples, replacement, generator):
     """`num_samples` category indices per row drawn with probabilities proportional to `self`
     (without replacement: the largest p / E with E ~ Exp(1), as PyTorch)."""
-    p = self if self._dtype is not dt.float16 else self.to(dt.float32)
+    p = self.to(dt.opmath_dtype(self._dtype))
     if holds_data(p) and p.numel():
         _check_distribution(p)
     n = p._shape[-1]

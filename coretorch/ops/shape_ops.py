@@ -19,6 +19,8 @@ def cat_skipped(t) -> bool:
 
 def _nonempty(op: str, tensors) -> None:
     if not tensors:
+        if op == "stack":  # PyTorch's types differ: cat raises ValueError, stack RuntimeError
+            raise RuntimeError("stack(): stack expects a non-empty TensorList")
         raise ValueError(f"{op}(): expected a non-empty list of Tensors")
 
 
@@ -229,7 +231,9 @@ def _d_tril(ctx, grad):
 
 def _declare_all() -> None:
     declare("cat(Tensor[] tensors, int dim=0) -> Tensor", _meta_cat, family="shape", method=False,
-            derivative=_d_cat, saves=(), precomputed=("wrapped",))
+            derivative=_d_cat, saves=(), precomputed=("wrapped",),
+            doc="`tensors` joined along the existing dimension `dim` (their other sizes must "
+                "match; empty 1-d tensors are skipped).")
     declare("flip(Tensor self, int[] dims) -> Tensor", _meta_flip, impl=_flip, kind=EXPLICIT,
             family="shape", derivative=_d_flip, saves=(), precomputed=("wrapped",))
     for name, impl, d in (("triu", _triu, _d_triu), ("tril", _tril, _d_tril)):

@@ -31,7 +31,7 @@ def _meta_softmax(op: str):
 def _shifted(self, dim, dtype):
     """(x - max(x, dim), the output dtype) with x in its compute dtype; None for an empty x."""
     out_dtype = dtype or self._dtype
-    compute = dt.float32 if out_dtype is dt.float16 else out_dtype
+    compute = dt.opmath_dtype(out_dtype)
     x = self if self._dtype is compute else self.to(compute)
     if x.numel() == 0:
         return None, out_dtype

@@ -227,7 +227,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _meta_quantile(op: str):
     def meta(self, q, dim, keepdim, interpolation):
-        if not self._dtype.is_floating_point or self._dtype is dt.float16:
+        if not self._dtype.is_floating_point or self._dtype.itemsize == 2:
             raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got "
                                f"{self._dtype.name}")
         if shape_numel(self._shape) == 0:
@@ -308,7 +308,10 @@ def _declare_all() -> None:
     red = dict(family="reduction", flops=flops_reduction)
     declare("sort(Tensor self, Dim dim=-1, bool descending=False, *, bool? stable=False) -> "
             "(Tensor values, Tensor indices)", _meta_sort, derivative=_d_sort, saves=(),
-            save_result=True, **red)
+            save_result=True,
+            doc="(values, indices) of `input` sorted along `dim`, ascending unless "
+                "`descending`; NaN sorts as the largest value; `stable` keeps ties in order.",
+            **red)
     declare("argsort(Tensor self, Dim dim=-1, bool descending=False, *, bool stable=False) -> "
             "Tensor", _meta_argsort, impl=_argsort, **red)
     declare("msort(Tensor self) -> Tensor", _meta_msort, impl=_msort, **red)

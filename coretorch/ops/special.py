@@ -18,7 +18,7 @@ from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import float_result
-from .pointwise import binary_spec, flops_pointwise
+from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .sorting import holds_data
 
 __all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typed_binary_meta"]
@@ -160,7 +160,7 @@ def _scipy_unary(name: str, fn: str):
     def impl(self):
         return _unary(self, fn)
     impl.__name__ = f"_{name}"
-    impl.__doc__ = f"The special function {fn} of self (elementwise)."
+    impl.__doc__ = f"``{name}``: the special function {fn} of each element of `input`."
     return impl
 
 
@@ -267,7 +267,8 @@ def _entr(self):
     """-self log(self) for self > 0; 0 at 0; -inf below 0 (NaN stays NaN)."""
     x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
     pos = x.gt(0)
-    r = _where(pos, x.neg() * _where(pos, x, 1.0).log(), _where(x.eq(0), 0.0, -math.inf))
+    r = _where(pos, x.neg() * _where(pos, x, 1.0).log(),
+               _where(x.eq(0), 0.0, -math.inf).to(x._dtype))
     return _where(x.isnan(), x, r)
 
 
@@ -349,9 +350,13 @@ def _polynomial(name: str):
 def _declare_all() -> None:
     prim = dict(differentiable=False, flops=flops_pointwise, method=False)
     declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
-            family="unary", **prim)
+            family="unary",
+            doc="The scipy.special-style function `name` of each element of `input` (the "
+                "primitive behind the unary special functions).", **prim)
     declare("_binary_special(Tensor|Scalar self, Tensor|Scalar other, str name) -> Tensor",
-            _meta_binary_special, family="binary", **prim)
+            _meta_binary_special, family="binary",
+            doc="The two-argument special function `name` of `input` and `other`, broadcast "
+                "(the primitive behind gcd, nextafter, zeta, ...).", **prim)
 
     un = dict(family="unary", flops=flops_pointwise)
     declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
@@ -399,10 +404,10 @@ def _declare_all() -> None:
 
     bi = dict(family="binary", flops=flops_pointwise, method=False, function=False)
     declare("special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("special_xlog1py", self, other, "float"),
+            binary_meta("special_xlog1py", "float"),
             impl=_xlog1py, derivative=_d_xlog1py, **bi)
     declare("special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("special_zeta", self, other, "float"),
+            binary_meta("special_zeta", "float"),
             impl=_zeta, derivative=_d_zeta, **bi)
     for name, fn in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
         declare(f"{name}(Tensor self, Tensor other) -> Tensor",

@@ -452,34 +452,55 @@ def _contiguous(self, memory_format):
     return self if self.is_contiguous() else self.clone()
 
 
+# (schema, meta rule, docstring): every view op runs `view_kernel` with its meta rule's geometry
 _VIEWS = (
-    ("view(Tensor(a) self, int[] size) -> Tensor(a)", _meta_view),
-    ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_view_as),
+    ("view(Tensor(a) self, int[] size) -> Tensor(a)", _meta_view,
+     "A view of `input` with shape `size` (one entry may be -1); the strides must allow it "
+     "(else use reshape)."),
+    ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_view_as,
+     "``input.view(other.shape)``: a view of `input` with the shape of `other`."),
     ("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
-     _meta_as_strided),
-    ("transpose(Tensor(a) self, Dim dim0, Dim dim1) -> Tensor(a)", _meta_transpose),
-    ("t(Tensor(a) self) -> Tensor(a)", _meta_t),
-    ("permute(Tensor(a) self, Dim[] dims) -> Tensor(a)", _meta_permute),
-    ("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", _meta_expand),
-    ("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_expand_as),
-    ("squeeze(Tensor(a) self, Dim[]? dim=None) -> Tensor(a)", _meta_squeeze),
-    ("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _meta_unsqueeze),
+     _meta_as_strided,
+     "A view of `input`'s storage with explicit `size`, `stride` and `storage_offset`."),
+    ("transpose(Tensor(a) self, Dim dim0, Dim dim1) -> Tensor(a)", _meta_transpose,
+     "A view of `input` with dimensions `dim0` and `dim1` swapped."),
+    ("t(Tensor(a) self) -> Tensor(a)", _meta_t,
+     "The transpose of a matrix `input` (0-d and 1-d inputs are returned as they are)."),
+    ("permute(Tensor(a) self, Dim[] dims) -> Tensor(a)", _meta_permute,
+     "A view of `input` with its dimensions reordered as `dims`."),
+    ("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", _meta_expand,
+     "A view of `input` broadcast to `size` (-1 keeps a size) without copying: expanded "
+     "dimensions have stride 0."),
+    ("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_expand_as,
+     "``input.expand(other.shape)``: a view of `input` broadcast to the shape of `other`."),
+    ("squeeze(Tensor(a) self, Dim[]? dim=None) -> Tensor(a)", _meta_squeeze,
+     "A view of `input` without its size-1 dimensions (only those in `dim` when given)."),
+    ("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _meta_unsqueeze,
+     "A view of `input` with a new size-1 dimension inserted at `dim`."),
     ("slice(Tensor(a) self, Dim dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)",
-     _meta_slice),
-    ("narrow(Tensor(a) self, Dim dim, int start, int length) -> Tensor(a)", _meta_narrow),
-    ("select(Tensor(a) self, Dim dim, int index) -> Tensor(a)", _meta_select),
+     _meta_slice, "``input[..., start:end:step]`` along `dim`, as a view (what ``t[a:b]`` runs)."),
+    ("narrow(Tensor(a) self, Dim dim, int start, int length) -> Tensor(a)", _meta_narrow,
+     "A view of `length` elements of `input` along `dim`, from `start`."),
+    ("select(Tensor(a) self, Dim dim, int index) -> Tensor(a)", _meta_select,
+     "The slice of `input` at `index` along `dim`, as a view without that dimension."),
     ("diagonal(Tensor(a) self, int offset=0, Dim dim1=0, Dim dim2=1) -> Tensor(a)",
-     _meta_diagonal),
-    ("unfold(Tensor(a) self, Dim dimension, int size, int step) -> Tensor(a)", _meta_unfold),
-    ("alias(Tensor(a) self) -> Tensor(a)", _meta_same),
+     _meta_diagonal,
+     "A view of the diagonal of `input` over `dim1` and `dim2` (above it for `offset` > 0), as "
+     "the last dimension."),
+    ("unfold(Tensor(a) self, Dim dimension, int size, int step) -> Tensor(a)", _meta_unfold,
+     "A view of all windows of `size` elements of `input` along `dimension`, `step` apart, in "
+     "a new last dimension."),
+    ("alias(Tensor(a) self) -> Tensor(a)", _meta_same,
+     "A view of all of `input` (a new tensor object sharing its storage and geometry)."),
 )
 
 
 def _declare_all() -> None:
     views = dict(kind=EXPLICIT, family="view", out=False, precomputed=VIEW_GEOMETRY, saves=())
-    for schema, meta in _VIEWS:
+    for schema, meta, doc in _VIEWS:
         name = schema.split("(", 1)[0]
-        declare(schema, meta, impl=view_kernel, derivative=VIEW_DERIVATIVES[name], **views)
+        declare(schema, meta, impl=view_kernel, derivative=VIEW_DERIVATIVES[name], doc=doc,
+                **views)
     declare("detach(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_detach, kind=EXPLICIT,
             family="view", out=False, precomputed=VIEW_GEOMETRY, differentiable=False)
     comp = dict(kind=IMPLICIT, family="view", out=False)

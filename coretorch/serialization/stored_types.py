@@ -2,7 +2,7 @@
 their bytes become coretorch arrays.
 
 A stored type coretorch has loads as itself. One it lacks loads as the smallest coretorch dtype
-that holds every value exactly (bfloat16 and float8 as float32, uint16 as int32, uint32 as int64,
+that holds every value exactly (float8 as float32, uint16 as int32, uint32 as int64,
 uint64 as int64 when every value fits), with one warning per file and type; complex and
 quantized types raise a clear error.
 """
@@ -75,7 +75,7 @@ BY_SAFETENSORS = {t.safetensors: t for t in _TYPES if t.safetensors}
 STORAGE_CLASSES = {t.storage_class: t for t in _TYPES if t.storage_class}
 
 # types coretorch lacks -> (the coretorch dtype name they load as, how)
-_WIDEN = {"bfloat16": "float32", "float8_e4m3fn": "float32", "float8_e5m2": "float32",
+_WIDEN = {"float8_e4m3fn": "float32", "float8_e5m2": "float32",
           "float8_e4m3fnuz": "float32", "float8_e5m2fnuz": "float32", "uint16": "int32",
           "uint32": "int64", "uint64": "int64"}
 
@@ -128,9 +128,6 @@ def to_core_array(raw: np.ndarray, st: StoredType, src: str, notes: dict[str, st
     target = widened(st, src, notes)
     if target.name == st.name:
         return raw.view(target.numpy)
-    if st.name == "bfloat16":
-        # a bfloat16 is the upper half of a float32's bits
-        return (raw.astype(np.uint32) << 16).view(np.float32)
     if st.name.startswith("float8"):
         return _float8(raw, st, src)
     if st.name == "uint64" and raw.size and int(raw.max()) > np.iinfo(np.int64).max:

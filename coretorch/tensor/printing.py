@@ -96,7 +96,7 @@ def _array_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> 
 
 
 def _values_str(arr: np.ndarray, dtype, indent: int) -> str:
-    if arr.dtype == np.float16:
+    if arr.dtype.itemsize == 2 and dtype.is_floating_point:  # float16, bfloat16: print as float32
         arr = arr.astype(np.float32)
     summarize = arr.size > _THRESHOLD
     fmt = _Formatter(_summarized(arr) if summarize else arr, dtype.is_floating_point)

@@ -37,12 +37,14 @@ class _Late:
 _late = _Late()
 
 
-def _cast(name: str, dtype: _dtype_cls):
-    """The method ``t.<name>()``: `t` converted to `dtype` (self when it has it already)."""
-    def cast(self, memory_format=None) -> "Tensor":
-        return _late.methods.to(self, dtype)
+def cast_method(name: str, dtype: _dtype_cls):
+    """The method ``t.<name>()``: ``t.to(dtype)`` (self when it has the dtype already); also
+    the casts of tensor containers such as `PackedSequence`."""
+    def cast(self, memory_format=None):
+        return self.to(dtype)
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
+    cast.dtype = dtype
     return cast
 
 
@@ -353,15 +355,16 @@ class Tensor(TensorImpl):
         return _late.methods.to(self, _late.methods.cuda_device(device))
 
     # t.float() ... t.char(): conversions to one dtype
-    float = _cast("float", _dt.float32)
-    double = _cast("double", _dt.float64)
-    half = _cast("half", _dt.float16)
-    int = _cast("int", _dt.int32)
-    long = _cast("long", _dt.int64)
-    short = _cast("short", _dt.int16)
-    bool = _cast("bool", _dt.bool)
-    byte = _cast("byte", _dt.uint8)
-    char = _cast("char", _dt.int8)
+    float = cast_method("float", _dt.float32)
+    double = cast_method("double", _dt.float64)
+    half = cast_method("half", _dt.float16)
+    bfloat16 = cast_method("bfloat16", _dt.bfloat16)
+    int = cast_method("int", _dt.int32)
+    long = cast_method("long", _dt.int64)
+    short = cast_method("short", _dt.int16)
+    bool = cast_method("bool", _dt.bool)
+    byte = cast_method("byte", _dt.uint8)
+    char = cast_method("char", _dt.int8)
 
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to

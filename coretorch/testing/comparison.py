@@ -7,13 +7,14 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dt
+from .torch_arrays import numpy_from_torch
 from .trees import is_tensor
 
 __all__ = ["assert_close", "default_tolerances"]
 
 # torch.testing's defaults: (rtol, atol) per dtype; exact for integers and bool
-_DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.float32: (1.3e-6, 1e-5),
-                _dt.float64: (1e-7, 1e-7)}
+_DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.bfloat16: (1.6e-2, 1e-5),
+                _dt.float32: (1.3e-6, 1e-5), _dt.float64: (1e-7, 1e-7)}
 
 
 def default_tolerances(*dtypes) -> tuple[float, float]:
@@ -50,7 +51,7 @@ def _value(x) -> _Value:
     if isinstance(x, np.ndarray):
         return _Value(x, tuple(x.shape), _dt.from_numpy_dtype(x.dtype), "cpu", "array")
     if _is_torch_tensor(x):
-        arr = x.detach().cpu().numpy()
+        arr = numpy_from_torch(x)
         return _Value(arr, tuple(arr.shape), _dt.from_numpy_dtype(arr.dtype), "cpu", "array")
     raise TypeError(f"assert_close(): expected tensors, numpy arrays, scalars or sequences of "
                     f"them, got {type(x).__name__}")

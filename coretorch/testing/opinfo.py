@@ -15,11 +15,14 @@ import numpy as np
 from .. import dtypes as _dt
 from .make_tensor import Maker, stable_rng
 from .trees import is_tensor
+from .torch_arrays import numpy_from_torch, torch_from_numpy
 
 __all__ = ["SampleInput", "ErrorInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo", "to_numpy_args",
-           "to_torch_args", "from_torch", "FLOATS", "INTS", "ALL_INT", "ALL"]
+           "to_torch_args", "from_torch", "NO_BFLOAT16", "BF16_STEPS_TOL", "FLOATS", "INTS",
+           "ALL_INT", "ALL"]
 
-FLOATS = (_dt.float32, _dt.float64)
+# bfloat16 runs wherever float32 does, except the ops in NO_BFLOAT16 (below)
+FLOATS = (_dt.float32, _dt.float64, _dt.bfloat16)
 INTS = (_dt.int32, _dt.int64)
 ALL_INT = (_dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64)
 ALL = FLOATS + INTS
@@ -101,7 +104,7 @@ class OpInfo:
                  data_dependent: bool = False, notes: str = "",
                  error_inputs_func: Callable | None = None):
         self.name = name
-        self.dtypes = tuple(dtypes)
+        self.dtypes = tuple(d for d in dtypes if d is not _dt.bfloat16 or name not in NO_BFLOAT16)
         self.sample_inputs_func = sample_inputs_func
         self.ref = ref
         self._torch_ref = torch_ref
@@ -216,7 +219,7 @@ def to_torch_args(x):
     import torch
     from ..device import device as _device
     if is_tensor(x):
-        t = torch.from_numpy(np.array(np.asarray(x.detach())))
+        t = torch_from_numpy(np.asarray(x.detach()))
         return t.requires_grad_(True) if x.requires_grad else t
     if isinstance(x, _dt.dtype):
         return getattr(torch, x.name)
@@ -235,7 +238,7 @@ def to_torch_args(x):
 def from_torch(x):
     """A torch result as numpy arrays / Python values (for assert_close)."""
     if hasattr(x, "detach") and hasattr(x, "numpy"):
-        return x.detach().cpu().numpy()
+        return numpy_from_torch(x)
     if isinstance(x, (list, tuple)):
         return tuple(from_torch(y) for y in x)
     return x
@@ -245,6 +248,36 @@ def from_torch(x):
 
 # ops with no OpInfo, and why (the coverage test fails for any other declared op without one)
 EXCLUDED: dict[str, str] = {}
+
+_PT_NO_BF16 = "PyTorch's cpu kernel has no bfloat16 version"
+_STEPS = ("a composite of several ops, each rounding to bfloat16 where PyTorch's one kernel rounds "
+          "once: beyond bfloat16's tolerance")
+# a backend without a native kernel for an op runs its composite, which rounds to bfloat16 after
+# each step where one kernel rounds once: the tolerance of such ops in bfloat16
+BF16_STEPS_TOL = (1.6e-2, 3.2e-2)  # absolute: one rounding of an intermediate near 4
+
+# float ops not tested in bfloat16, and why
+NO_BFLOAT16: dict[str, str] = {
+    **{n: _STEPS for n in (
+        "index_put", "avg_pool2d_backward", "tanhshrink", "logaddexp", "prod", "log_softmax",
+        "diff", "trapz", "cumulative_trapezoid", "histogram", "sinc", "logit", "special_ndtr")},
+    "nan_to_num": "numpy's float32 reference rounds float32's max to inf in bfloat16 "
+                  "(coretorch and PyTorch give bfloat16's max)",
+    "quantile": "PyTorch accepts float32 and float64 only",
+    "nanquantile": "PyTorch accepts float32 and float64 only",
+    **{n: _PT_NO_BF16 for n in (
+        "special_erfcx", "special_ndtri", "special_log_ndtr", "special_bessel_j0",
+        "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+        "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
+        "special_modified_bessel_k1", "special_scaled_modified_bessel_k0",
+        "special_scaled_modified_bessel_k1", "special_airy_ai", "special_spherical_bessel_j0",
+        "special_zeta", "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+        "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w",
+        "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+        "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+        "special_hermite_polynomial_h", "special_hermite_polynomial_he",
+        "special_laguerre_polynomial_l", "special_legendre_polynomial_p")},
+}
 
 
 def op_db() -> list[OpInfo]:

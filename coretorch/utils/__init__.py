@@ -4,7 +4,7 @@ Submodules load on first use (``coretorch.utils.data`` imports the framework abo
 while `coretorch.utils.hooks` is used by the autograd engine below it)."""
 import importlib
 
-_SUBMODULES = ("data", "hooks", "atomic_write", "tensorboard")
+_SUBMODULES = ("data", "hooks", "atomic_write", "tensorboard", "collect_env")
 
 
 def __getattr__(name: str):

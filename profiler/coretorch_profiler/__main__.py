@@ -1,6 +1,7 @@
-"""``python -m coretorch_profiler ...`` is ``coretorch-profile ...``."""
+"""`python -m coretorch_profiler`: the same as the `coretorch-profile` command."""
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

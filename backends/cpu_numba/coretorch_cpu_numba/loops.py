@@ -44,21 +44,24 @@ def mish(x, out):
 
 
 @_jit
+def _hardsigmoid1(v):
+    """relu6(v + 3) / 6 of one value (NaN stays NaN)."""
+    v = v + 3.0
+    v = 0.0 if v < 0.0 else v
+    v = 6.0 if v > 6.0 else v
+    return v / 6.0
+
+
+@_jit
 def hardsigmoid(x, out):
     for i in range(x.shape[0]):
-        v = x[i] + 3.0
-        v = 0.0 if v < 0.0 else v
-        v = 6.0 if v > 6.0 else v
-        out[i] = v / 6.0
+        out[i] = _hardsigmoid1(x[i])
 
 
 @_jit
 def hardswish(x, out):
     for i in range(x.shape[0]):
-        v = x[i] + 3.0
-        v = 0.0 if v < 0.0 else v
-        v = 6.0 if v > 6.0 else v
-        out[i] = x[i] * v / 6.0
+        out[i] = x[i] * _hardsigmoid1(x[i])
 
 
 @_jit

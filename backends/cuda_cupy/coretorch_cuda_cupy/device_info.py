@@ -59,10 +59,17 @@ def mem_get_info(device=None) -> tuple[int, int]:
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    """Whether cuda tensors can be bfloat16: coretorch has the dtype and CUDA is available."""
+    """Whether cuda tensors can be bfloat16: CUDA is available and the array module holds
+    arrays of ml_dtypes' bfloat16 (coretorch's bfloat16 numpy type; CuPy may not)."""
     import coretorch
     from .device_module import is_available
-    return is_available() and isinstance(getattr(coretorch, "bfloat16", None), coretorch.dtype)
+    if not is_available():
+        return False
+    try:
+        am.xp.empty(1, dtype=coretorch.bfloat16.numpy)
+    except Exception:  # noqa: BLE001 - any refusal means no bfloat16 arrays
+        return False
+    return True
 
 
 def is_tf32_supported() -> bool:

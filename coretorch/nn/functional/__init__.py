@@ -58,3 +58,7 @@ __all__ = (_act + _attn + _conv3d + _convt + _drop + _lin + _loss + _norm + _pad
            + _ctc + _distance + _embedding_bag + _local_response_norm + _loss_likelihood
            + _loss_margin + _pooling_max + _prelu + _upsampling + _vision + _sampling + _fold
            + _pooling_3d + _linear_ce)
+
+from ._op_errors import name_errors_in as _name_errors_in  # noqa: E402
+
+_name_errors_in(globals(), __all__, __name__)

@@ -2,6 +2,8 @@
 transposed convolutions)."""
 from __future__ import annotations
 
+from ...ops.nn_ops import named_pads, symmetric_pads
+
 __all__ = ["ntuple", "explicit_padding", "stride_dilation", "check_groups"]
 
 
@@ -23,24 +25,11 @@ def ntuple(op: str, name: str, value, n: int) -> tuple:
 
 def explicit_padding(op: str, padding, kernel: tuple, dilation: tuple,
                      stride: tuple) -> tuple:
-    """((lo, hi), ...) per spatial dim from an int, a tuple, 'valid' or 'same' ('same' with an
-    even effective kernel pads one more at the end, as PyTorch)."""
-    n = len(kernel)
+    """((lo, hi), ...) per spatial dim from an int, a tuple, 'valid' or 'same' (the rules of
+    the declared convolutions, `coretorch.ops.nn_ops.conv_pads`)."""
     if isinstance(padding, str):
-        if padding == "valid":
-            return ((0, 0),) * n
-        if padding == "same":
-            if any(s != 1 for s in stride):
-                raise RuntimeError(f"{op}(): padding='same' is not supported for strided "
-                                   f"convolutions")
-            return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
-                         for k, d in zip(kernel, dilation))
-        raise RuntimeError(f"{op}(): Invalid padding string: '{padding}' (expected 'valid' or "
-                           f"'same')")
-    pads = ntuple(op, "padding", padding, n)
-    if any(p < 0 for p in pads):
-        raise RuntimeError(f"{op}(): negative padding is not supported, got {padding!r}")
-    return tuple((p, p) for p in pads)
+        return named_pads(op, padding, kernel, dilation, stride)
+    return symmetric_pads(op, padding, ntuple(op, "padding", padding, len(kernel)))
 
 
 def stride_dilation(op: str, stride, dilation, n: int) -> tuple[tuple, tuple]:

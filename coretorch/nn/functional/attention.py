@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 from .dropout import dropout
@@ -37,6 +38,7 @@ def _causal_mask(lq: int, lk: int, device) -> Tensor:
     return cols > rows
 
 
+@autocast_function("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,

@@ -4,7 +4,9 @@
 A composite stand-in until a backend provides a native 3-D convolution."""
 from __future__ import annotations
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
+from ...ops.nn_ops import check_conv_ranks
 from ...tensor.tensor import Tensor
 from ._conv_args import check_groups, explicit_padding, stride_dilation
 from .padding import pad
@@ -13,12 +15,7 @@ __all__ = ["conv3d"]
 
 
 def _check(op: str, input: Tensor, weight: Tensor, groups: int) -> None:
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"{op}(): Expected 4D (unbatched) or 5D (batched) input to {op}, but "
-                           f"got input of size: {list(input.shape)}")
-    if weight.dim() != 5:
-        raise RuntimeError(f"{op}(): weight should have 5 dimensions (out_channels, "
-                           f"in_channels/groups, kD, kH, kW), got size {list(weight.shape)}")
+    check_conv_ranks(op, 3, input, weight, "out_channels, in_channels/groups, kD, kH, kW")
     check_groups(op, weight, groups)
     c_in = input.shape[-4]
     if c_in != weight.shape[1] * groups:
@@ -28,6 +25,7 @@ def _check(op: str, input: Tensor, weight: Tensor, groups: int) -> None:
                            f"instead")
 
 
+@autocast_function("conv3d")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
            dilation=1, groups: int = 1) -> Tensor:
     """3-D cross-correlation over (N, C_in, D, H, W) or unbatched (C_in, D, H, W) inputs with a

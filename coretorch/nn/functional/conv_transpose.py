@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
+from ...ops.nn_ops import check_conv_dtypes, check_conv_ranks
 from ...tensor.tensor import Tensor
 from ._conv_args import check_groups, ntuple, stride_dilation
 from .conv3d import conv3d
@@ -27,21 +29,14 @@ _CONV = {1: conv1d, 2: conv2d, 3: conv3d}
 
 
 def _check(op: str, n: int, input: Tensor, weight: Tensor, groups: int) -> None:
-    if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(f"{op}(): Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
-                           f"to {op}, but got input of size: {list(input.shape)}")
-    if weight.dim() != n + 2:
-        raise RuntimeError(f"{op}(): weight should have {n + 2} dimensions (in_channels, "
-                           f"out_channels/groups, *kernel), got size {list(weight.shape)}")
+    check_conv_ranks(op, n, input, weight, "in_channels, out_channels/groups, *kernel")
     check_groups(op, weight, groups)
     c_in = input.shape[-n - 1]
     if c_in != weight.shape[0]:
         raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, "
                            f"expected input{list(input.shape)} to have {weight.shape[0]} "
                            f"channels, but got {c_in} channels instead")
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(f"{op}(): expected input and weight of the same dtype, got input "
-                           f"{input.dtype.name} and weight {weight.dtype.name}")
+    check_conv_dtypes(op, input, weight)
 
 
 def _phases(k: int, s: int, d: int) -> list:
@@ -128,6 +123,7 @@ def _product(ranges: list) -> list:
     return out
 
 
+@autocast_function("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 1-D convolution of (N, C_in, L) or (C_in, L) inputs with a
@@ -136,6 +132,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            output_padding, groups, dilation)
 
 
+@autocast_function("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 2-D convolution ("deconvolution") of (N, C_in, H, W) or (C_in, H, W) inputs
@@ -145,6 +142,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                            output_padding, groups, dilation)
 
 
+@autocast_function("conv_transpose3d")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
                      padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
     """Transposed 3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) inputs with a

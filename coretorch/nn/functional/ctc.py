@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.factories_public import tensor as _tensor
 from ...tensor.tensor import Tensor
@@ -68,6 +69,7 @@ def _extended_targets(targets: Tensor, target_lengths: list[int], blank: int,
     return ext
 
 
+@autocast_function("ctc_loss")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """CTC loss of log-probabilities `log_probs` (T, N, C) — or (T, C) unbatched — against

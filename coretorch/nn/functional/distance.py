@@ -7,8 +7,10 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.factories_public import tensor as _tensor
+from ...ops.meta_rules import broadcast_shapes
 from ...tensor.tensor import Tensor
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
@@ -31,6 +33,7 @@ def vector_norm(x: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
     return aten.where(zero, 0.0, root)
 
 
+@autocast_function("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Σ (x1 / max(‖x1‖, eps)) (x2 / max(‖x2‖, eps)) along `dim` (inputs broadcast)."""
     x1, x2 = _broadcast(x1, x2)
@@ -44,7 +47,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 
 def _broadcast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    shape = broadcast_shapes("cosine_similarity", tuple(a.shape), tuple(b.shape))
     return a.expand(shape), b.expand(shape)
 
 
@@ -57,6 +60,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return vector_norm(x1 - x2 + eps, p, dim, keepdim)
 
 
+@autocast_function("pdist")
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distances between every pair of rows i < j of a 2-D input (row-major order
     of the upper triangle)."""

@@ -1,6 +1,7 @@
 """linear and convolutions of ``nn.functional`` (the ops are coretorch.linear / conv2d / conv1d)."""
 from __future__ import annotations
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 
@@ -12,6 +13,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return aten.linear(input, weight, bias)
 
 
+@autocast_function("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """y_k = x1ᵀ W_k x2 + b_k for weight (out, in1, in2)."""

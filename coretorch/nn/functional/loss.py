@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
+from ...autograd.function import Function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
@@ -27,6 +29,7 @@ def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
     return loss if weight is None else loss * weight
 
 
+@autocast_function("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error: (input - target)² reduced."""
@@ -36,6 +39,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(_weighted(d * d, weight), reduction)
 
 
+@autocast_function("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error: |input - target| reduced."""
@@ -44,6 +48,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(_weighted((input - target).abs(), weight), reduction)
 
 
+@autocast_function("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d² / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta == 0)."""
@@ -58,6 +63,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return reduce_loss(loss, reduction)
 
 
+@autocast_function("huber_loss")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta)."""
@@ -68,6 +74,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
+@autocast_function("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL(target ‖ exp(input)) pointwise: target (log target - input); 'batchmean' divides the sum
@@ -168,6 +175,8 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     else:
         w = keep.to(input.dtype)
     loss = -(picked * w)
+    if has_ignore:  # ignored targets get no gradient at all, even when 'mean' divides by 0
+        loss = aten.where(keep, loss, 0.0)
     if reduction == "mean":
         return loss.sum() / w.sum()
     if reduction == "sum":
@@ -175,6 +184,7 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
     return loss
 
 
+@autocast_function("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of the target classes given log-probabilities `input` (N, C, ...).
@@ -187,6 +197,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return _nll(input, target, weight, ignore_index, reduction, class_dim)
 
 
+@autocast_function("cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -234,6 +245,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
+@autocast_function("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)) with the logs clamped at -100, as PyTorch."""
@@ -242,12 +254,28 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          f"size.")
-    log_x = input.log().clamp(min=-100.0)
-    log_1mx = (1 - input).log().clamp(min=-100.0)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    return reduce_loss(_weighted(loss, weight), reduction)
+    return reduce_loss(_weighted(_BinaryCrossEntropy.apply(input, target), weight), reduction)
 
 
+class _BinaryCrossEntropy(Function):
+    """Elementwise -(t log x + (1 - t) log(1 - x)) with PyTorch's derivative
+    (x - t) / max(x (1 - x), 1e-12): finite at x = 0 and x = 1, where differentiating the
+    clamped logs would give 0 * inf = NaN."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, t: Tensor):
+        ctx.save_for_backward(x, t)
+        # the logs are clamped at -100, as PyTorch's: the loss is never inf
+        return -(t * x.log().clamp(min=-100.0) + (1 - t) * (1 - x).log().clamp(min=-100.0))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        gx = g * (x - t) / (x * (1 - x)).clamp(min=1e-12)
+        return gx, g * ((-x).log1p() - x.log())  # unclamped, as PyTorch's target gradient
+
+
+@autocast_function("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average=None,
                                      reduce=None, reduction: str = "mean",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+from ...amp.autocast_mode import autocast_function
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss"]
 
 
+@autocast_function("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None,
                      reduction: str = "mean") -> Tensor:

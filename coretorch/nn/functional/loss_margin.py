@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
@@ -18,6 +19,7 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss"]
 
 
+@autocast_function("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -y (x1 - x2) + margin) with y = ±1."""
@@ -29,6 +31,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return reduce_loss((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+@autocast_function("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """x where y = 1, max(0, margin - x) where y = -1."""
@@ -38,6 +41,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return reduce_loss(loss, reduction)
 
 
+@autocast_function("soft_margin_loss")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """log(1 + exp(-y x))."""
@@ -81,6 +85,7 @@ def _reduce_frames(loss: Tensor, reduction: str, batched_target: bool) -> Tensor
     return reduce_loss(loss, reduction)
 
 
+@autocast_function("multi_margin_loss")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
@@ -114,6 +119,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce_frames(loss, reduction, target.dim() > 0 and input.dim() == 2)
 
 
+@autocast_function("multilabel_margin_loss")
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """Σ over target classes j and non-target classes i of max(0, 1 - (x_j - x_i)) / C; each
@@ -138,6 +144,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     return _reduce_frames(loss, reduction, input.dim() == 2)
 
 
+@autocast_function("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1."""
@@ -169,6 +176,7 @@ def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> N
                            f"and negative {n}D inputs")
 
 
+@autocast_function("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:

@@ -3,6 +3,7 @@ coretorch reductions and pointwise ops."""
 from __future__ import annotations
 
 from ... import dtypes as _dt
+from ...amp.autocast_mode import autocast_function
 from ...autograd.grad_mode import no_grad
 from ...tensor.tensor import Tensor
 
@@ -27,6 +28,15 @@ def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None,
     return out
 
 
+def _check_per_channel(op: str, c: int, **tensors) -> None:
+    """Per-channel weight, bias and running statistics hold one value per channel."""
+    for name, t in tensors.items():
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{op}(): {name} should contain {c} elements (one per channel) "
+                               f"not {t.numel()}")
+
+
+@autocast_function("layer_norm")
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dims (biased variance), then scale and
@@ -53,6 +63,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return _affine(input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt(), weight, None)
 
 
+@autocast_function("group_norm")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize each group of C/num_groups channels of (N, C, *) over its channels and spatial
@@ -61,6 +72,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"group_norm(): Expected at least 2 dimensions for input tensor but "
                            f"received {input.dim()}")
     n, c = input.shape[0], input.shape[1]
+    _check_per_channel("group_norm", c, weight=weight, bias=bias)
     if c % num_groups:
         raise RuntimeError(f"group_norm(): Expected number of channels in input to be divisible "
                            f"by num_groups, but got input of shape {list(input.shape)} and "
@@ -83,6 +95,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm(): expected at least 2D input (N, C, ...), got "
                          f"{input.dim()}D")
     c = input.shape[1]
+    _check_per_channel("batch_norm", c, running_mean=running_mean, running_var=running_var,
+                       weight=weight, bias=bias)
     shape = (1, c) + (1,) * (input.dim() - 2)
     dims = (0,) + tuple(range(2, input.dim()))
     if training:
@@ -131,6 +145,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         raise ValueError(f"instance_norm(): expected input of at least 3 dimensions (N, C, *), "
                          f"got {input.dim()}D")
     n, c = input.shape[0], input.shape[1]
+    _check_per_channel("instance_norm", c, running_mean=running_mean, running_var=running_var,
+                       weight=weight, bias=bias)
     shape = (1, c) + (1,) * (input.dim() - 2)
     if not use_input_stats:
         if running_mean is None or running_var is None:

@@ -46,13 +46,14 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return out.squeeze(-2)
 
 
-def _pair_output(name: str, output_size, h: int, w: int) -> tuple:
+def pair_output_size(name: str, output_size, h: int, w: int) -> tuple:
+    """An adaptive 2-d pool's (out_h, out_w) from an int or a pair (None keeps that size)."""
     if isinstance(output_size, int):
         return output_size, output_size
     if len(output_size) != 2:
         raise ValueError(f"{name}(): output_size must be an int or a pair, got {output_size}")
     oh, ow = output_size
-    return (h if oh is None else oh), (w if ow is None else ow)
+    return (h if oh is None else int(oh)), (w if ow is None else int(ow))
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
@@ -62,7 +63,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         raise ValueError(f"adaptive_avg_pool2d(): expected 3D or 4D input, got "
                          f"{input.dim()}D input of shape {list(input.shape)}")
     h, w = input.shape[-2], input.shape[-1]
-    oh, ow = _pair_output("adaptive_avg_pool2d", output_size, h, w)
+    oh, ow = pair_output_size("adaptive_avg_pool2d", output_size, h, w)
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"adaptive_avg_pool2d(): elements of output_size must be greater than "
                            f"0, got {output_size}")

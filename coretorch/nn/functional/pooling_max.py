@@ -14,6 +14,7 @@ from ...ops.window_tables import bin_table
 from ...ops.factories_public import tensor as _tensor
 from ...tensor.tensor import Tensor
 from ._conv_args import ntuple
+from .pooling import pair_output_size
 
 __all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
@@ -40,15 +41,6 @@ def _adaptive_max_2d(name: str, input: Tensor, out_hw: tuple) -> tuple[Tensor, T
     return values.reshape(lead + (oh, ow)), indices.reshape(lead + (oh, ow))
 
 
-def _pair_size(name: str, output_size, h: int, w: int) -> tuple:
-    if isinstance(output_size, int):
-        return output_size, output_size
-    if len(output_size) != 2:
-        raise ValueError(f"{name}(): output_size must be an int or a pair, got {output_size}")
-    oh, ow = output_size
-    return (h if oh is None else int(oh)), (w if ow is None else int(ow))
-
-
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """(values, flat indices into each H*W plane) of adaptive max pooling of (N, C, H, W) or
@@ -56,7 +48,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size,
     if input.dim() not in (3, 4):
         raise ValueError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got "
                          f"{list(input.shape)}")
-    size = _pair_size("adaptive_max_pool2d", output_size, input.shape[-2], input.shape[-1])
+    size = pair_output_size("adaptive_max_pool2d", output_size, input.shape[-2], input.shape[-1])
     return _adaptive_max_2d("adaptive_max_pool2d", input, size)
 
 

@@ -1,12 +1,14 @@
 """prelu of ``nn.functional``: x where x > 0, else weight * x with one weight per channel."""
 from __future__ import annotations
 
+from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...tensor.tensor import Tensor
 
 __all__ = ["prelu"]
 
 
+@autocast_function("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """Parametric ReLU; `weight` has one element or one per channel (dim 1 of `input`)."""
     n = weight.numel()

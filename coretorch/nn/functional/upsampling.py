@@ -103,38 +103,39 @@ def _cubic_1d(x: Tensor, dim: int, out: int, scale: float | None,
     return res
 
 
+def _per_dim(input: Tensor, value, convert, words: tuple) -> list:
+    """`value` (one number, or a sequence of one per spatial dim) as a list of one per spatial
+    dim; `words` name it in PyTorch's message for a sequence of the wrong length."""
+    dim = input.dim() - 2
+    if not isinstance(value, (list, tuple)):
+        return [convert(value)] * dim
+    if len(value) != dim:
+        what, got, given, fmt = words
+        raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but "
+                         f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                         f"{got} {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                         f"format and {given} in {fmt} format.")
+    return [convert(v) for v in value]
+
+
 def _output_sizes(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str):
     dim = input.dim() - 2
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(f"Input and output must have the same number of spatial "
-                                 f"dimensions, but got input with spatial dimensions of "
-                                 f"{list(input.shape[2:])} and output size of {size}. Please "
-                                 f"provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                                 f"output size in (o1, o2, ...,oK) format.")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in size):
-                raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, "
-                                f"int] or Tuple[int, int, int], but got size with types "
-                                f"{[type(v) for v in size]}")
-            out = [int(v) for v in size]
-        else:
-            out = [int(size)] * dim
+        out = _per_dim(input, size, lambda v: v, ("output", "output size of", "output size",
+                                                  "(o1, o2, ...,oK)"))
+        if isinstance(size, (list, tuple)) and not all(isinstance(v, int) and
+                                                       not isinstance(v, bool) for v in size):
+            raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, "
+                            f"int] or Tuple[int, int, int], but got size with types "
+                            f"{[type(v) for v in size]}")
+        out = [int(v) for v in out]
         scales = [None] * dim
     elif scale_factor is not None:
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(f"Input and scale_factor must have the same number of spatial "
-                                 f"dimensions, but got input with spatial dimensions of "
-                                 f"{list(input.shape[2:])} and scale_factor of shape "
-                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, "
-                                 f"d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
-                                 f"format.")
-            scales = [float(s) for s in scale_factor]
-        else:
-            scales = [float(scale_factor)] * dim
+        scales = _per_dim(input, scale_factor, float,
+                          ("scale_factor", "scale_factor of shape", "scale_factor",
+                           "(s1, s2, ...,sK)"))
         out = [int(math.floor(input.shape[2 + i] * scales[i])) for i in range(dim)]
     else:
         raise ValueError("either size or scale_factor should be defined")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import functional as F
-from ..functional._from_schema import functional_parameters
+from ._layer import functional_layer
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU",
@@ -14,29 +14,7 @@ __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", 
 
 
 def _layer(name: str, fn: Callable, doc: str) -> type:
-    """The layer class `name` applying `fn`: its ``__init__`` takes `fn`'s arguments after
-    `input`, with the same defaults (written once, in the op's schema), and stores them."""
-    params = functional_parameters(fn)
-    names = [p.name for p in params]
-    sig = ", ".join(["self"] + [p.name if p.default is p.empty else f"{p.name}=_D[{p.name!r}]"
-                                for p in params])
-    src = (f"def __init__({sig}):\n    Module.__init__(self)\n"
-           + "".join(f"    self.{n} = {n}\n" for n in names)
-           + "def forward(self, input):\n"
-           + f"    return _fn(input{''.join(f', self.{n}' for n in names)})\n")
-    g = {"Module": Module, "_fn": fn, "__name__": __name__,
-         "_D": {p.name: p.default for p in params if p.default is not p.empty}}
-    exec(compile(src, f"<coretorch layer {name}>", "exec"), g)  # noqa: S102 - from the signature
-
-    def extra_repr(self) -> str:
-        parts = [f"{n}={getattr(self, n)!r}" for n in names if n != "inplace"]
-        if getattr(self, "inplace", False):
-            parts.append("inplace=True")
-        return ", ".join(parts)
-
-    return type(name, (Module,), {"__init__": g["__init__"], "forward": g["forward"],
-                                  "extra_repr": extra_repr, "__doc__": doc,
-                                  "__module__": __name__})
+    return functional_layer(name, fn, doc, __name__)
 
 
 ReLU = _layer("ReLU", F.relu, "max(0, x).")

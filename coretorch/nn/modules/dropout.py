@@ -20,44 +20,33 @@ class _DropoutNd(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout(_DropoutNd):
-    """Zero elements with probability p and scale the rest by 1/(1-p) while training."""
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-
-class Dropout1d(_DropoutNd):
-    """Zero whole channels of (N, C, L) inputs while training."""
-
-    def forward(self, input):
-        return F.dropout1d(input, self.p, self.training, self.inplace)
-
-
-class Dropout2d(_DropoutNd):
-    """Zero whole channels of (N, C, H, W) inputs while training (a 3-D input is read as
-    (N, C, L), with PyTorch's warning)."""
-
-    def forward(self, input):
-        return F.dropout2d(input, self.p, self.training, self.inplace)
+def _dropout_layer(name: str, fn, doc: str, passes_inplace: bool = True) -> type:
+    """The dropout layer `name` applying ``fn(input, p, training[, inplace])`` (the alpha
+    dropouts take no `inplace`, as in PyTorch)."""
+    if passes_inplace:
+        def forward(self, input):
+            return fn(input, self.p, self.training, self.inplace)
+    else:
+        def forward(self, input):
+            return fn(input, self.p, self.training)
+    return type(name, (_DropoutNd,), {"forward": forward, "__doc__": doc,
+                                      "__module__": __name__})
 
 
-class Dropout3d(_DropoutNd):
-    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs while training."""
-
-    def forward(self, input):
-        return F.dropout3d(input, self.p, self.training, self.inplace)
-
-
-class AlphaDropout(_DropoutNd):
-    """Dropout that keeps the self-normalizing property of SELU networks (training only)."""
-
-    def forward(self, input):
-        return F.alpha_dropout(input, self.p, self.training)
-
-
-class FeatureAlphaDropout(_DropoutNd):
-    """Alpha dropout of whole channels (training only)."""
-
-    def forward(self, input):
-        return F.feature_alpha_dropout(input, self.p, self.training)
+Dropout = _dropout_layer(
+    "Dropout", F.dropout,
+    "Zero elements with probability p and scale the rest by 1/(1-p) while training.")
+Dropout1d = _dropout_layer("Dropout1d", F.dropout1d,
+                           "Zero whole channels of (N, C, L) inputs while training.")
+Dropout2d = _dropout_layer(
+    "Dropout2d", F.dropout2d,
+    "Zero whole channels of (N, C, H, W) inputs while training (a 3-D input is read as "
+    "(N, C, L), with PyTorch's warning).")
+Dropout3d = _dropout_layer(
+    "Dropout3d", F.dropout3d,
+    "Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs while training.")
+AlphaDropout = _dropout_layer(
+    "AlphaDropout", F.alpha_dropout,
+    "Dropout that keeps the self-normalizing property of SELU networks (training only).", False)
+FeatureAlphaDropout = _dropout_layer("FeatureAlphaDropout", F.feature_alpha_dropout,
+                                     "Alpha dropout of whole channels (training only).", False)

@@ -9,6 +9,7 @@ import numpy as np
 from ...ops.factories_public import tensor
 from .. import functional as F
 from .batchnorm import _BatchNorm
+from ._layer import subclass
 from .module import Module
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm",
@@ -51,19 +52,12 @@ class _InstanceNorm(_BatchNorm):
         return self._apply_instance_norm(input)
 
 
-class InstanceNorm1d(_InstanceNorm):
-    """Normalize each channel of each sample of (N, C, L) or (C, L) inputs."""
-    _spatial = 1
-
-
-class InstanceNorm2d(_InstanceNorm):
-    """Normalize each channel of each sample of (N, C, H, W) or (C, H, W) inputs."""
-    _spatial = 2
-
-
-class InstanceNorm3d(_InstanceNorm):
-    """Normalize each channel of each sample of (N, C, D, H, W) or (C, D, H, W) inputs."""
-    _spatial = 3
+_INPUTS = {1: "(N, C, L) or (C, L)", 2: "(N, C, H, W) or (C, H, W)",
+           3: "(N, C, D, H, W) or (C, D, H, W)"}
+InstanceNorm1d, InstanceNorm2d, InstanceNorm3d = (
+    subclass(f"InstanceNorm{n}d", _InstanceNorm,
+             f"Normalize each channel of each sample of {_INPUTS[n]} inputs.", __name__,
+             _spatial=n) for n in (1, 2, 3))
 
 
 class LocalResponseNorm(Module):

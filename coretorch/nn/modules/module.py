@@ -292,17 +292,18 @@ class Module:
                                    remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        """The parameters of this module (and of its submodules when `recurse`), each once."""
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs; None buffers are skipped."""
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                    remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        """The buffers of this module (and of its submodules when `recurse`)."""
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
         memo = set()
@@ -427,6 +428,10 @@ class Module:
     def half(self) -> "Module":
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self) -> "Module":
+        """Cast floating point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     # ---- state dict -----------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         for name, p in self._parameters.items():
@@ -475,6 +480,8 @@ class Module:
                                   f'Tensor-like object from checkpoint but received '
                                   f'{type(value)}')
                 continue
+            if param._shape == () and value._shape == (1,):
+                value = value[0]  # as PyTorch: a 1-element 1-d entry loads into a 0-d one
             if value._shape != param._shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "

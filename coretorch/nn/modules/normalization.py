@@ -5,12 +5,27 @@ from .. import functional as F
 from .. import init
 from ..functional.normalization import as_normalized_shape
 from ._factory import new_param, register_affine, reset_affine
+from ._layer import SHOWN, options_repr
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
-class LayerNorm(Module):
+class _AffineNorm(Module):
+    """A normalization layer whose optional affine starts as the identity."""
+
+    def _affine(self, shape: tuple, affine: bool, bias: bool, device, dtype) -> None:
+        register_affine(self, shape, affine, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
+
+    def _bias_repr(self) -> str:
+        return f", bias={self.bias is not None}"
+
+
+class LayerNorm(_AffineNorm):
     """Normalize over the trailing `normalized_shape` dims; elementwise affine (weight 1, bias 0)
     when `elementwise_affine`."""
 
@@ -20,18 +35,14 @@ class LayerNorm(Module):
         self.normalized_shape = as_normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
+        self._affine(self.normalized_shape, elementwise_affine, bias, device, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+        return options_repr(self, ("normalized_shape",), eps=SHOWN,
+                            elementwise_affine=SHOWN) + self._bias_repr()
 
 
 class RMSNorm(Module):
@@ -53,11 +64,10 @@ class RMSNorm(Module):
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return options_repr(self, ("normalized_shape",), eps=SHOWN, elementwise_affine=SHOWN)
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalize groups of channels of (N, C, *) inputs; per-channel affine when `affine`."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
@@ -67,15 +77,11 @@ class GroupNorm(Module):
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        register_affine(self, (num_channels,), affine, bias, device, dtype)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_affine(self)
+        self._affine((num_channels,), affine, bias, device, dtype)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-                f"bias={self.bias is not None}")
+        return options_repr(self, ("num_groups", "num_channels"), eps=SHOWN,
+                            affine=SHOWN) + self._bias_repr()

@@ -3,6 +3,7 @@ is (left, right[, top, bottom[, front, back]]); an int pads every side)."""
 from __future__ import annotations
 
 from .. import functional as F
+from ._layer import subclass
 from .module import Module
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
@@ -42,22 +43,17 @@ class _PadNd(Module):
         return f"{self.padding}"
 
 
-def _pad_layer(name: str, n: int, mode: str, doc: str) -> type:
-    return type(name, (_PadNd,), {"_n": n, "_mode": mode, "__doc__": doc,
-                                  "__module__": __name__})
-
-
 _DIMS = {1: "the last dim", 2: "the last two dims", 3: "the last three dims"}
 ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (
-    _pad_layer(f"ReflectionPad{n}d", n, "reflect",
-               f"Pad {_DIMS[n]} with their reflection (the edge is not repeated).")
-    for n in (1, 2, 3))
+    subclass(f"ReflectionPad{n}d", _PadNd,
+             f"Pad {_DIMS[n]} with their reflection (the edge is not repeated).", __name__,
+             _n=n, _mode="reflect") for n in (1, 2, 3))
 ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (
-    _pad_layer(f"ReplicationPad{n}d", n, "replicate",
-               f"Pad {_DIMS[n]} by repeating their edge values.") for n in (1, 2, 3))
+    subclass(f"ReplicationPad{n}d", _PadNd, f"Pad {_DIMS[n]} by repeating their edge values.",
+             __name__, _n=n, _mode="replicate") for n in (1, 2, 3))
 CircularPad1d, CircularPad2d, CircularPad3d = (
-    _pad_layer(f"CircularPad{n}d", n, "circular",
-               f"Pad {_DIMS[n]} circularly (wrapping around).") for n in (1, 2, 3))
+    subclass(f"CircularPad{n}d", _PadNd, f"Pad {_DIMS[n]} circularly (wrapping around).",
+             __name__, _n=n, _mode="circular") for n in (1, 2, 3))
 
 
 class _ConstantPadNd(_PadNd):
@@ -72,19 +68,10 @@ class _ConstantPadNd(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
-class ConstantPad1d(_ConstantPadNd):
-    """Pad the last dim with `value` (negative padding crops)."""
-    _n = 1
-
-
-class ConstantPad2d(_ConstantPadNd):
-    """Pad the last two dims with `value`."""
-    _n = 2
-
-
-class ConstantPad3d(_ConstantPadNd):
-    """Pad the last three dims with `value`."""
-    _n = 3
+ConstantPad1d, ConstantPad2d, ConstantPad3d = (
+    subclass(f"ConstantPad{n}d", _ConstantPadNd,
+             f"Pad {_DIMS[n]} with `value`" + (" (negative padding crops)." if n == 1 else "."),
+             __name__, _n=n) for n in (1, 2, 3))
 
 
 class _ZeroPad:
@@ -95,13 +82,6 @@ class _ZeroPad:
         return f"{self.padding}"
 
 
-class ZeroPad1d(_ZeroPad, ConstantPad1d):
-    """Pad the last dim with zeros."""
-
-
-class ZeroPad2d(_ZeroPad, ConstantPad2d):
-    """Pad the last two dims with zeros."""
-
-
-class ZeroPad3d(_ZeroPad, ConstantPad3d):
-    """Pad the last three dims with zeros."""
+ZeroPad1d, ZeroPad2d, ZeroPad3d = (
+    subclass(f"ZeroPad{n}d", (_ZeroPad, const), f"Pad {_DIMS[n]} with zeros.", __name__)
+    for n, const in ((1, ConstantPad1d), (2, ConstantPad2d), (3, ConstantPad3d)))

@@ -2,48 +2,14 @@
 from __future__ import annotations
 
 from .. import functional as F
-from .module import Module
+from ._layer import functional_layer
 
 __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
 
-
-class PixelShuffle(Module):
-    """(*, C r², H, W) -> (*, C, H r, W r)."""
-
-    def __init__(self, upscale_factor: int) -> None:
-        super().__init__()
-        self.upscale_factor = upscale_factor
-
-    def forward(self, input):
-        return F.pixel_shuffle(input, self.upscale_factor)
-
-    def extra_repr(self) -> str:
-        return f"upscale_factor={self.upscale_factor}"
-
-
-class PixelUnshuffle(Module):
-    """(*, C, H r, W r) -> (*, C r², H, W)."""
-
-    def __init__(self, downscale_factor: int) -> None:
-        super().__init__()
-        self.downscale_factor = downscale_factor
-
-    def forward(self, input):
-        return F.pixel_unshuffle(input, self.downscale_factor)
-
-    def extra_repr(self) -> str:
-        return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    """Interleave the channels of `groups` groups (ShuffleNet)."""
-
-    def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"
+PixelShuffle = functional_layer("PixelShuffle", F.pixel_shuffle,
+                                "(*, C r², H, W) -> (*, C, H r, W r).", __name__)
+PixelUnshuffle = functional_layer("PixelUnshuffle", F.pixel_unshuffle,
+                                  "(*, C, H r, W r) -> (*, C r², H, W).", __name__)
+ChannelShuffle = functional_layer("ChannelShuffle", F.channel_shuffle,
+                                  "Interleave the channels of `groups` groups (ShuffleNet).",
+                                  __name__)

@@ -2,26 +2,37 @@
 from __future__ import annotations
 
 from .. import functional as F
+from ._layer import SHOWN, functional_layer, options_repr
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d"]
 
 
-class _MaxPoolNd(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+class _PoolNd(Module):
+    """The window options every pooling layer stores (the stride defaults to the kernel)."""
+
+    def __init__(self, kernel_size, stride, padding, ceil_mode: bool) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
         self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+        return options_repr(self, kernel_size=SHOWN, stride=SHOWN, padding=SHOWN)
+
+
+class _MaxPoolNd(_PoolNd):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__(kernel_size, stride, padding, ceil_mode)
+        self.dilation = dilation
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return options_repr(self, kernel_size=SHOWN, stride=SHOWN, padding=SHOWN,
+                            dilation=SHOWN, ceil_mode=SHOWN)
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -40,42 +51,32 @@ class MaxPool2d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool1d(Module):
+def _as_tuple(v) -> tuple:
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class AvgPool1d(_PoolNd):
     """Mean over windows of the last dimension of (N, C, L) inputs."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True) -> None:
-        super().__init__()
-        self.kernel_size = (kernel_size,) if isinstance(kernel_size, int) else tuple(kernel_size)
-        s = kernel_size if stride is None else stride
-        self.stride = (s,) if isinstance(s, int) else tuple(s)
-        self.padding = (padding,) if isinstance(padding, int) else tuple(padding)
-        self.ceil_mode = ceil_mode
+        super().__init__(_as_tuple(kernel_size), None if stride is None else _as_tuple(stride),
+                         _as_tuple(padding), ceil_mode)
         self.count_include_pad = count_include_pad
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
-class _AvgPoolNd(Module):
+class _AvgPoolNd(_PoolNd):
     _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
+        super().__init__(kernel_size, stride, padding, ceil_mode)
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input):
         return type(self)._fn(input, self.kernel_size, self.stride, self.padding,
@@ -87,24 +88,9 @@ class AvgPool2d(_AvgPoolNd):
     _fn = staticmethod(F.avg_pool2d)
 
 
-class _AdaptiveAvgPoolNd(Module):
-    def __init__(self, output_size) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    """Average pooling of (N, C, L) to `output_size` bins."""
-
-    def forward(self, input):
-        return F.adaptive_avg_pool1d(input, self.output_size)
-
-
-class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
-    """Average pooling of (N, C, H, W) to `output_size` (int, pair, or pair with None)."""
-
-    def forward(self, input):
-        return F.adaptive_avg_pool2d(input, self.output_size)
+AdaptiveAvgPool1d = functional_layer(
+    "AdaptiveAvgPool1d", F.adaptive_avg_pool1d,
+    "Average pooling of (N, C, L) to `output_size` bins.", __name__)
+AdaptiveAvgPool2d = functional_layer(
+    "AdaptiveAvgPool2d", F.adaptive_avg_pool2d,
+    "Average pooling of (N, C, H, W) to `output_size` (int, pair, or pair with None).", __name__)

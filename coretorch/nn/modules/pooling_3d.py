@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
-from .pooling import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
-from .pooling_max import _AdaptiveMaxPoolNd, _MaxUnpoolNd
+from ._layer import functional_layer
+from .pooling import _AvgPoolNd, _MaxPoolNd
+from .pooling_max import _MaxUnpoolNd
 
 __all__ = ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d",
            "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "MaxUnpool3d"]
@@ -26,54 +27,23 @@ class AvgPool3d(_AvgPoolNd):
     _fn = staticmethod(F.avg_pool3d)
 
 
-class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
-    """Average pooling of (N, C, D, H, W) to `output_size` (int or triple, None keeping that
-    size)."""
-
-    def forward(self, input):
-        return F.adaptive_avg_pool3d(input, self.output_size)
-
-
-class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
-    """Max over adaptive bins of (N, C, D, H, W) inputs to `output_size`."""
-
-    def forward(self, input):
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
-
-
-class _LPPoolNd(Module):
-    _fn = None
-
-    def __init__(self, norm_type: float, kernel_size, stride=None,
-                 ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.norm_type = norm_type
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.ceil_mode = ceil_mode
-
-    def extra_repr(self) -> str:
-        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
-
-    def forward(self, input):
-        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
-                              self.ceil_mode)
-
-
-class LPPool1d(_LPPoolNd):
-    """Power-average pooling over windows of the last dim: (sum x^p)^(1/p)."""
-    _fn = staticmethod(F.lp_pool1d)
-
-
-class LPPool2d(_LPPoolNd):
-    """Power-average pooling over (kH, kW) windows: (sum x^p)^(1/p)."""
-    _fn = staticmethod(F.lp_pool2d)
-
-
-class LPPool3d(_LPPoolNd):
-    """Power-average pooling over (kT, kH, kW) windows: (sum x^p)^(1/p)."""
-    _fn = staticmethod(F.lp_pool3d)
+AdaptiveAvgPool3d = functional_layer(
+    "AdaptiveAvgPool3d", F.adaptive_avg_pool3d,
+    "Average pooling of (N, C, D, H, W) to `output_size` (int or triple, None keeping that "
+    "size).", __name__)
+AdaptiveMaxPool3d = functional_layer(
+    "AdaptiveMaxPool3d", F.adaptive_max_pool3d,
+    "Max over adaptive bins of (N, C, D, H, W) inputs to `output_size`.", __name__,
+    ("output_size",))
+LPPool1d = functional_layer(
+    "LPPool1d", F.lp_pool1d,
+    "Power-average pooling over windows of the last dim: (sum x^p)^(1/p).", __name__)
+LPPool2d = functional_layer(
+    "LPPool2d", F.lp_pool2d, "Power-average pooling over (kH, kW) windows: (sum x^p)^(1/p).",
+    __name__)
+LPPool3d = functional_layer(
+    "LPPool3d", F.lp_pool3d,
+    "Power-average pooling over (kT, kH, kW) windows: (sum x^p)^(1/p).", __name__)
 
 
 class _FractionalMaxPoolNd(Module):

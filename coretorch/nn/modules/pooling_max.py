@@ -3,33 +3,19 @@ from __future__ import annotations
 
 from .. import functional as F
 from ..functional._conv_args import ntuple
+from ._layer import functional_layer
 from .module import Module
 
 __all__ = ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
-class _AdaptiveMaxPoolNd(Module):
-    def __init__(self, output_size, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    """Max over adaptive bins of (N, C, L) inputs to `output_size`."""
-
-    def forward(self, input):
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
-
-
-class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """Max over adaptive bins of (N, C, H, W) inputs to `output_size`."""
-
-    def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+AdaptiveMaxPool1d = functional_layer(
+    "AdaptiveMaxPool1d", F.adaptive_max_pool1d,
+    "Max over adaptive bins of (N, C, L) inputs to `output_size`.", __name__, ("output_size",))
+AdaptiveMaxPool2d = functional_layer(
+    "AdaptiveMaxPool2d", F.adaptive_max_pool2d,
+    "Max over adaptive bins of (N, C, H, W) inputs to `output_size`.", __name__,
+    ("output_size",))
 
 
 class _MaxUnpoolNd(Module):

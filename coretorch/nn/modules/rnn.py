@@ -14,6 +14,7 @@ from .. import init
 from ..functional import rnn as _rnn
 from ..utils.rnn import PackedSequence
 from ._factory import new_param
+from ._layer import options_repr
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -212,20 +213,8 @@ class RNNBase(Module):
         return output, hidden
 
     def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return options_repr(self, ("input_size", "hidden_size"), proj_size=0, num_layers=1,
+                            bias=True, batch_first=False, dropout=0, bidirectional=False)
 
 
 class RNN(RNNBase):
@@ -398,30 +387,29 @@ class RNNCell(RNNCellBase):
         return ret if batched else ret.squeeze(0)
 
 
-class LSTMCell(RNNCellBase):
+class _GatedCell(RNNCellBase):
+    """A cell of `_chunks` gates whose step is the functional `_cell` over `_states` states."""
+    _chunks = _states = 1
+    _cell = None
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, self._chunks, device, dtype)
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._batched(input, hx, self._states)
+        ret = type(self)._cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                               self.bias_hh)
+        if batched:
+            return ret
+        return tuple(r.squeeze(0) for r in ret) if self._states > 1 else ret.squeeze(0)
+
+
+class LSTMCell(_GatedCell):
     """One LSTM step: ``h', c' = cell(x, (h, c))``."""
-
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
-
-    def forward(self, input, hx=None):
-        input, hx, batched = self._batched(input, hx, 2)
-        h, c = _rnn.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
-                              self.bias_hh)
-        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+    _chunks, _states, _cell = 4, 2, staticmethod(_rnn.lstm_cell)
 
 
-class GRUCell(RNNCellBase):
+class GRUCell(_GatedCell):
     """One GRU step: ``h' = cell(x, h)``."""
-
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
-
-    def forward(self, input, hx=None):
-        input, hx, batched = self._batched(input, hx, 1)
-        ret = _rnn.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
-                            self.bias_hh)
-        return ret if batched else ret.squeeze(0)
-
+    _chunks, _states, _cell = 3, 1, staticmethod(_rnn.gru_cell)

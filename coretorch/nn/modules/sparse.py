@@ -7,19 +7,19 @@ from .. import init
 from ..parameter import Parameter
 from ..functional.sparse import normalize_padding_idx
 from ._factory import new_param
+from ._layer import options_repr
 from .module import Module
 
 __all__ = ["Embedding"]
 
 
-class Embedding(Module):
-    """Rows of `weight` (num_embeddings, embedding_dim) picked by integer indices; weights start as
-    N(0, 1) and the `padding_idx` row is zero and receives no gradient."""
+class _EmbeddingTable(Module):
+    """The (num_embeddings, embedding_dim) weight and the lookup options that Embedding and
+    EmbeddingBag share; the weight starts N(0, 1) with the `padding_idx` row zero."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 max_norm: float | None = None, norm_type: float = 2.0,
-                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
-                 _freeze: bool = False, device=None, dtype=None) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None,
+                 max_norm: float | None, norm_type: float, scale_grad_by_freq: bool,
+                 sparse: bool, _weight, requires_grad: bool, device, dtype) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -30,13 +30,13 @@ class Embedding(Module):
         self.sparse = sparse
         if _weight is None:
             self.weight = new_param((num_embeddings, embedding_dim), device, dtype)
-            self.weight.requires_grad_(not _freeze)
+            self.weight.requires_grad_(requires_grad)
             self.reset_parameters()
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
                 raise AssertionError("Shape of weight does not match num_embeddings and "
                                      "embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            self.weight = Parameter(_weight, requires_grad=requires_grad)
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
@@ -47,23 +47,25 @@ class Embedding(Module):
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
+
+class Embedding(_EmbeddingTable):
+    """Rows of `weight` (num_embeddings, embedding_dim) picked by integer indices; weights start as
+    N(0, 1) and the `padding_idx` row is zero and receives no gradient."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
+                 _freeze: bool = False, device=None, dtype=None) -> None:
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, sparse, _weight, not _freeze, device, dtype)
+
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        return options_repr(self, ("num_embeddings", "embedding_dim"), padding_idx=None,
+                            max_norm=None, norm_type=2, scale_grad_by_freq=False, sparse=False)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: int | None = None,

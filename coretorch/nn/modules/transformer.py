@@ -313,18 +313,16 @@ class Transformer(Module):
         kw = {"device": device, "dtype": dtype}
         layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                       batch_first, norm_first, bias)
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            self.encoder = TransformerEncoder(
-                TransformerEncoderLayer(*layer_args, **kw), num_encoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            self.decoder = TransformerDecoder(
-                TransformerDecoderLayer(*layer_args, **kw), num_decoder_layers,
-                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+
+        def stack(custom: Module | None, stack_cls: type, layer_cls: type, n: int) -> Module:
+            if custom is not None:
+                return custom
+            return stack_cls(layer_cls(*layer_args, **kw), n,
+                             LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        self.encoder = stack(custom_encoder, TransformerEncoder, TransformerEncoderLayer,
+                             num_encoder_layers)
+        self.decoder = stack(custom_decoder, TransformerDecoder, TransformerDecoderLayer,
+                             num_decoder_layers)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead

@@ -14,7 +14,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...ops import aten
 from ...ops.factories_public import tensor as _tensor
-from ...tensor.tensor import Tensor
+from ...tensor.tensor import Tensor, cast_method
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -66,36 +66,18 @@ class PackedSequence(_PackedSequenceBase):
     def cpu(self, *args, **kwargs) -> "PackedSequence":
         return self.to("cpu")
 
-    def double(self) -> "PackedSequence":
-        return self.to(dtype=_dt.float64)
-
-    def float(self) -> "PackedSequence":
-        return self.to(dtype=_dt.float32)
-
-    def half(self) -> "PackedSequence":
-        return self.to(dtype=_dt.float16)
-
-    def long(self) -> "PackedSequence":
-        return self.to(dtype=_dt.int64)
-
-    def int(self) -> "PackedSequence":
-        return self.to(dtype=_dt.int32)
-
-    def short(self) -> "PackedSequence":
-        return self.to(dtype=_dt.int16)
-
-    def char(self) -> "PackedSequence":
-        return self.to(dtype=_dt.int8)
-
-    def byte(self) -> "PackedSequence":
-        return self.to(dtype=_dt.uint8)
-
     @property
     def is_cuda(self) -> bool:
         return self.data.device.type == "cuda"
 
     def is_pinned(self) -> bool:
         return False
+
+
+
+# the casts of Tensor (``double()``, ``int()``, ...; not ``bool()``, as PyTorch's PackedSequence)
+for _name in ("double", "float", "half", "long", "int", "short", "char", "byte"):
+    setattr(PackedSequence, _name, cast_method(_name, getattr(Tensor, _name).dtype))
 
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:

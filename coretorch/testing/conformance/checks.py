@@ -14,7 +14,8 @@ from ..make_tensor import same_layout_copy
 from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_args
 from ..trees import geometry, is_tensor, map_tensors, tensors_in
 
-__all__ = ["check_forward", "check_inplace", "check_out", "check_torch_parity",
+__all__ = ["check_forward", "check_inplace", "check_out", "check_overlapping_writes",
+           "check_torch_parity",
            "check_autograd", "check_error_inputs", "check_meta_refuses_alike", "has_data",
            "compare_meta", "MAX_REPORTED"]
 
@@ -53,9 +54,35 @@ def _call(fn, s: SampleInput, **extra):
     return fn(s.input, *s.args, **{**s.kwargs, **extra})
 
 
+_BF16, _F32 = _dt.bfloat16.numpy, np.dtype(np.float32)
+
+
+def _map_arrays(x, fn):
+    if isinstance(x, (np.ndarray, np.dtype)):
+        return fn(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map_arrays(y, fn) for y in x)
+    if isinstance(x, dict):
+        return {k: _map_arrays(v, fn) for k, v in x.items()}
+    return x
+
+
+def _widen_bf16(x):
+    if isinstance(x, np.dtype):
+        return _F32 if x == _BF16 else x
+    return x.astype(_F32) if x.dtype == _BF16 else x
+
+
 def _ref(opinfo: OpInfo, s: SampleInput):
-    args = to_numpy_args(s.all_args())
-    return opinfo.ref(*args, **to_numpy_args(s.kwargs))
+    args, kwargs = to_numpy_args(s.all_args()), to_numpy_args(s.kwargs)
+    if not any(is_tensor(t) and t.dtype is _dt.bfloat16 for t in tensors_in(s.all_args())):
+        return opinfo.ref(*args, **kwargs)
+    # numpy computes ml_dtypes' bfloat16 in bfloat16 steps or not at all: the reference runs in
+    # float32 (exact for every bfloat16) and rounds once, as PyTorch's kernels compute it
+    out = opinfo.ref(*_map_arrays(args, _widen_bf16), **_map_arrays(kwargs, _widen_bf16))
+    if isinstance(out, np.generic):
+        out = np.asarray(out)
+    return _map_arrays(out, lambda a: a.astype(_BF16) if getattr(a, "dtype", None) == _F32 else a)
 
 
 def _expected_like(actual, expected):
@@ -293,6 +320,69 @@ def check_out(opinfo: OpInfo, dtype, device) -> None:
             fails.add(i, s, str(e))
         except Exception as e:  # noqa: BLE001
             fails.add(i, s, _err(e))
+    fails.raise_if_any()
+
+
+# ---- writes into self-overlapping tensors --------------------------------------------------
+
+_OVERLAP_MESSAGE = "more than one element of the written-to tensor refers to a single memory"
+
+
+def _expanded(shape: tuple, dtype, device):
+    """A tensor of `shape` whose first dim of size > 1 has stride 0 (None for an empty shape
+    or one whose dims are all at most 1: such a tensor cannot overlap itself)."""
+    from ...ops import REGISTRY
+    if 0 in shape:
+        return None
+    for d, n in enumerate(shape):
+        if n > 1:
+            base = REGISTRY["zeros"].op(shape[:d] + (1,) + shape[d + 1:], dtype=dtype,
+                                        device=device)
+            return base.expand(shape)
+    return None
+
+
+def _refuses_overlap(what: str, call) -> str | None:
+    try:
+        call()
+    except RuntimeError as e:
+        if _OVERLAP_MESSAGE in str(e):
+            return None
+        return f"{what}: raised RuntimeError without the overlap message: {e}"
+    except Exception as e:  # noqa: BLE001
+        return f"{what}: {_err(e)} instead of the overlap RuntimeError"
+    return f"{what}: wrote into a tensor whose elements share memory without raising"
+
+
+def check_overlapping_writes(opinfo: OpInfo, dtype, device) -> None:
+    """In-place (``op_``, or an op that writes `self`) and ``out=`` writes into an `expand`ed
+    tensor raise PyTorch's "more than one element of the written-to tensor refers to a single
+    memory location" (ops declared with ``aliased_writes``, such as fill_, write it)."""
+    fails = _Failures("overlapping writes", opinfo, dtype, device)
+    decl = opinfo.decl
+    writes_self = opinfo.inplace_op if opinfo.supports_inplace else (
+        opinfo.op if decl.inplace_only else None)
+    for i, (s, _) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
+        problems = []
+        target = _expanded(tuple(s.input._shape), s.input._dtype, device) \
+            if is_tensor(s.input) else None
+        if writes_self is not None and target is not None and _inplace_eligible(opinfo, s):
+            if decl.aliased_writes:
+                writes_self(target, *s.args, **s.kwargs)
+            else:
+                problems.append(_refuses_overlap(
+                    "in-place", lambda: writes_self(target, *s.args, **s.kwargs)))
+        if opinfo.supports_out and not _data_dependent(opinfo, s):
+            spec = decl.output_spec(s.input, *s.args, **s.kwargs)
+            first = spec[0] if isinstance(spec, list) else spec
+            out = _expanded(tuple(first[0]), first[1], device)
+            if out is not None:
+                outs = (out,) + tuple(_out_for(x, device, False) for x in spec[1:]) \
+                    if isinstance(spec, list) else out
+                problems.append(_refuses_overlap("out=", lambda: _call(opinfo.op, s, out=outs)))
+        for p in problems:
+            if p is not None:
+                fails.add(i, s, p)
     fails.raise_if_any()
 
 

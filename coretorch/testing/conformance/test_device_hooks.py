@@ -25,7 +25,8 @@ def _tensors(device, dtype):
                 yield shape, a
 
 
-@pytest.mark.parametrize("dtype", [coretorch.float16, coretorch.float32, coretorch.float64],
+@pytest.mark.parametrize("dtype", [coretorch.float16, coretorch.bfloat16, coretorch.float32,
+                                   coretorch.float64],
                          ids=lambda d: d.name)
 def test_all_finite_agrees_with_numpy(data_device, dtype):
     """``extras["all_finite"](t)`` (the anomaly detector's check) says whether `t` holds no NaN

@@ -10,12 +10,13 @@ from coretorch.ops import REGISTRY
 from coretorch.testing.conformance.checks import (check_autograd, check_error_inputs,
                                                   check_forward, check_inplace,
                                                   check_meta_refuses_alike, check_out,
-                                                  check_torch_parity)
+                                                  check_overlapping_writes, check_torch_parity)
 from coretorch.testing.opinfo import EXCLUDED, OP_DB
 
 __all__ = ["pytestmark", "test_every_declared_op_has_an_opinfo",
            "test_opinfo_entries_name_declared_ops", "test_forward", "test_inplace", "test_out",
-           "test_torch_parity", "test_gradcheck", "test_error_inputs",
+           "test_overlapping_writes", "test_torch_parity", "test_gradcheck",
+           "test_error_inputs",
            "test_meta_refuses_alike"]
 
 # the per-op table already says which ops ran through the CPU fallback
@@ -65,6 +66,13 @@ def test_inplace(opinfo, dtype, device):
     lambda o: _declared(o) and not o.random and o.supports_out))
 def test_out(opinfo, dtype, device):
     check_out(opinfo, dtype, device)
+
+
+@pytest.mark.parametrize("opinfo,dtype", _params(
+    lambda o: _declared(o) and (o.supports_inplace or o.supports_out or o.decl.inplace_only),
+    lambda o: o.dtypes[:1]))
+def test_overlapping_writes(opinfo, dtype, device):
+    check_overlapping_writes(opinfo, dtype, device)
 
 
 def _has_torch_ref(o) -> bool:

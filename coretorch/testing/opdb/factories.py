@@ -100,6 +100,17 @@ def _linspace_ref(start, end, steps, *, dtype=None, device=None, **_):
     return np.linspace(start, end, steps).astype(dtype or np.float32)
 
 
+def _logspace_samples(op, m, dtype):
+    yield SampleInput(0.0, (2.0, 5), _dev(m, dtype=dtype), "decades")
+    yield SampleInput(-1.0, (3.0, 4, 2.0), _dev(m, dtype=dtype), "base-2")
+    yield SampleInput(1.0, (1.0, 1), _dev(m, dtype=dtype), "one-step")
+    yield SampleInput(1.0, (0.0, 0), _dev(m, dtype=dtype), "zero-steps")
+
+
+def _logspace_ref(start, end, steps, base=10.0, *, dtype=None, device=None, **_):
+    return np.logspace(start, end, steps, base=base).astype(dtype or np.float32)
+
+
 def _like_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3)), name="same")
     yield SampleInput(m.make((3, 2), layout="transposed"), name="transposed")
@@ -299,7 +310,11 @@ def _randperm_ref(n, *, dtype=None, **_):
     return np.empty((n,), dtype or np.int64)
 
 
-_R = dict(random=True, supports_autograd=False)
+def _random(name: str, dtypes, ref, value_range, samples, **kwargs) -> OpInfo:
+    """The OpInfo of a random op: its values are checked against `value_range` (the reference
+    gives only shape and dtype); no autograd. `kwargs` go to OpInfo."""
+    return OpInfo(name, dtypes=dtypes, ref=ref, value_range=value_range,
+                  sample_inputs_func=samples, random=True, supports_autograd=False, **kwargs)
 
 OPS: list[OpInfo] = [
     OpInfo("empty", dtypes=DTYPES, ref=_np_factory(np.empty), check_values=False,
@@ -320,6 +335,7 @@ OPS: list[OpInfo] = [
     OpInfo("arange", dtypes=ALL, ref=_arange_ref, sample_inputs_func=_arange_samples),
     OpInfo("linspace", dtypes=FLOATS, ref=_linspace_ref, sample_inputs_func=_linspace_samples,
            tol={_dt.float32: (1e-6, 1e-6)}),
+    OpInfo("logspace", dtypes=FLOATS, ref=_logspace_ref, sample_inputs_func=_logspace_samples),
     OpInfo("zeros_like", dtypes=DTYPES, ref=_like_ref(np.zeros), sample_inputs_func=_like_samples),
     OpInfo("ones_like", dtypes=DTYPES, ref=_like_ref(np.ones), sample_inputs_func=_like_samples),
     OpInfo("full_like", dtypes=DTYPES,
@@ -336,31 +352,20 @@ OPS: list[OpInfo] = [
     OpInfo("clone", dtypes=DTYPES, ref=lambda x, **_: x.copy(), sample_inputs_func=_clone_samples),
     OpInfo("_to_copy", dtypes=DTYPES, ref=_to_copy_ref, torch_ref=_torch_to_copy,
            sample_inputs_func=_to_copy_samples),
-    # random ops
-    OpInfo("rand", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_in_unit,
-           sample_inputs_func=_rand_samples, **_R),
-    OpInfo("randn", dtypes=FLOATS, ref=_np_factory(np.empty), value_range=_finite,
-           sample_inputs_func=_rand_samples, **_R),
-    OpInfo("randint", dtypes=ALL, ref=_randint_ref, value_range=_randint_range,
-           sample_inputs_func=_randint_samples, **_R),
-    OpInfo("randperm", dtypes=(_dt.int64, _dt.int32, _dt.float32), ref=_randperm_ref,
-           value_range=_permutation, sample_inputs_func=_randperm_samples, **_R),
-    OpInfo("rand_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_in_unit,
-           sample_inputs_func=_rand_like_samples, **_R),
-    OpInfo("randn_like", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
-           sample_inputs_func=_rand_like_samples, **_R),
-    OpInfo("randint_like", dtypes=ALL, ref=_like_shape_ref, value_range=_randint_like_range,
-           sample_inputs_func=_randint_like_samples, **_R),
-    OpInfo("uniform_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_uniform_range,
-           sample_inputs_func=_uniform_samples, **_R),
-    OpInfo("normal_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_finite,
-           sample_inputs_func=_normal_samples, **_R),
-    OpInfo("random_", dtypes=ALL, ref=_like_shape_ref, value_range=_random_range,
-           sample_inputs_func=_random_samples, **_R),
-    OpInfo("bernoulli_", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
-           sample_inputs_func=_bernoulli_samples, **_R),
-    OpInfo("bernoulli", dtypes=FLOATS, ref=_like_shape_ref, value_range=_zero_one,
-           sample_inputs_func=_bernoulli_samples, **_R),
+    # random ops: values checked against a range, not a reference
+    _random("rand", FLOATS, _np_factory(np.empty), _in_unit, _rand_samples),
+    _random("randn", FLOATS, _np_factory(np.empty), _finite, _rand_samples),
+    _random("randint", ALL, _randint_ref, _randint_range, _randint_samples),
+    _random("randperm", (_dt.int64, _dt.int32, _dt.float32), _randperm_ref, _permutation,
+            _randperm_samples),
+    _random("rand_like", FLOATS, _like_shape_ref, _in_unit, _rand_like_samples),
+    _random("randn_like", FLOATS, _like_shape_ref, _finite, _rand_like_samples),
+    _random("randint_like", ALL, _like_shape_ref, _randint_like_range, _randint_like_samples),
+    _random("uniform_", FLOATS, _like_shape_ref, _uniform_range, _uniform_samples),
+    _random("normal_", FLOATS, _like_shape_ref, _finite, _normal_samples),
+    _random("random_", ALL, _like_shape_ref, _random_range, _random_samples),
+    _random("bernoulli_", FLOATS, _like_shape_ref, _zero_one, _bernoulli_samples),
+    _random("bernoulli", FLOATS, _like_shape_ref, _zero_one, _bernoulli_samples),
 ]
 
 
@@ -398,6 +403,8 @@ _ERRORS = {
                _factory_error("wrong-sign", 5, (0, 1), match="inconsistent with step sign")],
     "linspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
                                 match="number of steps must be non-negative")],
+    "logspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
+                                match=r"logspace\(\): number of steps must be non-negative")],
     "randint": [_factory_error("empty-range", 5, (5, (3,)),
                                match="expects 'from' to be less than 'to'")],
     "rand": [_factory_error("negative", (-1,), match=_NEGATIVE)],

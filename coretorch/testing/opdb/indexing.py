@@ -259,7 +259,7 @@ _ERRORS = {
                                match=r"scatter_add\(\): argument 'src' \(position 4\) must be "
                                      r"Tensor")],
     "index_add": [error_case("count", _t(3, 4), (0, _ix(2), _t(3, 4)),
-                             match=r"index_add_\(\): Number of indices \(2\) should be equal")],
+                             match=r"index_add\(\): Number of indices \(2\) should be equal")],
     "masked_fill": [error_case("float-mask", _t(3, 4), (_t(3, 4, dtype=_dt.float32), 1),
                                match=r"masked_fill\(\): only supports boolean masks"),
                     error_case("1-d-value", _t(3, 4), (_mask(4), _t(1)),

@@ -145,7 +145,7 @@ def _pool_samples(op, m, dtype):
 
 def _pool_errors(op, m, dtype):
     """Calls max/avg pooling refuse, with PyTorch's messages."""
-    name = "max_pool2d" if op.name.startswith("max") else "avg_pool2d"
+    name = op.name if op.name.startswith("max") else "avg_pool2d"  # errors name the op called
     x = m.make((1, 2, 5, 5))
     yield ErrorInput(SampleInput(x, (3,), dict(padding=2), name="padding"), RuntimeError,
                      rf"{name}\(\): pad should be at most half of kernel size, but got pad=2")
@@ -165,9 +165,9 @@ def _pool_errors(op, m, dtype):
                      rf"{name}\(\): stride should be greater than zero")
     yield ErrorInput(SampleInput(x, (2.0,), name="float-kernel"), TypeError,
                      r"argument 'kernel_size' \(position 2\) must be tuple of 2 ints")
-    if name == "max_pool2d":
+    if name.startswith("max_pool2d"):
         yield ErrorInput(SampleInput(x, (2,), dict(dilation=0), name="zero-dilation"),
-                         RuntimeError, r"max_pool2d\(\): dilation should be greater than zero")
+                         RuntimeError, rf"{name}\(\): dilation should be greater than zero")
     else:
         yield ErrorInput(SampleInput(x, (2,), dict(divisor_override=0), name="zero-divisor"),
                          RuntimeError, r"avg_pool2d\(\): divisor must be not zero")

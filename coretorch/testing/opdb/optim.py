@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import FLOATS, OpInfo, SampleInput
+from ..opinfo import BF16_STEPS_TOL, FLOATS, OpInfo, SampleInput
 from .common import attach_error_cases, error_case
 
 _SHAPES = ((3,), (2, 4), ())
+_STEPS_TOL = {_dt.bfloat16: BF16_STEPS_TOL}
 
 
 def _list(m, low=None, high=None, layout="contiguous", shapes=_SHAPES):
@@ -266,28 +267,33 @@ def _binary_ref(fn):
     return lambda xs, other: [fn(x, o) for x, o in zip(xs, _per(other, len(xs)))]
 
 
-# the in-place forms return their (written) list: compared with numpy and PyTorch alike
+def _sqrt_ref(xs):
+    return [np.sqrt(x) for x in xs]
+
+
+def _neg_ref(xs):
+    return [-x for x in xs]
+
+
+def _foreach(name: str, ref, samples, **kwargs) -> OpInfo:
+    """The OpInfo of a foreach op (float lists; the in-place forms return their written list:
+    compared with numpy and PyTorch alike); `kwargs` go to OpInfo (``tol=``, ...)."""
+    return OpInfo(name, dtypes=FLOATS, ref=ref, sample_inputs_func=samples, **kwargs)
+
+
 OPS = [
-    OpInfo("_foreach_add", dtypes=FLOATS, ref=_add_ref, sample_inputs_func=_add_samples),
-    OpInfo("_foreach_add_", dtypes=FLOATS, ref=_add_ref, sample_inputs_func=_add_samples),
-    OpInfo("_foreach_mul_", dtypes=FLOATS, ref=_binary_ref(np.multiply),
-           sample_inputs_func=_binary_samples),
-    OpInfo("_foreach_div_", dtypes=FLOATS, ref=_binary_ref(np.divide),
-           sample_inputs_func=_div_samples),
-    OpInfo("_foreach_maximum_", dtypes=FLOATS, ref=_binary_ref(np.maximum),
-           sample_inputs_func=_maximum_samples),
-    OpInfo("_foreach_lerp_", dtypes=FLOATS, ref=_lerp_ref, sample_inputs_func=_lerp_samples),
-    OpInfo("_foreach_addcmul", dtypes=FLOATS, ref=_addcmul_ref, sample_inputs_func=_addc_samples),
-    OpInfo("_foreach_addcmul_", dtypes=FLOATS, ref=_addcmul_ref,
-           sample_inputs_func=_addc_samples),
-    OpInfo("_foreach_addcdiv_", dtypes=FLOATS, ref=_addcdiv_ref,
-           sample_inputs_func=_addc_samples),
-    OpInfo("_foreach_sqrt", dtypes=FLOATS, ref=lambda xs: [np.sqrt(x) for x in xs],
-           sample_inputs_func=_unary_samples),
-    OpInfo("_foreach_sqrt_", dtypes=FLOATS, ref=lambda xs: [np.sqrt(x) for x in xs],
-           sample_inputs_func=_unary_samples),
-    OpInfo("_foreach_neg", dtypes=FLOATS, ref=lambda xs: [-x for x in xs],
-           sample_inputs_func=_unary_samples),
+    _foreach("_foreach_add", _add_ref, _add_samples),
+    _foreach("_foreach_add_", _add_ref, _add_samples),
+    _foreach("_foreach_mul_", _binary_ref(np.multiply), _binary_samples),
+    _foreach("_foreach_div_", _binary_ref(np.divide), _div_samples),
+    _foreach("_foreach_maximum_", _binary_ref(np.maximum), _maximum_samples),
+    _foreach("_foreach_lerp_", _lerp_ref, _lerp_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcmul", _addcmul_ref, _addc_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcmul_", _addcmul_ref, _addc_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_addcdiv_", _addcdiv_ref, _addc_samples, tol=_STEPS_TOL),
+    _foreach("_foreach_sqrt", _sqrt_ref, _unary_samples),
+    _foreach("_foreach_sqrt_", _sqrt_ref, _unary_samples),
+    _foreach("_foreach_neg", _neg_ref, _unary_samples),
     _fused("_fused_adam_", _adam_samples),
     _fused("_fused_adamw_", _adam_samples),
     _fused("_fused_sgd_", _sgd_samples),

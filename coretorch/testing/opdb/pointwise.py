@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ... import dtypes as _dt
-from ..opinfo import ALL, ALL_INT, FLOATS, INTS, ErrorInput, OpInfo, SampleInput
+from ..opinfo import ALL, ALL_INT, BF16_STEPS_TOL, FLOATS, INTS, ErrorInput, OpInfo, SampleInput
 from .common import (binary_error_inputs, binary_samples, quiet, torch_nn, unary_error_inputs,
                      unary_samples)
 
@@ -200,6 +200,8 @@ def _unary_infos() -> list[OpInfo]:
         if name in ("erf", "erfc", "gelu", "mish", "tan", "sinh", "cosh", "expm1", "exp2",
                     "softplus"):
             tol[_dt.float32] = (1e-5, 1e-5)
+        if name == "gelu":
+            tol[_dt.bfloat16] = BF16_STEPS_TOL
         out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref) if ref else None, tol=tol,
                           sample_inputs_func=_unary_sample_func(opts,
                                                                 _UNARY_KWARGS.get(name, [])),
@@ -424,7 +426,8 @@ def _ternary_infos() -> list[OpInfo]:
         OpInfo("glu", dtypes=FLOATS, ref=_glu, torch_ref=torch_nn("glu"),
                sample_inputs_func=_glu_samples),
         OpInfo("lerp", dtypes=FLOATS, ref=quiet(lambda s, e, w: s + w * (e - s)),
-               sample_inputs_func=_lerp_samples, tol={_dt.float32: (1e-5, 1e-5)}),
+               sample_inputs_func=_lerp_samples,
+               tol={_dt.float32: (1e-5, 1e-5), _dt.bfloat16: BF16_STEPS_TOL}),
         OpInfo("addcmul", dtypes=FLOATS + INTS,
                ref=lambda s, a, b, value=1: s + value * a * b,
                sample_inputs_func=_addc_samples(False), tol={_dt.float32: (1e-5, 1e-5)}),

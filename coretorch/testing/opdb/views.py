@@ -336,11 +336,11 @@ _ERRORS = {
     "movedim": [error_case("length-mismatch", _t(2, 3, 4), ((0, 1), (2,)),
                            match="should contain the same number of dims")],
     "split": [error_case("bad-sections", _t(5, 4), ([2, 2],),
-                         match=r"split_with_sizes\(\): expects split_sizes to sum exactly to 5")],
+                         match=r"split\(\): expects split_sizes to sum exactly to 5")],
     "chunk": [error_case("zero-chunks", _t(5, 4), (0,), match="greater than 0, got: 0")],
     "unbind": [error_case("0-d", _t(), match="at least a 1-dimensional tensor")],
     "expand_as": [error_case("non-singleton", _t(2, 3), (_t(4, 3),),
-                             match=r"expand\(\): The expanded size")],
+                             match=r"expand_as\(\): The expanded size")],
     "view_as": [error_case("bad-size", _t(2, 3), (_t(4, 2),), match="invalid for input of size")],
 }
 attach_error_cases(OPS, _ERRORS)

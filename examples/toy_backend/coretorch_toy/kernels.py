@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch.device import get_device_type
+from coretorch.dtypes import opmath_dtype
 from coretorch.tensor.impl import TensorImpl
 
 from .memory import device_array
@@ -41,9 +42,8 @@ def fill_(out, self, value) -> None:
 
 
 def _compute(out) -> np.dtype:
-    """Arithmetic runs in out's dtype (half precision in float32, as PyTorch)."""
-    d = out._dtype.numpy
-    return np.dtype(np.float32) if d == np.float16 else d
+    """Arithmetic runs in out's dtype (float16 and bfloat16 in float32, as PyTorch)."""
+    return opmath_dtype(out._dtype).numpy
 
 
 def add(out, self, other, alpha) -> None:

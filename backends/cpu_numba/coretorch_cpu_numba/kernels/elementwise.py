@@ -51,6 +51,16 @@ def _add(out, self, other, alpha, sign: int) -> bool:
     return True
 
 
+def _ufunc_or_parallel(ufunc, loop: str, out, self, other) -> None:
+    """Same-dtype tensors: numpy's `ufunc`, or the multi-threaded numba `loop` for large
+    contiguous float operands."""
+    flats = par_flats(out, self, other)
+    if flats is None:
+        ufunc(as_numpy(self), as_numpy(other), out=as_numpy(out))
+    else:
+        getattr(loops(), loop)(*flats)
+
+
 @kernel("add")
 def add(out, self, other, alpha):
     """out = self + alpha * other"""
@@ -69,11 +79,7 @@ def sub(out, self, other, alpha):
 def mul(out, self, other):
     """out = self * other"""
     if _same_dtype(out, self, other):
-        flats = par_flats(out, self, other)
-        if flats is None:
-            np.multiply(as_numpy(self), as_numpy(other), out=as_numpy(out))
-        else:
-            loops().mul_par(*flats)
+        _ufunc_or_parallel(np.multiply, "mul_par", out, self, other)
         return
     if isinstance(self, _T) and not isinstance(other, _T) and self._dtype is out._dtype \
             and out._dtype.is_floating_point:
@@ -88,11 +94,7 @@ def mul(out, self, other):
 def div(out, self, other, rounding_mode):
     """out = self / other, optionally rounded ('trunc', 'floor') as in PyTorch"""
     if rounding_mode is None and _same_dtype(out, self, other):
-        flats = par_flats(out, self, other)
-        if flats is None:
-            np.true_divide(as_numpy(self), as_numpy(other), out=as_numpy(out))
-        else:
-            loops().div_par(*flats)
+        _ufunc_or_parallel(np.true_divide, "div_par", out, self, other)
         return
     kit.div(out, self, other, rounding_mode)
 

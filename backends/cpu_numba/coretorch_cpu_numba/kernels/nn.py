@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from coretorch.backend_kit.array_kit import acc_float
+from coretorch.backend_kit.array_kit import acc_float, is_float
 
 from ..registry import kernel
 from ._common import arr, write, writable_target
@@ -103,47 +103,41 @@ def _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
 
 
 @numba.njit(cache=True)
-def _avg_pool(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor, zero):
-    """Average pooling of (planes, H, W) `x` into `y`; `zero` (0.0 or 0) is the accumulator:
-    floats divide, int64 truncates toward zero as C++ integer division does."""
-    H, W = x.shape[1], x.shape[2]
-    for p in range(x.shape[0]):
-        for i in range(y.shape[1]):
-            for j in range(y.shape[2]):
+def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_include_pad,
+                      divisor, zero):
+    """Walk the windows of average pooling over (planes, H, W) `full`, one per element of
+    `pooled`. Forward: each window's mean into `pooled` (`zero`, 0.0 or 0, is the accumulator:
+    floats divide, int64 truncates toward zero as C++ integer division does). Backward: each
+    `pooled` gradient, divided by its window's divisor, added over its window of `full`."""
+    H, W = full.shape[1], full.shape[2]
+    for p in range(full.shape[0]):
+        for i in range(pooled.shape[1]):
+            for j in range(pooled.shape[2]):
                 hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
                                                 count_include_pad, divisor)
                 if hs >= he or ws >= we:
-                    y[p, i, j] = 0
+                    if not backward:
+                        pooled[p, i, j] = 0
+                    continue
+                if backward:
+                    v = pooled[p, i, j] / f
+                    for h in range(hs, he):
+                        for w in range(ws, we):
+                            full[p, h, w] += v
                     continue
                 acc = zero
                 for h in range(hs, he):
                     for w in range(ws, we):
-                        acc += x[p, h, w]
+                        acc += full[p, h, w]
                 if isinstance(zero, float):
-                    y[p, i, j] = acc / f
+                    pooled[p, i, j] = acc / f
                 else:
                     q = abs(acc) // f
-                    y[p, i, j] = q if acc >= 0 else -q
-
-
-@numba.njit(cache=True)
-def _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
-    H, W = gx.shape[1], gx.shape[2]
-    for p in range(g.shape[0]):
-        for i in range(g.shape[1]):
-            for j in range(g.shape[2]):
-                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
-                                                count_include_pad, divisor)
-                if hs >= he or ws >= we:
-                    continue
-                v = g[p, i, j] / f
-                for h in range(hs, he):
-                    for w in range(ws, we):
-                        gx[p, h, w] += v
+                    pooled[p, i, j] = q if acc >= 0 else -q
 
 
 def _avg_kind(dtype: np.dtype):
-    if dtype.kind == "f":
+    if is_float(dtype):
         return acc_float(dtype), True
     return np.dtype(np.int64), False
 
@@ -159,8 +153,8 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     cdt, is_float = _avg_kind(a.dtype)
     x = _planes(a, cdt)
     y, copy = writable_target(out, cdt, (x.shape[0],) + o.shape[-2:])
-    _avg_pool(x, y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override or 0,
-              0.0 if is_float else 0)
+    _avg_pool_windows(y, x, False, kh, kw, sh, sw, ph, pw, count_include_pad,
+                      divisor_override or 0, 0.0 if is_float else 0)
     if copy:
         write(out, y.reshape(o.shape))
 
@@ -177,6 +171,6 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
     h, w = gi.shape[-2:]
     gx = np.zeros((g.shape[0], h, w), cdt)
     if g.size:
-        _avg_pool_backward(g, gx, kh, kw, sh, sw, ph, pw, count_include_pad,
-                           divisor_override or 0)
+        _avg_pool_windows(g, gx, True, kh, kw, sh, sw, ph, pw, count_include_pad,
+                          divisor_override or 0, 0.0)
     write(out, gx.reshape(gi.shape))
