@@ -9,6 +9,7 @@
 #   make install         only set up .venv/
 #   make docs            build the documentation site into site/ (tutorials are executed)
 #   make compat-docs     regenerate docs/compatibility.md (PyTorch's public names coretorch has)
+#   make op-coverage     regenerate docs/op-coverage.md (PyTorch's op_db samples run on coretorch)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
@@ -40,7 +41,7 @@ INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPR
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
 
-.PHONY: test demo install docs docs-primitives compat-docs stubs
+.PHONY: test demo install docs docs-primitives compat-docs op-coverage stubs
 
 install: $(STAMP)
 
@@ -80,6 +81,12 @@ docs-primitives: $(STAMP)
 # what of PyTorch's public API coretorch has, per namespace (introspects the installed PyTorch)
 compat-docs: $(STAMP)
 	$(PY) tools/compat_docs.py -o docs/compatibility.md
+
+# PyTorch's operator database run on coretorch: entries with an equivalent, samples and gradients
+# that agree (a few minutes; expecttest is what PyTorch's test-suite module imports)
+op-coverage: $(STAMP)
+	$(PY) -m pip install --quiet expecttest
+	$(PY) tools/opdb_yardstick.py -o docs/op-coverage.md
 
 # coretorch/tensor/tensor.pyi (made by `make install`; again after adding ops): Tensor's methods,
 # op methods from their schemas, for editors and type checkers

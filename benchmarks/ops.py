@@ -95,6 +95,7 @@ def main() -> None:
         tm1, tm2 = torch.from_numpy(m1), torch.from_numpy(m2)
     big.append(("matmul 1024x1024 float32", lambda: cm1 @ cm2, lambda: tm1 @ tm2,
                 lambda: m1 @ m2, 0.85))
+    big += _conv_cases(ct, torch, rng)
     for name, f_ct, f_t, f_np, target in big:
         try:
             t_ct = best(f_ct, 1, rep)
@@ -103,12 +104,33 @@ def main() -> None:
                          f"skipped: no cpu kernel yet ({str(e).splitlines()[0][:60]})"))
             continue
         t_t = best(f_t, 1, rep) if torch is not None else None
-        t_np = best(f_np, 1, rep)
+        t_np = best(f_np, 1, rep) if f_np is not None else None
         rows.append((name, t_ct, t_t, t_np, target, "speed", ""))
 
     warm = startup(cold=False)
     cold = startup(cold=True)
     _print(rows, warm, cold, torch is not None)
+
+
+def _conv_cases(ct, torch, rng) -> list:
+    """conv2d forward and forward+backward on a 64x32x14x14 input, weight 64x32x3x3, padding 1
+    (target: >= 0.67x the speed of PyTorch, i.e. <= 1.5x its time); no numpy column."""
+    x = rng.standard_normal((64, 32, 14, 14), dtype=np.float32)
+    w = rng.standard_normal((64, 32, 3, 3), dtype=np.float32)
+
+    def case(lib, backward: bool):
+        if lib is None:
+            return None
+        xx = lib.tensor(x, requires_grad=backward)
+        ww = lib.tensor(w, requires_grad=backward)
+        conv = lib.nn.functional.conv2d
+        if not backward:
+            return lambda: conv(xx, ww, padding=1)
+        return lambda: conv(xx, ww, padding=1).sum().backward()
+    return [("conv2d 64x32x14x14, 3x3 weight 64x32, forward", case(ct, False),
+             case(torch, False), None, 0.67),
+            ("conv2d 64x32x14x14, 3x3 weight 64x32, forward+backward", case(ct, True),
+             case(torch, True), None, 0.67)]
 
 
 def _fmt(s: float | None) -> str:

@@ -6,6 +6,8 @@ Rows (median wall time of one full step: zero_grad, forward, cross-entropy, back
 momentum update):
 - MLP 784-1024-1024-10, batch 256   (target: <= 1.2x PyTorch)
 - MLP 32-64-10, batch 32             (target: <= 4x PyTorch)
+- LeNet CNN (conv 1->32 and 32->64, 3x3, pad 1, max-pool, linear 3136-128-10), MNIST shapes,
+  batch 64                           (target: <= 1.5x PyTorch)
 - the digits CNN of examples/train_digits.py, one epoch (ratio printed)
 
 Then, measured with coretorch and PyTorch in alternation (and the machine's load average):
@@ -63,6 +65,25 @@ def _mlp_step(lib, sizes: list[int], batch: int):
     return step
 
 
+def _lenet_step(lib):
+    """A closure running one SGD-momentum step of a LeNet-sized CNN on a 64 x 1 x 28 x 28 batch."""
+    nn = lib.nn
+    rng = np.random.default_rng(0)
+    model = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
+    x = lib.tensor(rng.standard_normal((64, 1, 28, 28)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, 10, size=64))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return step
+
+
 def _digits_epoch(lib):
     """A closure running one epoch of the digits CNN (same architecture, data and batch size)."""
     from sklearn.datasets import load_digits
@@ -102,6 +123,7 @@ def main() -> None:
          lambda lib: _mlp_step(lib, [784, 1024, 1024, 10], 256), repeat, 1.2),
         ("MLP 32-64-10, batch 32, SGD momentum step",
          lambda lib: _mlp_step(lib, [32, 64, 10], 32), repeat * 10, 4.0),
+        ("LeNet CNN, batch 64, SGD momentum step", _lenet_step, repeat, 1.5),
         ("digits CNN, one epoch (45 steps, AdamW)", _digits_epoch, max(2, repeat // 5), None),
     ]
     table = Table(title="training benchmarks (median wall time)")

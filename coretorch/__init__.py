@@ -15,6 +15,8 @@ from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16, 
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size
+from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,
+                             preserve_format)
 from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
@@ -40,7 +42,32 @@ def _export_ops() -> None:
             g[_name] = _decl.op.entry
 
 
+# the in-place ops PyTorch also has as free functions (torch.zero_(t), torch.relu_(t), ...)
+_INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+    "atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ "
+    "exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ selu_ "
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_").split()
+
+
+def _export_inplace_functions() -> None:
+    g = globals()
+    for _name in _INPLACE_FUNCTIONS:
+        _decl = ops.REGISTRY.get(_name) or ops.REGISTRY.get(_name[:-1])
+        if _decl is None or _name in g:
+            continue
+        _op = _decl.op if _decl.inplace_only else _decl.inplace_op
+        if _op is not None:
+            g[_name] = _op.entry
+
+
 _export_ops()
+_export_inplace_functions()
+from .ops.shape_composites import (broadcast_shapes, broadcast_tensors,  # noqa: E402,F401
+                                   atleast_1d, atleast_2d, atleast_3d)
+from .ops.grids import meshgrid, cartesian_prod, block_diag  # noqa: E402,F401
+from .ops.statistics import std, var  # noqa: E402,F401  (with the (input, unbiased) form)
 
 
 def is_tensor(obj) -> "bool":
@@ -81,7 +108,8 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, nn, optim, special, utils  # noqa: E402,F401
+from . import distributions, linalg, nn, optim, special, utils  # noqa: E402,F401
+from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used
@@ -96,6 +124,10 @@ amp.device_aliases.attach_amp(cuda, "cuda", float16)  # torch.cuda.amp
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")
+from .layout import layout, strided, sparse_coo  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401  (sparse COO tensors; registers their kernels)
+from .sparse.functional import sparse_coo_tensor  # noqa: E402,F401
+from .sparse import spmm  # noqa: E402,F401
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from .tensor.legacy import legacy_types as _legacy_types  # noqa: E402
 

@@ -104,6 +104,9 @@ EMPTY = {
     "argmax": lambda m: m.zeros(0).argmax(), "argmin": lambda m: m.zeros(0).argmin(),
     "max_dim": lambda m: m.zeros(0, 3).max(0), "min_dim": lambda m: m.zeros(0, 3).min(0),
     "aminmax": lambda m: m.aminmax(m.zeros(0)),
+    "aminmax_dim": lambda m: m.aminmax(m.zeros(0, 3), dim=0),
+    "kthvalue": lambda m: m.zeros(0).kthvalue(1),
+    "kthvalue_k": lambda m: m.zeros(3).kthvalue(5),
     "stack": lambda m: m.stack([]), "cat": lambda m: m.cat([]),
 }
 

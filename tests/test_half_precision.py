@@ -40,16 +40,23 @@ def _np(t) -> np.ndarray:
     return np.asarray(t.to(ct.float32).tolist(), dtype=_F32)
 
 
+@pytest.mark.parametrize("h", [ct.float16, ct.bfloat16], ids=lambda d: d.name)
 @pytest.mark.parametrize("name", sorted(_BINARY))
 @pytest.mark.parametrize("scalar", _SCALARS, ids=str)
-def test_python_scalar_is_applied_in_float32(name, scalar, data_device):
+def test_python_scalar_is_applied_in_float32(name, scalar, h, data_device):
     fn, ref = _BINARY[name]
-    x = ct.tensor(_X, dtype=H, device=data_device)
+    x = ct.tensor(_X, dtype=h, device=data_device)
     got = fn(x, scalar)
-    assert got.dtype is H
+    assert got.dtype is h
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        want = _f16(ref(np.asarray(_X, dtype=_F16).astype(_F32), _F32(scalar)))
-    np.testing.assert_array_equal(_np(got), want.astype(_F32))
+        # the reference: the half inputs widened to float32, one float32 op, rounded once
+        # (for float16 `_BINARY`'s rdiv reference rounds its reciprocal to float16 as PyTorch)
+        x32 = np.asarray(_X, dtype=h.numpy).astype(_F32)
+        want = np.asarray(ref(x32, _F32(scalar))).astype(h.numpy)
+    if h is ct.float16:
+        np.testing.assert_array_equal(_np(got), want.astype(_F32))
+    else:  # bfloat16: one rounding of the float32 result (rdiv rounds twice: one ulp)
+        np.testing.assert_allclose(_np(got), want.astype(_F32), rtol=8e-3)
 
 
 def test_issue_examples(data_device):
@@ -66,47 +73,54 @@ def test_zero_dim_wrapped_number_keeps_half_and_computes_in_float32(wrapped, dat
     assert got.tolist()[0] == pytest.approx(7.0, rel=1e-3)
 
 
-def _long(device, value=1.0, n=70000):
-    return ct.full((n,), value, dtype=H, device=device)
+def _long(device, h, value=1.0, n=70000):
+    return ct.full((n,), value, dtype=h, device=device)
 
 
-# reductions over more elements than float16 can count (65504): name -> (call, exact result)
+# reductions over more elements than float16 can count (65504), or than bfloat16 can add one to
+# (256): name -> (call(device, dtype), exact result)
 _REDUCTIONS = {
-    "mean": (lambda d: _long(d).mean(), 1.0),
-    "mean_dim": (lambda d: _long(d).view(7, 10000).mean(1), [1.0] * 7),
-    "mean_keepdim": (lambda d: _long(d).view(1, 70000).mean(-1, keepdim=True), [[1.0]]),
-    "var": (lambda d: _long(d).var(), 0.0),
-    "std": (lambda d: _long(d).std(), 0.0),
-    "var_of_spread": (lambda d: ct.tensor([-10.0, 10.0] * 35000, dtype=H, device=d)
+    "mean": (lambda d, h: _long(d, h).mean(), 1.0),
+    "mean_dim": (lambda d, h: _long(d, h).view(7, 10000).mean(1), [1.0] * 7),
+    "mean_keepdim": (lambda d, h: _long(d, h).view(1, 70000).mean(-1, keepdim=True), [[1.0]]),
+    "var": (lambda d, h: _long(d, h).var(), 0.0),
+    "std": (lambda d, h: _long(d, h).std(), 0.0),
+    "var_of_spread": (lambda d, h: ct.tensor([-10.0, 10.0] * 35000, dtype=h, device=d)
                       .var(correction=0), 100.0),
-    "std_of_spread": (lambda d: ct.tensor([-500.0, 500.0] * 35000, dtype=H, device=d)
+    "std_of_spread": (lambda d, h: ct.tensor([-500.0, 500.0] * 35000, dtype=h, device=d)
                       .std(correction=0), 500.0),
-    "norm": (lambda d: _long(d, 1.0, 65536).norm(), 256.0),
-    "norm_1": (lambda d: _long(d, 0.5).norm(1), 35000.0),
-    "mse_loss": (lambda d: F.mse_loss(_long(d), ct.zeros(70000, dtype=H, device=d)), 1.0),
-    "l1_loss": (lambda d: F.l1_loss(_long(d), ct.zeros(70000, dtype=H, device=d)), 1.0),
-    "adaptive_avg_pool2d": (lambda d: F.adaptive_avg_pool2d(
-        ct.full((1, 1, 300, 300), 1.0, dtype=H, device=d), 1), [[[[1.0]]]]),
-    "batch_norm": (lambda d: F.batch_norm(ct.full((70000, 2), 3.0, dtype=H, device=d), None,
+    "norm": (lambda d, h: _long(d, h, 1.0, 65536).norm(), 256.0),
+    "norm_1": (lambda d, h: _long(d, h, 0.5).norm(1), 35000.0),
+    "mse_loss": (lambda d, h: F.mse_loss(_long(d, h), ct.zeros(70000, dtype=h, device=d)), 1.0),
+    "l1_loss": (lambda d, h: F.l1_loss(_long(d, h), ct.zeros(70000, dtype=h, device=d)), 1.0),
+    "adaptive_avg_pool2d": (lambda d, h: F.adaptive_avg_pool2d(
+        ct.full((1, 1, 300, 300), 1.0, dtype=h, device=d), 1), [[[[1.0]]]]),
+    "batch_norm": (lambda d, h: F.batch_norm(ct.full((70000, 2), 3.0, dtype=h, device=d), None,
                                           None, training=True)[0], [0.0, 0.0]),
-    "layer_norm": (lambda d: F.layer_norm(ct.full((2, 70000), 300.0, dtype=H, device=d),
+    "layer_norm": (lambda d, h: F.layer_norm(ct.full((2, 70000), 300.0, dtype=h, device=d),
                                           (70000,))[:, 0], [0.0, 0.0]),
 }
 
 
+# 16-bit float -> the relative error of rounding a result to it once
+_HALVES = {ct.float16: 1e-3, ct.bfloat16: 8e-3}
+
+
+@pytest.mark.parametrize("h", list(_HALVES), ids=lambda d: d.name)
 @pytest.mark.parametrize("name", sorted(_REDUCTIONS))
-def test_half_reductions_accumulate_in_float32(name, data_device):
+def test_half_reductions_accumulate_in_float32(name, h, data_device):
     call, want = _REDUCTIONS[name]
-    got = call(data_device)
-    assert got.dtype is H
-    np.testing.assert_allclose(_np(got), np.asarray(want, dtype=_F32), atol=2e-3, rtol=1e-3)
+    got = call(data_device, h)
+    assert got.dtype is h
+    np.testing.assert_allclose(_np(got), np.asarray(want, dtype=_F32), atol=2e-3, rtol=_HALVES[h])
 
 
+@pytest.mark.parametrize("h", list(_HALVES), ids=lambda d: d.name)
 @pytest.mark.parametrize("name", sorted(_REDUCTIONS))
-def test_half_reductions_keep_shape_on_every_device(name, device):
+def test_half_reductions_keep_shape_on_every_device(name, h, device):
     """The float32 detour keeps the half result's shape and dtype (meta included)."""
-    got = _REDUCTIONS[name][0](device)
-    assert got.dtype is H and got.device.type == device
+    got = _REDUCTIONS[name][0](device, h)
+    assert got.dtype is h and got.device.type == device
     assert tuple(got.shape) == np.asarray(_REDUCTIONS[name][1]).shape
 
 
@@ -137,17 +151,18 @@ def test_scalars_and_reductions_match_pytorch():
             ours = lib_fn(ct.tensor(_X, dtype=H), s)
             theirs = lib_fn(torch.tensor(_X, dtype=torch.float16), s)
             np.testing.assert_array_equal(_np(ours), theirs.float().numpy())
-    for name, (call, _) in _REDUCTIONS.items():
-        if name in ("batch_norm", "layer_norm"):
-            continue  # PyTorch's own float rounding leaves ~1e-3 there; the exact 0 is tested
-        ours = call("cpu")
-        theirs = _torch_reduction(torch, name)
-        np.testing.assert_allclose(_np(ours), theirs.float().numpy(), rtol=1e-3, err_msg=name)
+    for h, th in ((ct.float16, torch.float16), (ct.bfloat16, torch.bfloat16)):
+        for name, (call, _) in _REDUCTIONS.items():
+            if name in ("batch_norm", "layer_norm"):
+                continue  # PyTorch's own float rounding leaves ~1e-3 there; the exact 0 is tested
+            ours = call("cpu", h)
+            theirs = _torch_reduction(torch, name, th)
+            np.testing.assert_allclose(_np(ours), theirs.float().numpy(), rtol=_HALVES[h],
+                                       err_msg=f"{name} {h.name}")
 
 
-def _torch_reduction(torch, name: str):
+def _torch_reduction(torch, name: str, h):
     tF = torch.nn.functional
-    h = torch.float16
     long = torch.full((70000,), 1.0, dtype=h)
     return {
         "mean": lambda: long.mean(),

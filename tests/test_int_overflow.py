@@ -71,14 +71,17 @@ def test_float_tensors_take_large_python_ints(data_device):
     assert ct.full((1,), 2**63, dtype=ct.float32, device=data_device).tolist() == [2.0**63]
 
 
-def test_half_fill_refuses_finite_values_it_cannot_hold(device):
-    h = ct.zeros(2, dtype=ct.float16, device=device)
-    with _raises("float16"):
-        h.fill_(1e6)
-    with _raises("float16"):
-        ct.full((2,), -70000.0, dtype=ct.float16, device=device)
-    h.fill_(float("inf"))  # inf and nan are values float16 has
-    h.fill_(65504.0)
+@pytest.mark.parametrize("dtype, too_large", [(ct.float16, 70000.0), (ct.bfloat16, 1e39),
+                                              (ct.float32, 1e39)], ids=lambda v: str(v))
+def test_float_fill_refuses_finite_values_it_cannot_hold(dtype, too_large, device):
+    h = ct.zeros(2, dtype=dtype, device=device)
+    with _raises(dtype.name):
+        h.fill_(too_large)
+    with _raises(dtype.name):
+        ct.full((2,), -too_large, dtype=dtype, device=device)
+    h.fill_(float("inf"))  # inf and nan are values every float dtype has
+    h.fill_(float("nan"))
+    h.fill_(ct.finfo(dtype).max)
 
 
 def test_matches_pytorch_on_what_raises():
@@ -86,7 +89,8 @@ def test_matches_pytorch_on_what_raises():
     cases = [lambda m: m.full((2,), 2**63), lambda m: m.tensor([300], dtype=m.uint8),
              lambda m: m.tensor([2**40], dtype=m.int32), lambda m: m.zeros(2).half().fill_(1e6),
              lambda m: m.arange(2**63, 2**63 + 2), lambda m: m.tensor([1]).clamp(max=2**63),
-             lambda m: m.tensor(2**63), lambda m: m.tensor([2**64 - 1])]
+             lambda m: m.tensor(2**63), lambda m: m.tensor([2**64 - 1]),
+             lambda m: m.zeros(2).fill_(1e39), lambda m: m.zeros(2, dtype=m.bfloat16).fill_(1e39)]
     for case in cases:
         with pytest.raises((RuntimeError, ValueError, OverflowError)):
             case(torch)

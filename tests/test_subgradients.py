@@ -108,3 +108,15 @@ def test_binary_cross_entropy_target_gradient_matches_pytorch():
         m.nn.functional.binary_cross_entropy(x, t, weight=w).backward()
         out.append(np.asarray(t.grad.tolist()))
     np.testing.assert_allclose(out[0], out[1], rtol=1e-9)
+
+
+def test_binary_cross_entropy_gradients_away_from_the_kinks():
+    """The custom derivative is the true one inside (0, 1), to second order."""
+    from coretorch.autograd import gradcheck, gradgradcheck
+    x = ct.tensor([0.2, 0.5, 0.7], dtype=ct.float64, requires_grad=True)
+    t = ct.tensor([0.0, 1.0, 0.3], dtype=ct.float64, requires_grad=True)
+
+    def bce(a, b):
+        return ct.nn.functional.binary_cross_entropy(a, b)
+    assert gradcheck(bce, (x, t))
+    assert gradgradcheck(bce, (x, t))

@@ -79,7 +79,9 @@ that this file is current.
 
 A name counts as present when coretorch has it, including names that exist only to raise a clear
 error where the feature cannot work here (CUDA graphs, ONNX export, ...). Whether a present name
-behaves as PyTorch's is what the test suite checks, not this table.
+behaves as PyTorch's is what the test suite checks, not this table; [op-coverage.md](op-coverage.md)
+runs the samples of PyTorch's own operator database on both and gives how many outputs and
+gradients agree.
 
 `python -m coretorch.compat script.py` runs a PyTorch program with `import torch` mapped to
 coretorch; a module that is missing below fails there with `ModuleNotFoundError` naming it.

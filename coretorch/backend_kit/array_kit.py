@@ -70,16 +70,20 @@ class ArrayKit:
     a tensor of this backend's `device_type` (shared memory); `from_host(np_array)` makes an `xp`
     array from host data (used for a cpu scalar tensor mixed into an op; default `xp.asarray`);
     `special` is the module of special functions over `xp` arrays, or a function returning it
-    (default: scipy.special, imported when first used).
+    (default: scipy.special, imported when first used); `scipy_linalg` likewise for the
+    factorizations numpy lacks (lu_factor, solve_triangular; default scipy.linalg, CuPy's
+    backend gives cupyx.scipy.linalg).
     """
 
     def __init__(self, xp: Any, as_array: Callable, device_type: str,
-                 from_host: Optional[Callable] = None, special: Any = None):
+                 from_host: Optional[Callable] = None, special: Any = None,
+                 scipy_linalg: Any = None):
         self.xp = xp
         self.as_array = as_array
         self.device_type = device_type
         self.from_host = from_host if from_host is not None else xp.asarray
         self._special = special
+        self._scipy_linalg = scipy_linalg
 
     @property
     def special(self) -> Any:
@@ -90,6 +94,16 @@ class ArrayKit:
         elif callable(sp):
             sp = self._special = sp()
         return sp
+
+    @property
+    def scipy_linalg(self) -> Any:
+        sl = self._scipy_linalg
+        if sl is None:
+            import scipy.linalg as sl
+            self._scipy_linalg = sl
+        elif callable(sl) and not hasattr(sl, "lu_factor"):
+            sl = self._scipy_linalg = sl()
+        return sl
 
     def arr(self, x):
         """The array of a tensor (a tensor of another device, such as a cpu scalar, is copied

@@ -1,5 +1,6 @@
 """Pooling kernels on the array API: max and average pooling over a strided view of every window
-(no copy), and the backward of average pooling as one strided add per window offset.
+(no copy), the backward of average pooling as one strided add per window offset, and the
+backward of max pooling as one scatter-add at the saved indices.
 
 The arguments arrive checked by the ops' meta rules: kernel_size, padding and dilation as pairs,
 ``window_stride`` (the stride, or kernel_size where it was omitted) precomputed by the meta rule;
@@ -122,8 +123,8 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     if cdt.kind == "f":
         y = acc / f.astype(cdt)
     else:
-        q = xp.abs(acc) // f  # C++ integer division truncates toward zero
-        y = xp.where(acc >= 0, q, -q)
+        q = xp.abs(acc) // xp.abs(f)  # C++ integer division truncates toward zero
+        y = xp.where((acc >= 0) == (f > 0), q, -q)
     k.write(out, xp.where(empty, 0, y).reshape(o.shape))
 
 
@@ -150,5 +151,23 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
     k.write(out, gxp[:, ph:ph + h, pw:pw + w].reshape(gi.shape))
 
 
+def max_pool2d_with_indices_backward(out, grad_output, self, kernel_size, stride, padding,
+                                     dilation, ceil_mode, indices, window_stride):
+    """Each output's gradient added at the flat H*W input index of its maximum"""
+    k = kit_of(out)
+    xp = k.xp
+    gi = k.arr(out)
+    cdt = _F64 if gi.dtype == _F64 else _F32
+    g = k.arr(grad_output).astype(cdt).reshape(-1, grad_output._shape[-2] *
+                                                grad_output._shape[-1])
+    idx = k.arr(indices).reshape(g.shape)
+    h, w = gi.shape[-2:]
+    gx = xp.zeros((g.shape[0], h * w), cdt)
+    if g.size:
+        xp.add.at(gx, (xp.arange(g.shape[0])[:, None], idx), g)
+    k.write(out, gx.reshape(gi.shape))
+
+
 KERNELS = {"max_pool2d_with_indices": max_pool2d_with_indices, "avg_pool2d": avg_pool2d,
-           "avg_pool2d_backward": avg_pool2d_backward}
+           "avg_pool2d_backward": avg_pool2d_backward,
+           "max_pool2d_with_indices_backward": max_pool2d_with_indices_backward}

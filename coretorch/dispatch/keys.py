@@ -1,7 +1,7 @@
 """Dispatch keys and immutable dispatch-key sets.
 
 A key set is a bitset in a Python int: a higher bit means a higher priority. Functionality keys
-(Python, Autocast, Autograd, BackendSelect) have fixed high bits; backend keys are allocated from
+(SparseCOO, Python, Autocast, Autograd, BackendSelect) have fixed high bits; backend keys are allocated from
 bit 0 upwards when a backend registers, so any number of backends can coexist. Alias keys
 (CompositeImplicitAutograd, CompositeExplicitAutograd) have no bit: they exist only for
 registration and expand to real keys when a kernel is looked up.
@@ -23,6 +23,7 @@ class DispatchKey:
     _by_bit: dict[int, "DispatchKey"] = {}
 
     # fixed keys are assigned after the class body
+    SparseCOO: "DispatchKey"
     Python: "DispatchKey"
     Autocast: "DispatchKey"
     Autograd: "DispatchKey"
@@ -77,6 +78,9 @@ class DispatchKey:
         return [k for k in DispatchKey._by_bit.values() if k.is_backend]
 
 
+# sparse tensors (coretorch.sparse) wrap dense indices/values tensors: their kernels sit above
+# every other key and compute with dense ops, which autograd and the backends then see
+DispatchKey.SparseCOO = DispatchKey("SparseCOO", 63)
 DispatchKey.Python = DispatchKey("Python", 62)
 DispatchKey.Autocast = DispatchKey("Autocast", 61)
 DispatchKey.Autograd = DispatchKey("Autograd", 60)
@@ -86,6 +90,7 @@ DispatchKey.CompositeExplicitAutograd = DispatchKey("CompositeExplicitAutograd",
 
 BACKEND_MASK = (1 << _MAX_BACKENDS) - 1
 AUTOGRAD_BIT = 1 << DispatchKey.Autograd.bit
+SPARSE_COO_BIT = 1 << DispatchKey.SparseCOO.bit
 BACKEND_SELECT_BIT = 1 << DispatchKey.BackendSelect.bit
 
 

@@ -25,6 +25,10 @@ class Parameter(Tensor):
         if not isinstance(data, TensorImpl):
             raise TypeError(f"Parameter(): expected data to be a Tensor, got "
                             f"{type(data).__name__}")
+        if data.is_sparse:
+            raise RuntimeError("Parameter(): sparse_coo tensors are not supported as parameters; "
+                               "register the dense tensor (.to_dense()) or keep the sparse one "
+                               "as a buffer")
         p = new_impl(cls, data._storage, data._shape, data._stride, data._offset, data._dtype,
                      data._device, data._keys & ~AUTOGRAD_BIT, data._vc, None)
         if requires_grad:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import get_device_type
+from ..memory_formats import check_memory_format, memory_format_arg, restride
 from ..tensor.impl import TensorImpl
 from .declare import EXPLICIT, alloc, declare
 from .meta_rules import broadcasts_to, resolve_device
@@ -49,23 +50,27 @@ def _fresh(t):
 
 
 def _meta_clone(self, memory_format):
+    check_memory_format("clone", len(self._shape), memory_format)
     return (self._shape, self._dtype, self._device)
 
 
 def _clone(self, memory_format):
-    """A copy with its own (contiguous) storage."""
-    out = alloc(self._shape, self._dtype, self._device)
+    """A copy with its own storage, in `memory_format` (default: the format `self` is in)."""
+    out = restride(alloc(self._shape, self._dtype, self._device), "clone",
+                   memory_format_arg("clone", memory_format), self)
     return _fresh(_copy_same_device(out, self, False))
 
 
 def _meta_to_copy(self, dtype, device, non_blocking, memory_format):
+    check_memory_format("to", len(self._shape), memory_format)
     return (self._shape, self._dtype if dtype is None else dtype,
             self._device if device is None else resolve_device(device))
 
 
 def _to_copy(self, dtype, device, non_blocking, memory_format):
-    """A copy with another dtype and/or on another device."""
-    out = alloc(*_meta_to_copy(self, dtype, device, non_blocking, memory_format))
+    """A copy with another dtype, device and/or memory format."""
+    out = restride(alloc(*_meta_to_copy(self, dtype, device, non_blocking, memory_format)),
+                   "to", memory_format_arg("to", memory_format), self)
     if out._device is self._device:
         return _fresh(_copy_same_device(out, self, False))
     return _fresh(_copy(out, self, False))

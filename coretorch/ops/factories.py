@@ -15,7 +15,9 @@ import numpy as np
 from .. import dtypes as dt
 from ..device import get_default_device, get_device_type
 from ..dispatch.keys import DispatchKey
+from ..memory_formats import check_memory_format, memory_format_arg, restride
 from ..dispatch.operator import register_fallback
+from ..layout import layout as _layout, strided as _strided
 from ..random import generator_for
 from ..tensor.impl import TensorImpl, device_key_bits, new_impl
 from ..tensor.tensor import Tensor
@@ -23,7 +25,8 @@ from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
 _T = TensorImpl
-_F16_MAX = float(np.finfo(np.float16).max)
+# the largest finite value of each float dtype narrower than a Python float
+_FLOAT_MAX = {d: dt.finfo(d).max for d in dt.all_dtypes if d.is_floating_point and d.itemsize < 8}
 
 # ---- BackendSelect ------------------------------------------------------------------------------
 
@@ -77,25 +80,39 @@ def _check_size(op: str, shape: tuple) -> tuple:
     return shape
 
 
-def _spec(op: str, size, dtype, device) -> tuple:
+def check_layout(op: str, layout) -> None:
+    """Factories make strided tensors: any other layout is refused (never silently dense)."""
+    if layout is None or layout is _strided:
+        return
+    if not isinstance(layout, _layout):
+        raise TypeError(f"{op}(): argument 'layout' must be coretorch.layout, not "
+                        f"{type(layout).__name__}")
+    raise RuntimeError(f"{op}(): layout={layout} is not supported (factories make strided "
+                       f"tensors); make a sparse tensor with coretorch.sparse_coo_tensor or "
+                       f"Tensor.to_sparse()")
+
+
+def _spec(op: str, size, dtype, device, layout) -> tuple:
+    check_layout(op, layout)
     return (_check_size(op, size), dt.get_default_dtype() if dtype is None else dtype,
             resolve_device(device))
 
 
 def _meta_empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
-    return _spec("empty", size, dtype, device)
+    check_memory_format("empty", len(size), memory_format)
+    return _spec("empty", size, dtype, device, layout)
 
 
 def _meta_sized(name: str):
     def meta(size, dtype, layout, device, requires_grad, pin_memory):
-        return _spec(name, size, dtype, device)
+        return _spec(name, size, dtype, device, layout)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
 def _meta_random_sized(name: str):
     def meta(size, generator, dtype, layout, device, requires_grad, pin_memory):
-        return _spec(name, size, dtype, device)
+        return _spec(name, size, dtype, device, layout)
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -106,18 +123,19 @@ def _meta_empty_strided(size, stride, dtype, layout, device, requires_grad, pin_
                            f"({len(size)} sizes, {len(stride)} strides)")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"empty_strided(): strides must be non-negative, got {list(stride)}")
-    return _spec("empty_strided", size, dtype, device)
+    return _spec("empty_strided", size, dtype, device, layout)
 
 
 def _meta_full(size, fill_value, dtype, layout, device, requires_grad, pin_memory):
-    return _spec("full", size, dt.scalar_dtype(fill_value) if dtype is None else dtype, device)
+    return _spec("full", size, dt.scalar_dtype(fill_value) if dtype is None else dtype, device,
+                 layout)
 
 
 def _meta_eye(n, m, dtype, layout, device, requires_grad, pin_memory):
     m = n if m is None else m
     if n < 0 or m < 0:
         raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
-    return _spec("eye", (n, m), dtype, device)
+    return _spec("eye", (n, m), dtype, device, layout)
 
 
 def randint_bounds(low, high, size) -> tuple:
@@ -141,30 +159,32 @@ def randint_bounds(low, high, size) -> tuple:
 
 def _meta_randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
     low, high, size = randint_bounds(low, high, size)
-    return _spec("randint", size, dt.int64 if dtype is None else dtype, device)
+    return _spec("randint", size, dt.int64 if dtype is None else dtype, device, layout)
 
 
 def _meta_randperm(n, generator, dtype, layout, device, requires_grad, pin_memory):
-    return _spec("randperm", (n,), dt.int64 if dtype is None else dtype, device)
+    return _spec("randperm", (n,), dt.int64 if dtype is None else dtype, device, layout)
 
 
-def _like_spec(self, dtype, device) -> tuple:
+def _like_spec(self, dtype, device, layout=None, memory_format=None) -> tuple:
+    check_layout("*_like", layout)
+    check_memory_format("empty_like", len(self._shape), memory_format)
     return (self._shape, self._dtype if dtype is None else dtype,
             self._device if device is None else resolve_device(device))
 
 
 def _meta_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
-    return _like_spec(self, dtype, device)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_random_like(self, generator, dtype, layout, device, requires_grad, pin_memory,
                       memory_format):
-    return _like_spec(self, dtype, device)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
                     memory_format):
-    return _like_spec(self, dtype, device)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _meta_randint_like(self, low, high, generator, dtype, layout, device, requires_grad,
@@ -174,7 +194,7 @@ def _meta_randint_like(self, low, high, generator, dtype, layout, device, requir
     if low >= high:
         raise RuntimeError(f"randint_like(): random_ expects 'from' to be less than 'to', but "
                            f"got from={low} >= to={high}")
-    return _like_spec(self, dtype, device)
+    return _like_spec(self, dtype, device, layout, memory_format)
 
 
 def _arange_count(start, end, step) -> int:
@@ -189,6 +209,7 @@ def _arange_count(start, end, step) -> int:
 
 
 def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_memory):
+    check_layout("arange", layout)
     if end is None:
         start, end = 0, start
     n = _arange_count(start, end, step)
@@ -202,18 +223,18 @@ def _meta_arange(start, end, step, dtype, layout, device, requires_grad, pin_mem
     return ((n,), dtype, resolve_device(device))
 
 
-def _spaced_spec(op: str, steps: int, dtype, device) -> tuple:
+def _spaced_spec(op: str, steps: int, dtype, device, layout) -> tuple:
     if steps < 0:
         raise RuntimeError(f"{op}(): number of steps must be non-negative, got {steps}")
-    return _spec(op, (steps,), dtype, device)
+    return _spec(op, (steps,), dtype, device, layout)
 
 
 def _meta_linspace(start, end, steps, dtype, layout, device, requires_grad, pin_memory):
-    return _spaced_spec("linspace", steps, dtype, device)
+    return _spaced_spec("linspace", steps, dtype, device, layout)
 
 
 def _meta_logspace(start, end, steps, base, dtype, layout, device, requires_grad, pin_memory):
-    return _spaced_spec("logspace", steps, dtype, device)
+    return _spaced_spec("logspace", steps, dtype, device, layout)
 
 
 def check_fill_value(dtype, value) -> None:
@@ -228,7 +249,7 @@ def check_fill_value(dtype, value) -> None:
             raise RuntimeError(f"fill_(): value cannot be converted to type {dtype.name} "
                                f"without overflow (got {value}; the range is [{info.min}, "
                                f"{info.max}])")
-    elif dtype is dt.float16 and math.isfinite(value) and abs(value) > _F16_MAX:
+    elif dtype in _FLOAT_MAX and math.isfinite(value) and abs(value) > _FLOAT_MAX[dtype]:
         # PyTorch refuses a finite value that would become inf (inf and nan themselves fit)
         raise dt.overflow_error(dtype, value, "fill_")
 
@@ -303,8 +324,9 @@ def _meta_bernoulli(self, p, generator):
 
 def _empty(size, dtype, layout, device, requires_grad, pin_memory, memory_format):
     """A tensor of `size` with uninitialized data."""
-    return alloc(*_meta_empty(size, dtype, layout, device, requires_grad, pin_memory,
-                              memory_format))
+    return restride(alloc(*_meta_empty(size, dtype, layout, device, requires_grad, pin_memory,
+                                       memory_format)),
+                    "empty", memory_format_arg("empty", memory_format))
 
 
 def _empty_strided(size, stride, dtype, layout, device, requires_grad, pin_memory):
@@ -324,7 +346,7 @@ def _full(size, fill_value, dtype, layout, device, requires_grad, pin_memory):
 
 def _filled(name: str, value):
     def impl(size, dtype, layout, device, requires_grad, pin_memory):
-        return alloc(*_spec(name, size, dtype, device)).fill_(value)
+        return alloc(*_spec(name, size, dtype, device, layout)).fill_(value)
     impl.__name__ = name
     impl.__doc__ = f"A tensor of `size` filled with {value}."
     return impl
@@ -341,19 +363,21 @@ def _eye(n, m, dtype, layout, device, requires_grad, pin_memory):
 
 def _rand(size, generator, dtype, layout, device, requires_grad, pin_memory):
     """Uniform samples in [0, 1)."""
-    return alloc(*_spec("rand", size, dtype, device)).uniform_(0.0, 1.0, generator=generator)
+    return alloc(*_spec("rand", size, dtype, device, layout)).uniform_(0.0, 1.0,
+                                                                      generator=generator)
 
 
 def _randn(size, generator, dtype, layout, device, requires_grad, pin_memory):
     """Standard normal samples."""
-    return alloc(*_spec("randn", size, dtype, device)).normal_(0.0, 1.0, generator=generator)
+    return alloc(*_spec("randn", size, dtype, device, layout)).normal_(0.0, 1.0,
+                                                                      generator=generator)
 
 
 def _randint(low, high, size, generator, dtype, layout, device, requires_grad, pin_memory):
     """Integers uniformly from [low, high): ``randint(high, size)`` or
     ``randint(low, high, size)``."""
     low, high, size = randint_bounds(low, high, size)
-    t = alloc(*_spec("randint", size, dt.int64 if dtype is None else dtype, device))
+    t = alloc(*_spec("randint", size, dt.int64 if dtype is None else dtype, device, layout))
     return t.random_(low, high, generator=generator)
 
 
@@ -365,27 +389,36 @@ def _randperm(n, generator, dtype, layout, device, requires_grad, pin_memory):
     return t
 
 
+def _like_alloc(self, dtype, device, memory_format):
+    """The uninitialized result of a ``*_like`` factory, in `memory_format` (default: the
+    format `self` is in)."""
+    return restride(alloc(*_like_spec(self, dtype, device)), "empty_like",
+                    memory_format_arg("empty_like", memory_format), self)
+
+
 def _like(fill):
     """The impl of ``<fill>_like``: a tensor shaped like `self`, filled by ``fill(t)``."""
     def like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
-        return finish(fill(alloc(*_like_spec(self, dtype, device))), requires_grad)
+        return finish(fill(_like_alloc(self, dtype, device, memory_format)), requires_grad)
     return like
 
 
 def _empty_like(self, dtype, layout, device, requires_grad, pin_memory, memory_format):
     """An uninitialized tensor shaped like `self`."""
-    return finish(alloc(*_like_spec(self, dtype, device)), requires_grad)
+    return finish(_like_alloc(self, dtype, device, memory_format), requires_grad)
 
 
 def _full_like(self, fill_value, dtype, layout, device, requires_grad, pin_memory,
                memory_format):
     """A tensor shaped like `self` filled with `fill_value`."""
-    return finish(alloc(*_like_spec(self, dtype, device)).fill_(fill_value), requires_grad)
+    t = _like_alloc(self, dtype, device, memory_format)
+    return finish(t.fill_(fill_value), requires_grad)
 
 
 def _random_like(draw):
     def like(self, generator, dtype, layout, device, requires_grad, pin_memory, memory_format):
-        return finish(draw(alloc(*_like_spec(self, dtype, device)), generator), requires_grad)
+        t = _like_alloc(self, dtype, device, memory_format)
+        return finish(draw(t, generator), requires_grad)
     return like
 
 
@@ -394,7 +427,7 @@ def _randint_like(self, low, high, generator, dtype, layout, device, requires_gr
     """Integers uniformly from [low, high) (``randint_like(t, high)``: from [0, high))."""
     if high is None:
         low, high = 0, low
-    t = alloc(*_like_spec(self, dtype, device)).random_(low, high, generator=generator)
+    t = _like_alloc(self, dtype, device, memory_format).random_(low, high, generator=generator)
     return finish(t, requires_grad)
 
 

@@ -25,6 +25,7 @@ from .meta_rules import broadcast_shapes, broadcasts_to, common_device
 
 _T = TensorImpl
 _INDEX_DTYPES = (dt.int32, dt.int64)
+_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=) as scatter_reduce
 
 __all__ = ["index_result_shape"]
 
@@ -111,10 +112,11 @@ def _index_select(self, dim, index):
 def _check_scatter_gather(op: str, self, d: int, index, src=None) -> None:
     """PyTorch's shape rules: same number of dims; index no larger than src anywhere and no
     larger than self except along `dim` (not checked for an empty index)."""
-    if index._dtype is not dt.int64:
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {index._dtype.name}")
     if shape_numel(index._shape) == 0:
-        return
+        return  # an empty index of any integer dtype is a no-op, as in PyTorch
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got "
+                           f"{index._dtype.name}")
     nd = max(len(self._shape), 1)
     if max(len(index._shape), 1) != nd:
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "
@@ -146,7 +148,7 @@ def _gather(self, dim, index, sparse_grad):
     """``out[i][j] = self[index[i][j]][j]`` (for dim 0; likewise along any dim)."""
     if not index.numel():
         return _op("empty")(index._shape, dtype=self._dtype, device=self._device)
-    x, idx = _rank1(self), _rank1(index)
+    x, idx = _rank1(self), _long(_rank1(index))
     _check_in_range("gather", idx, x._shape[dim], dim)
     r = _op("_index")(x, _coordinates(idx, dim))
     return r if index._shape else r.reshape(())
@@ -163,7 +165,10 @@ def _meta_scatter_common(op: str, self, dim, index, src):
     return (self._shape, self._dtype, common_device(op, self, index, src))
 
 
-def _meta_scatter(self, dim, index, src):
+def _meta_scatter(self, dim, index, src, reduce):
+    if reduce is not None and reduce not in _SCATTER_REDUCE:
+        raise RuntimeError(f"scatter(): reduce argument must be either add or multiply, got "
+                           f"{reduce!r}")
     return _meta_scatter_common("scatter", self, dim, index, src)
 
 
@@ -176,22 +181,33 @@ def _scattered(op: str, self, dim, index, src, accumulate: bool):
     out = self.clone()
     if not index.numel():
         return out
-    x, idx = _rank1(out), _rank1(index)
+    x, idx = _rank1(out), _long(_rank1(index))
     _check_in_range(op, idx, x._shape[dim], dim)
     if isinstance(src, _T):
-        values = _rank1(src)
-        for k, n in enumerate(idx._shape):  # src may be larger than index: its leading block
-            if values._shape[k] != n:
-                values = values.narrow(k, 0, n)
+        values = leading_block(_rank1(src), idx._shape)
     else:
         values = _op("full")((), src, dtype=self._dtype, device=self._device)
     _op("_index_put_")(x, _coordinates(idx, dim), values, accumulate)
     return out
 
 
-def _scatter(self, dim, index, src):
-    """`self` with `src` (a tensor or a number) written at `index` along `dim`."""
-    return _scattered("scatter", self, dim, index, src, False)
+def leading_block(src, shape: tuple):
+    """The block of `src` at the start of each dim with `shape` (scatters read src there: it
+    may be larger than the index)."""
+    for k, n in enumerate(shape):
+        if src._shape[k] != n:
+            src = src.narrow(k, 0, n)
+    return src
+
+
+def _scatter(self, dim, index, src, reduce):
+    """`self` with `src` (a tensor or a number) written at `index` along `dim`; with `reduce`
+    (``"add"``/``"multiply"``) combined with what is there instead."""
+    if reduce is None:
+        return _scattered("scatter", self, dim, index, src, False)
+    if not isinstance(src, _T):
+        src = _op("full")(index._shape, src, dtype=self._dtype, device=self._device)
+    return self.scatter_reduce(dim, index, src, _SCATTER_REDUCE[reduce])
 
 
 def _scatter_add(self, dim, index, src):
@@ -210,6 +226,9 @@ def _pad_to(g, shape: tuple):
 
 
 def _d_scatter(ctx, grad):
+    if ctx.reduce is not None:
+        raise RuntimeError("scatter(): the derivative with reduce= is not implemented (use "
+                           "scatter_reduce)")
     need = ctx.needs_input_grad
     g_self = grad.scatter(ctx.dim, ctx.index, 0) if need[0] else None
     g_src = None
@@ -465,7 +484,8 @@ def _declare_all() -> None:
             doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
                 "order: the primitive behind nonzero.", **ix)
     exp = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
-    declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src) -> Tensor",
+    declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src, *, "
+            "str? reduce=None) -> Tensor",
             _meta_scatter, impl=_scatter, derivative=_d_scatter, **exp)
     declare("scatter_add(Tensor self, Dim dim, Tensor index, Tensor src) -> Tensor",
             _meta_scatter_add, impl=_scatter_add, derivative=_d_scatter_add,

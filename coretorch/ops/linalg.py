@@ -5,7 +5,7 @@ from __future__ import annotations
 from .declare import EXPLICIT, IMPLICIT, declare, op_named
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
-__all__ = ["flops_mm", "flops_bmm", "flops_addmm"]
+__all__ = ["flops_mm", "flops_bmm", "flops_addmm", "meta_dot"]
 
 
 def _same_dtype(op: str, a, b) -> None:
@@ -111,18 +111,23 @@ def flops_addmm(result, self, mat1, mat2, beta, alpha) -> int:
     return 2 * n * k * mat2._shape[1] + result.numel()
 
 
-def _meta_dot(self, other):
-    if len(self._shape) != 1 or len(other._shape) != 1:
-        raise RuntimeError(f"dot(): 1D tensors expected, but got {len(self._shape)}D and "
-                           f"{len(other._shape)}D tensors")
-    if self._dtype is not other._dtype:
-        raise RuntimeError(f"dot(): expected both vectors to have same dtype, but found "
-                           f"{self._dtype.name} and {other._dtype.name}")
-    if self._shape != other._shape:
-        raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{self._shape[0]}] "
-                           f"and src [{other._shape[0]}] to have the same number of elements, "
-                           f"but got {self._shape[0]} and {other._shape[0]} elements respectively")
-    return ((), self._dtype, common_device("dot", self, other))
+def meta_dot(op: str):
+    """The meta rule of an inner product of two 1-D tensors of one size and dtype (dot, vdot)."""
+    def meta(self, other):
+        if len(self._shape) != 1 or len(other._shape) != 1:
+            raise RuntimeError(f"{op}(): 1D tensors expected, but got {len(self._shape)}D and "
+                               f"{len(other._shape)}D tensors")
+        if self._dtype is not other._dtype:
+            raise RuntimeError(f"{op}(): expected both vectors to have same dtype, but found "
+                               f"{self._dtype.name} and {other._dtype.name}")
+        if self._shape != other._shape:
+            n, k = self._shape[0], other._shape[0]
+            raise RuntimeError(f"{op}(): inconsistent tensor size, expected tensor [{n}] and "
+                               f"src [{k}] to have the same number of elements, but got {n} "
+                               f"and {k} elements respectively")
+        return ((), self._dtype, common_device(op, self, other))
+    meta.__name__ = f"_meta_{op}"
+    return meta
 
 
 def _dot(self, other):
@@ -249,7 +254,7 @@ def _declare_all() -> None:
             derivative=_d_addmm, saves=("mat1", "mat2"), flops=flops_addmm)
     comp = dict(kind=IMPLICIT, family="linalg", out=False)
     declare("matmul(Tensor self, Tensor other) -> Tensor", _meta_matmul, impl=_matmul, **comp)
-    declare("dot(Tensor self, Tensor other) -> Tensor", _meta_dot, impl=_dot, **comp)
+    declare("dot(Tensor self, Tensor other) -> Tensor", meta_dot("dot"), impl=_dot, **comp)
     declare("mv(Tensor self, Tensor vec) -> Tensor", _meta_mv, impl=_mv, **comp)
     declare("outer(Tensor self, Tensor vec2) -> Tensor", _meta_outer, impl=_outer, **comp)
     declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", _meta_linear,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as dt
+from .. import memory_formats as _mf
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
@@ -199,15 +200,19 @@ def setitem(self, idx, value):
 
 def _parse_to(who: str, args, kwargs) -> tuple:
     """(device, dtype, copy) from the arguments of ``Tensor.to``/``Module.to`` (`who` names the
-    caller in errors); `non_blocking` and `memory_format` are accepted and ignored."""
+    caller in errors); `non_blocking` is accepted and ignored, `memory_format` is read by
+    `to`."""
     kwargs = dict(kwargs)
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"{who}() got unexpected keyword arguments {sorted(kwargs)}")
+    flags = [a for a in args if isinstance(a, bool)]  # to(dtype, non_blocking, copy)
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, dt.dtype):
             dtype = a
@@ -224,16 +229,24 @@ def _parse_to(who: str, args, kwargs) -> tuple:
 
 
 def to(self, *args, **kwargs):
-    """Convert dtype and/or device: ``t.to("meta")``, ``t.to(coretorch.float64)``, ``t.to(other)``.
-    Returns self when nothing changes (unless ``copy=True``)."""
+    """Convert dtype, device and/or memory format: ``t.to("meta")``, ``t.to(coretorch.float64)``,
+    ``t.to(other)``, ``t.to(memory_format=coretorch.channels_last)``. Returns self when nothing
+    changes (unless ``copy=True``)."""
+    kwargs = dict(kwargs)
+    fmt = kwargs.pop("memory_format", None)
     dev, dtype, copy = _parse_to("to", args, kwargs)
     dev = None if dev is None else _device(dev)
     if dev is not None and dev.index is None and self._device.type == dev.type:
         dev = self._device
     same = (dev is None or dev == self._device) and (dtype is None or dtype is self._dtype)
-    if same and not copy:
+    if same and not copy and (fmt is None or _keeps_format(self, fmt)):
         return self
-    return _op("_to_copy")(self, dtype=dtype, device=dev)
+    return _op("_to_copy")(self, dtype=dtype, device=dev, memory_format=fmt)
+
+
+def _keeps_format(self, fmt) -> bool:
+    fmt = _mf.memory_format_arg("to", fmt)
+    return fmt is _mf.preserve_format or self.is_contiguous(memory_format=fmt)
 
 
 def _read(self):

@@ -1,5 +1,5 @@
 """Neural-network ops: convolutions (conv2d and its backward, conv1d), max and average pooling (and
-the backward of average pooling), embedding (softmax/log_softmax are in `softmax.py`).
+their backwards), embedding (softmax/log_softmax are in `softmax.py`).
 
 Each op's arguments and defaults are written once, in its schema. Its meta rule is the only place
 that refuses arguments; what the kernels need beyond the argument record, the meta rule computes
@@ -355,11 +355,31 @@ def _meta_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, 
 
 def _d_max_pool2d(ctx, grad, grad_indices=None):
     """Each output's gradient goes to the input element its index names (flat in H*W)."""
-    shape = ctx.self._shape
-    indices = ctx.result[1]
-    flat = shape[:-2] + (shape[-2] * shape[-1],)
-    zeros = _op("zeros")(flat, dtype=grad._dtype, device=grad._device)
-    return (zeros.scatter_add(-1, indices.flatten(-2), grad.flatten(-2)).reshape(shape),)
+    return (_op("max_pool2d_with_indices_backward")(
+        grad, ctx.self, ctx.kernel_size, window_stride(ctx.kernel_size, ctx.stride), ctx.padding,
+        ctx.dilation, ctx.ceil_mode, ctx.result[1]),)
+
+
+def _meta_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                              ceil_mode, indices):
+    op = "max_pool2d_with_indices_backward"
+    s = _pool_params(op, kernel_size, stride, padding, dilation)
+    expected = _pool_shape(op, self, kernel_size, s, padding, dilation, ceil_mode)
+    if grad_output._shape != expected or indices._shape != expected:
+        raise RuntimeError(f"{op}(): expected grad_output and indices of shape "
+                           f"{list(expected)}, got {list(grad_output._shape)} and "
+                           f"{list(indices._shape)}")
+    if indices._dtype is not dt.int64:
+        raise RuntimeError(f"{op}(): expected int64 indices, got {indices._dtype.name}")
+    return (self._shape, grad_output._dtype,
+            common_device(op, grad_output, self, indices)), (s,)
+
+
+def _d_max_pool2d_backward(ctx, grad):
+    """Linear in grad_output: its adjoint reads the gradient back at each index."""
+    idx = ctx.indices
+    g = grad.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx._shape)
+    return (g, None)
 
 
 def _flops_pool(result, self, kernel_size, *args) -> int:
@@ -418,7 +438,7 @@ def _d_avg_pool2d_backward(ctx, grad):
 
 # ---- embedding ---------------------------------------------------------------------------------
 
-def _meta_embedding(weight, indices, padding_idx):
+def _meta_embedding(weight, indices, padding_idx, scale_grad_by_freq):
     if len(weight._shape) != 2:
         raise RuntimeError(f"embedding(): 'weight' must be 2-D (num_embeddings, embedding_dim), "
                            f"got size {list(weight._shape)}")
@@ -434,10 +454,11 @@ def _meta_embedding(weight, indices, padding_idx):
             common_device("embedding", weight, indices))
 
 
-def _embedding(weight, indices, padding_idx):
+def _embedding(weight, indices, padding_idx, scale_grad_by_freq):
     """Rows of `weight` (num_embeddings, embedding_dim) picked by the integer tensor `indices`:
     shape indices.shape + (embedding_dim,). The `padding_idx` row (negative counts from the end)
-    gets no gradient."""
+    gets no gradient; with `scale_grad_by_freq` each use's gradient is divided by how often its
+    row is picked."""
     rows = weight.index_select(0, indices.reshape(-1))
     return rows.reshape(indices._shape + (weight._shape[1],))
 
@@ -448,6 +469,10 @@ def _d_embedding(ctx, grad):
     g = grad.reshape(-1, weight._shape[1])
     if pad is not None:
         g = g.masked_fill(flat.eq(pad % weight._shape[0]).unsqueeze(1), 0)
+    if ctx.scale_grad_by_freq:
+        uses = _op("zeros")((weight._shape[0],), dtype=g._dtype, device=g._device)
+        uses = uses.index_add(0, flat, _op("ones")(flat._shape, dtype=g._dtype, device=g._device))
+        g = g / uses.index_select(0, flat).unsqueeze(1)
     zeros = _op("zeros_like")(weight, dtype=g._dtype)
     return (zeros.index_add(0, flat, g), None)
 
@@ -478,6 +503,13 @@ def _declare_all() -> None:
             save_result=True, flops=_flops_pool,
             doc="(max over each window, flat H*W index of the max within its input plane).",
             **fn)
+    declare("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, "
+            "int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, "
+            "Tensor indices) -> Tensor", _meta_max_pool2d_backward,
+            precomputed=("window_stride",), derivative=_d_max_pool2d_backward,
+            saves=("indices",),
+            doc="The gradient of max_pool2d: each output's gradient added at the input element "
+                "its index names.", **fn)
     declare(f"max_pool2d({pool}, int[2] dilation=1, bool ceil_mode=False, "
             f"bool return_indices=False) -> Any", impl=_max_pool2d, **fn)
     declare(f"avg_pool2d({pool}, bool ceil_mode=False, bool count_include_pad=True, "
@@ -491,7 +523,8 @@ def _declare_all() -> None:
             "int? divisor_override) -> Tensor", _meta_avg_pool2d_backward,
             precomputed=("window_stride",), derivative=_d_avg_pool2d_backward, saves=(),
             doc="The gradient of avg_pool2d with respect to its input.", **fn)
-    declare("embedding(Tensor weight, Tensor indices, int? padding_idx=None) -> Tensor",
+    declare("embedding(Tensor weight, Tensor indices, int? padding_idx=None, "
+            "bool scale_grad_by_freq=False) -> Tensor",
             _meta_embedding, impl=_embedding, out=False, derivative=_d_embedding,
             saves=("indices",), **fn)
 

@@ -263,6 +263,30 @@ def _d_logaddexp(ctx, g):
             g * (b - a).neg().exp().add(1).reciprocal())
 
 
+def _logaddexp2(self, other):
+    """log2(2**self + 2**other), stably: max + log1p(2**-|self - other|) / ln 2."""
+    m = self.maximum(other)
+    tail = (self - other).abs().neg().exp2().log1p().div(math.log(2.0))
+    return where(self.eq(other), self + 1.0, m + tail)
+
+
+def _d_logaddexp2(ctx, g):
+    a, b = ctx.self, ctx.other
+    return (g * (b - a).exp2().add(1).reciprocal(), g * (a - b).exp2().add(1).reciprocal())
+
+
+def _angle_scale(factor: float):
+    def impl(self):
+        x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
+        return x * factor
+    return impl
+
+
+def _sgn(self):
+    """The sign of each element (-1, 0, 1); for real tensors the same as `sign`."""
+    return self.sign()
+
+
 def _xlogy(self, other):
     """self * log(other), 0 where self == 0 (unless other is NaN)."""
     if not isinstance(self, _T):
@@ -505,6 +529,17 @@ def _declare_all() -> None:
     declare("logaddexp(Tensor self, Tensor|Scalar other) -> Tensor",
             binary_meta("logaddexp", "float"),
             impl=_logaddexp, derivative=_d_logaddexp, **binary)
+    declare("logaddexp2(Tensor self, Tensor|Scalar other) -> Tensor",
+            lambda self, other: binary_spec("logaddexp2", self, other, "float"),
+            impl=_logaddexp2, derivative=_d_logaddexp2, **binary)
+    for name, factor in (("deg2rad", math.pi / 180.0), ("rad2deg", 180.0 / math.pi)):
+        impl = _angle_scale(factor)
+        impl.__name__ = name
+        impl.__doc__ = f"Angles converted {'to radians' if factor < 1 else 'to degrees'}."
+        declare(f"{name}(Tensor self) -> Tensor", _float, impl=impl, family="unary",
+                inplace=True, flops=flops_pointwise)
+    declare("sgn(Tensor self) -> Tensor", _same, impl=_sgn, family="unary", inplace=True,
+            flops=flops_pointwise)
     declare("xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             binary_meta("xlogy", "float"),
             impl=_xlogy, derivative=_d_xlogy, **binary)

@@ -469,8 +469,14 @@ def _meta_norm(self, p, dim, keepdim, dtype):
                            f"dtype, got {dtype.name}")
     if isinstance(p, str):
         if p == "nuc":
-            raise NotImplementedError("norm(): p='nuc' (matrix norms) is not supported; give a "
-                                      "number or 'fro'")
+            nuc_dims = (-2, -1) if dim is None else dim
+            if len(nuc_dims) != 2 or len(self._shape) < 2:
+                raise RuntimeError(f"norm(): p='nuc' is a matrix norm: it needs a 2-D input or a "
+                                   f"dim of two dims, got a {len(self._shape)}-D input and dim "
+                                   f"{dim}")
+            d0, d1 = (d % len(self._shape) for d in nuc_dims)
+            return (reduced_shape(self._shape, (d0, d1), keepdim), dtype or self._dtype,
+                    self._device)
         if p != "fro":
             raise RuntimeError(f"norm(): only valid string values are 'fro' and 'nuc', found {p}")
         if dim is not None and len(dim) > 2:
@@ -493,6 +499,9 @@ def _norm(self, p, dim, keepdim, dtype):
     """Vector p-norm over `dim` (all elements when None): p = 2/'fro'/None, 1, inf, -inf, 0, or
     any other number; computed in `dtype` when given."""
     out = dtype or self._dtype
+    if p == "nuc":  # the sum of the singular values over the two dims
+        x = _as_dtype(self, out)
+        return _op("linalg_matrix_norm")(x, "nuc", (-2, -1) if dim is None else dim, keepdim)
     return _as_dtype(_norm_opmath(_in_opmath(_as_dtype(self, out)), p, dim, keepdim), out)
 
 
@@ -517,6 +526,8 @@ def _d_norm(ctx, grad):
     """PyTorch's norm_backward: 0 where the norm is 0 (p > 1), sign(self) for p = 1, split
     evenly between the largest |self| (and NaNs) for p = inf."""
     self, p, keepdim = ctx.self, ctx.p, ctx.keepdim
+    if p == "nuc":
+        return (_d_nuclear_norm(ctx, grad),)
     p = 2.0 if p == "fro" or p is None else float(p)
     x = self if ctx.dtype is None or ctx.dtype is self._dtype else self.to(ctx.dtype)
     dims = reduction_dims(x, ctx.dim)
@@ -540,6 +551,17 @@ def _d_norm(ctx, grad):
         scaled = x.sign() * x.abs().pow(p - 1) if p < 2.0 else x * x.abs().pow(p - 2)
         g = scaled * where(norm.eq(0), 0.0, grad / norm.pow(p - 1))
     return (_grad_to(g, self),)
+
+
+def _d_nuclear_norm(ctx, grad):
+    """U Vh (scaled by grad) over the two dims: the gradient of the sum of singular values."""
+    self = ctx.self
+    x = self if ctx.dtype is None or ctx.dtype is self._dtype else self.to(ctx.dtype)
+    d0, d1 = (d % len(x._shape) for d in ((-2, -1) if ctx.dim is None else ctx.dim))
+    U, _, Vh = _op("linalg_svd")(x.movedim((d0, d1), (-2, -1)), False)
+    g = grad if ctx.keepdim else grad.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    g = g.movedim((d0, d1), (-2, -1))
+    return _grad_to((U.matmul(Vh) * g).movedim((-2, -1), (d0, d1)), self)
 
 
 def _declare_all() -> None:

@@ -114,6 +114,8 @@ def _topk(self, k, dim, largest, sorted):  # noqa: A002
 
 def _meta_kthvalue(self, k, dim, keepdim):
     n = _size(self, dim)
+    if n == 0 and self._shape:  # PyTorch's type for an empty dim differs from a bad k's
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim} "
                            f"(k={k}, size {n})")

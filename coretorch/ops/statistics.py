@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from ..dispatch.arguments import to_dims
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import reduced_shape
 from .reductions import flops_reduction, reduction_dims
 
-__all__: list[str] = []
+__all__: list[str] = ["std", "var"]
 
 
 def _op(name: str):
@@ -89,6 +90,8 @@ def _count_nonzero(self, dim):
 
 def _meta_aminmax(self, dim, keepdim):
     dims = reduction_dims(self, dim)
+    if dim is not None and self._shape and self._shape[dim] == 0:  # PyTorch's type differs here
+        raise IndexError(f"aminmax(): Expected reduction dim {dim} to have non-zero size.")
     if any(self._shape[d] == 0 for d in dims) or (dim is None and 0 in self._shape):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
@@ -123,3 +126,24 @@ def _declare_all() -> None:
 
 
 _declare_all()
+
+
+def _with_unbiased_overload(name: str):
+    """``coretorch.<name>`` and ``Tensor.<name>``: the op, plus PyTorch's older overload
+    ``std(input, unbiased)`` where a bool in the place of `dim` is `unbiased`."""
+    entry = REGISTRY[name].op.entry
+
+    def fn(input, dim=None, *args, **kwargs):
+        if isinstance(dim, bool):
+            if args:
+                raise TypeError(f"{name}(): the (input, unbiased) form takes no further "
+                                f"positional arguments, got {len(args)}")
+            return entry(input, unbiased=dim, **kwargs)
+        return entry(input, dim, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = entry.__doc__
+    return fn
+
+
+std, var = _with_unbiased_overload("std"), _with_unbiased_overload("var")
+Tensor.std, Tensor.var = std, var  # before bind_methods, which keeps what a class defines

@@ -9,6 +9,7 @@ tensor from them. Ops that may copy (reshape, flatten, contiguous) or return sev
 from __future__ import annotations
 
 from ..dispatch.keys import AUTOGRAD_BIT
+from ..memory_formats import dim_order, memory_format_arg, preserve_format
 from ..tensor.impl import TensorImpl, contiguous_strides, new_impl, shape_numel, wrap_dim
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare
@@ -444,12 +445,18 @@ def _chunk(self, chunks, dim, sections):
 
 
 def _meta_contiguous(self, memory_format):
+    fmt = memory_format_arg("contiguous", memory_format)
+    if fmt is preserve_format:
+        raise RuntimeError("contiguous(): preserve memory format is unsupported by the "
+                           "contiguous operator")
+    dim_order("contiguous", fmt, len(self._shape))
     return _spec(self, self._shape)
 
 
 def _contiguous(self, memory_format):
-    """Self if already contiguous, else a contiguous copy."""
-    return self if self.is_contiguous() else self.clone()
+    """Self if already dense in `memory_format` (default row-major), else a copy that is."""
+    fmt = memory_format_arg("contiguous", memory_format)
+    return self if self.is_contiguous(memory_format=fmt) else self.clone(memory_format=fmt)
 
 
 # (schema, meta rule, docstring): every view op runs `view_kernel` with its meta rule's geometry

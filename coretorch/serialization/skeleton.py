@@ -20,6 +20,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..device import device as _device
 from ..nn.parameter import Parameter
+from ..sparse.functional import sparse_coo_tensor
+from ..sparse.tensor import SparseTensor
 from ..tensor.tensor import Tensor
 from .context import LoadContext
 from .errors import CheckpointError, corrupt
@@ -79,6 +81,11 @@ class _Encoder:
             return obj
         if type(obj) is float:
             return obj if math.isfinite(obj) else {"__float__": repr(obj)}
+        if isinstance(obj, SparseTensor):  # its two dense tensors and its size
+            return {"__sparse_coo__": {
+                "indices": self.encode(obj._indices(), depth + 2),
+                "values": self.encode(obj._values(), depth + 2),
+                "size": list(obj.shape), "coalesced": obj.is_coalesced()}}
         if isinstance(obj, Tensor):
             return {"__tensor__": self._tensor(obj)}
         if isinstance(obj, _dt.dtype):
@@ -212,6 +219,8 @@ class _Decoder:
             for v in value:
                 out.append(self.decode(v))
             return tuple(out)
+        if tag == "__sparse_coo__":
+            return self._sparse(value)
         if not isinstance(value, str):
             raise corrupt(self.src, f"{tag} holds {type(value).__name__}, not a string")
         if tag == "__float__":
@@ -232,6 +241,22 @@ class _Decoder:
                 raise corrupt(self.src, f"array {value!r} has non-numpy dtype {entry.stored.name}")
             return entry.read(self.ctx.src).reshape(entry.shape)
         raise corrupt(self.src, f"unknown tag {tag!r:.40}")
+
+    def _sparse(self, info: Any) -> Tensor:
+        if not isinstance(info, dict) or set(info) != {"indices", "values", "size", "coalesced"}:
+            raise corrupt(self.src, "a sparse_coo record is not {indices, values, size, "
+                                    "coalesced}")
+        indices, values = self.decode(info["indices"]), self.decode(info["values"])
+        size, coalesced = info["size"], info["coalesced"]
+        if not (isinstance(indices, Tensor) and isinstance(values, Tensor)
+                and isinstance(size, list) and all(type(n) is int for n in size)
+                and type(coalesced) is bool):
+            raise corrupt(self.src, "a sparse_coo record holds the wrong kinds of values")
+        try:
+            return sparse_coo_tensor(indices, values.detach(), size,
+                                     requires_grad=values.requires_grad, is_coalesced=coalesced)
+        except RuntimeError as e:
+            raise corrupt(self.src, f"bad sparse_coo tensor: {e}") from None
 
     def _dtype(self, name: Any) -> _dt.dtype:
         d = getattr(_dt, name, None) if isinstance(name, str) else None

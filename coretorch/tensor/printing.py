@@ -103,13 +103,15 @@ def _values_str(arr: np.ndarray, dtype, indent: int) -> str:
     return _array_str(arr, indent, summarize, fmt)
 
 
-def _add_suffixes(body: str, suffixes: list[str], indent: int) -> str:
+def _add_suffixes(body: str, suffixes: list[str], indent: int,
+                  force_newline: bool = False) -> str:
     parts = [body]
     last_line_len = len(body) - body.rfind("\n") + 1
     for s in suffixes:
-        if last_line_len + len(s) + 2 > _LINEWIDTH:
+        if force_newline or last_line_len + len(s) + 2 > _LINEWIDTH:
             parts.append(",\n" + " " * indent + s)
             last_line_len = indent + len(s)
+            force_newline = False
         else:
             parts.append(", " + s)
             last_line_len += len(s) + 2
@@ -139,12 +141,48 @@ def tensor_repr(t) -> str:
         if t._dtype not in (dt.get_default_dtype(), dt.int64, dt.bool):
             suffixes.append(dtype_suffix)
         body = _values_str(np.asarray(t.detach().numpy(force=True)), t._dtype, indent)
-    m = t._autograd
-    if m is not None and m.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(m.grad_fn).__name__}>")
-    elif m is not None and m.requires_grad:
-        suffixes.append("requires_grad=True")
+    _autograd_suffix(t.grad_fn, t.requires_grad, suffixes)
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _autograd_suffix(grad_fn, requires_grad: bool, suffixes: list[str]) -> None:
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+
+
+def sparse_coo_repr(t) -> str:
+    """PyTorch's print of a sparse COO tensor: ``tensor(indices=tensor([[...]]),
+    values=tensor([...]), size=(2, 3), nnz=3, layout=coretorch.sparse_coo)``."""
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
+    if t._device.type != "cpu":
+        suffixes.append(f"device='{t._device}'")
+    suffixes.append(f"size={tuple(t._shape)}")
+    has_data = _has_data(t)
+    if has_data:
+        suffixes.append(f"nnz={t._nnz()}")
+    if t._dtype not in (dt.get_default_dtype(), dt.int64, dt.bool):
+        suffixes.append(f"dtype=coretorch.{t._dtype.name}")
+    parts = []
+    for name, part in (("indices", t._indices()), ("values", t._values())):
+        head = f"{name}=tensor("
+        if not has_data:
+            body = "..."
+        elif part.numel() == 0:
+            body = "[]"
+        else:
+            body = _values_str(np.asarray(part.detach().numpy(force=True)), part._dtype,
+                               indent + len(head))
+        if not has_data or part.numel() == 0:
+            body += f", size={tuple(part._shape)}"
+        parts.append(head + body + ")")
+    suffixes.append("layout=coretorch.sparse_coo")
+    _autograd_suffix(t.grad_fn, t.requires_grad, suffixes)
+    return _add_suffixes(prefix + (",\n" + " " * indent).join(parts), suffixes, indent,
+                         force_newline=True)
 
 
 def _has_data(t) -> bool:

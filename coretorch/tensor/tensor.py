@@ -12,9 +12,13 @@ from __future__ import annotations
 import importlib
 
 from .. import dtypes as _dt
+from .. import memory_formats as _mf
 from ..dtypes import dtype as _dtype_cls
+from ..layout import strided as _strided
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
+
+_tuple_new = tuple.__new__
 
 __all__ = ["Tensor"]
 
@@ -26,7 +30,7 @@ class _Late:
     _MODULES = {"methods": "coretorch.ops.methods", "legacy": "coretorch.tensor.legacy",
                 "sharing": "coretorch.multiprocessing.tensor_sharing",
                 "hooks": "coretorch.autograd.tensor_hooks", "engine": "coretorch.autograd.engine",
-                "dlpack": "coretorch.dlpack"}
+                "dlpack": "coretorch.dlpack", "sparse": "coretorch.sparse.functional"}
 
     def __getattr__(self, name: str):
         mod = importlib.import_module(self._MODULES[name])
@@ -40,8 +44,10 @@ _late = _Late()
 def cast_method(name: str, dtype: _dtype_cls):
     """The method ``t.<name>()``: ``t.to(dtype)`` (self when it has the dtype already); also
     the casts of tensor containers such as `PackedSequence`."""
-    def cast(self, memory_format=None):
-        return self.to(dtype)
+    def cast(self, memory_format=None) -> "Tensor":
+        if memory_format is None:
+            return self.to(dtype)
+        return self.to(dtype, memory_format=memory_format)
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
     cast.dtype = dtype
@@ -74,7 +80,7 @@ class Tensor(TensorImpl):
     # ---- geometry --------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return _tuple_new(Size, self._shape)  # already ints: skip Size's conversion
 
     def size(self, dim: int | None = None):
         """The shape, or the size of dimension `dim`."""
@@ -123,7 +129,15 @@ class Tensor(TensorImpl):
         return self._storage.address + self._offset * self._dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
-        """Whether elements are laid out row-major with no gaps (size-1 dims are ignored)."""
+        """Whether elements are laid out row-major with no gaps (size-1 dims are ignored); with
+        `memory_format` (``coretorch.channels_last`` ...), dense in that format's order."""
+        if memory_format is not None:
+            fmt = _mf.memory_format_arg("is_contiguous", memory_format)
+            if fmt is not _mf.contiguous_format:
+                if fmt is _mf.preserve_format:
+                    raise RuntimeError("is_contiguous(): preserve memory format is unsupported "
+                                       "by the contiguous operator")
+                return _mf.is_contiguous_as(self._shape, self._stride, fmt)
         expected = 1
         for d, s in zip(reversed(self._shape), reversed(self._stride)):
             if d == 0:
@@ -162,9 +176,59 @@ class Tensor(TensorImpl):
     is_xpu, is_mps, is_mtia = _on_device("xpu"), _on_device("mps"), _on_device("mtia")
     is_xla, is_ipu, is_maia, is_vulkan = (_on_device("xla"), _on_device("ipu"),
                                           _on_device("maia"), _on_device("vulkan"))
-    # layouts and kinds coretorch does not have: every tensor is dense, plain and unquantized
+    # a dense tensor is strided (`coretorch.sparse.SparseTensor` answers sparse_coo); the other
+    # layouts and kinds do not exist here: no tensor is csr, quantized, nested or mkldnn
+    layout = _strided
     is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
         lambda self: False)
+
+    # ---- sparse COO (coretorch.sparse) -------------------------------------------------------
+    def to_sparse(self, sparse_dim: int | None = None, *, layout=None, blocksize=None,
+                  dense_dim=None) -> "Tensor":
+        """A sparse COO tensor of the non-zero elements (of the first `sparse_dim` dims, values
+        keeping the rest); differentiable."""
+        if layout is not None and layout is not _late.sparse.sparse_coo_layout:
+            raise RuntimeError(f"to_sparse(): only layout=coretorch.sparse_coo is supported, got "
+                               f"{layout}")
+        return _late.sparse.to_sparse(self, sparse_dim)
+
+    def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> "Tensor":
+        """Self (already dense), or cast to `dtype`."""
+        return self if dtype is None else self.to(dtype)
+
+    def sparse_dim(self) -> int:
+        """0: a dense tensor has no sparse dims."""
+        return 0
+
+    def dense_dim(self) -> int:
+        """Every dim of a dense tensor is dense."""
+        return len(self._shape)
+
+    def _sparse_only(self, op: str):
+        raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got Strided "
+                           f"(call .to_sparse() first)")
+
+    def indices(self) -> "Tensor":
+        """Sparse tensors only."""
+        self._sparse_only("indices")
+
+    def values(self) -> "Tensor":
+        """Sparse tensors only."""
+        self._sparse_only("values")
+
+    _indices, _values = indices, values
+
+    def _nnz(self) -> int:
+        """Sparse tensors only."""
+        self._sparse_only("_nnz")
+
+    def coalesce(self) -> "Tensor":
+        """Sparse tensors only."""
+        self._sparse_only("coalesce")
+
+    def is_coalesced(self) -> bool:
+        """Sparse tensors only."""
+        self._sparse_only("is_coalesced")
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point

@@ -16,6 +16,7 @@ from coretorch.backend_kit import ArrayKit, scalar_as
 from coretorch.backend_kit.array_kit import compute_dtype, register_kit
 from coretorch.tensor.impl import TensorImpl
 
+from .layout import memory_order
 from .numpy_view import as_numpy
 
 __all__ = ["as_numpy", "operand", "scalar_as", "compute_dtype", "unsupported", "jit_apply",
@@ -63,20 +64,30 @@ JIT_FLOAT = {dt.float16: _F32, dt.bfloat16: _F32, dt.float32: _F32,
              dt.float64: np.dtype(np.float64)}
 
 
-def _flat_input(x, out, shape, cdt):
+def _flat_input(x, out, shape, cdt, order):
+    """x broadcast to `shape`, transposed by `order` (out's memory order, or None), cast to
+    `cdt` and flattened: a view where that needs no copy."""
     if not isinstance(x, _T):
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x), shape), dtype=cdt).reshape(-1)
     a = as_numpy(x)
-    if (a.dtype != cdt or a.shape != shape or not a.flags.c_contiguous
+    if (a.dtype != cdt or a.shape != shape or order is not None
+            or not a.flags.c_contiguous
             or (x._storage is out._storage and (x._offset != out._offset
                                                 or x._stride != out._stride))):
-        # broadcast, cast, make contiguous, or break a partial overlap with `out`: one copy
-        a = np.ascontiguousarray(np.broadcast_to(a, shape), dtype=cdt)
+        # broadcast, cast, reorder, make contiguous, or break a partial overlap with `out`
+        a = np.broadcast_to(a, shape)
+        if order is not None:
+            a = a.transpose(order)
+        partial = x._storage is out._storage and (x._offset != out._offset
+                                                  or x._stride != out._stride)
+        if a.dtype != cdt or not a.flags.c_contiguous or partial:
+            a = np.array(a, dtype=cdt, order="C")
     return a.reshape(-1)
 
 
 def jit_apply(name: str, out, inputs: tuple, cdt: np.dtype, params: tuple = ()) -> None:
-    """Run numba loop `name` as ``loop(*flat_inputs, *params, flat_out)`` over `out`'s elements.
+    """Run numba loop `name` as ``loop(*flat_inputs, *params, flat_out)`` over `out`'s elements,
+    in out's memory order (inputs laid out alike are read in place).
 
     `inputs` are tensors or numpy arrays (broadcast to out's shape here); `params` are scalars
     passed in `cdt`, so each loop compiles once per compute dtype (float32 / float64 / int64).
@@ -85,13 +96,16 @@ def jit_apply(name: str, out, inputs: tuple, cdt: np.dtype, params: tuple = ()) 
     if o.size == 0:
         return
     shape = o.shape
-    flat = [_flat_input(x, out, shape, cdt) for x in inputs]
+    order = memory_order(o)
+    if order is not None:
+        o = o.transpose(order)
+    flat = [_flat_input(x, out, shape, cdt, order) for x in inputs]
     direct = o.dtype == cdt and o.flags.c_contiguous
     target = o.reshape(-1) if direct else np.empty(o.size, cdt)
     fn = getattr(loops(), name)
     fn(*flat, *[scalar_as(p, cdt) for p in params], target)
     if not direct:
-        np.copyto(o, target.reshape(shape), casting="unsafe")
+        np.copyto(o, target.reshape(o.shape), casting="unsafe")
 
 
 # multi-threaded loops pay from about this many elements on (measured: benchmarks/ops.py)

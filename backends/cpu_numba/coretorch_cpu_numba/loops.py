@@ -190,6 +190,45 @@ def addcdiv(a, t1, t2, value, out):
 # ---- integer power with PyTorch's negative-exponent rule --------------------------------------
 
 @_jit
+def _pow_sign(x, y, r):
+    """x ** y from r = |x| ** y: odd integral powers keep x's sign (-0.0 too), a finite negative
+    x to a finite non-integral power is NaN, a NaN power is NaN unless x is +1 (C's pow; |x|
+    hides -1), everything else (inf) is r."""
+    if math.isnan(y):
+        return r if x == 1.0 else math.nan
+    if math.isfinite(y):
+        if y == math.floor(y):
+            if math.copysign(1.0, x) < 0 and math.floor(y / 2.0) * 2.0 != y:  # odd
+                return -r
+        elif x < 0 and math.isfinite(x):
+            return math.nan
+    return r
+
+
+@_jit
+def pow_sign_fix(x, y, r, out):
+    for i in range(x.shape[0]):
+        out[i] = _pow_sign(x[i], y[i], r[i])
+
+
+@_jit
+def pow_sign_fix_scalar(x, r, y, out):
+    for i in range(x.shape[0]):
+        out[i] = _pow_sign(x[i], y, r[i])
+
+
+@_jit
+def pow_int_scalar(a, n, out):
+    """out = a ** n for an integral n (given as a float): llvm's powi, repeated multiplication"""
+    k = int(n)
+    m = -k if k < 0 else k
+    one = a.dtype.type(1) if a.shape[0] else 1.0
+    for i in range(a.shape[0]):
+        p = a[i] ** m
+        out[i] = one / p if k < 0 else p   # 1/0 is inf here (error_model="numpy")
+
+
+@_jit
 def int_pow(a, b, out):
     for i in range(a.shape[0]):
         base, e = a[i], b[i]

@@ -14,6 +14,8 @@ from typing import Callable
 
 from coretorch.backend_kit import KernelTable, quiet_fp
 
+from .layout import POINTWISE_FAMILIES, follow_input_layout
+
 __all__ = ["TABLE", "KERNELS", "kernel", "guarded", "numba_error"]
 
 
@@ -38,7 +40,12 @@ def _translate(name: str, err: BaseException, args, kwargs):
 
 
 def guarded(name: str, fn: Callable) -> Callable:
-    """`fn` with numpy FP warnings off and numba errors wrapped (see the module docstring)."""
+    """`fn` with numpy FP warnings off and numba errors wrapped (see the module docstring);
+    pointwise kernels also lay a fresh output out in their inputs' memory order (`layout`)."""
+    from coretorch.ops.declare import REGISTRY
+    decl = REGISTRY.get(name)
+    if decl is not None and decl.family in POINTWISE_FAMILIES and decl.structured:
+        fn = follow_input_layout(fn)
     return quiet_fp(name, fn, _translate)
 
 

@@ -17,8 +17,8 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["xp", "EMULATED", "EMULATE_ENV", "EMULATION_LABEL", "availability", "view",
-           "to_host", "from_host", "address", "OOM_ERRORS", "special", "elementwise_kernel",
-           "device_guard", "empty_bytes"]
+           "to_host", "from_host", "address", "OOM_ERRORS", "special", "scipy_linalg",
+           "elementwise_kernel", "device_guard", "empty_bytes"]
 
 EMULATE_ENV = "CORETORCH_CUDA_EMULATE"
 EMULATION_LABEL = "emulated: numpy stands in for CuPy"
@@ -100,24 +100,35 @@ def from_host(a: np.ndarray):
     return xp.asarray(a)
 
 
-_special = None
+_scipy_modules: dict = {}
+
+
+def _scipy_counterpart(sub: str, what: str):
+    """``cupyx.scipy.<sub>`` (``scipy.<sub>`` in emulation), imported on first use."""
+    mod = _scipy_modules.get(sub)
+    if mod is None:
+        import importlib
+        if EMULATED:
+            try:
+                mod = importlib.import_module(f"scipy.{sub}")
+            except ImportError as e:
+                raise NotImplementedError(
+                    f"{what} on the emulated cuda device need scipy (the emulation runs "
+                    f"scipy.{sub} where CuPy runs cupyx.scipy.{sub}); pip install scipy") from e
+        else:
+            mod = importlib.import_module(f"cupyx.scipy.{sub}")
+        _scipy_modules[sub] = mod
+    return mod
 
 
 def special():
     """scipy.special's counterpart of the array module (erf, erfc, erfinv)."""
-    global _special
-    if _special is None:
-        if EMULATED:
-            try:
-                import scipy.special as mod
-            except ImportError as e:
-                raise NotImplementedError(
-                    "erf/erfc/erfinv on the emulated cuda device need scipy (the emulation runs "
-                    "scipy.special where CuPy runs cupyx.scipy.special); pip install scipy") from e
-        else:
-            import cupyx.scipy.special as mod
-        _special = mod
-    return _special
+    return _scipy_counterpart("special", "erf/erfc/erfinv")
+
+
+def scipy_linalg():
+    """scipy.linalg's counterpart of the array module (lu_factor, solve_triangular)."""
+    return _scipy_counterpart("linalg", "lu_factor/solve_triangular")
 
 
 def elementwise_kernel(in_params: str, out_params: str, body: str, name: str) -> Callable | None:

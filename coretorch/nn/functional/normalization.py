@@ -90,7 +90,14 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize (N, C, *) per channel: with batch statistics in training (updating the running
     stats in place: running = (1 - momentum) running + momentum * batch, with the unbiased batch
-    variance), with the running stats in eval."""
+    variance), with the running stats in eval. An input with no elements (of any rank, as
+    PyTorch allows) gives an empty result and leaves the running stats as they are."""
+    if input.numel() == 0:
+        out = input.clone()  # a copy, not a view: it keeps the gradient chain
+        for param, combine in ((weight, "mul"), (bias, "add")):
+            if param is not None and param.numel():
+                out = getattr(out, combine)(param[0])
+        return out
     if input.dim() < 2:
         raise ValueError(f"batch_norm(): expected at least 2D input (N, C, ...), got "
                          f"{input.dim()}D")

@@ -27,16 +27,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` picked by the integer tensor `input`; the `padding_idx` row gets no
-    gradient. With `max_norm`, the picked rows are first renormalized in place."""
+    gradient. With `max_norm`, the picked rows are first renormalized in place; with
+    `scale_grad_by_freq`, a row's gradient is divided by how often the batch picks it."""
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding(): scale_grad_by_freq is not supported by coretorch "
-                                  "yet")
     if sparse:
         raise NotImplementedError("embedding(): sparse gradients are not supported by coretorch "
                                   "(no sparse tensors)")
-    return aten.embedding(weight, input, padding_idx)
+    return aten.embedding(weight, input, padding_idx, scale_grad_by_freq)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

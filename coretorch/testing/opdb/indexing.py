@@ -34,6 +34,7 @@ def _gather_samples(op, m, dtype):
     yield SampleInput(m.make((4, 3), layout="transposed"), (-1, m.index((2, 2), 3)),
                       name="transposed-smaller-index")
     yield SampleInput(m.make((3, 4)), (1, m.index((3, 0), 4)), name="empty-index")
+    yield SampleInput(m.make((3, 4)), (1, m.index((3, 2), 4).to(_dt.int32)), name="int32-index")
 
 
 def _take_along(x, dim, index):
@@ -52,13 +53,69 @@ def _scatter_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3), layout="transposed"),
                       (-1, m.index((3, 2), 3, unique_along=1), m.make((3, 2))),
                       name="transposed")
+    yield SampleInput(m.make((3, 5)), (1, m.index((3, 2), 5, unique_along=1).to(_dt.int32),
+                                       m.make((3, 2))), name="int32-index")
     if op.name == "scatter":
         yield SampleInput(m.make((3, 5)), (1, m.index((3, 2), 5, unique_along=1), 2),
                           name="scalar-src")
+        # reduce= accumulates, so repeated indices are fine; PyTorch defines no gradient
+        yield SampleInput(m.make((3, 5)), (1, m.index((3, 4), 5), m.make((3, 4))),
+                          dict(reduce="add"), name="reduce-add", gradcheck=False)
+        yield SampleInput(m.make((4, 3)), (0, m.index((3, 3), 4), 2), dict(reduce="multiply"),
+                          name="reduce-multiply-scalar", gradcheck=False)
+
+
+def _scatter_reduce_samples(op, m, dtype):
+    for reduce in ("sum", "prod", "mean", "amax", "amin"):
+        yield SampleInput(m.make((3, 5)), (1, m.index((3, 4), 5), m.make((3, 4)), reduce),
+                          name=f"{reduce}-repeats")
+        yield SampleInput(m.make((4, 3)), (0, m.index((3, 3), 4), m.make((4, 3)), reduce),
+                          dict(include_self=False), name=f"{reduce}-exclude-self-larger-src")
+    yield SampleInput(m.make((4, 3), layout="transposed"),
+                      (-1, m.index((2, 3), 3).to(_dt.int32), m.make((2, 3)), "amax"),
+                      name="transposed-int32-index")
+    yield SampleInput(m.make((5,)), (0, m.index((0,), 5), m.make((0,)), "prod"),
+                      name="empty-index")
+
+
+def _index_reduce_samples(op, m, dtype):
+    for reduce in ("prod", "mean", "amax", "amin"):
+        yield SampleInput(m.make((4, 3)), (0, m.index((5,), 4), m.make((5, 3)), reduce),
+                          name=f"{reduce}-repeats")
+        yield SampleInput(m.make((3, 4), layout="transposed"),
+                          (1, m.index((2,), 4, unique_along=0), m.make((3, 2)), reduce),
+                          dict(include_self=False), name=f"{reduce}-exclude-self")
+
+
+def _index_reduce_ref(x, dim, index, source, reduce, include_self=True):
+    spread = np.expand_dims(index, tuple(d for d in range(x.ndim) if d != dim % x.ndim))
+    spread = np.broadcast_to(spread, source.shape)
+    return _scatter_reduce_ref(x, dim, spread, source, reduce, include_self)
+
+
+def _scatter_reduce_ref(x, dim, index, src, reduce, include_self=True):
+    combine = {"sum": np.sum, "prod": np.prod, "mean": np.sum, "amax": np.max, "amin": np.min}
+    out = x.copy()
+    dim = dim % max(x.ndim, 1)
+    groups: dict = {}
+    for pos in np.ndindex(*index.shape):
+        tgt = list(pos)
+        tgt[dim] = index[pos]
+        groups.setdefault(tuple(tgt), []).append(src[pos])
+    for tgt, vals in groups.items():
+        vals = ([x[tgt]] if include_self else []) + vals
+        v = combine[reduce](np.array(vals, dtype=x.dtype))
+        if reduce == "mean":
+            v = v / len(vals) if x.dtype.kind == "f" else v // len(vals)
+        out[tgt] = v
+    return out
 
 
 def _scatter_ref(accumulate: bool):
-    def ref(x, dim, index, src, *, alpha=1):
+    def ref(x, dim, index, src, *, alpha=1, reduce=None):
+        if reduce is not None:
+            src = np.broadcast_to(np.asarray(src, dtype=x.dtype), index.shape)
+            return _scatter_reduce_ref(x, dim, index, src, "sum" if reduce == "add" else "prod")
         out = x.copy()
         dim = dim % max(x.ndim, 1)
         src_arr = np.broadcast_to(np.asarray(src, dtype=x.dtype), index.shape) \
@@ -208,6 +265,10 @@ OPS: list[OpInfo] = [
     OpInfo("gather", dtypes=ALL + BOOL, ref=_take_along, sample_inputs_func=_gather_samples),
     OpInfo("scatter", dtypes=ALL + BOOL, ref=_scatter_ref(False),
            sample_inputs_func=_scatter_samples),
+    OpInfo("scatter_reduce", dtypes=ALL, ref=_scatter_reduce_ref,
+           sample_inputs_func=_scatter_reduce_samples, tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo("index_reduce", dtypes=ALL, ref=_index_reduce_ref,
+           sample_inputs_func=_index_reduce_samples, tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("scatter_add", dtypes=ALL, ref=_scatter_ref(True), sample_inputs_func=_scatter_samples,
            tol={_dt.float32: (1e-5, 1e-5)}),
     OpInfo("index_add", dtypes=ALL, ref=_index_add, sample_inputs_func=_index_add_samples,
@@ -251,10 +312,27 @@ _ERRORS = {
                                 match=r"index_select\(\): Expected dtype int32 or int64")],
     "gather": [error_case("index-too-large", _t(3, 4), (0, _ix(2, 5)),
                           match=r"gather\(\): Expected index \[2, 5\] to be no larger"),
-               error_case("int32-index", _t(3, 4), (0, _t(2, 2, dtype=_dt.int32)),
-                          match=r"gather\(\): Expected dtype int64 for index")],
+               error_case("uint8-index", _t(3, 4), (0, _t(2, 2, dtype=_dt.uint8)),
+                          match=r"gather\(\): Expected dtype int32/int64 for index")],
     "scatter": [error_case("src-larger-index", _t(3, 4), (0, _ix(2, 2), _t(1, 2)),
-                           match=r"scatter\(\): Expected index \[2, 2\] .* src \[1, 2\]")],
+                           match=r"scatter\(\): Expected index \[2, 2\] .* src \[1, 2\]"),
+                error_case("bad-reduce", _t(3, 4), (0, _ix(2, 2), _t(2, 2)),
+                           dict(reduce="max"), match=r"scatter\(\): reduce argument must be "
+                                                      r"either add or multiply")],
+    "index_reduce": [error_case("sum", _t(3, 4), (0, _ix(2), _t(2, 4), "sum"),
+                                match=r"index_reduce\(\): reduce argument must be one of prod"),
+                     error_case("2-d-index", _t(3, 4), (0, _ix(2, 2), _t(2, 4), "amax"),
+                                error=IndexError,
+                                match=r"index_reduce\(\): Index is supposed to be a vector")],
+    "scatter_reduce": [error_case("bad-reduce", _t(3, 4), (0, _ix(2, 2), _t(2, 2), "max"),
+                                  match=r"scatter_reduce\(\): reduce argument must be one of "
+                                        r"sum, prod, mean, amax, amin, got 'max'"),
+                       error_case("uint8-index", _t(3, 4), (0, _t(2, 2, dtype=_dt.uint8),
+                                                            _t(2, 2), "sum"),
+                                  match=r"scatter_reduce\(\): Expected dtype int32/int64"),
+                       error_case("dtype", _t(3, 4, dtype=_dt.float32),
+                                  (0, _ix(2, 2), _t(2, 2, dtype=_dt.int64), "sum"),
+                                  match=r"scatter_reduce\(\): Expected self.dtype to be equal")],
     "scatter_add": [error_case("number-src", _t(3, 4), (0, _ix(2, 2), 1.0), error=TypeError,
                                match=r"scatter_add\(\): argument 'src' \(position 4\) must be "
                                      r"Tensor")],

@@ -141,6 +141,9 @@ def _pool_samples(op, m, dtype):
                           name="exclude-pad")
         yield SampleInput(m.make((1, 2, 4, 4)), (2,), dict(divisor_override=3),
                           name="divisor_override")
+        # integer sums divide truncating toward zero, a negative divisor included
+        yield SampleInput(m.make((1, 1, 4, 4)), ((2, 2), (), (0,), False, True, -2),
+                          name="negative-divisor_override")
 
 
 def _pool_errors(op, m, dtype):
@@ -198,6 +201,30 @@ def _avg_bwd_errors(op, m, dtype):
                      RuntimeError, r"expected grad_output of shape \[1, 2, 2, 2\]")
 
 
+def _max_bwd_samples(op, m, dtype):
+    """(grad_output, input, kernel, stride, padding, dilation, ceil_mode, indices): the indices
+    of a real max_pool2d_with_indices of the input."""
+    from ...ops import aten
+    cases = [((2, 3, 6, 6), (2, 2), (2, 2), (0, 0), (1, 1), False, "k2"),
+             ((1, 2, 7, 5), (3, 2), (2, 1), (1, 0), (1, 1), True, "stride-padding-ceil"),
+             ((1, 2, 9, 9), (3, 3), (1, 1), (1, 1), (2, 2), False, "dilation-overlap"),
+             ((2, 5, 5), (2, 2), (1, 1), (0, 0), (1, 1), False, "unbatched-overlap")]
+    for shape, k, s, p, d, ceil, name in cases:
+        x = m.make(shape)
+        _, idx = aten.max_pool2d_with_indices(x.detach(), k, s, p, d, ceil)
+        go = m.make(tuple(idx.shape))
+        yield SampleInput(go, (x, k, s, p, d, ceil, idx), name=name)
+
+
+def _max_bwd_errors(op, m, dtype):
+    x = m.make((1, 2, 4, 4))
+    idx = m.index((1, 2, 2, 2), 16)
+    yield ErrorInput(SampleInput(m.make((1, 2, 3, 3)), (x, (2, 2), (2, 2), (0, 0), (1, 1),
+                                                        False, idx), name="grad-shape"),
+                     RuntimeError, r"max_pool2d_with_indices_backward\(\): expected "
+                                   r"grad_output and indices of shape \[1, 2, 2, 2\]")
+
+
 def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3)), (m.index((4,), 5),), name="1d-indices")
     yield SampleInput(m.make((5, 3)), (m.index((2, 3), 5),), name="2d-indices")
@@ -206,6 +233,9 @@ def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3), layout="transposed"), (m.index((4,), 5),),
                       name="transposed-weight")
     yield SampleInput(m.make((5, 3)), (m.index((0,), 5),), name="empty-indices")
+    # a defined gradient, not the derivative: finite differences cannot check it
+    yield SampleInput(m.make((5, 3)), (m.index((6,), 5),), dict(scale_grad_by_freq=True),
+                      name="scale_grad_by_freq", gradcheck=False)
 
 
 def _embedding_errors(op, m, dtype):
@@ -238,9 +268,16 @@ def _torch_avg_bwd(go, x, k, s, p, ceil, cip, div):
     return torch.ops.aten.avg_pool2d_backward(go, x, list(k), list(s), list(p), ceil, cip, div)
 
 
-def _torch_embedding(weight, indices, padding_idx=None):
+def _torch_max_bwd(go, x, k, s, p, d, ceil, idx):
+    import torch
+    return torch.ops.aten.max_pool2d_with_indices_backward(go, x, list(k), list(s), list(p),
+                                                           list(d), ceil, idx)
+
+
+def _torch_embedding(weight, indices, padding_idx=None, scale_grad_by_freq=False):
     import torch.nn.functional as F
-    return F.embedding(indices, weight, padding_idx=padding_idx)
+    return F.embedding(indices, weight, padding_idx=padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq)
 
 
 OPS: list[OpInfo] = [
@@ -260,7 +297,10 @@ OPS: list[OpInfo] = [
            error_inputs_func=_pool_errors),
     OpInfo("avg_pool2d_backward", dtypes=FLOATS, ref=None, torch_ref=_torch_avg_bwd,
            sample_inputs_func=_avg_bwd_samples, tol=_TOL, error_inputs_func=_avg_bwd_errors),
-    OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None: w[idx],
+    OpInfo("max_pool2d_with_indices_backward", dtypes=FLOATS, ref=None,
+           torch_ref=_torch_max_bwd, sample_inputs_func=_max_bwd_samples, tol=_TOL,
+           error_inputs_func=_max_bwd_errors),
+    OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None, **_: w[idx],
            torch_ref=_torch_embedding, sample_inputs_func=_embedding_samples,
            error_inputs_func=_embedding_errors),
 ]

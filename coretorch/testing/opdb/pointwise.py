@@ -53,6 +53,11 @@ _UNARY = {
     "abs": (np.abs, ALL + F16, dict(special=True)),
     "neg": (np.negative, ALL + F16, dict(special=True)),
     "sign": (_sign, ALL + BOOL, dict(special=True)),
+    "sgn": (_sign, ALL + BOOL, dict(special=True)),
+    "deg2rad": (lambda x: np.deg2rad(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
+                ALL, {}),
+    "rad2deg": (lambda x: np.rad2deg(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
+                ALL, {}),
     "floor": (np.floor, ALL, dict(special=True)),
     "ceil": (np.ceil, ALL, dict(special=True)),
     "trunc": (np.trunc, ALL, dict(special=True)),
@@ -250,6 +255,7 @@ _BINARY = {
     "atan2": (np.arctan2, ALL, {}),
     "hypot": (np.hypot, FLOATS, {}),
     "logaddexp": (np.logaddexp, FLOATS, {}),
+    "logaddexp2": (np.logaddexp2, FLOATS, {}),
     "xlogy": (_xlogy, FLOATS, dict(rhs_low=0.1)),
     "eq": (np.equal, ALL + BOOL, {}),
     "ne": (np.not_equal, ALL + BOOL, {}),
@@ -310,7 +316,7 @@ def _binary_infos() -> list[OpInfo]:
     out = []
     for name, (ref, dtypes, opts) in _BINARY.items():
         tol = {_dt.float16: (1e-3, 1e-3)}
-        if name in ("pow", "logaddexp", "atan2", "hypot", "xlogy"):
+        if name in ("pow", "logaddexp", "logaddexp2", "atan2", "hypot", "xlogy"):
             tol[_dt.float32] = (1e-5, 1e-5)
         if name in ("remainder", "fmod", "floor_divide"):
             # float32 division near an integer: one ulp of the quotient can move the result

@@ -114,6 +114,10 @@ def _logsumexp(x, dim, keepdim=False):
 
 
 def _norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
+    if p == "nuc":  # the sum of singular values over the two dims
+        d = (-2, -1) if dim is None else tuple(dim)
+        r = np.linalg.norm(x.astype(np.float64), "nuc", axis=d, keepdims=keepdim)
+        return np.asarray(r).astype(dtype or x.dtype)
     ax = _axis(x, dim)
     a = np.abs(x).astype(np.float64)
     p = 2 if p in ("fro", None) else p
@@ -268,6 +272,9 @@ def _norm_samples(op, m, dtype):
                           name=f"p{p}-zero-row")
     if dtype is _dt.float32:
         yield SampleInput(m.make((2, 3)), (2, 1), dict(dtype=_dt.float64), name="dtype-kwarg")
+    if dtype.is_floating_point:
+        yield SampleInput(m.make((3, 4)), ("nuc",), name="nuclear")
+        yield SampleInput(m.make((2, 3, 4)), ("nuc", (0, 2), True), name="nuclear-dims-keepdim")
 
 
 

@@ -14,7 +14,7 @@ from coretorch.backend_kit import pointwise as kit
 from coretorch.backend_kit.array_kit import opmath
 from coretorch.tensor.impl import TensorImpl
 
-from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN
+from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN, write
 from ..registry import kernel
 
 _T = TensorImpl
@@ -99,11 +99,43 @@ def div(out, self, other, rounding_mode):
     kit.div(out, self, other, rounding_mode)
 
 
+# float ** small integer: a multiplication loop (numpy's float pow takes a ~100x slower path for
+# negative bases); larger integral exponents and other powers of negative bases go through
+# |x| ** y with the sign or NaN fixed after (numpy is fast on non-negative bases only)
+_SMALL_POWER = 8
+
+
+def _float_pow(out, self, exponent) -> bool:
+    """Float pow without the negative-base cliff; False when the kit's kernel is as fast."""
+    cdt = JIT_FLOAT.get(out._dtype)
+    if cdt is None:
+        return False
+    if isinstance(self, _T) and isinstance(exponent, (int, float)) \
+            and float(exponent).is_integer() and abs(exponent) <= _SMALL_POWER:
+        jit_apply("pow_int_scalar", out, (self,), cdt, (exponent,))
+        return True
+    x = np.asarray(as_numpy(self) if isinstance(self, _T) else self)
+    if x.dtype.kind not in "fiub" or not (x < 0).any():
+        return False
+    y = as_numpy(exponent) if isinstance(exponent, _T) else exponent
+    r = np.power(np.abs(x.astype(cdt, copy=False)), np.asarray(y, dtype=cdt))
+    base = self if isinstance(self, _T) else x
+    if isinstance(exponent, _T):
+        jit_apply("pow_sign_fix", out, (base, exponent, r), cdt)
+    else:
+        jit_apply("pow_sign_fix_scalar", out, (base, r), cdt, (exponent,))
+    return True
+
+
 @kernel("pow")
 def pow_(out, self, exponent):
     """out = self ** exponent; integer powers in a numba loop (PyTorch's rules: 2 ** -1 == 0,
-    (-1) ** -3 == -1)"""
-    if out._dtype.is_floating_point or out._dtype.name == "bool":
+    (-1) ** -3 == -1); float powers without numpy's slow path for negative bases"""
+    if out._dtype.is_floating_point:
+        if not _float_pow(out, self, exponent):
+            kit.pow(out, self, exponent)
+        return
+    if out._dtype.name == "bool":
         kit.pow(out, self, exponent)
         return
     i64 = np.dtype(np.int64)

@@ -1,6 +1,6 @@
 """Neural-network kernels the cpu backend runs faster than the backend kit's array-API ones: max and
-average pooling as numba loops. conv2d and its backward (im2col + BLAS GEMM) come from the backend
-kit (`coretorch.backend_kit.conv`); softmax is in `softmax.py`."""
+average pooling and their backwards as numba loops. conv2d and its backward (numba im2col/col2im + BLAS GEMM) are in
+`conv.py`; softmax is in `softmax.py`."""
 from __future__ import annotations
 
 import numba
@@ -132,8 +132,8 @@ def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_incl
                 if isinstance(zero, float):
                     pooled[p, i, j] = acc / f
                 else:
-                    q = abs(acc) // f
-                    pooled[p, i, j] = q if acc >= 0 else -q
+                    q = abs(acc) // abs(f)  # a negative divisor_override flips the sign
+                    pooled[p, i, j] = q if (acc >= 0) == (f > 0) else -q
 
 
 def _avg_kind(dtype: np.dtype):
@@ -174,3 +174,28 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
         _avg_pool_windows(g, gx, True, kh, kw, sh, sw, ph, pw, count_include_pad,
                           divisor_override or 0, 0.0)
     write(out, gx.reshape(gi.shape))
+
+
+@numba.njit(cache=True)
+def _max_pool_backward(g, ind, gx):
+    # serial: a memory-bound scatter; a parallel launch on small planes cost more than the work
+    for p in range(g.shape[0]):
+        gx[p, :] = 0
+        for j in range(g.shape[1]):
+            gx[p, ind[p, j]] += g[p, j]
+
+
+@kernel("max_pool2d_with_indices_backward")
+def max_pool2d_with_indices_backward(out, grad_output, self, kernel_size, stride, padding,
+                                     dilation, ceil_mode, indices, window_stride):
+    """Each output's gradient added at the flat H*W input index of its maximum (one pass)"""
+    gi = arr(out)
+    cdt = np.dtype(np.float64) if gi.dtype == np.float64 else np.dtype(np.float32)
+    g0 = arr(grad_output)
+    planes = gi.size // max(1, gi.shape[-2] * gi.shape[-1])
+    g = np.ascontiguousarray(g0, dtype=cdt).reshape(planes, -1)
+    ind = np.ascontiguousarray(arr(indices), dtype=np.int64).reshape(planes, -1)
+    gx, copy = writable_target(out, cdt, (planes, gi.shape[-2] * gi.shape[-1]))
+    _max_pool_backward(g, ind, gx)
+    if copy:
+        write(out, gx.reshape(gi.shape))

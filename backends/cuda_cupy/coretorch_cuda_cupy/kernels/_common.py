@@ -26,7 +26,8 @@ __all__ = ["T", "xp", "KIT", "arr", "scalar", "scalar_as", "operand", "compute_d
 T = TensorImpl
 BOOL = np.dtype(np.bool_)
 
-KIT = register_kit(ArrayKit(xp, as_xp, "cuda", from_host, special=am.special))
+KIT = register_kit(ArrayKit(xp, as_xp, "cuda", from_host, special=am.special,
+                             scipy_linalg=am.scipy_linalg))
 arr = KIT.arr
 scalar = KIT.scalar
 write = KIT.write
