@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from ..autograd.grad_mode import no_grad
 from ..nn import functional as F
@@ -11,11 +10,12 @@ from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
 from .distribution import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ._binary import BinaryParams, expand_probs_or_logits, set_probs_or_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParams, ExponentialFamily):
     """P(1) = `probs` (or sigmoid(`logits`)), P(0) = 1 - P(1); exactly one of the two."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -26,27 +26,14 @@ class Bernoulli(ExponentialFamily):
     def __init__(self, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            self.probs, = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            self.logits, = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+        is_scalar = set_probs_or_logits(self, probs, logits)
         batch_shape = Size() if is_scalar else self._param.shape
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(tuple(batch_shape))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(tuple(batch_shape))
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(tuple(batch_shape))
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         return self._expanded(new, batch_shape)
 
     @property
@@ -61,18 +48,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.shape
 
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))

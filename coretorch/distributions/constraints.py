@@ -15,7 +15,8 @@ __all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "g
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
            "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
            "positive_semidefinite", "positive_definite", "positive_integer", "real",
-           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
+           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
+           "corr_cholesky", "multinomial", "MixtureSameFamilyConstraint"]
 
 
 class Constraint:
@@ -236,6 +237,57 @@ class _LowerCholesky(Constraint):
         return _LowerTriangular().check(value) & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: unit-norm rows."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = _dt.finfo(value.dtype).eps * value.shape[-1] * 10  # PyTorch's fudge factor
+        row_norm = value.detach().pow(2).sum(-1).sqrt()
+        unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
+class _Multinomial(Constraint):
+    """Nonnegative count vectors summing to at most `upper_bound`."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: `base_constraint` (the components') checked with
+    the component dim added and reduced away."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < result.dim():
+            keep = value.dim() - self.event_dim
+            result = result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+        return result
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -353,6 +405,8 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+multinomial = _Multinomial
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

@@ -5,7 +5,7 @@ from ..dispatch.keys import AUTOGRAD_BIT
 from ..tensor.impl import TensorImpl, new_impl
 from ..tensor.tensor import Tensor
 
-__all__ = ["Parameter", "is_parameter"]
+__all__ = ["Parameter", "Buffer", "is_parameter"]
 
 
 class Parameter(Tensor):
@@ -44,6 +44,41 @@ class Parameter(Tensor):
         new = Parameter(self.detach().clone(), self.requires_grad)
         memo[id(self)] = new
         return new
+
+
+class Buffer(Tensor):
+    """A tensor that a `Module` registers as a buffer when assigned as an attribute (mirrors
+    ``torch.nn.Buffer``): ``self.mask = nn.Buffer(t, persistent=False)`` is
+    ``self.register_buffer("mask", t, persistent=False)``. It shares `data`'s storage and
+    keeps its ``requires_grad``."""
+
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> "Buffer":
+        if data is None:
+            from ..ops import aten
+            data = aten.empty(0)
+        if not isinstance(data, TensorImpl):
+            raise TypeError(f"Buffer(): expected data to be a Tensor, got "
+                            f"{type(data).__name__}")
+        kind = cls if persistent else _NonPersistentBuffer
+        b = new_impl(kind, data._storage, data._shape, data._stride, data._offset, data._dtype,
+                     data._device, data._keys & ~AUTOGRAD_BIT, data._vc, None)
+        if data.requires_grad:
+            b.requires_grad_(True)
+        return b
+
+    @property
+    def persistent(self) -> bool:
+        """Whether the buffer goes into the module's state_dict."""
+        return not isinstance(self, _NonPersistentBuffer)
+
+
+class _NonPersistentBuffer(Buffer):
+    """A Buffer made with ``persistent=False`` (its class carries the flag: tensors have no
+    attribute dict)."""
+
+    __slots__ = ()
 
 
 def is_parameter(obj) -> bool:

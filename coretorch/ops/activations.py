@@ -211,6 +211,53 @@ def _threshold(self, threshold, value):
     return where(self > threshold, self, value)
 
 
+def _meta_shrink(name: str):
+    """Meta rule of hardshrink/softshrink: a float input of any shape; softshrink refuses a
+    negative lambda (as PyTorch)."""
+    def meta(self, lambd):
+        if not self._dtype.is_floating_point:
+            raise RuntimeError(f"{name}(): expected a floating-point input, got "
+                               f"{self._dtype.name}")
+        if name == "softshrink" and lambd < 0:
+            raise RuntimeError(f"{name}(): lambda must be greater or equal to 0, but found to be "
+                               f"{float(lambd)}.")
+        return (self._shape, self._dtype, self._device)
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
+def _hardshrink(self, lambd):
+    """self where |self| > lambd, else 0."""
+    return where(self.abs() > lambd, self, 0)
+
+
+def _d_hardshrink(ctx, g):
+    return (where(ctx.self.abs() > ctx.lambd, g, 0),)
+
+
+def _softshrink(self, lambd):
+    """self - lambd above lambd, self + lambd below -lambd, 0 between."""
+    return where(self > lambd, self - lambd, where(self < -lambd, self + lambd, 0))
+
+
+def _meta_rrelu(self, lower, upper, training, generator):
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"rrelu(): expected a floating-point input, got {self._dtype.name}")
+    if lower > upper:
+        raise RuntimeError(f"rrelu(): lower bound must be less than or equal to upper bound, "
+                           f"got lower={float(lower)} and upper={float(upper)}")
+    return (self._shape, self._dtype, self._device)
+
+
+def _rrelu(self, lower, upper, training, generator):
+    """Randomized leaky ReLU: in training each non-positive element is multiplied by its own
+    slope drawn from U(lower, upper); in evaluation the slope is (lower + upper) / 2."""
+    if not training:
+        return self.leaky_relu((lower + upper) / 2)
+    slope = self.new_empty(self._shape).uniform_(lower, upper, generator=generator)
+    return where(self > 0, self, self * slope)
+
+
 def _meta_glu(self, dim):
     if not self._shape:
         raise RuntimeError("glu(): glu does not support scalars because halving size must be "
@@ -267,6 +314,13 @@ def _declare_all() -> None:
             _meta_threshold, impl=_threshold, inplace=True, method=False, **act)
     declare("glu(Tensor self, Dim dim=-1) -> Tensor", _meta_glu, impl=_glu, method=False,
             **act)
+    declare("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", _meta_shrink("hardshrink"),
+            impl=_hardshrink, derivative=_d_hardshrink, saves=("self",), **act)
+    declare("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", _meta_shrink("softshrink"),
+            impl=_softshrink, method=False, function=False, **act)
+    declare("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+            "bool training=False, Generator? generator=None) -> Tensor", _meta_rrelu,
+            impl=_rrelu, inplace=True, method=False, **act)
 
 
 _declare_all()

@@ -41,6 +41,14 @@ from .pooling_max import *  # noqa: F401,F403
 from .pooling_max import __all__ as _pooling_max
 from .prelu import *  # noqa: F401,F403
 from .prelu import __all__ as _prelu
+from .linear_cross_entropy import *  # noqa: F401,F403
+from .linear_cross_entropy import __all__ as _linear_ce
+from .fold import *  # noqa: F401,F403
+from .fold import __all__ as _fold
+from .pooling_3d import *  # noqa: F401,F403
+from .pooling_3d import __all__ as _pooling_3d
+from .sampling import *  # noqa: F401,F403
+from .sampling import __all__ as _sampling
 from .upsampling import *  # noqa: F401,F403
 from .upsampling import __all__ as _upsampling
 from .vision import *  # noqa: F401,F403
@@ -48,7 +56,8 @@ from .vision import __all__ as _vision
 
 __all__ = (_act + _attn + _conv3d + _convt + _drop + _lin + _loss + _norm + _pad + _pool + _sparse
            + _ctc + _distance + _embedding_bag + _local_response_norm + _loss_likelihood
-           + _loss_margin + _pooling_max + _prelu + _upsampling + _vision)
+           + _loss_margin + _pooling_max + _prelu + _upsampling + _vision + _sampling + _fold
+           + _pooling_3d + _linear_ce)
 
 from ._op_errors import name_errors_in as _name_errors_in  # noqa: E402
 

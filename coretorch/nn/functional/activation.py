@@ -12,7 +12,8 @@ __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "silu"
            "elu_",
            "selu", "celu", "softplus", "sigmoid", "tanh", "hardtanh", "hardtanh_",
            "hardsigmoid", "hardswish", "logsigmoid", "softsign", "tanhshrink", "threshold",
-           "glu", "softmax", "log_softmax", "softmin"]
+           "glu", "softmax", "log_softmax", "softmin", "hardshrink", "softshrink", "rrelu",
+           "rrelu_", "threshold_", "selu_", "celu_", "gumbel_softmax"]
 
 
 relu = functional("relu")
@@ -33,6 +34,9 @@ softsign = functional("softsign")
 tanhshrink = functional("tanhshrink")
 threshold = functional("threshold")
 glu = functional("glu")
+hardshrink = functional("hardshrink")
+softshrink = functional("softshrink")
+rrelu = functional("rrelu", hide=("generator",))
 sigmoid = aten.sigmoid.entry
 tanh = aten.tanh.entry
 
@@ -55,6 +59,43 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place elu."""
     return input.elu_(alpha)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """In-place rrelu."""
+    return aten.rrelu_(input, lower, upper, training)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold."""
+    return aten.threshold_(input, threshold, value)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place selu."""
+    return aten.selu_(input)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place celu."""
+    return aten.celu_(input, alpha)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """Samples from the Gumbel-softmax distribution over `dim`: softmax((logits + g) / tau) with
+    g ~ Gumbel(0, 1); with `hard` a one-hot vector whose gradient is the soft sample's
+    (straight-through)."""
+    # -log(E) with E ~ Exp(1) is Gumbel(0, 1); E = -log(U) with U ~ U(0, 1]
+    uniform = 1 - aten.rand(tuple(logits.shape), dtype=logits.dtype, device=logits.device)
+    gumbels = -(-uniform.log()).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = aten.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -3,6 +3,7 @@ adaptive average pooling are written with them)."""
 from __future__ import annotations
 
 from ...ops import aten
+from ...ops.pooling_nd import adaptive_mean
 from ...tensor.tensor import Tensor
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -45,22 +46,6 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return out.squeeze(-2)
 
 
-def _adaptive_1d(x: Tensor, dim: int, out_size: int) -> Tensor:
-    """Average pooling of dimension `dim` to `out_size` bins (bin i covers
-    [floor(i*L/n), ceil((i+1)*L/n)), as PyTorch)."""
-    size = x.shape[dim]
-    if out_size == size:
-        return x
-    if out_size == 1:
-        return x.mean(dim, keepdim=True)
-    parts = []
-    for i in range(out_size):
-        start = (i * size) // out_size
-        end = -((-(i + 1) * size) // out_size)
-        parts.append(x.narrow(dim, start, end - start).mean(dim, keepdim=True))
-    return aten.cat(parts, dim)
-
-
 def pair_output_size(name: str, output_size, h: int, w: int) -> tuple:
     """An adaptive 2-d pool's (out_h, out_w) from an int or a pair (None keeps that size)."""
     if isinstance(output_size, int):
@@ -88,14 +73,14 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         kh, kw = h // oh, w // ow
         return aten.avg_pool2d(input, (kh, kw))
     # bins of an adaptive average are products of row and column ranges, so it separates
-    return _adaptive_1d(_adaptive_1d(input, input.dim() - 2, oh), input.dim() - 1, ow)
+    return adaptive_mean(adaptive_mean(input, input.dim() - 2, oh), input.dim() - 1, ow)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Average pooling of (N, C, L) or (C, L) to `output_size` bins."""
     if input.dim() not in (2, 3):
         raise ValueError(f"adaptive_avg_pool1d(): expected 2D or 3D input, got {input.dim()}D")
-    return _adaptive_1d(input, input.dim() - 1, _single("adaptive_avg_pool1d", output_size))
+    return adaptive_mean(input, input.dim() - 1, _single("adaptive_avg_pool1d", output_size))
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
@@ -103,4 +88,10 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None,
     """(sum over the window of x^p)^(1/p)."""
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(kh * kw).pow(1.0 / norm_type)
+    return power_average(out, kh * kw, norm_type)
+
+
+def power_average(out: Tensor, window: int, norm_type: float) -> Tensor:
+    """(window * mean of x^p)^(1/p) from the window means `out` of x^p (negative means clamped
+    to 0 first, as PyTorch's lp_pool)."""
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)

@@ -1,4 +1,4 @@
-"""Adaptive max pooling and max unpooling of ``nn.functional`` (1-d and 2-d).
+"""Adaptive max pooling and max unpooling of ``nn.functional`` (1-d, 2-d; unpooling also 3-d).
 
 Adaptive max pooling gathers every bin's elements (a host-built index table, short bins padded
 by repeating their first element, which cannot change the first maximum) and takes the argmax;
@@ -8,31 +8,16 @@ backend provides native kernels.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ... import dtypes as _dt
 from ...ops import aten
+from ...ops.window_tables import bin_table
 from ...ops.factories_public import tensor as _tensor
 from ...tensor.tensor import Tensor
 from ._conv_args import ntuple
 from .pooling import pair_output_size
 
 __all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d"]
-
-
-def _bins(size: int, out: int) -> list[tuple[int, int]]:
-    """PyTorch's adaptive bins: [floor(i*size/out), ceil((i+1)*size/out))."""
-    return [((i * size) // out, -(-(i + 1) * size // out)) for i in range(out)]
-
-
-def _bin_table(h: int, w: int, oh: int, ow: int) -> np.ndarray:
-    """(oh*ow, K) flat input indices of every bin, scanned row by row."""
-    rows, cols = _bins(h, oh), _bins(w, ow)
-    cells = [[r * w + c for r in range(r0, r1) for c in range(c0, c1)]
-             for r0, r1 in rows for c0, c1 in cols]
-    k = max(len(c) for c in cells)
-    return np.array([c + [c[0]] * (k - len(c)) for c in cells], dtype=np.int64)
+           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _adaptive_max_2d(name: str, input: Tensor, out_hw: tuple) -> tuple[Tensor, Tensor]:
@@ -46,7 +31,7 @@ def _adaptive_max_2d(name: str, input: Tensor, out_hw: tuple) -> tuple[Tensor, T
                            f"dimensions, but input has sizes {list(input.shape)}")
     lead = tuple(input.shape[:-2])
     flat = input.reshape(lead + (h * w,))
-    table = _tensor(_bin_table(h, w, oh, ow), dtype=_dt.int64, device=input.device)
+    table = _tensor(bin_table((h, w), (oh, ow)), dtype=_dt.int64, device=input.device)
     k = table.shape[1]
     cand = table.reshape(-1).expand(lead + (oh * ow * k,))
     gathered = flat.gather(-1, cand).reshape(lead + (oh * ow, k))
@@ -153,3 +138,13 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
         raise RuntimeError(f"max_unpool1d(): Expected 2D or 3D input, got {list(input.shape)}")
     size = _unpool_size("max_unpool1d", input, kernel_size, stride, padding, output_size, 1)
     return _unpool("max_unpool1d", input, indices, size, 1)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
+                 output_size=None) -> Tensor:
+    """The partial inverse of max_pool3d: each value placed at its flat D*H*W index in a zero
+    (N, C, D_out, H_out, W_out) volume."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"max_unpool3d(): Expected 4D or 5D input, got {list(input.shape)}")
+    size = _unpool_size("max_unpool3d", input, kernel_size, stride, padding, output_size, 3)
+    return _unpool("max_unpool3d", input, indices, size, 3)

@@ -15,7 +15,9 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
+from ...ops import aten
 from ...ops.factories_public import tensor as _tensor
+from ...ops.grid_sample import cubic_weights
 from ...tensor.tensor import Tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
@@ -89,25 +91,12 @@ def _linear_1d(x: Tensor, dim: int, out: int, scale: float | None,
     return a * _weights(lam0, x, dim) + b * _weights(lam1, x, dim)
 
 
-def _cubic_coefficients(t: np.ndarray, ftype) -> list:
-    """The four cubic-convolution weights (A = -0.75) for fractional offsets `t`."""
-    a = ftype(-0.75)
-
-    def near(u):  # |u| <= 1
-        return ((a + 2) * u - (a + 3)) * u * u + 1
-
-    def far(u):  # 1 < |u| < 2
-        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
-    one = ftype(1)
-    return [far(t + one), near(t), near(one - t), far((one - t) + one)]
-
-
 def _cubic_1d(x: Tensor, dim: int, out: int, scale: float | None,
               align_corners: bool) -> Tensor:
     size = x.shape[dim]
     base, t, ftype = _base_and_fraction(x, dim, out, scale, align_corners, True)
     res = None
-    for k, w in enumerate(_cubic_coefficients(t, ftype)):
+    for k, w in enumerate(cubic_weights(t)):
         idx = np.clip(base - 1 + k, 0, size - 1)
         term = x.index_select(dim, _index(idx, x.device)) * _weights(w.astype(ftype), x, dim)
         res = term if res is None else res + term
@@ -197,8 +186,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             return adaptive_avg_pool1d(input, out[0])
         if input.dim() == 4:
             return adaptive_avg_pool2d(input, out)
-        raise NotImplementedError("interpolate(): mode 'area' on 5-D input "
-                                  "(adaptive_avg_pool3d) is not supported by coretorch yet")
+        return aten.adaptive_avg_pool3d(input, out)
     x = input
     for i in range(input.dim() - 3, -1, -1):
         dim = 2 + i

@@ -1,14 +1,15 @@
-"""Containers: Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict (and the deprecated Container)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from itertools import chain, groupby, islice
 from typing import Iterable, Iterator, Mapping
 
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict"]
 
 
 def _index(idx, size: int) -> int:
@@ -24,6 +25,17 @@ def _renumber(container: Module, modules: list[Module]) -> None:
     container._modules.clear()
     for i, m in enumerate(modules):
         container._modules[str(i)] = m
+
+
+class Container(Module):
+    """Deprecated: a Module holding the keyword-argument modules as children."""
+
+    def __init__(self, **kwargs: Module) -> None:
+        super().__init__()
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented "
+                      "in nn.Module. Subclass that instead.", stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
+from ...ops.factories_public import tensor
 from .. import functional as F
 from .batchnorm import _BatchNorm
 from ._layer import subclass
 from .module import Module
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm",
+           "CrossMapLRN2d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -69,3 +73,33 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def _cross_map_windows(channels: int, size: int) -> np.ndarray:
+    """(C, C) 0/1 matrix: row c marks the channels whose squares scale channel c in the legacy
+    CrossMapLRN2d: [c - pre_pad + 1, c + pre_pad - 1] clipped to the channels, plus channel 0
+    (its running-sum update never removes channel 0; kept for parity with PyTorch)."""
+    pre_pad = int((size - 1) / 2 + 1)
+    m = np.zeros((channels, channels))
+    for c in range(channels):
+        lo, hi = max(0, c - pre_pad + 1), min(channels - 1, c + pre_pad - 1)
+        m[c, lo:hi + 1] = 1
+        m[c, 0] = 1
+    return m
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """Local response normalization across channels of (N, C, H, W) inputs, as the legacy
+    Lua-torch layer computes it: x * (k + alpha / size * sum of squares)^-beta."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D "
+                             f"instead.")
+        windows = tensor(_cross_map_windows(input.shape[1], self.size), dtype=input.dtype,
+                         device=input.device)
+        sums = input.pow(2).permute(0, 2, 3, 1).matmul(windows.t()).permute(0, 3, 1, 2)
+        return input * (sums * (self.alpha / self.size) + self.k).pow(-self.beta)

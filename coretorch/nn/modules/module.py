@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 from ...autograd.grad_mode import no_grad
 from ...tensor.impl import TensorImpl
 from ...tensor.tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
            "register_module_forward_hook"]
@@ -238,6 +238,12 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            _remove_name(name, d, self._parameters, self._modules)
+            self.register_buffer(name, value, value.persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, TensorImpl):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "

@@ -69,8 +69,8 @@ class AvgPool1d(_PoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_PoolNd):
-    """Mean over (kH, kW) windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+class _AvgPoolNd(_PoolNd):
+    _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None) -> None:
@@ -79,8 +79,13 @@ class AvgPool2d(_PoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return type(self)._fn(input, self.kernel_size, self.stride, self.padding,
+                              self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Mean over (kH, kW) windows of (N, C, H, W) inputs; stride defaults to kernel_size."""
+    _fn = staticmethod(F.avg_pool2d)
 
 
 AdaptiveAvgPool1d = functional_layer(
