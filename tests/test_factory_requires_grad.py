@@ -36,6 +36,11 @@ FACTORIES = {
     "rand_like": lambda d, rg: ct.rand_like(_src(d), requires_grad=rg),
     "randn_like": lambda d, rg: ct.randn_like(_src(d), requires_grad=rg),
     "randint_like": lambda d, rg: ct.randint_like(_src(d), 5, requires_grad=rg),
+    "scalar_tensor": lambda d, rg: ct.scalar_tensor(1.5, device=d, requires_grad=rg),
+    "tril_indices": lambda d, rg: ct.tril_indices(3, 3, dtype=ct.float32, device=d,
+                                                  requires_grad=rg),
+    "triu_indices": lambda d, rg: ct.triu_indices(3, 3, dtype=ct.float32, device=d,
+                                                  requires_grad=rg),
 }
 
 # factories that are not declared ops (Python data, Tensor.new_*)

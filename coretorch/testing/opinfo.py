@@ -260,7 +260,10 @@ BF16_STEPS_TOL = (1.6e-2, 3.2e-2)  # absolute: one rounding of an intermediate n
 NO_BFLOAT16: dict[str, str] = {
     **{n: _STEPS for n in (
         "index_put", "avg_pool2d_backward", "tanhshrink", "logaddexp", "prod", "log_softmax",
-        "diff", "trapz", "cumulative_trapezoid", "histogram", "sinc", "logit", "special_ndtr")},
+        "diff", "trapz", "cumulative_trapezoid", "histogram", "sinc", "logit", "special_ndtr",
+        "logaddexp2", "einsum", "cross", "addbmm")},
+    "linalg_vander": "PyTorch refuses bfloat16",
+    "cdist": _PT_NO_BF16,
     "nan_to_num": "numpy's float32 reference rounds float32's max to inf in bfloat16 "
                   "(coretorch and PyTorch give bfloat16's max)",
     "quantile": "PyTorch accepts float32 and float64 only",

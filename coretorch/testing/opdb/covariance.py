@@ -71,7 +71,7 @@ _ERRORS = {
                                match=r"sum_to_size\(\): size \{2, 2\} is not expandable to "
                                      r"size \{2, 3\}")],
     "corrcoef": [error_case("3-d", _t(2, 2, 2),
-                            match=r"cov\(\): expected input to have two or fewer")],
+                            match=r"corrcoef\(\): expected input to have two or fewer")],
 }
 attach_error_cases(OPS, _ERRORS)
 
