@@ -8,7 +8,7 @@ from typing import Any
 from .storage import Storage
 
 __all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
-           "wrap_dim", "is_overlapping", "device_key_bits"]
+           "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry"]
 
 # device type name -> dispatch-key bit of its backend; filled by backend registration
 device_key_bits: dict[str, int] = {}
@@ -101,6 +101,22 @@ def contiguous_strides(shape: tuple) -> tuple:
         acc *= d if d > 1 else 1
         strides[i - 1] = acc
     return tuple(strides)
+
+
+# shape -> (numel, contiguous strides): programs reuse few shapes, and a dict look-up costs
+# ~0.3k instructions where computing both costs ~1.7k (benchmarks/instructions.py --layers)
+_geometry: dict[tuple, tuple[int, tuple]] = {}
+_GEOMETRY_CACHE_SIZE = 4096
+
+
+def contiguous_geometry(shape: tuple) -> tuple[int, tuple]:
+    """``(numel, contiguous strides)`` of `shape` (cached)."""
+    g = _geometry.get(shape)
+    if g is None:
+        if len(_geometry) >= _GEOMETRY_CACHE_SIZE:
+            _geometry.clear()
+        g = _geometry[shape] = (shape_numel(shape), contiguous_strides(shape))
+    return g
 
 
 def new_impl(cls, storage: Storage, shape: tuple, stride: tuple, offset: int, dtype, device,
