@@ -116,11 +116,15 @@ def _env() -> dict:
                 NUMBA_NUM_THREADS="1")
 
 
-def layers(n: int) -> None:
-    """Print what each layer of `a + b` costs (see LAYERS)."""
+def layers(n: int, torch: bool) -> None:
+    """Print what each layer of `a + b` costs (see LAYERS), and PyTorch's whole calls."""
     counts = phase_counts("coretorch", _LAYER_SETUP, [s for _, s in LAYERS], n)
     for (label, stmt), c in zip(LAYERS, counts):
         print(f"{label:<46} {stmt:<28} {c / 1e3:8.1f}k", flush=True)
+    if torch:
+        setup = "a = ct.ones(4); b = ct.ones(4); ag = ct.ones(4, requires_grad=True)"
+        for stmt, c in zip(("a + b", "ag + b"), phase_counts("torch", setup, ["a + b", "ag + b"], n)):
+            print(f"{'torch':<46} {stmt:<28} {c / 1e3:8.1f}k", flush=True)
 
 
 def per_call(lib: str, setup: str, stmt: str, n: int) -> float:
@@ -139,7 +143,7 @@ def main() -> int:
         print("valgrind is not installed: nothing to count")
         return 1
     if args.layers:
-        layers(args.n)
+        layers(args.n, args.torch)
         return 0
     for name, (setup, stmt) in CASES.items():
         if args.k not in name:
