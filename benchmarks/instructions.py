@@ -45,12 +45,13 @@ _LAYER_SETUP = (
     "a = ct.ones(4); b = ct.ones(4); ag = ct.ones(4, requires_grad=True)\n"
     "_d = REGISTRY['add']; meta = _d.meta; spec = meta(a, b, 1)\n"
     "a + b; adapter = _d.op._cache[a._keys]; kern = adapter.out_kernel; o = alloc(*spec)\n"
-    "def observed():\n"
-    "    h = add_global_callback(lambda rf: None, lambda rf, st: None)\n"
-    "    try:\n"
+    "def _start(rf):\n    pass\n"
+    "def _end(rf, state):\n    pass\n"
+    "def observed(op=True):\n"
+    "    h = add_global_callback(_start, _end)\n"
+    "    if op:\n"
     "        a + b\n"
-    "    finally:\n"
-    "        remove_callback(h)\n")
+    "    remove_callback(h)\n")
 LAYERS = [  # (label, statement)
     ("a + b", "a + b"),
     ("structured adapter (meta, alloc, kernel)", "adapter(a, b, 1)"),
@@ -61,6 +62,7 @@ LAYERS = [  # (label, statement)
     ("kernel into a reused output", "kern(o, a, b, 1)"),
     ("a + b, requires_grad", "ag + b"),
     ("a + b, one no-op observer (incl. add/remove)", "observed()"),
+    ("adding and removing that observer", "observed(False)"),
 ]
 
 _PROGRAM = """
