@@ -27,7 +27,8 @@ _BOOL, _INT, _FLOAT = 0, 1, 2
 class dtype:
     """A tensor element type (``coretorch.float32`` ...). Compare with ``is`` or ``==``."""
 
-    __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank")
+    __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank",
+                 "is_floating_point")
 
     def __init__(self, name: str, numpy_dtype: type, category: int, is_signed: bool, rank: int):
         self.name = name
@@ -36,10 +37,8 @@ class dtype:
         self.category = category
         self.is_signed = is_signed
         self._rank = rank
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.category == _FLOAT
+        # a plain attribute, not a property: meta rules and autograd read it on every op
+        self.is_floating_point: bool = category == _FLOAT
 
     @property
     def is_complex(self) -> bool:

@@ -55,10 +55,21 @@ _lock = threading.Lock()
 _next_handle = 1
 
 
+class _SequenceNr:
+    """The next autograd sequence number of a thread: a slotted object read once from the
+    thread-local (each threading.local attribute access costs ~0.6k instructions, a slot ~0.1k;
+    one is taken per recorded op)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self):
+        self.n = 0
+
+
 class _Local(threading.local):
     def __init__(self):
         self.callbacks: list[_Callback] = []
-        self.seq_nr = 0
+        self.seq = _SequenceNr()
         self.stack: list["RecordFunction"] = []
 
 
@@ -67,13 +78,14 @@ _local = _Local()
 
 def peek_sequence_nr() -> int:
     """The sequence number the next autograd node created in this thread will get."""
-    return _local.seq_nr
+    return _local.seq.n
 
 
 def next_sequence_nr() -> int:
     """Take a sequence number for a new autograd node."""
-    n = _local.seq_nr
-    _local.seq_nr = n + 1
+    seq = _local.seq
+    n = seq.n
+    seq.n = n + 1
     return n
 
 
@@ -270,7 +282,7 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
     r.args = args
     r.kwargs = kwargs
     r._cbs = cbs
-    r.seq_nr = loc.seq_nr if autograd else -1
+    r.seq_nr = loc.seq.n if autograd else -1
     r.outputs = r.extra = r._states = None
     r.thread_id = r.fwd_thread_id = _get_ident()
     r.end_ns = 0

@@ -390,7 +390,9 @@ class GraphTask:
                 owned = out_owned[i]
                 if g._shape != e.shape:
                     g, owned = sum_to(g, e.shape, node, i), True
-                if g._dtype is not e.dtype or g._device != e.device:
+                # `is` first: device.__eq__ is a Python call (~1.5k instructions a gradient)
+                if g._dtype is not e.dtype or (g._device is not e.device
+                                               and g._device != e.device):
                     g, owned = g.to(dtype=e.dtype, device=e.device), True
                 self._buffer(c).add(e.input_nr, g, owned)
             d = deps[c] - 1

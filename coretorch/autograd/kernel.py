@@ -13,11 +13,12 @@ For a call ``op(*record)`` it:
 """
 from __future__ import annotations
 
-from ..dispatch.keys import AUTOGRAD_BIT, DispatchKey
+from ..dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey
 from ..dispatch.operator import register_fallback
 from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
-from ..tensor.impl import AutogradMeta, TensorImpl, new_impl, requires_grad as _requires_grad
+from ..tensor.impl import (AutogradMeta, TensorImpl, new_autograd_meta, new_impl,
+                           requires_grad as _requires_grad)
 from .node import Node, OpNode, camel_case, gradient_edge, init_node, node_class
 from .tensor_hooks import move_retain
 from .views import record_copy_slices
@@ -159,11 +160,19 @@ def saved_versions(info: OpAutogradInfo, saved_args, has_lists: bool) -> tuple |
 
 def run_below_autograd(op, ks, args, kwargs):
     """Run `op` with Autograd excluded in this thread (the keys below it)."""
+    # Operator.redispatch inlined (the key set below Autograd always holds a backend key):
+    # ~1k instructions less per recorded op (benchmarks/instructions.py, requires_grad case)
+    bits = ks if ks.__class__ is int else ks.bits
+    if not bits & BACKEND_MASK:
+        bits |= BACKEND_SELECT_BIT
+    fn = op._cache.get(bits)
+    if fn is None:
+        fn = op._resolve(bits)
     lk = local_keys
     prev = lk.exclude
     lk.exclude = prev | _AG
     try:
-        return op.redispatch(ks, *args, **kwargs)
+        return fn(*args, **kwargs)
     finally:
         lk.exclude = prev
 
@@ -197,7 +206,7 @@ def _give_grad_fn(o, node: Node, i: int, args, is_view: bool):
     if o._autograd is not None or _is_argument(o, args):
         o = _alias(o)
     if o._dtype.is_floating_point:
-        o._autograd = AutogradMeta(False, node, i)
+        o._autograd = new_autograd_meta(node, i)
         o._keys |= _AG
         if is_view and o._base is not None:
             node._vv = o._vc[0]

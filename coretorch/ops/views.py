@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..memory_formats import dim_order, memory_format_arg, preserve_format
-from ..tensor.impl import TensorImpl, contiguous_strides, new_impl, shape_numel, wrap_dim
+from ..tensor.impl import (TensorImpl, contiguous_geometry, contiguous_strides, new_impl,
+                           shape_numel, wrap_dim)
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare
 from .view_derivatives import VIEW_DERIVATIVES
@@ -69,9 +70,11 @@ def view_strides(old_shape: tuple, old_stride: tuple, new_shape: tuple):
     """Strides that view `old` as `new_shape` without copying, or None (PyTorch's computeStride)."""
     if not old_shape:
         return tuple(1 for _ in new_shape)
-    numel = shape_numel(old_shape)
+    numel, contiguous = contiguous_geometry(old_shape)
     if numel == 0:
         return contiguous_strides(new_shape) if old_shape != new_shape else old_stride
+    if old_stride == contiguous:  # one chunk (the common case): the search below gives these
+        return contiguous_geometry(tuple(new_shape))[1]
     new_stride = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_stride[-1]

@@ -25,6 +25,7 @@ class MemoryEvent:
 
 
 _hooks: list[Callable[[MemoryEvent], None]] = []
+_new = object.__new__
 
 
 def add_memory_hook(fn: Callable[[MemoryEvent], None]) -> Callable[[MemoryEvent], None]:
@@ -53,7 +54,14 @@ class Storage:
         a = self.allocator
         if a is not None:
             self.allocator = None
-            a.release(self)
+            # Allocator.release inlined for allocators without a raw_free (cpu): every op's
+            # output is freed here; measured (benchmarks/instructions.py --layers) ~0.7k
+            # instructions less per freed tensor
+            if a._plain_free and not _hooks:
+                a.allocated -= self.nbytes
+                a.num_frees += 1
+            else:
+                a.release(self)
 
     def __repr__(self) -> str:
         return f"Storage({self.nbytes} bytes, device='{self.device}')"
@@ -83,6 +91,8 @@ class Allocator:
         self.num_allocs = 0
         self.num_frees = 0
         self._next_address = 0x1000
+        # no raw_free to call: a free is only counted (Storage.__del__'s fast path)
+        self._plain_free = type(self).raw_free is Allocator.raw_free
 
     # ---- what a backend implements ----
     def raw_allocate(self, nbytes: int, device) -> tuple[Any, int]:
@@ -99,11 +109,13 @@ class Allocator:
     # ---- what the core calls ----
     def allocate(self, nbytes: int, device) -> Storage:
         data, address = self.raw_allocate(nbytes, device)
-        self.allocated += nbytes
+        allocated = self.allocated = self.allocated + nbytes
         self.num_allocs += 1
-        if self.allocated > self.peak:
-            self.peak = self.allocated
-        s = Storage(data, nbytes, device, self, address)
+        if allocated > self.peak:
+            self.peak = allocated
+        # Storage.__init__ inlined: ~0.6k instructions less per allocation (measured as above)
+        s = _new(Storage)
+        s.data, s.nbytes, s.device, s.allocator, s.address = data, nbytes, device, self, address
         if _hooks:
             ev = MemoryEvent(address, nbytes, device, self.allocated, self.reserved())
             for h in _hooks:

@@ -16,11 +16,12 @@ def as_numpy(t) -> np.ndarray:
     """The strided numpy view of cpu tensor `t` (cached on the tensor; geometry never changes)."""
     a = t._cache
     if a is None:
-        d = t._dtype.numpy
+        dtype = t._dtype
+        d = dtype.numpy
         data = t._storage.data
         shape = t._shape
         if len(shape) == 1 and t._offset == 0 and t._stride == (1,) \
-                and data.shape[0] == shape[0] * d.itemsize:
+                and len(data) == shape[0] * dtype.itemsize:
             a = data.view(d)  # a whole 1-D buffer (a fresh output): the cheapest view
         else:
             isz = d.itemsize
