@@ -119,6 +119,7 @@ def register_device_type(entry: DeviceType) -> None:
 
 
 def unregister_device_type(name: str) -> None:
+    """Remove the backend registered for device type `name` (no-op when none is)."""
     _registry.pop(name, None)
 
 
@@ -128,6 +129,11 @@ def device_types() -> dict[str, DeviceType]:
 
 
 def get_device_type(dev: "device | str") -> DeviceType:
+    """The registered backend entry for the device type of `dev`.
+
+    Raises:
+        RuntimeError: when no backend for that device type is loaded (the message says why).
+    """
     name = dev.type if isinstance(dev, device) else device(dev).type
     entry = _registry.get(name)
     if entry is None:
@@ -171,6 +177,7 @@ def set_default_device(dev: "device | str | None") -> None:
 
 
 def get_default_device() -> device:
+    """The device factories use when none is given (``set_default_device`` / ``with device``)."""
     stack = _default.stack
     if stack:
         return stack[-1]

@@ -104,6 +104,7 @@ class set_grad_enabled(_DecoratorContextManager):
         return super().__call__(fn)
 
     def clone(self) -> "set_grad_enabled":
+        """A new context manager with the same mode (used when it decorates a function)."""
         return set_grad_enabled(self.mode)
 
     def __enter__(self) -> None:
@@ -127,6 +128,7 @@ class inference_mode(_DecoratorContextManager):
         self.prev_flag = False
 
     def clone(self) -> "inference_mode":
+        """A new context manager with the same mode (used when it decorates a function)."""
         return inference_mode(self.mode)
 
     def __enter__(self) -> None:

@@ -35,6 +35,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize weight and bias uniformly in +-1/sqrt(in_features), as PyTorch."""
         reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input):
@@ -62,6 +63,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize weight and bias uniformly in +-1/sqrt(in1_features)."""
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

@@ -111,6 +111,7 @@ class RNNBase(Module):
         """Kept for PyTorch compatibility; parameters need no flattening here."""
 
     def reset_parameters(self) -> None:
+        """Re-initialize every weight and bias uniformly in +-1/sqrt(hidden_size)."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -119,6 +120,12 @@ class RNNBase(Module):
         return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     def check_input(self, input, batch_sizes) -> None:
+        """Check `input` against the layer.
+
+        Raises:
+            ValueError: when its dtype differs from the weights'.
+            RuntimeError: when it has the wrong number of dimensions or its last size is not input_size.
+        """
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
@@ -137,18 +144,31 @@ class RNNBase(Module):
         return input.size(0) if self.batch_first else input.size(1)
 
     def get_expected_hidden_size(self, input, batch_sizes) -> tuple:
+        """The hidden state shape (num_layers * directions, batch, hidden) expected for `input`."""
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self._real_hidden())
 
     def check_hidden_size(self, hx, expected_hidden_size: tuple,
                           msg: str = "Expected hidden size {}, got {}") -> None:
+        """Check that `hx` has `expected_hidden_size`.
+
+        Raises:
+            RuntimeError: with `msg` formatted with the expected and actual sizes.
+        """
         _check_hidden(hx, expected_hidden_size, msg)
 
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
+        """Check `input` and the hidden state before a forward pass.
+
+        Raises:
+            ValueError: on a dtype mismatch.
+            RuntimeError: on a wrong input or hidden shape.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of `hx` by `permutation` (None leaves it)."""
         return _permute(hx, permutation)
 
     def _zeros_state(self, input, batch: int):
@@ -255,10 +275,17 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes) -> tuple:
+        """The cell state shape (num_layers * directions, batch, hidden_size) expected for `input`."""
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
+        """Check `input` and the (h, c) state before a forward pass.
+
+        Raises:
+            ValueError: on a dtype mismatch.
+            RuntimeError: on a wrong input, hidden or cell shape.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -332,6 +359,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize every weight and bias uniformly in +-1/sqrt(hidden_size)."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

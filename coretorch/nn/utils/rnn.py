@@ -61,16 +61,20 @@ class PackedSequence(_PackedSequenceBase):
                           move(self.unsorted_indices))
 
     def cuda(self, *args, **kwargs) -> "PackedSequence":
+        """A copy on the cuda device (or the one given)."""
         return self.to("cuda" if not args else args[0], **kwargs)
 
     def cpu(self, *args, **kwargs) -> "PackedSequence":
+        """A copy on the cpu device."""
         return self.to("cpu")
 
     @property
     def is_cuda(self) -> bool:
+        """True when the data is on a cuda device."""
         return self.data.device.type == "cuda"
 
     def is_pinned(self) -> bool:
+        """Always False: a PackedSequence here is never in pinned memory."""
         return False
 
 

@@ -140,6 +140,7 @@ class DataLoader:
 
     @property
     def multiprocessing_context(self):
+        """The multiprocessing context worker processes start in (None: the default)."""
         return self._multiprocessing_context
 
     @multiprocessing_context.setter
