@@ -125,12 +125,15 @@ class DispatchKeySet:
         return DispatchKeySet(self.bits & ~_bits_of(other))
 
     def add(self, key: DispatchKey) -> "DispatchKeySet":
+        """A new set with `key` added."""
         return DispatchKeySet(self.bits | _bit(key))
 
     def remove(self, key: DispatchKey) -> "DispatchKeySet":
+        """A new set without `key`."""
         return DispatchKeySet(self.bits & ~_bit(key))
 
     def has(self, key: DispatchKey) -> bool:
+        """True when `key` is in the set."""
         return bool(self.bits & _bit(key))
 
     __contains__ = has
