@@ -29,6 +29,21 @@ class Library:
     kind: ``"DEF"`` (this library owns the namespace and may define ops), ``"FRAGMENT"`` (adds
     definitions to an existing namespace) or ``"IMPL"`` (only registers kernels).
     dispatch_key: the default key of `impl` and `fallback` calls.
+
+    Raises:
+        ValueError: when `kind` is not one of the three.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.library import Library
+        >>> lib = Library("doc_example", "DEF")
+        >>> op = lib.define("scale(Tensor self, float factor) -> Tensor")
+        >>> @lib.impl("scale", dispatch_key="CPU")
+        ... def scale_cpu(self, factor):
+        ...     return self * factor
+        >>> coretorch.ops.doc_example.scale(coretorch.tensor([1., 2.]), 3.0)
+        tensor([3., 6.])
+        >>> lib._destroy()  # undo the registrations (plugins and tests unload this way)
     """
 
     def __init__(self, namespace: str, kind: str, dispatch_key: "str | DispatchKey" = ""):

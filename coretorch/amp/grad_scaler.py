@@ -20,7 +20,8 @@ __all__ = ["GradScaler", "OptState"]
 
 
 class OptState(Enum):
-    """Per-optimizer progress within one iteration: gradients not yet unscaled, unscaled, or stepped."""
+    """Per-optimizer progress within one iteration: gradients not yet unscaled, unscaled, or
+    stepped."""
     READY = 0
     UNSCALED = 1
     STEPPED = 2
@@ -189,7 +190,8 @@ class GradScaler:
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
-        """Set the factor the scale is multiplied by after `growth_interval` steps without inf/NaN."""
+        """Set the factor the scale is multiplied by after `growth_interval` steps without
+        inf/NaN."""
         self._growth_factor = float(new_factor)
 
     def get_backoff_factor(self) -> float:

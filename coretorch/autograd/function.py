@@ -81,10 +81,13 @@ class BackwardCFunction(FunctionCtx, Node):
     saved_variables = saved_tensors
 
     def apply(self, grads: list) -> list:
-        """Run the Function's ``backward`` on `grads`; returns one gradient (or None) per forward input.
+        """Run the Function's ``backward`` on `grads`.
+
+        Returns one gradient (or None) per forward input.
 
         Raises:
-            RuntimeError: when the graph was freed or backward returned the wrong number of gradients.
+            RuntimeError: when the graph was freed or backward returned the wrong number of
+            gradients.
             TypeError: when backward returned something other than a Tensor or None.
         """
         if self._freed:

@@ -53,7 +53,8 @@ class CopySlices(Node):
     _name = "CopySlices"
 
     def apply(self, grads: list) -> list:
-        """Gradient of an in-place op on a view: the base's gradient with the view's part replaced."""
+        """Gradient of an in-place op on a view: the base's gradient with the view's part
+        replaced."""
         g = grads[0]
         b_shape, b_stride, b_off = self.base_geom
         v_shape, v_stride, v_off = self.view_geom

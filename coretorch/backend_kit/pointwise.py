@@ -325,14 +325,16 @@ def remainder(out, self, other):
     """out = self mod other with the sign of other (Python's %).
 
     Raises:
-        RuntimeError: for integer dtypes when other has a zero element (ZeroDivisionError, as PyTorch)."""
+        RuntimeError: for integer dtypes when other has a zero element (a ZeroDivisionError
+            message, as PyTorch)."""
     _int_divisor_op(out, self, other, "remainder", "remainder")
 
 def fmod(out, self, other):
     """out = self mod other with the sign of self (C's fmod).
 
     Raises:
-        RuntimeError: for integer dtypes when other has a zero element (ZeroDivisionError, as PyTorch)."""
+        RuntimeError: for integer dtypes when other has a zero element (a ZeroDivisionError
+            message, as PyTorch)."""
     _int_divisor_op(out, self, other, "fmod", "fmod")
 
 

@@ -143,7 +143,8 @@ class DispatchKeySet:
         return DispatchKey._by_bit[self.bits.bit_length() - 1] if self.bits else None
 
     def below(self, key: DispatchKey) -> "DispatchKeySet":
-        """The keys of strictly lower priority than `key` (what a kernel at `key` redispatches to)."""
+        """The keys of strictly lower priority than `key` (what a kernel at `key` redispatches
+        to)."""
         return DispatchKeySet(self.bits & ((1 << _bit(key).bit_length() - 1) - 1))
 
     def __iter__(self) -> Iterator[DispatchKey]:

@@ -78,7 +78,8 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self) -> Size:
-        """Shape of the parameter tensor (`probs` or `logits`), batch shape plus the category dimension."""
+        """Shape of the parameter tensor (`probs` or `logits`), batch shape plus the category
+        dimension."""
         return self._param.shape
 
     @property
@@ -168,7 +169,7 @@ class OneHotCategorical(Distribution):
         return self._categorical.probs * (1 - self._categorical.probs)
 
     param_shape = property(lambda self: self._categorical.param_shape,
-                           doc="Shape of the parameter tensor: batch shape plus the category dimension.")
+                           doc="Shape of the parameter tensor: batch shape plus categories.")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         probs = self._categorical.probs

@@ -19,6 +19,17 @@ class SGD(MultiTensorOptimizer):
 
     `fused` / `foreach` pick the implementation (`coretorch.optim._multi_tensor`): by default
     one ``_fused_sgd_`` kernel per group where the backend has one.
+
+    Example:
+        >>> import coretorch
+        >>> w = coretorch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = coretorch.optim.SGD([w], lr=0.1)
+        >>> loss = (w ** 2).sum()  # gradient 2 * w
+        >>> opt.zero_grad()
+        >>> loss.backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
     _fused_op = "_fused_sgd_"

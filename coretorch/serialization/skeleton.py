@@ -338,7 +338,8 @@ def _plain(ctx: LoadContext, entries: dict[str, Entry]) -> dict:
 
 
 def load_safetensors(ctx: LoadContext) -> Any:
-    """Load a safetensors file: coretorch's own object tree if its metadata has one, else a dict of tensors.
+    """Load a safetensors file: coretorch's own object tree if its metadata has one, else a
+    dict of tensors.
 
     Raises:
         CheckpointError: when the header or coretorch metadata is malformed or nests too deeply.

@@ -143,7 +143,8 @@ class Cursor:
         return self.pos
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        """Move to `offset` relative to whence (0 start, 1 current, 2 end); clamps at 0; returns the new position."""
+        """Move to `offset` relative to whence (0 start, 1 current, 2 end); clamps at 0; returns the
+        new position."""
         base = {0: 0, 1: self.pos, 2: self.src.size}[whence]
         self.pos = max(0, base + offset)
         return self.pos

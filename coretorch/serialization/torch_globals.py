@@ -84,7 +84,8 @@ class StorageRef:
         return self.numel * (1 if self.stype.untyped else self.stype.stored.itemsize)
 
     def base(self, stored: StoredType) -> Tensor:
-        """The storage's data as a flat tensor of the `stored` type, a view when the reference covers part of it.
+        """The storage's data as a flat tensor of the `stored` type (a view when the reference
+        covers part of it).
 
         Raises:
             CheckpointError: when the storage is damaged or used with two dtypes.

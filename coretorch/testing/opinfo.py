@@ -172,7 +172,8 @@ class OpInfo:
 
     @property
     def torch_ref(self) -> Callable | None:
-        """The PyTorch function compared with, torch.<name> or Tensor.<name> by default (None when missing)."""
+        """The PyTorch function compared with, torch.<name> or Tensor.<name> by default (None when
+        missing)."""
         if self._torch_ref is not _AUTO:
             return self._torch_ref
         import torch

@@ -30,7 +30,8 @@ class FunctionEventAvg(MemoryProperties):
         self._self_memory: dict[str, int] = {}
 
     def add(self, e: "FunctionEvent | FunctionEventAvg") -> "FunctionEventAvg":
-        """Fold event (or average) `e` into this one: counts, times, flops and memory add up; returns self."""
+        """Fold event (or average) `e` into this one: counts, times, flops and memory add up;
+        returns self."""
         if self.count == 0:
             self.input_shapes, self.stack, self.scope = e.input_shapes, e.stack, e.scope
         self.count += e.count

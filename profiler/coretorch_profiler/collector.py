@@ -106,7 +106,8 @@ class Collector(RawProfile):
         return self._handle is not None
 
     def start(self) -> None:
-        """Start recording: snapshot the machine, install the scope, memory, module and device-timer hooks."""
+        """Start recording: snapshot the machine, install the scope, memory, module and device-timer
+        hooks."""
         if self.with_stack:
             self._stacks.start(2)
         self.machine = machine.snapshot()
@@ -128,7 +129,8 @@ class Collector(RawProfile):
             timer.start()
 
     def stop(self) -> None:
-        """Stop recording: remove every hook and collect the device timers' events (safe to call twice)."""
+        """Stop recording: remove every hook and collect the device timers' events (safe to call
+        twice)."""
         if self._handle is not None:
             _rf.remove_callback(self._handle)
             self._handle = None

@@ -104,7 +104,8 @@ class FaultMonitor:
         raise self._failed(DistBackendError(message))
 
     def timed_out(self, what: str, waited: float) -> DistBackendError:
-        """The DistBackendError for a call `what` that waited `waited` seconds for the other ranks (recorded as this rank's failure)."""
+        """The DistBackendError for a call `what` that waited `waited` seconds for the other ranks
+        (recorded as this rank's failure)."""
         return self._failed(DistBackendError(
             f"{what}: timed out after {waited:.1f} s (group timeout {self.timeout:g} s) waiting "
             f"for the other ranks; a rank is stuck, or called a different collective (set "

@@ -28,7 +28,8 @@ def _local_rank() -> int:
 
 
 class NCCLWork(Work):
-    """A pending NCCL operation: completes when its CUDA event is done; wait() times out with DistBackendError and aborts the communicator."""
+    """A pending NCCL operation: completes when its CUDA event is done; wait() times out with
+    DistBackendError and aborts the communicator."""
     def __init__(self, backend: "NCCLBackend", op: str, stream, keep: tuple):
         import cupy
         super().__init__(op)

@@ -124,7 +124,8 @@ class RNNBase(Module):
 
         Raises:
             ValueError: when its dtype differs from the weights'.
-            RuntimeError: when it has the wrong number of dimensions or its last size is not input_size.
+            RuntimeError: when it has the wrong number of dimensions or its last size is not
+            input_size.
         """
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
@@ -275,7 +276,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes) -> tuple:
-        """The cell state shape (num_layers * directions, batch, hidden_size) expected for `input`."""
+        """The cell state shape (num_layers * directions, batch, hidden_size) expected for
+        `input`."""
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self.hidden_size)
 

@@ -31,7 +31,8 @@ class SpectralNorm:
         return weight.reshape(weight.shape[0], -1)
 
     def compute_weight(self, module: Module, do_power_iteration: bool):
-        """The weight divided by its largest singular value, estimated by power iteration when asked."""
+        """The weight divided by its largest singular value, estimated by power iteration when
+        asked."""
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -46,7 +47,8 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module: Module) -> None:
-        """Replace the hook's parameters and buffers on `module` by a plain normalized weight parameter."""
+        """Replace the hook's parameters and buffers on `module` by a plain normalized weight
+        parameter."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)

@@ -39,7 +39,24 @@ class IterableDataset(Dataset[T_co]):
 
 
 class TensorDataset(Dataset):
-    """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first dim."""
+    """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first dim.
+
+    Raises:
+        ValueError: when no tensor is given.
+        AssertionError: when the tensors' first dimensions differ (as PyTorch).
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(coretorch.arange(5.), coretorch.tensor([0, 1, 0, 1, 0]))
+        >>> len(ds), ds[1]
+        (5, (tensor(1.), tensor(1)))
+        >>> for x, y in DataLoader(ds, batch_size=2):
+        ...     print(x, y)
+        tensor([0., 1.]) tensor([0, 1])
+        tensor([2., 3.]) tensor([0, 1])
+        tensor([4.]) tensor([0])
+    """
 
     def __init__(self, *tensors: Tensor) -> None:
         if not tensors:

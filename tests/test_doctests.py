@@ -1,0 +1,39 @@
+"""The ``>>>`` examples in the docstrings of the most used public API run and print what they
+show, so the examples cannot rot."""
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+# module -> the fewest examples it must hold (an example deleted by mistake fails the test too)
+MODULES = {
+    "coretorch.ops.factories_public": 10,     # tensor, zeros, ones, full, arange, view, sum, mean
+    "coretorch.nn.modules.linear": 5,         # nn.Linear
+    "coretorch.nn.functional.loss": 5,        # relu, softmax, cross_entropy
+    "coretorch.optim.sgd": 5,                 # optim.SGD
+    "coretorch.utils.data.dataset": 4,        # TensorDataset
+    "coretorch.utils.data.dataloader": 4,     # DataLoader
+    "coretorch.serialization": 10,            # save, load
+    "coretorch.library": 5,                   # Library
+    "coretorch_profiler.profiling": 4,        # profile, record_function
+}
+
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    failures = []
+    for test in finder.find(module, name):
+        out: list[str] = []
+        runner.run(test, out=out.append)
+        failures.extend(out)
+    results = runner.summarize(verbose=False)
+    assert not failures, "".join(failures)
+    assert results.attempted >= MODULES[name], (
+        f"{name}: {results.attempted} examples ran, expected at least {MODULES[name]}")
