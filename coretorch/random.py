@@ -66,7 +66,19 @@ def generator_for(dev) -> Generator:
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generators of every device."""
+    """Seed the default generators of every device; returns the default (cpu) generator.
+
+    Example:
+        >>> import coretorch
+        >>> _ = coretorch.manual_seed(0)
+        >>> a = coretorch.randn(3)
+        >>> _ = coretorch.manual_seed(0)
+        >>> coretorch.equal(a, coretorch.randn(3))
+        True
+        >>> g = coretorch.Generator().manual_seed(1)  # a private stream
+        >>> coretorch.rand(2, generator=g).shape
+        coretorch.Size([2])
+    """
     default_generator.manual_seed(seed)
     for g in _device_generators.values():
         g.manual_seed(seed)

@@ -18,6 +18,8 @@ MODULES = {
     "coretorch.serialization": 10,            # save, load
     "coretorch.library": 5,                   # Library
     "coretorch_profiler.profiling": 4,        # profile, record_function
+    "coretorch.autograd.grad_mode": 6,        # no_grad, set_grad_enabled
+    "coretorch.random": 4,                    # manual_seed, Generator
 }
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
