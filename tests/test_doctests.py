@@ -13,6 +13,7 @@ MODULES = {
     "coretorch.nn.modules.linear": 5,         # nn.Linear
     "coretorch.nn.functional.loss": 5,        # relu, softmax, cross_entropy
     "coretorch.optim.sgd": 5,                 # optim.SGD
+    "coretorch.optim.adam": 4,                # optim.Adam
     "coretorch.utils.data.dataset": 4,        # TensorDataset
     "coretorch.utils.data.dataloader": 4,     # DataLoader
     "coretorch.serialization": 10,            # save, load
