@@ -50,6 +50,11 @@ def save(obj: Any, f: "str | os.PathLike[str] | BinaryIO", pickle_module: Any = 
     State dicts and other plain data go to a safetensors file; any other picklable object
     (``save(model)``) to PyTorch's zip format. ``pickle_protocol`` applies to the latter.
 
+    Raises:
+        TypeError: when `f` is neither a path nor a writable file object.
+        ValueError: when a `pickle_module` other than the standard one is given.
+        NotImplementedError: when PyTorch's legacy (non-zip) format is asked for.
+
     Example:
         >>> import os, tempfile
         >>> import coretorch
@@ -124,6 +129,12 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
     anything -- only for files from a trusted source. ``mmap=True`` maps the file (a path)
     copy-on-write instead of reading it. A malformed file raises `CheckpointError`
     (a RuntimeError) naming the file and what is wrong.
+
+    Raises:
+        CheckpointError: for a truncated, corrupted or unsupported file.
+        pickle.UnpicklingError: when ``weights_only`` and the pickle names a global outside the
+            allowlist.
+        TypeError: for unknown keyword arguments.
 
     Example:
         >>> import os, tempfile
