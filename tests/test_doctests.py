@@ -11,10 +11,14 @@ import pytest
 MODULES = {
     "coretorch.ops.factories_public": 10,     # tensor, zeros, ones, full, arange, view, sum, mean
     "coretorch.nn.modules.linear": 5,         # nn.Linear
+    "coretorch.nn.modules.conv": 4,           # nn.Conv2d
+    "coretorch.nn.modules.sparse": 4,         # nn.Embedding
     "coretorch.nn.functional.loss": 5,        # relu, softmax, cross_entropy
     "coretorch.optim.sgd": 5,                 # optim.SGD
     "coretorch.optim.adam": 4,                # optim.Adam
-    "coretorch.utils.data.dataset": 4,        # TensorDataset
+    "coretorch.optim.lr_scheduler": 5,        # lr_scheduler.StepLR
+    "coretorch.autograd.function": 5,         # autograd.Function
+    "coretorch.utils.data.dataset": 6,        # TensorDataset, random_split
     "coretorch.utils.data.dataloader": 4,     # DataLoader
     "coretorch.serialization": 10,            # save, load
     "coretorch.library": 5,                   # Library

@@ -122,6 +122,25 @@ class Function:
     Subclasses define static ``forward(ctx, *args, **kwargs)`` (or ``forward(*args)`` plus
     ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)`` returning one
     gradient (or None) per forward positional argument. Call ``F.apply(*args)``.
+
+    Example:
+        >>> import coretorch
+        >>> class Cube(coretorch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return 3 * x ** 2 * grad
+        >>> x = coretorch.tensor([1., 2.], requires_grad=True)
+        >>> y = Cube.apply(x)
+        >>> y
+        tensor([1., 8.], grad_fn=<CubeBackward>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([ 3., 12.])
     """
 
     _backward_cls: type = BackwardCFunction

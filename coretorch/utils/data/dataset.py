@@ -183,7 +183,29 @@ class ChainDataset(IterableDataset):
 
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=None) -> list:
     """Split `dataset` into non-overlapping random Subsets of the given lengths (or fractions
-    summing to 1; leftover items go round-robin to the first splits, as PyTorch)."""
+    summing to 1; leftover items go round-robin to the first splits, as PyTorch).
+
+    Args:
+        dataset: any map-style dataset (anything with ``len`` and indexing).
+        lengths: the sizes of the splits, or fractions of the dataset summing to 1.
+        generator: the random generator drawing the permutation (default: the global one).
+
+    Raises:
+        ValueError: when a fraction is outside [0, 1] or the lengths do not add up to the
+            dataset's length.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import random_split
+        >>> train, val = random_split(range(10), [0.7, 0.3],
+        ...                           generator=coretorch.Generator().manual_seed(0))
+        >>> len(train), len(val), sorted(list(train) + list(val)) == list(range(10))
+        (7, 3, True)
+        >>> random_split(range(10), [3, 3])
+        Traceback (most recent call last):
+            ...
+        ValueError: Sum of input lengths does not equal the length of the input dataset!
+    """
     generator = default_generator if generator is None else generator
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
