@@ -21,6 +21,25 @@ class device:
 
     ``device("cuda:1")``, ``device("cuda", 1)``. Instances are interned, so ``==`` is cheap.
     Used as a context manager it sets the default device of factory functions in this thread.
+
+    Raises:
+        RuntimeError: for a string that is not ``type`` or ``type:index``.
+        ValueError: when the index is given twice.
+
+    Example:
+        >>> import coretorch
+        >>> d = coretorch.device("cuda:1")
+        >>> d, d.type, d.index
+        (device(type='cuda', index=1), 'cuda', 1)
+        >>> coretorch.device("cpu") == coretorch.device("cpu")
+        True
+        >>> with coretorch.device("meta"):
+        ...     coretorch.zeros(2).device
+        device(type='meta')
+        >>> coretorch.device("cuda:x")
+        Traceback (most recent call last):
+            ...
+        RuntimeError: Invalid device string: 'cuda:x'
     """
 
     __slots__ = ("type", "index", "_str", "__weakref__")

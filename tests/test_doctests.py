@@ -23,6 +23,9 @@ MODULES = {
     "coretorch.serialization": 10,            # save, load
     "coretorch.library": 5,                   # Library
     "coretorch_profiler.profiling": 4,        # profile, record_function
+    "coretorch_profiler.schedule": 6,         # schedule
+    "coretorch.device": 5,                    # device
+    "coretorch.autograd.gradcheck": 2,        # autograd.gradcheck
     "coretorch.autograd.grad_mode": 6,        # no_grad, set_grad_enabled
     "coretorch.random": 4,                    # manual_seed, Generator
 }
