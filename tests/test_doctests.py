@@ -13,6 +13,8 @@ MODULES = {
     "coretorch.nn.modules.linear": 5,         # nn.Linear
     "coretorch.nn.modules.conv": 4,           # nn.Conv2d
     "coretorch.nn.modules.sparse": 4,         # nn.Embedding
+    "coretorch.nn.modules.rnn": 4,            # nn.LSTM
+    "coretorch.nn.modules.normalization": 3,  # nn.LayerNorm
     "coretorch.nn.functional.loss": 5,        # relu, softmax, cross_entropy
     "coretorch.optim.sgd": 5,                 # optim.SGD
     "coretorch.optim.adam": 4,                # optim.Adam

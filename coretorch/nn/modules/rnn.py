@@ -270,6 +270,23 @@ class LSTM(RNNBase):
 
     ``LSTM(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
     bidirectional=False, proj_size=0, device=None, dtype=None)``
+
+    Raises:
+        ValueError: when the input's dtype differs from the weights'.
+        RuntimeError: when the input or a state has the wrong shape.
+
+    Example:
+        >>> import coretorch
+        >>> lstm = coretorch.nn.LSTM(4, 8, num_layers=2, batch_first=True)
+        >>> lstm
+        LSTM(4, 8, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(coretorch.zeros(3, 5, 4))  # batch 3, 5 steps, 4 features
+        >>> out.shape, h.shape, c.shape
+        (coretorch.Size([3, 5, 8]), coretorch.Size([2, 3, 8]), coretorch.Size([2, 3, 8]))
+        >>> lstm(coretorch.zeros(3, 5, 6))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: input.size(-1) must be equal to input_size. Expected 4, got 6
     """
 
     def __init__(self, *args, **kwargs) -> None:
