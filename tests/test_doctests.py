@@ -22,6 +22,9 @@ MODULES = {
     "coretorch.autograd.function": 5,         # autograd.Function
     "coretorch.utils.data.dataset": 6,        # TensorDataset, random_split
     "coretorch.utils.data.dataloader": 4,     # DataLoader
+    "coretorch.utils.data.collate": 3,        # default_collate
+    "coretorch.nn.utils.clip_grad": 5,        # nn.utils.clip_grad_norm_
+    "coretorch.nn.utils.rnn": 3,              # nn.utils.rnn.pad_sequence
     "coretorch.serialization": 10,            # save, load
     "coretorch.library": 5,                   # Library
     "coretorch_profiler.profiling": 4,        # profile, record_function
