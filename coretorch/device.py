@@ -21,6 +21,25 @@ class device:
 
     ``device("cuda:1")``, ``device("cuda", 1)``. Instances are interned, so ``==`` is cheap.
     Used as a context manager it sets the default device of factory functions in this thread.
+
+    Raises:
+        RuntimeError: for a string that is not ``type`` or ``type:index``.
+        ValueError: when the index is given twice.
+
+    Example:
+        >>> import coretorch
+        >>> d = coretorch.device("cuda:1")
+        >>> d, d.type, d.index
+        (device(type='cuda', index=1), 'cuda', 1)
+        >>> coretorch.device("cpu") == coretorch.device("cpu")
+        True
+        >>> with coretorch.device("meta"):
+        ...     coretorch.zeros(2).device
+        device(type='meta')
+        >>> coretorch.device("cuda:x")
+        Traceback (most recent call last):
+            ...
+        RuntimeError: Invalid device string: 'cuda:x'
     """
 
     __slots__ = ("type", "index", "_str", "__weakref__")
@@ -119,6 +138,7 @@ def register_device_type(entry: DeviceType) -> None:
 
 
 def unregister_device_type(name: str) -> None:
+    """Remove the backend registered for device type `name` (no-op when none is)."""
     _registry.pop(name, None)
 
 
@@ -128,6 +148,11 @@ def device_types() -> dict[str, DeviceType]:
 
 
 def get_device_type(dev: "device | str") -> DeviceType:
+    """The registered backend entry for the device type of `dev`.
+
+    Raises:
+        RuntimeError: when no backend for that device type is loaded (the message says why).
+    """
     name = dev.type if isinstance(dev, device) else device(dev).type
     entry = _registry.get(name)
     if entry is None:
@@ -171,6 +196,7 @@ def set_default_device(dev: "device | str | None") -> None:
 
 
 def get_default_device() -> device:
+    """The device factories use when none is given (``set_default_device`` / ``with device``)."""
     stack = _default.stack
     if stack:
         return stack[-1]

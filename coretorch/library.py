@@ -29,6 +29,21 @@ class Library:
     kind: ``"DEF"`` (this library owns the namespace and may define ops), ``"FRAGMENT"`` (adds
     definitions to an existing namespace) or ``"IMPL"`` (only registers kernels).
     dispatch_key: the default key of `impl` and `fallback` calls.
+
+    Raises:
+        ValueError: when `kind` is not one of the three.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.library import Library
+        >>> lib = Library("doc_example", "DEF")
+        >>> op = lib.define("scale(Tensor self, float factor) -> Tensor")
+        >>> @lib.impl("scale", dispatch_key="CPU")
+        ... def scale_cpu(self, factor):
+        ...     return self * factor
+        >>> coretorch.ops.doc_example.scale(coretorch.tensor([1., 2.]), 3.0)
+        tensor([3., 6.])
+        >>> lib._destroy()  # undo the registrations (plugins and tests unload this way)
     """
 
     def __init__(self, namespace: str, kind: str, dispatch_key: "str | DispatchKey" = ""):
@@ -40,7 +55,19 @@ class Library:
         self._registrations: list[tuple[Operator | None, DispatchKey | None, object]] = []
 
     def define(self, schema: str, doc: str | None = None) -> Operator:
-        """Define a new operator from a schema string ``"name(Tensor x, float a) -> Tensor"``."""
+        """Define a new operator from a schema string ``"name(Tensor x, float a) -> Tensor"``.
+
+        Args:
+            schema: the operator's name (without namespace), arguments and return type.
+            doc: the operator's docstring.
+
+        Returns:
+            The new `Operator`, also reachable as ``coretorch.ops.<namespace>.<name>``.
+
+        Raises:
+            RuntimeError: in an ``"IMPL"`` library.
+            ValueError: when the schema cannot be parsed.
+        """
         if self.kind == "IMPL":
             raise RuntimeError("Library.define(): an IMPL library cannot define operators; "
                                "use kind 'DEF' or 'FRAGMENT'")
@@ -58,6 +85,10 @@ class Library:
 
         Usable as a decorator: ``@lib.impl("add")``. With ``with_keyset=True`` the kernel gets the
         DispatchKeySet below its key as first argument (for `Operator.redispatch`).
+
+        Raises:
+            ValueError: when no dispatch key is given and the library has no default.
+            RuntimeError: when the operator is not defined.
         """
         key = self._key(dispatch_key, f"Library.impl({op_name!r})")
         op = op_name if isinstance(op_name, Operator) else self._op(op_name)

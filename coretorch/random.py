@@ -24,6 +24,7 @@ class Generator:
         self.numpy = np.random.Generator(np.random.PCG64(self._seed))
 
     def manual_seed(self, seed: int) -> "Generator":
+        """Reseed the generator with the integer `seed`; returns the generator."""
         seed = int(seed)
         self._seed = seed
         self.numpy = np.random.Generator(np.random.PCG64(seed & ((1 << 128) - 1)))
@@ -36,12 +37,15 @@ class Generator:
         return s
 
     def initial_seed(self) -> int:
+        """The seed the generator was last seeded with."""
         return self._seed
 
     def get_state(self) -> dict:
+        """The generator's state (a dict), for `set_state`."""
         return self.numpy.bit_generator.state
 
     def set_state(self, state: dict) -> None:
+        """Restore a state returned by `get_state`."""
         self.numpy.bit_generator.state = state
 
 
@@ -62,7 +66,19 @@ def generator_for(dev) -> Generator:
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generators of every device."""
+    """Seed the default generators of every device; returns the default (cpu) generator.
+
+    Example:
+        >>> import coretorch
+        >>> _ = coretorch.manual_seed(0)
+        >>> a = coretorch.randn(3)
+        >>> _ = coretorch.manual_seed(0)
+        >>> coretorch.equal(a, coretorch.randn(3))
+        True
+        >>> g = coretorch.Generator().manual_seed(1)  # a private stream
+        >>> coretorch.rand(2, generator=g).shape
+        coretorch.Size([2])
+    """
     default_generator.manual_seed(seed)
     for g in _device_generators.values():
         g.manual_seed(seed)
@@ -70,6 +86,7 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
+    """Reseed the default and device generators from a non-deterministic seed; returns it."""
     s = default_generator.seed()
     for g in _device_generators.values():
         g.manual_seed(s)
@@ -77,12 +94,15 @@ def seed() -> int:
 
 
 def initial_seed() -> int:
+    """The seed of the default generator."""
     return default_generator.initial_seed()
 
 
 def get_rng_state() -> dict:
+    """The default generator's state, for `set_rng_state`."""
     return default_generator.get_state()
 
 
 def set_rng_state(state: dict) -> None:
+    """Restore the default generator's state from `get_rng_state`."""
     default_generator.set_state(state)

@@ -20,6 +20,8 @@ __all__ = ["GradScaler", "OptState"]
 
 
 class OptState(Enum):
+    """Per-optimizer progress within one iteration: gradients not yet unscaled, unscaled, or
+    stepped."""
     READY = 0
     UNSCALED = 1
     STEPPED = 2
@@ -188,6 +190,8 @@ class GradScaler:
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
+        """Set the factor the scale is multiplied by after `growth_interval` steps without
+        inf/NaN."""
         self._growth_factor = float(new_factor)
 
     def get_backoff_factor(self) -> float:
@@ -195,6 +199,7 @@ class GradScaler:
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
+        """Set the factor the scale is multiplied by when a step finds inf/NaN gradients."""
         self._backoff_factor = float(new_factor)
 
     def get_growth_interval(self) -> int:
@@ -202,6 +207,7 @@ class GradScaler:
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
+        """Set how many consecutive finite steps pass before the scale grows."""
         self._growth_interval = int(new_interval)
 
     def _get_growth_tracker(self) -> int:

@@ -63,6 +63,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
     @property
     def saved_tensors(self) -> tuple:
+        """The tensors the forward passed to ``ctx.save_for_backward``.
+
+        Raises:
+            RuntimeError: when the graph was already freed by a backward pass, or a saved tensor
+                was modified in place after it was saved.
+        """
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self._saved is None:
@@ -75,6 +81,15 @@ class BackwardCFunction(FunctionCtx, Node):
     saved_variables = saved_tensors
 
     def apply(self, grads: list) -> list:
+        """Run the Function's ``backward`` on `grads`.
+
+        Returns one gradient (or None) per forward input.
+
+        Raises:
+            RuntimeError: when the graph was freed or backward returned the wrong number of
+            gradients.
+            TypeError: when backward returned something other than a Tensor or None.
+        """
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self.materialize_grads:
@@ -107,6 +122,25 @@ class Function:
     Subclasses define static ``forward(ctx, *args, **kwargs)`` (or ``forward(*args)`` plus
     ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)`` returning one
     gradient (or None) per forward positional argument. Call ``F.apply(*args)``.
+
+    Example:
+        >>> import coretorch
+        >>> class Cube(coretorch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return 3 * x ** 2 * grad
+        >>> x = coretorch.tensor([1., 2.], requires_grad=True)
+        >>> y = Cube.apply(x)
+        >>> y
+        tensor([1., 8.], grad_fn=<CubeBackward>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([ 3., 12.])
     """
 
     _backward_cls: type = BackwardCFunction
@@ -123,15 +157,35 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs; override in a subclass.
+
+        With `setup_context` defined, the signature is ``forward(*args)``; otherwise
+        ``forward(ctx, *args)`` and the context is the first argument.
+
+        Raises:
+            NotImplementedError: when not overridden.
+        """
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Save what backward needs on `ctx` from the forward's `inputs` and `output` (optional).
+
+        Raises:
+            NotImplementedError: when not overridden and forward does not take ctx.
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients of the inputs from the gradients of the outputs; override in a subclass.
+
+        Return one Tensor (or None) per forward input.
+
+        Raises:
+            NotImplementedError: when not overridden.
+        """
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward "
                                   "mode AD.")

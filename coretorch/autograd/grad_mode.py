@@ -76,7 +76,23 @@ class _GradSwitch(_DecoratorContextManager):
 
 
 class no_grad(_GradSwitch):
-    """Disable gradient recording in this thread (``with coretorch.no_grad():``)."""
+    """Disable gradient recording in this thread (``with coretorch.no_grad():``).
+
+    Also a decorator: ``@coretorch.no_grad()`` runs the function without recording.
+
+    Example:
+        >>> import coretorch
+        >>> x = coretorch.tensor([1., 2.], requires_grad=True)
+        >>> with coretorch.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> @coretorch.no_grad()
+        ... def double(t):
+        ...     return t * 2
+        >>> double(x).requires_grad, (x * 2).requires_grad
+        (False, True)
+    """
 
     _enabled = False
 
@@ -89,7 +105,24 @@ class enable_grad(_GradSwitch):
 
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode to `mode`: as a function call it takes effect at once; as a context manager
-    or decorator the previous mode comes back on exit."""
+    or decorator the previous mode comes back on exit.
+
+    Raises:
+        TypeError: when `mode` is not a bool.
+
+    Example:
+        >>> import coretorch
+        >>> x = coretorch.ones(2, requires_grad=True)
+        >>> with coretorch.set_grad_enabled(False):
+        ...     (x * 2).requires_grad
+        False
+        >>> coretorch.is_grad_enabled()
+        True
+        >>> coretorch.set_grad_enabled(1)
+        Traceback (most recent call last):
+            ...
+        TypeError: set_grad_enabled(): argument 'mode' must be bool, not int
+    """
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
@@ -104,6 +137,7 @@ class set_grad_enabled(_DecoratorContextManager):
         return super().__call__(fn)
 
     def clone(self) -> "set_grad_enabled":
+        """A new context manager with the same mode (used when it decorates a function)."""
         return set_grad_enabled(self.mode)
 
     def __enter__(self) -> None:
@@ -127,6 +161,7 @@ class inference_mode(_DecoratorContextManager):
         self.prev_flag = False
 
     def clone(self) -> "inference_mode":
+        """A new context manager with the same mode (used when it decorates a function)."""
         return inference_mode(self.mode)
 
     def __enter__(self) -> None:

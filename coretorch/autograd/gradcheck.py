@@ -96,7 +96,14 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
               check_forward_ad: bool = False, check_backward_ad: bool = True,
               fast_mode: bool = False, masked: bool | None = None) -> bool:
     """Check the gradients of `func` at `inputs` (tensors requiring grad, ideally float64) against
-    central differences; True if they match, else raise `GradcheckError` (or return False)."""
+    central differences; True if they match, else raise `GradcheckError` (or return False).
+
+    Example:
+        >>> import coretorch
+        >>> x = coretorch.tensor([1., 2.], dtype=coretorch.float64, requires_grad=True)
+        >>> coretorch.autograd.gradcheck(lambda t: (t ** 2).sum(), (x,))
+        True
+    """
     if check_forward_ad or check_batched_grad or check_batched_forward_grad:
         raise NotImplementedError("gradcheck(): forward-mode AD and batched gradients are not "
                                   "supported by coretorch")

@@ -40,6 +40,7 @@ _new_edge = tuple.__new__  # Edge(...) without NamedTuple's Python-level __new__
 
 
 def make_edge(node: "Node", input_nr: int, t: TensorImpl) -> Edge:
+    """An edge into input `input_nr` of `node`, recording `t`'s shape, dtype and device."""
     return _new_edge(Edge, (node, input_nr, t._shape, t._dtype, t._device))
 
 
@@ -67,6 +68,11 @@ class Node:
         return self._name
 
     def apply(self, grads: list) -> Any:
+        """Gradients of this node's inputs from the gradients of its outputs `grads`.
+
+        Raises:
+            NotImplementedError: on a node type that does not define it.
+        """
         raise NotImplementedError(f"{self.name()}.apply is not implemented")
 
     def release(self) -> None:
@@ -82,6 +88,7 @@ class Node:
 
     @property
     def metadata(self) -> dict:
+        """A dict the user may store anything in (created on first use)."""
         if self._metadata is None:
             self._metadata = {}
         return self._metadata
@@ -141,6 +148,7 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def apply(self, grads: list) -> tuple:
+        """Add the incoming gradient into the leaf tensor's ``.grad``."""
         return self.apply_owned(grads, False)
 
     def apply_owned(self, grads: list, owned: bool) -> tuple:
@@ -206,6 +214,12 @@ class OpNode(Node):
         self.result = self._res_ver = self._out_meta = None
 
     def apply(self, grads: list) -> Any:
+        """Run the op's declared derivative on `grads`.
+
+        Raises:
+            RuntimeError: when the graph was freed, or a saved tensor was modified in place.
+            NotImplementedError: when the op declares no derivative.
+        """
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         d = None if self.decl is None else self.decl.derivative
@@ -252,6 +266,11 @@ class OpNode(Node):
 
     @property
     def saved_tensors(self) -> tuple:
+        """The tensor arguments saved for the derivative.
+
+        Raises:
+            RuntimeError: when the graph was already freed by a backward pass.
+        """
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(a for a in self.args if isinstance(a, TensorImpl))
@@ -341,6 +360,7 @@ def describe_tensor(t: TensorImpl) -> str:
 
 def version_error(t: TensorImpl, expected: int, src: Node | None = None,
                   output_nr: int = 0) -> RuntimeError:
+    """PyTorch's error for a saved tensor `t` modified in place (now past version `expected`)."""
     m = t._autograd
     if src is None and m is not None and m.grad_fn is not None:
         src, output_nr = m.grad_fn, m.output_nr

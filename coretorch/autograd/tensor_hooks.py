@@ -67,12 +67,19 @@ def detach_(self: TensorImpl) -> TensorImpl:
 
 
 def get_data(self: TensorImpl) -> TensorImpl:
+    """``Tensor.data``: a detached alias whose in-place changes autograd does not track."""
     t = self.detach()
     t._vc = [0]  # like PyTorch, changes through .data are invisible to autograd
     return t
 
 
 def set_data(self, value) -> None:
+    """``Tensor.data = value``: make this tensor use `value`'s storage, shape, dtype and device.
+
+    Raises:
+        TypeError: when `value` is not a Tensor.
+        RuntimeError: when this tensor requires grad and `value` is not floating point.
+    """
     if not isinstance(value, TensorImpl):
         raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
     if value._device != self._device or value._dtype is not self._dtype:

@@ -24,6 +24,7 @@ class AsStridedViewBackward(Node):
     _name = "AsStridedBackward0"
 
     def apply(self, grads: list) -> list:
+        """Scatter the view's gradient into a zero gradient of the base's geometry."""
         return [strided_scatter(grads[0], self.base_geom, self.view_geom)]
 
 
@@ -52,6 +53,8 @@ class CopySlices(Node):
     _name = "CopySlices"
 
     def apply(self, grads: list) -> list:
+        """Gradient of an in-place op on a view: the base's gradient with the view's part
+        replaced."""
         g = grads[0]
         b_shape, b_stride, b_off = self.base_geom
         v_shape, v_stride, v_off = self.view_geom

@@ -87,6 +87,8 @@ class ArrayKit:
 
     @property
     def special(self) -> Any:
+        """The special-function module for this kit's arrays (scipy.special or cupyx's), imported on
+        first use."""
         sp = self._special
         if sp is None:
             import scipy.special as sp
@@ -97,6 +99,8 @@ class ArrayKit:
 
     @property
     def scipy_linalg(self) -> Any:
+        """The dense linear-algebra module for this kit's arrays (scipy.linalg or cupyx's), imported
+        on first use."""
         sl = self._scipy_linalg
         if sl is None:
             import scipy.linalg as sl
@@ -142,6 +146,8 @@ class ArrayKit:
             self.xp.copyto(o, uf(*operands), casting="unsafe")
 
     def unsupported(self, op: str, d, supported: str = "") -> NotImplementedError:
+        """The NotImplementedError (to raise) for op `op` on dtype `d` on this kit's device type;
+        `supported` lists what is."""
         return unsupported(op, d, self.device_type, supported)
 
     def check_nonzero_divisor(self, op: str, b) -> None:

@@ -37,29 +37,98 @@ def _special(out, self, name: str) -> None:
     k.write(out, getattr(k.special, name)(k.operand(self, cn)))
 
 
-def exp(out, self): _float_ufunc(out, self, "exp")                 # noqa: E704
-def expm1(out, self): _float_ufunc(out, self, "expm1")             # noqa: E704
-def log(out, self): _float_ufunc(out, self, "log")                 # noqa: E704
-def log2(out, self): _float_ufunc(out, self, "log2")               # noqa: E704
-def log10(out, self): _float_ufunc(out, self, "log10")             # noqa: E704
-def log1p(out, self): _float_ufunc(out, self, "log1p")             # noqa: E704
-def sqrt(out, self): _float_ufunc(out, self, "sqrt")               # noqa: E704
-def sin(out, self): _float_ufunc(out, self, "sin")                 # noqa: E704
-def cos(out, self): _float_ufunc(out, self, "cos")                 # noqa: E704
-def tan(out, self): _float_ufunc(out, self, "tan")                 # noqa: E704
-def asin(out, self): _float_ufunc(out, self, "arcsin")             # noqa: E704
-def acos(out, self): _float_ufunc(out, self, "arccos")             # noqa: E704
-def atan(out, self): _float_ufunc(out, self, "arctan")             # noqa: E704
-def sinh(out, self): _float_ufunc(out, self, "sinh")               # noqa: E704
-def cosh(out, self): _float_ufunc(out, self, "cosh")               # noqa: E704
-def tanh(out, self): _float_ufunc(out, self, "tanh")               # noqa: E704
-def asinh(out, self): _float_ufunc(out, self, "arcsinh")           # noqa: E704
-def acosh(out, self): _float_ufunc(out, self, "arccosh")           # noqa: E704
-def atanh(out, self): _float_ufunc(out, self, "arctanh")           # noqa: E704
-def sigmoid(out, self): _special(out, self, "expit")               # noqa: E704
-def erf(out, self): _special(out, self, "erf")                     # noqa: E704
-def erfc(out, self): _special(out, self, "erfc")                   # noqa: E704
-def erfinv(out, self): _special(out, self, "erfinv")               # noqa: E704
+def exp(out, self):
+    """out = e ** self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "exp")
+
+def expm1(out, self):
+    """out = exp(self) - 1, accurate near 0, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "expm1")
+
+def log(out, self):
+    """out = natural logarithm of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "log")
+
+def log2(out, self):
+    """out = base-2 logarithm of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "log2")
+
+def log10(out, self):
+    """out = base-10 logarithm of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "log10")
+
+def log1p(out, self):
+    """out = log(1 + self), accurate near 0, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "log1p")
+
+def sqrt(out, self):
+    """out = square root of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "sqrt")
+
+def sin(out, self):
+    """out = sine of self (radians), computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "sin")
+
+def cos(out, self):
+    """out = cosine of self (radians), computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "cos")
+
+def tan(out, self):
+    """out = tangent of self (radians), computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "tan")
+
+def asin(out, self):
+    """out = arcsine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arcsin")
+
+def acos(out, self):
+    """out = arccosine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arccos")
+
+def atan(out, self):
+    """out = arctangent of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arctan")
+
+def sinh(out, self):
+    """out = hyperbolic sine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "sinh")
+
+def cosh(out, self):
+    """out = hyperbolic cosine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "cosh")
+
+def tanh(out, self):
+    """out = hyperbolic tangent of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "tanh")
+
+def asinh(out, self):
+    """out = inverse hyperbolic sine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arcsinh")
+
+def acosh(out, self):
+    """out = inverse hyperbolic cosine of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arccosh")
+
+def atanh(out, self):
+    """out = inverse hyperbolic tangent of self, computed in out's float opmath dtype."""
+    _float_ufunc(out, self, "arctanh")
+
+def sigmoid(out, self):
+    """out = 1 / (1 + exp(-self)), computed in out's float opmath dtype."""
+    _special(out, self, "expit")
+
+def erf(out, self):
+    """out = the error function of self, computed in out's float opmath dtype."""
+    _special(out, self, "erf")
+
+def erfc(out, self):
+    """out = 1 - erf(self), accurate for large self, computed in out's float opmath dtype."""
+    _special(out, self, "erfc")
+
+def erfinv(out, self):
+    """out = the inverse error function of self, computed in out's float opmath dtype."""
+    _special(out, self, "erfinv")
+
 
 
 def abs(out, self):  # noqa: A001 - the op's name
@@ -83,9 +152,18 @@ def _rounding(out, self, name: str) -> None:
         k.into(getattr(k.xp, name), out, x.dtype, x)
 
 
-def floor(out, self): _rounding(out, self, "floor")                # noqa: E704
-def ceil(out, self): _rounding(out, self, "ceil")                  # noqa: E704
-def trunc(out, self): _rounding(out, self, "trunc")                # noqa: E704
+def floor(out, self):
+    """out = the largest integer <= self (integer inputs are copied unchanged)."""
+    _rounding(out, self, "floor")
+
+def ceil(out, self):
+    """out = the smallest integer >= self (integer inputs are copied unchanged)."""
+    _rounding(out, self, "ceil")
+
+def trunc(out, self):
+    """out = self rounded toward zero (integer inputs are copied unchanged)."""
+    _rounding(out, self, "trunc")
+
 
 
 def round(out, self, decimals):  # noqa: A001
@@ -219,10 +297,22 @@ def pow(out, self, exponent):  # noqa: A001
     k.write(out, _int_pow(k.xp, k.operand(self, cn), k.operand(exponent, cn)))
 
 
-def maximum(out, self, other): _binary(out, self, other, "maximum", opmath(out._dtype))  # noqa
-def minimum(out, self, other): _binary(out, self, other, "minimum", opmath(out._dtype))  # noqa
-def atan2(out, self, other): _binary(out, self, other, "arctan2", opmath(out._dtype))   # noqa
-def hypot(out, self, other): _binary(out, self, other, "hypot", opmath(out._dtype))     # noqa
+def maximum(out, self, other):
+    """out = the elementwise larger of self and other (NaN propagates)."""
+    _binary(out, self, other, "maximum", opmath(out._dtype))
+
+def minimum(out, self, other):
+    """out = the elementwise smaller of self and other (NaN propagates)."""
+    _binary(out, self, other, "minimum", opmath(out._dtype))
+
+def atan2(out, self, other):
+    """out = arctangent of self / other, using both signs to pick the quadrant."""
+    _binary(out, self, other, "arctan2", opmath(out._dtype))
+
+def hypot(out, self, other):
+    """out = sqrt(self ** 2 + other ** 2) without intermediate overflow."""
+    _binary(out, self, other, "hypot", opmath(out._dtype))
+
 
 
 def _int_divisor_op(out, self, other, name: str, ufunc: str) -> None:
@@ -231,18 +321,50 @@ def _int_divisor_op(out, self, other, name: str, ufunc: str) -> None:
     _binary(out, self, other, ufunc, opmath(out._dtype))
 
 
-def remainder(out, self, other): _int_divisor_op(out, self, other, "remainder", "remainder")  # noqa
-def fmod(out, self, other): _int_divisor_op(out, self, other, "fmod", "fmod")  # noqa: E704
+def remainder(out, self, other):
+    """out = self mod other with the sign of other (Python's %).
+
+    Raises:
+        RuntimeError: for integer dtypes when other has a zero element (a ZeroDivisionError
+            message, as PyTorch)."""
+    _int_divisor_op(out, self, other, "remainder", "remainder")
+
+def fmod(out, self, other):
+    """out = self mod other with the sign of self (C's fmod).
+
+    Raises:
+        RuntimeError: for integer dtypes when other has a zero element (a ZeroDivisionError
+            message, as PyTorch)."""
+    _int_divisor_op(out, self, other, "fmod", "fmod")
 
 
-def eq(out, self, other, common): _binary(out, self, other, "equal", common.numpy)      # noqa
-def lt(out, self, other, common): _binary(out, self, other, "less", common.numpy)       # noqa
-def le(out, self, other, common): _binary(out, self, other, "less_equal", common.numpy)  # noqa
+
+def eq(out, self, other, common):
+    """out = self == other, both compared in the promoted dtype `common`."""
+    _binary(out, self, other, "equal", common.numpy)
+
+def lt(out, self, other, common):
+    """out = self < other, both compared in the promoted dtype `common`."""
+    _binary(out, self, other, "less", common.numpy)
+
+def le(out, self, other, common):
+    """out = self <= other, both compared in the promoted dtype `common`."""
+    _binary(out, self, other, "less_equal", common.numpy)
 
 
-def bitwise_and(out, self, other): _binary(out, self, other, "bitwise_and", out._dtype.numpy)  # noqa
-def bitwise_or(out, self, other): _binary(out, self, other, "bitwise_or", out._dtype.numpy)    # noqa
-def bitwise_xor(out, self, other): _binary(out, self, other, "bitwise_xor", out._dtype.numpy)  # noqa
+
+def bitwise_and(out, self, other):
+    """out = self & other (logical and for bool)."""
+    _binary(out, self, other, "bitwise_and", out._dtype.numpy)
+
+def bitwise_or(out, self, other):
+    """out = self | other (logical or for bool)."""
+    _binary(out, self, other, "bitwise_or", out._dtype.numpy)
+
+def bitwise_xor(out, self, other):
+    """out = self ^ other (logical xor for bool)."""
+    _binary(out, self, other, "bitwise_xor", out._dtype.numpy)
+
 
 
 def _shift(out, self, other, left: bool) -> None:

@@ -8,8 +8,10 @@ _fastpath = [True]
 
 
 def get_fastpath_enabled() -> bool:
+    """Whether nn.MultiheadAttention may use its fused inference fast path."""
     return _fastpath[0]
 
 
 def set_fastpath_enabled(value: bool) -> None:
+    """Allow (True) or forbid (False) nn.MultiheadAttention's fused inference fast path."""
     _fastpath[0] = bool(value)

@@ -23,4 +23,5 @@ def is_macos_or_newer(major: int, minor: int) -> bool:
 
 
 def is_macos13_or_newer(minor: int = 0) -> bool:
+    """True when running on macOS 13.`minor` or newer."""
     return is_macos_or_newer(13, minor)

@@ -46,6 +46,11 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
     """The ``sys.meta_path`` entry that answers for ``torch`` and its submodules."""
 
     def find_spec(self, fullname: str, path=None, target=None):
+        """Import hook: a spec mapping ``torch[.X]`` to ``coretorch[.X]`` (None for other names).
+
+        Raises:
+            ModuleNotFoundError: when coretorch has no module for the torch name asked for.
+        """
         if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
             return None
         name = _target_name(fullname)

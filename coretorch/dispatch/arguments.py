@@ -103,6 +103,11 @@ def to_float(op: str, name: str, pos, value) -> float:
 
 
 def to_bool(op: str, name: str, pos, value) -> bool:
+    """`value` as a bool (Python or numpy bool) for argument `name` at position `pos` of `op`.
+
+    Raises:
+        TypeError: for any other type, naming the op and argument.
+    """
     if value.__class__ is bool:
         return value
     if isinstance(value, np.bool_):
@@ -111,6 +116,11 @@ def to_bool(op: str, name: str, pos, value) -> bool:
 
 
 def to_str(op: str, name: str, pos, value) -> str:
+    """`value` for the str argument `name` at position `pos` of `op`.
+
+    Raises:
+        TypeError: when it is not a str, naming the op and argument.
+    """
     if isinstance(value, str):
         return value
     raise type_error(op, name, pos, "str", value)

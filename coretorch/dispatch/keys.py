@@ -125,12 +125,15 @@ class DispatchKeySet:
         return DispatchKeySet(self.bits & ~_bits_of(other))
 
     def add(self, key: DispatchKey) -> "DispatchKeySet":
+        """A new set with `key` added."""
         return DispatchKeySet(self.bits | _bit(key))
 
     def remove(self, key: DispatchKey) -> "DispatchKeySet":
+        """A new set without `key`."""
         return DispatchKeySet(self.bits & ~_bit(key))
 
     def has(self, key: DispatchKey) -> bool:
+        """True when `key` is in the set."""
         return bool(self.bits & _bit(key))
 
     __contains__ = has
@@ -140,7 +143,8 @@ class DispatchKeySet:
         return DispatchKey._by_bit[self.bits.bit_length() - 1] if self.bits else None
 
     def below(self, key: DispatchKey) -> "DispatchKeySet":
-        """The keys of strictly lower priority than `key` (what a kernel at `key` redispatches to)."""
+        """The keys of strictly lower priority than `key` (what a kernel at `key` redispatches
+        to)."""
         return DispatchKeySet(self.bits & ((1 << _bit(key).bit_length() - 1) - 1))
 
     def __iter__(self) -> Iterator[DispatchKey]:

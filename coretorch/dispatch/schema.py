@@ -89,10 +89,12 @@ class Argument:
 
     @property
     def required(self) -> bool:
+        """True when the argument has no default."""
         return self.default is Argument.NO_DEFAULT
 
     @property
     def is_mutable(self) -> bool:
+        """True when the schema marks it written to (an alias annotation like ``Tensor(a!)``)."""
         return self.alias is not None and self.alias.endswith("!")
 
     def __str__(self) -> str:
@@ -133,6 +135,11 @@ class FunctionSchema:
 
     # ---- queries -------------------------------------------------------------------------
     def argument(self, name: str) -> Argument:
+        """The argument called `name`.
+
+        Raises:
+            KeyError: when the schema has no such argument.
+        """
         return self._by_name[name]
 
     @property
@@ -142,6 +149,7 @@ class FunctionSchema:
 
     @property
     def positional(self) -> tuple:
+        """The arguments that may be passed by position (those before ``*``)."""
         return tuple(a for a in self.arguments if not a.kwarg_only)
 
     @property

@@ -26,9 +26,11 @@ class Backend:
         self._rank, self._size, self.timeout = rank, size, timeout
 
     def rank(self) -> int:
+        """This process's rank in the group."""
         return self._rank
 
     def size(self) -> int:
+        """The number of processes in the group."""
         return self._size
 
     def _missing(self, what: str):
@@ -37,12 +39,27 @@ class Backend:
 
     # ---- collectives (ranks are group-local; tensors contiguous) ----
     def allreduce(self, tensor, op: ReduceOp) -> Work:
+        """Reduce `tensor` with `op` across the group, in place on every rank.
+
+        Raises:
+            NotImplementedError: when the backend does not implement it.
+        """
         raise self._missing("all_reduce")
 
     def broadcast(self, tensor, root: int) -> Work:
+        """Copy `tensor` from group rank `root` into every rank's `tensor`.
+
+        Raises:
+            NotImplementedError: when the backend does not implement it.
+        """
         raise self._missing("broadcast")
 
     def reduce(self, tensor, root: int, op: ReduceOp) -> Work:
+        """Reduce `tensor` with `op` into group rank `root`'s tensor.
+
+        Raises:
+            NotImplementedError: when the backend does not implement it.
+        """
         raise self._missing("reduce")
 
     def allgather(self, output, input) -> Work:  # noqa: A002
@@ -66,6 +83,11 @@ class Backend:
         raise self._missing("all_to_all_single")
 
     def send(self, tensor, dst: int, tag: int) -> Work:
+        """Send `tensor` to group rank `dst` with message tag `tag`.
+
+        Raises:
+            NotImplementedError: when the backend does not implement it.
+        """
         raise self._missing("send")
 
     def recv(self, tensor, src: int | None, tag: int) -> Work:
@@ -73,6 +95,11 @@ class Backend:
         raise self._missing("recv")
 
     def barrier(self) -> Work:
+        """Wait until every rank of the group reaches the barrier.
+
+        Raises:
+            NotImplementedError: when the backend does not implement it.
+        """
         raise self._missing("barrier")
 
     # ---- groups ----

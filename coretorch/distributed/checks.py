@@ -21,11 +21,22 @@ _FIELDS = 7  # op, seq, dtype, root, reduce op, ndim, numel; then the dims
 
 
 def tensor(fn: str, name: str, t) -> None:
+    """Check that argument `name` of `fn` is a coretorch Tensor.
+
+    Raises:
+        TypeError: when it is not.
+    """
     if not isinstance(t, Tensor):
         raise TypeError(f"{fn}(): {name} must be a coretorch.Tensor, got {type(t).__name__}")
 
 
 def reduce_op(fn: str, op, t: Tensor) -> None:
+    """Check that `op` is a ReduceOp usable on `t`'s dtype.
+
+    Raises:
+        TypeError: when `op` is not a ReduceOp.
+        ValueError: for AVG on a non-float tensor or a bitwise op on a float tensor.
+    """
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{fn}(): op must be a ReduceOp (ReduceOp.SUM, ...), got {op!r}")
     if op is ReduceOp.AVG and not t.dtype.is_floating_point:
@@ -51,6 +62,11 @@ def root(call: "_Call", rank: int | None, group_rank: int | None, what: str) -> 
 
 
 def peer(call: "_Call", rank: int | None, group_rank: int | None, what: str) -> int:
+    """The group rank of a point-to-point peer, from a global or group rank.
+
+    Raises:
+        ValueError: when both or neither are given, it is out of range, or it is this rank.
+    """
     r = root(call, rank, group_rank, what)
     if r == call.pg.rank():
         raise ValueError(f"{call.name}(): {what} must be another rank than this one ({rank})")
@@ -58,6 +74,11 @@ def peer(call: "_Call", rank: int | None, group_rank: int | None, what: str) -> 
 
 
 def tag(call: "_Call", t) -> int:
+    """`t` checked as a message tag.
+
+    Raises:
+        ValueError: when it is not a non-negative int.
+    """
     if not isinstance(t, int) or t < 0:
         raise ValueError(f"{call.name}(): tag must be a non-negative int, got {t!r}")
     return t
@@ -83,12 +104,23 @@ def blocks(call: "_Call", whole: Tensor, part: Tensor | None, whole_name: str,
 
 
 def same_numel(call: "_Call", a: Tensor, b: Tensor) -> None:
+    """Check that output `a` and input `b` have the same number of elements and dtype.
+
+    Raises:
+        ValueError: when they differ.
+    """
     if a.numel() != b.numel() or a.dtype != b.dtype:
         raise ValueError(f"{call.name}(): output and input must have the same size and dtype, "
                          f"got {list(a.shape)} {a.dtype} and {list(b.shape)} {b.dtype}")
 
 
 def tensor_list_for(pg: "ProcessGroup", fn: str, name: str, tensors, like: Tensor) -> None:
+    """Check that `tensors` is a list of group-size tensors all like `like`.
+
+    Raises:
+        ValueError: for a wrong length, or an entry of another shape, dtype or device.
+        TypeError: for an entry that is not a Tensor.
+    """
     if not isinstance(tensors, (list, tuple)) or len(tensors) != pg.size():
         got = f"{len(tensors)} entries" if isinstance(tensors, (list, tuple)) else \
             type(tensors).__name__
@@ -103,6 +135,7 @@ def tensor_list_for(pg: "ProcessGroup", fn: str, name: str, tensors, like: Tenso
 
 
 def tensor_list(call: "_Call", name: str, tensors, like: Tensor) -> None:
+    """`tensor_list_for` on the call's process group (same checks and errors)."""
     tensor_list_for(call.pg, call.name, name, tensors, like)
 
 

@@ -14,6 +14,7 @@ __all__ = ["DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_
 
 
 class DebugLevel(enum.IntEnum):
+    """How much coretorch.distributed checks and logs: OFF, INFO or DETAIL."""
     OFF = 0
     INFO = 1
     DETAIL = 2

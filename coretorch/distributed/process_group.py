@@ -34,9 +34,11 @@ class ProcessGroup:
         self._seq = 0                                       # collectives issued so far
 
     def rank(self) -> int:
+        """This process's rank within the group."""
         return self._rank
 
     def size(self) -> int:
+        """The number of processes in the group."""
         return self._size
 
     def name(self) -> str:
@@ -96,10 +98,12 @@ def _plugin_available(name: str) -> bool:
 
 
 def is_mpi_available() -> bool:
+    """True when the MPI process-group backend plugin is installed and loads."""
     return _plugin_available("mpi")
 
 
 def is_nccl_available() -> bool:
+    """True when the NCCL process-group backend plugin is installed and loads."""
     return _plugin_available("nccl")
 
 

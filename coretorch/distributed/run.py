@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``coretorch-run``: start the script on -n ranks through mpiexec (argv as the command line).
+
+    Raises:
+        SystemExit: when -n is below 1.
+    """
     args = _parser().parse_args(argv)
     if args.nproc_per_node < 1:
         raise SystemExit(f"coretorch-run: -n must be at least 1, got {args.nproc_per_node}")

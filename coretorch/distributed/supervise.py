@@ -14,6 +14,8 @@ import sys
 
 
 def main(argv: list[str]) -> int:
+    """Run the command `argv` as a child, report if a signal killed it, and return its exit
+    status."""
     # the launcher signals the whole process group: the child receives SIGINT/SIGTERM itself,
     # and this process must outlive it to report its status (SIGUSR1: a peer died)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):

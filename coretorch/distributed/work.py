@@ -72,6 +72,11 @@ class Work:
         return list(self._outputs)
 
     def get_future(self):
+        """Not supported: wait() or is_completed() instead.
+
+        Raises:
+            NotImplementedError: always.
+        """
         raise NotImplementedError("Work.get_future(): futures are not implemented in "
                                   "coretorch.distributed; call wait() or is_completed()")
 

@@ -78,19 +78,24 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self) -> Size:
+        """Shape of the parameter tensor (`probs` or `logits`), batch shape plus the category
+        dimension."""
         return self._param.shape
 
     @property
     def mean(self) -> Tensor:
+        """NaN everywhere: category indices have no meaningful mean (as PyTorch)."""
         return aten.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
                          device=self.probs.device)
 
     @property
     def mode(self) -> Tensor:
+        """The most probable category index of each batch element."""
         return self.probs.argmax(dim=-1)
 
     @property
     def variance(self) -> Tensor:
+        """NaN everywhere, as `mean`."""
         return self.mean
 
     def sample(self, sample_shape=Size()) -> Tensor:
@@ -114,6 +119,11 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
+        """All category indices 0..K-1, shaped (K, 1, ..., 1) for broadcasting.
+
+        Args:
+            expand: expand to (K, *batch_shape) instead of leaving size-1 batch dimensions.
+        """
         values = aten.arange(self._num_events, dtype=_dt.int64, device=self._param.device)
         values = values.reshape((-1,) + (1,) * len(self._batch_shape))
         if expand:
@@ -149,14 +159,17 @@ class OneHotCategorical(Distribution):
 
     @property
     def mode(self) -> Tensor:
+        """The one-hot vector of the most probable category, in `probs`' dtype."""
         probs = self._categorical.probs
         return F.one_hot(probs.argmax(dim=-1), num_classes=probs.shape[-1]).to(probs.dtype)
 
     @property
     def variance(self) -> Tensor:
+        """probs * (1 - probs), per category."""
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    param_shape = property(lambda self: self._categorical.param_shape)
+    param_shape = property(lambda self: self._categorical.param_shape,
+                           doc="Shape of the parameter tensor: batch shape plus categories.")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         probs = self._categorical.probs
@@ -172,6 +185,11 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
+        """The K one-hot vectors (rows of the identity), shaped (K, 1, ..., 1, K).
+
+        Args:
+            expand: expand to (K, *batch_shape, K) instead of leaving size-1 batch dimensions.
+        """
         n = self.event_shape[0]
         values = aten.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((n,) + (1,) * len(self.batch_shape) + (n,))

@@ -92,18 +92,34 @@ class Distribution:
 
     @property
     def mean(self) -> Tensor:
+        """The mean of the distribution, of shape batch_shape + event_shape.
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement mean")
 
     @property
     def mode(self) -> Tensor:
+        """The mode (most likely value) of the distribution.
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """
         raise NotImplementedError(f"{self.__class__} does not implement mode")
 
     @property
     def variance(self) -> Tensor:
+        """The variance of the distribution, of shape batch_shape + event_shape.
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement variance")
 
     @property
     def stddev(self) -> Tensor:
+        """The standard deviation: the square root of `variance`."""
         return self.variance.sqrt()
 
     def sample(self, sample_shape=Size()) -> Tensor:
@@ -127,12 +143,30 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} does not implement log_prob()")
 
     def cdf(self, value: Tensor) -> Tensor:
+        """Cumulative distribution function evaluated at `value`.
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement cdf()")
 
     def icdf(self, value: Tensor) -> Tensor:
+        """Inverse cumulative distribution function (quantile) evaluated at probabilities `value`.
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement icdf()")
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
+        """All values of a discrete distribution's support, along a new leading dimension.
+
+        Args:
+            expand: expand the result over the batch shape (otherwise batch dims have size 1).
+
+        Raises:
+            NotImplementedError: for distributions whose support cannot be enumerated.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement "
                                   f"enumerate_support()")
 

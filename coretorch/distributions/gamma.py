@@ -23,14 +23,17 @@ class Gamma(TwoParams, ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
+        """concentration / rate."""
         return self.concentration / self.rate
 
     @property
     def mode(self) -> Tensor:
+        """(concentration - 1) / rate, clamped at 0."""
         return ((self.concentration - 1) / self.rate).clamp(min=0)
 
     @property
     def variance(self) -> Tensor:
+        """concentration / rate ** 2."""
         return self.concentration / self.rate.pow(2)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
@@ -51,6 +54,11 @@ class Gamma(TwoParams, ExponentialFamily):
                 + (1.0 - self.concentration) * digamma(self.concentration))
 
     def cdf(self, value: Tensor) -> Tensor:
+        """The regularized lower incomplete gamma function P(concentration, rate * value).
+
+        Raises:
+            ValueError: when argument validation is on and `value` is outside the support.
+        """
         if self._validate_args:
             self._validate_sample(value)
         return gammainc(self.concentration, self.rate * value)
@@ -74,10 +82,12 @@ class Beta(TwoParams, ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
+        """concentration1 / (concentration1 + concentration0)."""
         return self.concentration1 / (self.concentration1 + self.concentration0)
 
     @property
     def mode(self) -> Tensor:
+        """(c1 - 1) / (c1 + c0 - 2), with concentrations below 1 clamped as PyTorch does."""
         # as PyTorch's Dirichlet mode: 1 when both concentrations are below 1
         c1m1 = (self.concentration1 - 1).clamp(min=0.0)
         c0m1 = (self.concentration0 - 1).clamp(min=0.0)
@@ -86,6 +96,7 @@ class Beta(TwoParams, ExponentialFamily):
 
     @property
     def variance(self) -> Tensor:
+        """c1 * c0 / ((c1 + c0) ** 2 * (c1 + c0 + 1))."""
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 

@@ -104,6 +104,7 @@ class MultivariateNormal(LocationMoments, Distribution):
 
     @property
     def variance(self) -> Tensor:
+        """The marginal variances: the diagonal of the covariance matrix."""
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
             tuple(self._batch_shape) + tuple(self._event_shape))
 

@@ -23,10 +23,12 @@ class Normal(LocationMoments, TwoParams, ExponentialFamily):
 
     @property
     def stddev(self) -> Tensor:
+        """The scale parameter."""
         return self.scale
 
     @property
     def variance(self) -> Tensor:
+        """scale ** 2."""
         return self.stddev.pow(2)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
@@ -42,11 +44,17 @@ class Normal(LocationMoments, TwoParams, ExponentialFamily):
                 - math.log(math.sqrt(2 * math.pi)))
 
     def cdf(self, value: Tensor) -> Tensor:
+        """0.5 * (1 + erf((value - loc) / (scale * sqrt(2)))).
+
+        Raises:
+            ValueError: when argument validation is on and `value` is not a valid sample.
+        """
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + aten.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value: Tensor) -> Tensor:
+        """The quantile loc + scale * sqrt(2) * erfinv(2 * value - 1) of probabilities `value`."""
         return self.loc + self.scale * aten.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Tensor:
@@ -77,18 +85,22 @@ class Uniform(TwoParams, Distribution):
 
     @property
     def mean(self) -> Tensor:
+        """(low + high) / 2."""
         return (self.high + self.low) / 2
 
     @property
     def mode(self) -> Tensor:
+        """NaN: every point of [low, high) is equally likely."""
         return math.nan * self.high
 
     @property
     def stddev(self) -> Tensor:
+        """(high - low) / sqrt(12)."""
         return (self.high - self.low) / 12 ** 0.5
 
     @property
     def variance(self) -> Tensor:
+        """(high - low) ** 2 / 12."""
         return (self.high - self.low).pow(2) / 12
 
     def rsample(self, sample_shape=Size()) -> Tensor:
@@ -104,11 +116,17 @@ class Uniform(TwoParams, Distribution):
         return lb.mul(ub).log() - (self.high - self.low).log()
 
     def cdf(self, value: Tensor) -> Tensor:
+        """(value - low) / (high - low), clamped to [0, 1].
+
+        Raises:
+            ValueError: when argument validation is on and `value` is outside [low, high).
+        """
         if self._validate_args:
             self._validate_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
 
     def icdf(self, value: Tensor) -> Tensor:
+        """low + value * (high - low) for probabilities `value`."""
         return value * (self.high - self.low) + self.low
 
     def entropy(self) -> Tensor:

@@ -82,6 +82,7 @@ class ProcessContext:
         self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
 
     def pids(self) -> list[int]:
+        """The process ids of the spawned processes."""
         return [int(p.pid) for p in self.processes]
 
     def _join_all(self, timeout: float) -> None:

@@ -90,16 +90,19 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill `tensor` with `val` in place, without recording autograd history; returns it."""
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
+    """Fill `tensor` with ones in place, without recording autograd history; returns it."""
     with no_grad():
         return tensor.fill_(1.0)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
+    """Fill `tensor` with zeros in place, without recording autograd history; returns it."""
     with no_grad():
         return tensor.zero_()
 

@@ -21,6 +21,7 @@ def saves(*indices: int) -> Callable[[Callable], Callable]:
 
 
 def is_tensor(x) -> bool:
+    """True when `x` is a tensor."""
     return isinstance(x, TensorImpl)
 
 

@@ -154,6 +154,8 @@ def _result_size(la, lb, keep, sizes) -> int:
 
 
 def einsum_impl(equation: str, tensors):
+    """einsum as a composite: diagonals, early sums, then pairwise contractions in a greedy
+    smallest-result order."""
     subs, out, sizes = parse_einsum(equation, [t._shape for t in tensors])
     ops = [_take_diagonals(t, list(s)) for t, s in zip(tensors, subs)]
 

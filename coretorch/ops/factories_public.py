@@ -126,7 +126,50 @@ def _check_python_ints(data, arr: np.ndarray, dtype) -> np.ndarray:
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False):
-    """A new tensor holding a copy of `data` (dtype inferred as in PyTorch)."""
+    """A new tensor holding a copy of `data` (dtype inferred as in PyTorch).
+
+    Args:
+        data: a number, a (nested, rectangular) sequence of numbers, a numpy array or a tensor
+            (copying a tensor warns: use ``t.clone().detach()``).
+        dtype: the result's dtype; by default int64 for integers, bool for bools and the
+            default dtype (float32) for floats.
+        device: where the result lives (the default device when None).
+        requires_grad: whether autograd records operations on the result.
+
+    Raises:
+        ValueError: when nested sequences are ragged.
+        TypeError: when an element is not a number, sequence, array or tensor.
+
+    Example:
+        >>> import coretorch
+        >>> x = coretorch.tensor([[1., 2., 3.], [4., 5., 6.]])
+        >>> x
+        tensor([[1., 2., 3.],
+                [4., 5., 6.]])
+        >>> x.dtype, x.shape
+        (coretorch.float32, coretorch.Size([2, 3]))
+        >>> coretorch.tensor([1, 2, 3]).dtype
+        coretorch.int64
+        >>> coretorch.zeros(2, 2)
+        tensor([[0., 0.],
+                [0., 0.]])
+        >>> coretorch.ones(3, dtype=coretorch.int32)
+        tensor([1, 1, 1], dtype=coretorch.int32)
+        >>> coretorch.full((2,), 7.5)
+        tensor([7.5000, 7.5000])
+        >>> coretorch.arange(6).view(2, 3)
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+        >>> coretorch.arange(6.).reshape(3, -1).sum(dim=0)
+        tensor([6., 9.])
+        >>> x.mean(), x.mean(dim=1, keepdim=True)
+        (tensor(3.5000), tensor([[2.],
+                [5.]]))
+        >>> coretorch.tensor([[1, 2], [3]])
+        Traceback (most recent call last):
+            ...
+        ValueError: tensor(): expected a sequence of equal-length sequences ...
+    """
     if isinstance(data, _T):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.clone().detach() rather than coretorch.tensor(sourceTensor).",

@@ -40,11 +40,21 @@ def check_float(name: str, *tensors) -> None:
 
 
 def check_matrix(name: str, t, arg: str = "A") -> None:
+    """Check that tensor argument `arg` of op `name` has at least 2 dimensions.
+
+    Raises:
+        RuntimeError: when it has fewer.
+    """
     if len(t._shape) < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
 
 
 def check_square(name: str, t, arg: str = "A") -> None:
+    """Check that `t` is a (batch of) square matrices.
+
+    Raises:
+        RuntimeError: when it has fewer than 2 dimensions or is not square.
+    """
     check_matrix(name, t, arg)
     m, n = t._shape[-2:]
     if m != n:
@@ -53,6 +63,11 @@ def check_square(name: str, t, arg: str = "A") -> None:
 
 
 def check_uplo(name: str, UPLO: str) -> None:
+    """Check that `UPLO` is 'L' or 'U'.
+
+    Raises:
+        RuntimeError: otherwise.
+    """
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"{name}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -68,6 +83,11 @@ def meta_square(name: str):
 
 
 def check_same_dtype(name: str, a, b, names: str = "A and B") -> None:
+    """Check that `a` and `b` have the same dtype (`names` names them in the error).
+
+    Raises:
+        RuntimeError: when they differ.
+    """
     if a._dtype is not b._dtype:
         first, second = names.split(" and ")
         raise RuntimeError(f"{name}: Expected {names} to have the same dtype, but found "

@@ -13,6 +13,7 @@ __all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "re
 
 
 def is_tensor(x) -> bool:
+    """True when `x` is a tensor."""
     return isinstance(x, TensorImpl)
 
 
@@ -102,12 +103,14 @@ def dims_arg(op: str, dim, ndim: int) -> tuple:
 
 
 def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    """`shape` after reducing dimensions `dims` (kept as size 1 when `keepdim`)."""
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
 def resolve_device(device):
+    """`device` as a device object, the default device when None."""
     return get_default_device() if device is None else _device_cls(device)
 
 

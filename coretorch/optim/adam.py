@@ -18,6 +18,33 @@ class Adam(MultiTensorOptimizer):
 
     `fused` / `foreach` pick the implementation (`coretorch.optim._multi_tensor`): by default
     one ``_fused_adam_`` (``_fused_adamw_``) kernel per group where the backend has one.
+
+    Args:
+        params: an iterable of parameters, or of dicts (parameter groups with their own options).
+        lr: learning rate.
+        betas: decay rates (β1, β2) of the gradient's first and second moment estimates.
+        eps: added to the denominator for numerical stability.
+        weight_decay: L2 penalty (decoupled with `decoupled_weight_decay`, as AdamW).
+        amsgrad: use the maximum of past second moments (AMSGrad).
+        maximize: maximize the objective instead of minimizing it.
+
+    Raises:
+        ValueError: for a negative lr, eps or weight_decay, or a beta outside [0, 1).
+
+    Example:
+        >>> import coretorch
+        >>> w = coretorch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = coretorch.optim.Adam([w], lr=0.1)
+        >>> for _ in range(2):
+        ...     opt.zero_grad()
+        ...     (w ** 2).sum().backward()
+        ...     opt.step()
+        >>> w  # each step moves about lr against the gradient's sign
+        tensor([ 0.8004, -1.8002], requires_grad=True)
+        >>> coretorch.optim.Adam([w], betas=(1.0, 0.9))
+        Traceback (most recent call last):
+            ...
+        ValueError: Invalid beta parameter at index 0: 1.0
     """
 
     _added_group_keys = {"decoupled_weight_decay": False}

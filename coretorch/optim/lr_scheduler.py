@@ -80,7 +80,21 @@ class MultiplicativeLR(_LambdaScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiply the lr by `gamma` every `step_size` epochs."""
+    """Multiply the lr by `gamma` every `step_size` epochs.
+
+    Example:
+        >>> import coretorch
+        >>> w = coretorch.zeros(1, requires_grad=True)
+        >>> opt = coretorch.optim.SGD([w], lr=1.0)
+        >>> sched = coretorch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        >>> lrs = []
+        >>> for epoch in range(5):
+        ...     lrs.append(sched.get_last_lr()[0])
+        ...     opt.step()
+        ...     sched.step()
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:

@@ -19,6 +19,30 @@ class SGD(MultiTensorOptimizer):
 
     `fused` / `foreach` pick the implementation (`coretorch.optim._multi_tensor`): by default
     one ``_fused_sgd_`` kernel per group where the backend has one.
+
+    Args:
+        params: an iterable of parameters, or of dicts (parameter groups with their own options).
+        lr: learning rate.
+        momentum: momentum factor (0 disables the momentum buffer).
+        dampening: dampening of the momentum's gradient term.
+        weight_decay: L2 penalty added to the gradient.
+        nesterov: use Nesterov momentum (needs momentum > 0 and zero dampening).
+        maximize: maximize the objective instead of minimizing it.
+
+    Raises:
+        ValueError: for a negative lr, momentum or weight_decay, or Nesterov momentum without
+            momentum or with dampening.
+
+    Example:
+        >>> import coretorch
+        >>> w = coretorch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = coretorch.optim.SGD([w], lr=0.1)
+        >>> loss = (w ** 2).sum()  # gradient 2 * w
+        >>> opt.zero_grad()
+        >>> loss.backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.8000, -1.6000], requires_grad=True)
     """
 
     _fused_op = "_fused_sgd_"

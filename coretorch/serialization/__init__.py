@@ -49,6 +49,24 @@ def save(obj: Any, f: "str | os.PathLike[str] | BinaryIO", pickle_module: Any = 
 
     State dicts and other plain data go to a safetensors file; any other picklable object
     (``save(model)``) to PyTorch's zip format. ``pickle_protocol`` applies to the latter.
+
+    Raises:
+        TypeError: when `f` is neither a path nor a writable file object.
+        ValueError: when a `pickle_module` other than the standard one is given.
+        NotImplementedError: when PyTorch's legacy (non-zip) format is asked for.
+
+    Example:
+        >>> import os, tempfile
+        >>> import coretorch
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.pt")
+        >>> model = coretorch.nn.Linear(2, 1)
+        >>> coretorch.save(model.state_dict(), path)
+        >>> state = coretorch.load(path)
+        >>> sorted(state), coretorch.equal(state["weight"], model.weight)
+        (['bias', 'weight'], True)
+        >>> coretorch.save({"step": 3, "lr": 0.5, "name": "sgd"}, path)
+        >>> coretorch.load(path)
+        {'step': 3, 'lr': 0.5, 'name': 'sgd'}
     """
     if pickle_module not in (None, pickle):
         raise ValueError("save(): pickle_module must be left unset (coretorch writes tensors "
@@ -111,6 +129,26 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
     anything -- only for files from a trusted source. ``mmap=True`` maps the file (a path)
     copy-on-write instead of reading it. A malformed file raises `CheckpointError`
     (a RuntimeError) naming the file and what is wrong.
+
+    Raises:
+        CheckpointError: for a truncated, corrupted or unsupported file.
+        pickle.UnpicklingError: when ``weights_only`` and the pickle names a global outside the
+            allowlist.
+        TypeError: for unknown keyword arguments.
+
+    Example:
+        >>> import os, tempfile
+        >>> import coretorch
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.pt")
+        >>> coretorch.save({"x": coretorch.arange(3)}, path)
+        >>> coretorch.load(path, map_location="cpu")
+        {'x': tensor([0, 1, 2])}
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"not a checkpoint")
+        >>> coretorch.load(path)
+        Traceback (most recent call last):
+            ...
+        coretorch.serialization.errors.CheckpointError: load(): ... is not a valid checkpoint ...
     """
     from .context import LoadContext
     from .skeleton import load_safetensors

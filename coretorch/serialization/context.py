@@ -22,4 +22,5 @@ class LoadContext:
 
     @property
     def name(self) -> str:
+        """The name of the file being loaded, used in error messages."""
         return self.src.name

@@ -78,6 +78,7 @@ class Entry:
 
     @property
     def numel(self) -> int:
+        """The number of elements of the stored tensor (product of its shape)."""
         n = 1
         for s in self.shape:
             n *= s

@@ -338,6 +338,12 @@ def _plain(ctx: LoadContext, entries: dict[str, Entry]) -> dict:
 
 
 def load_safetensors(ctx: LoadContext) -> Any:
+    """Load a safetensors file: coretorch's own object tree if its metadata has one, else a
+    dict of tensors.
+
+    Raises:
+        CheckpointError: when the header or coretorch metadata is malformed or nests too deeply.
+    """
     meta, entries = read_header(ctx.src)
     if META_KEY not in meta:
         return _plain(ctx, entries)

@@ -64,6 +64,7 @@ class Source:
         return cls(f, name, start, max(0, end - start), None, owned=False)
 
     def close(self) -> None:
+        """Release the memory map and close the file if this Source opened it."""
         self._map = None
         if self._owned:
             self.f.close()
@@ -75,6 +76,16 @@ class Source:
         self.close()
 
     def check_span(self, offset: int, n: int, what: str) -> None:
+        """Check that bytes offset..offset+n lie inside the file.
+
+        Args:
+            offset: first byte.
+            n: number of bytes.
+            what: what the bytes hold, named in the error.
+
+        Raises:
+            CheckpointError: when the span is negative or runs past the end of the file.
+        """
         if offset < 0 or n < 0 or offset + n > self.size:
             raise corrupt(self.name, f"{what} needs bytes {offset}..{offset + n} of a "
                                      f"{self.size}-byte file")
@@ -108,6 +119,7 @@ class Source:
         return arr
 
     def cursor(self, offset: int = 0) -> "Cursor":
+        """A file-like reader over this source, starting at `offset`."""
         return Cursor(self, offset)
 
 
@@ -119,20 +131,26 @@ class Cursor:
         self.src, self.pos = src, pos
 
     def readable(self) -> bool:
+        """Always True (io protocol)."""
         return True
 
     def seekable(self) -> bool:
+        """Always True (io protocol)."""
         return True
 
     def tell(self) -> int:
+        """The current position, relative to the start of the source."""
         return self.pos
 
     def seek(self, offset: int, whence: int = 0) -> int:
+        """Move to `offset` relative to whence (0 start, 1 current, 2 end); clamps at 0; returns the
+        new position."""
         base = {0: 0, 1: self.pos, 2: self.src.size}[whence]
         self.pos = max(0, base + offset)
         return self.pos
 
     def read(self, n: int = -1) -> bytes:
+        """Read up to `n` bytes (all that is left when n is negative or None)."""
         left = max(0, self.src.size - self.pos)
         n = left if n is None or n < 0 else min(n, left)
         if n == 0:
@@ -143,11 +161,13 @@ class Cursor:
         return data
 
     def readinto(self, b) -> int:
+        """Read into the writable buffer `b`; returns the number of bytes read."""
         data = self.read(len(b))
         b[:len(data)] = data
         return len(data)
 
     def readline(self, limit: int = -1) -> bytes:
+        """Read one line of at most `limit` bytes (no limit when negative)."""
         left = max(0, self.src.size - self.pos)
         n = left if limit is None or limit < 0 else min(limit, left)
         self.src.f.seek(self.src.start + self.pos)

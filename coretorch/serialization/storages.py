@@ -116,6 +116,7 @@ def empty_base(dtype: _dt.dtype, numel: int, dev: str) -> Tensor:
 
 
 def base_from_array(arr: np.ndarray) -> Tensor:
+    """A flat 1-D cpu tensor holding a contiguous copy of `arr`'s elements."""
     return from_numpy(np.ascontiguousarray(arr).reshape(-1))
 
 
@@ -177,6 +178,7 @@ class StorageCache:
         self._bases: dict[Any, Tensor] = {}
 
     def get(self, key: Any, make: Callable[[], Tensor]) -> Tensor:
+        """The tensor cached under `key`, created with `make()` the first time it is asked for."""
         t = self._bases.get(key)
         if t is None:
             t = self._bases[key] = make()

@@ -31,6 +31,7 @@ class StoredType:
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element as stored in the file."""
         return self.raw.itemsize
 
     @property

@@ -49,6 +49,7 @@ class StorageType:
 
     @property
     def untyped(self) -> bool:
+        """True for an UntypedStorage (bytes whose dtype is given by the tensor using them)."""
         return self.stored is None
 
     def __repr__(self) -> str:
@@ -79,9 +80,16 @@ class StorageRef:
 
     @property
     def nbytes(self) -> int:
+        """Size of the referenced storage in bytes."""
         return self.numel * (1 if self.stype.untyped else self.stype.stored.itemsize)
 
     def base(self, stored: StoredType) -> Tensor:
+        """The storage's data as a flat tensor of the `stored` type (a view when the reference
+        covers part of it).
+
+        Raises:
+            CheckpointError: when the storage is damaged or used with two dtypes.
+        """
         b = self.loader(self, stored)
         if self.start or self.length is not None:
             length = b.numel() - self.start if self.length is None else self.length
@@ -248,6 +256,7 @@ def is_allowed_value(obj: Any) -> bool:
 
 
 def unsupported_global_message(full: str) -> str:
+    """PyTorch's message for a pickle global outside the allowlist, naming how to allow it."""
     shown = full
     if full.startswith("builtins."):
         shown = full[len("builtins."):]

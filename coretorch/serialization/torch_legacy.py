@@ -27,6 +27,11 @@ PROTOCOL_VERSION = 1001
 
 
 def load_torch_legacy(ctx: LoadContext) -> Any:
+    """Load a checkpoint in PyTorch's legacy (pre-1.6, non-zip) torch.save format.
+
+    Raises:
+        CheckpointError: when the magic number, protocol version or a storage record is wrong.
+    """
     src = ctx.src
     cur = src.cursor(0)
 

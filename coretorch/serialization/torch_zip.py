@@ -36,6 +36,7 @@ _LOCAL_HEADER = b"PK\x03\x04"
 
 
 def is_zip(head: bytes) -> bool:
+    """True when the first bytes `head` start a zip archive (torch.save's default format)."""
     return head[:4] in (_LOCAL_HEADER, b"PK\x05\x06")
 
 
@@ -55,6 +56,11 @@ def _record_offset(src: Source, info: zipfile.ZipInfo) -> int:
 
 
 def load_torch_zip(ctx: LoadContext) -> Any:
+    """Load a PyTorch zip checkpoint (torch.save since 1.6): its data.pkl and storage records.
+
+    Raises:
+        CheckpointError: for a damaged archive, a TorchScript archive or an unknown byte order.
+    """
     src = ctx.src
     try:
         infos = {i.filename: i for i in zipfile.ZipFile(src.cursor()).infolist()}

@@ -43,6 +43,11 @@ class WeightsUnpickler:
         self.src, self.persistent_load, self.encoding = src, persistent_load, encoding
 
     def load(self) -> Any:
+        """Unpickle the object, allowing only safe globals.
+
+        Raises:
+            CheckpointError: when the pickle is malformed.
+        """
         try:
             return self._run()
         except (_Malformed, IndexError, KeyError, TypeError, AttributeError, OverflowError,

@@ -48,7 +48,7 @@ class SparseTensor(Tensor):
     __slots__ = ("_coalesced", "_indices_t", "_values_t")
 
     layout = sparse_coo
-    is_sparse = property(lambda self: True)
+    is_sparse = property(lambda self: True, doc="Always True for a sparse tensor.")
 
     # ---- the COO parts ---------------------------------------------------------------------
     def _indices(self) -> Tensor:
@@ -191,6 +191,7 @@ class SparseTensor(Tensor):
 
     @property
     def shape(self) -> Size:
+        """The (dense) shape of the sparse tensor."""
         return Size(self._shape)
 
     # what a strided tensor has and a sparse one does not (as in PyTorch)

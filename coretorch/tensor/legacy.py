@@ -80,10 +80,12 @@ class LegacyTensorType(type):
 
     @property
     def is_cuda(cls) -> bool:
+        """True for the cuda tensor types (coretorch.cuda.FloatTensor, ...)."""
         return cls.device_type == "cuda"
 
     @property
     def is_sparse(cls) -> bool:
+        """Always False: the legacy types are dense."""
         return False
 
     def __repr__(cls) -> str:

@@ -119,6 +119,8 @@ def _add_suffixes(body: str, suffixes: list[str], indent: int,
 
 
 def tensor_repr(t) -> str:
+    """PyTorch's repr of tensor `t`: values, then device, dtype, size and grad suffixes as PyTorch
+    shows them."""
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

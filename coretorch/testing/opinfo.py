@@ -41,6 +41,7 @@ class SampleInput:
     gradcheck: bool = True
 
     def all_args(self) -> tuple:
+        """The input followed by the positional args."""
         return (self.input,) + tuple(self.args)
 
     def __repr__(self) -> str:
@@ -126,6 +127,11 @@ class OpInfo:
     # ---- the op and its variants (looked up late: ops may be declared after this module) --
     @property
     def decl(self):
+        """The op's declaration in the registry.
+
+        Raises:
+            NotImplementedError: when no op of this name is declared.
+        """
         from ..ops import REGISTRY
         d = REGISTRY.get(self.name)
         if d is None:
@@ -135,32 +141,39 @@ class OpInfo:
 
     @property
     def op(self) -> Callable:
+        """The op's public function."""
         return self.decl.op
 
     @property
     def inplace_op(self) -> Callable | None:
+        """The op's in-place variant, or None."""
         return self.decl.inplace_op
 
     @property
     def supports_out(self) -> bool:
+        """Whether the op takes out= (from the declaration unless overridden)."""
         if self._supports_out is not None:
             return self._supports_out
         return bool(self.decl.out) and self.decl.structured
 
     @property
     def supports_inplace(self) -> bool:
+        """Whether the op has an in-place variant (from the declaration unless overridden)."""
         if self._supports_inplace is not None:
             return self._supports_inplace
         return self.decl.inplace_op is not None
 
     @property
     def supports_autograd(self) -> bool:
+        """Whether gradients are checked (a differentiable, non-random op unless overridden)."""
         if self._supports_autograd is not None:
             return self._supports_autograd
         return bool(self.decl.differentiable) and not self.random
 
     @property
     def torch_ref(self) -> Callable | None:
+        """The PyTorch function compared with, torch.<name> or Tensor.<name> by default (None when
+        missing)."""
         if self._torch_ref is not _AUTO:
             return self._torch_ref
         import torch
@@ -193,6 +206,7 @@ class OpInfo:
         return iter(self.error_inputs_func(self, maker, dtype))
 
     def tolerances(self, dtype) -> tuple[float | None, float | None]:
+        """(rtol, atol) for `dtype`; None entries mean the default tolerances."""
         return self.tol.get(dtype, (None, None))
 
 

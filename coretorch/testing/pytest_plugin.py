@@ -13,6 +13,7 @@ import pytest
 
 
 def pytest_addoption(parser) -> None:
+    """Add --backend and --conformance-table to pytest."""
     group = parser.getgroup("coretorch")
     group.addoption("--backend", action="append", default=None, metavar="NAME",
                     help="run device-parametrized tests only on this backend's device types "
@@ -61,6 +62,7 @@ def backend_option_problems(wanted: list[str]) -> list[str]:
 
 
 def pytest_generate_tests(metafunc) -> None:
+    """Parametrize `device` / `data_device` fixtures over the selected backends' device types."""
     from coretorch.device import device_types
     if "device" in metafunc.fixturenames:
         types = selected_device_types(metafunc.config)
@@ -78,6 +80,11 @@ _CALLED = pytest.StashKey[dict]()   # (op, device) of a failed test -> the ops i
 
 
 def pytest_configure(config) -> None:
+    """Register the conformance marker and set up the per-op bookkeeping.
+
+    Raises:
+        pytest.UsageError: when --backend names a backend that is not loaded.
+    """
     config.stash[_FAILED] = set()
     config.stash[_RAN] = set()
     config.stash[_CALLED] = {}
@@ -92,6 +99,7 @@ def pytest_configure(config) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    """Record which (op, device) pairs ran and failed, for the summary table."""
     outcome = yield
     report = outcome.get_result()
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -150,6 +158,7 @@ def key_status(name: str, key) -> str:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Print the per-op conformance status (native / composite / fallback / failing) per device."""
     ran = config.stash.get(_RAN, set())
     if not ran:
         return

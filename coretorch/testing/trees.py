@@ -9,6 +9,7 @@ __all__ = ["is_tensor", "map_tensors", "tensors_in", "geometry"]
 
 
 def is_tensor(x: Any) -> bool:
+    """True when `x` is a tensor."""
     return isinstance(x, TensorImpl)
 
 

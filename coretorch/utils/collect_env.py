@@ -96,6 +96,7 @@ def get_pretty_env_info() -> str:
 
 
 def main() -> int:
+    """Print the environment report (versions, backends, threads) and return 0."""
     print(get_pretty_env_info())
     return 0
 

@@ -30,6 +30,8 @@ class FunctionEventAvg(MemoryProperties):
         self._self_memory: dict[str, int] = {}
 
     def add(self, e: "FunctionEvent | FunctionEventAvg") -> "FunctionEventAvg":
+        """Fold event (or average) `e` into this one: counts, times, flops and memory add up;
+        returns self."""
         if self.count == 0:
             self.input_shapes, self.stack, self.scope = e.input_shapes, e.stack, e.scope
         self.count += e.count
@@ -50,6 +52,7 @@ class FunctionEventAvg(MemoryProperties):
 
     @property
     def name(self) -> str:
+        """The grouping key (the event name)."""
         return self.key
 
     @property
@@ -59,6 +62,7 @@ class FunctionEventAvg(MemoryProperties):
 
     @property
     def self_cpu_time(self) -> float:
+        """Average self CPU time per call, in microseconds."""
         return self.self_cpu_time_total / self.count if self.count else 0.0
 
     @property
@@ -73,6 +77,7 @@ class FunctionEventAvg(MemoryProperties):
         return None if k is None else max(self.cpu_time_total - k, 0.0)
 
     def memory_devices_used(self) -> set[str]:
+        """The device types with memory allocated or freed by the grouped events."""
         return set(self._memory) | set(self._self_memory)
 
     def memory_usage(self, device_type: str = "cpu") -> int:

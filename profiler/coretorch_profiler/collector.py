@@ -102,9 +102,12 @@ class Collector(RawProfile):
 
     @property
     def running(self) -> bool:
+        """True between start() and stop()."""
         return self._handle is not None
 
     def start(self) -> None:
+        """Start recording: snapshot the machine, install the scope, memory, module and device-timer
+        hooks."""
         if self.with_stack:
             self._stacks.start(2)
         self.machine = machine.snapshot()
@@ -126,6 +129,8 @@ class Collector(RawProfile):
             timer.start()
 
     def stop(self) -> None:
+        """Stop recording: remove every hook and collect the device timers' events (safe to call
+        twice)."""
         if self._handle is not None:
             _rf.remove_callback(self._handle)
             self._handle = None

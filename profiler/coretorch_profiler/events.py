@@ -37,14 +37,21 @@ class MemoryProperties:
     __slots__ = ()
 
     def memory_devices_used(self) -> set[str]:
+        """The device types this event allocated or freed memory on.
+
+        Raises:
+            NotImplementedError: in a class that does not define it.
+        """
         raise NotImplementedError
 
     @property
     def cpu_memory_usage(self) -> int:
+        """Net bytes (allocated minus freed) on the cpu, children included."""
         return self.memory_usage("cpu")
 
     @property
     def self_cpu_memory_usage(self) -> int:
+        """Net bytes on the cpu by the event itself."""
         return self.self_memory_usage("cpu")
 
     @property
@@ -54,14 +61,19 @@ class MemoryProperties:
 
     @property
     def self_device_memory_usage(self) -> int:
+        """Net bytes by the event itself on every non-cpu device."""
         return sum(self.self_memory_usage(d) for d in self.memory_devices_used() if d != "cpu")
 
-    cuda_memory_usage = property(lambda self: self.memory_usage("cuda"))
-    self_cuda_memory_usage = property(lambda self: self.self_memory_usage("cuda"))
+    cuda_memory_usage = property(lambda self: self.memory_usage("cuda"),
+                                 doc="Net bytes on cuda, children included.")
+    self_cuda_memory_usage = property(lambda self: self.self_memory_usage("cuda"),
+                                      doc="Net bytes on cuda by the event itself.")
 
     # device time: PyTorch's old names
-    cuda_time_total = property(lambda self: self.device_time_total)
-    self_cuda_time_total = property(lambda self: self.self_device_time_total)
+    cuda_time_total = property(lambda self: self.device_time_total,
+                               doc="PyTorch's old name of device_time_total.")
+    self_cuda_time_total = property(lambda self: self.self_device_time_total,
+                                    doc="PyTorch's old name of self_device_time_total.")
 
 
 class FunctionEvent(MemoryProperties):
@@ -112,8 +124,8 @@ class FunctionEvent(MemoryProperties):
         return t
 
     # ---- identity ----
-    key = property(lambda self: self.name)
-    scope = property(lambda self: self.kind)
+    key = property(lambda self: self.name, doc="The grouping key: the event name.")
+    scope = property(lambda self: self.kind, doc="The event's kind (its EventKind).")
     count = 1
     is_async = False
 
@@ -130,18 +142,22 @@ class FunctionEvent(MemoryProperties):
     # ---- time (µs) ----
     @property
     def start_us(self) -> float:
+        """Start time in microseconds since the profile began."""
         return (self.start_ns - self._t0) / 1000.0
 
     @property
     def cpu_time_total(self) -> float:
+        """Wall time of the event in microseconds, children included."""
         return (self.end_ns - self.start_ns) / 1000.0
 
     @property
     def cpu_time(self) -> float:
+        """Same as cpu_time_total for a single event."""
         return self.cpu_time_total
 
     @property
     def self_cpu_time_total(self) -> float:
+        """Wall time in microseconds minus the time of its child events."""
         return (self.end_ns - self.start_ns - sum(c.end_ns - c.start_ns
                                                    for c in self.cpu_children)) / 1000.0
 
@@ -155,7 +171,8 @@ class FunctionEvent(MemoryProperties):
         """Device time of the kernels of this region and everything it called (µs)."""
         return self._totals()[1] / 1000.0
 
-    device_time = property(lambda self: self.device_time_total)
+    device_time = property(lambda self: self.device_time_total,
+                           doc="Same as device_time_total for a single event.")
 
     @property
     def kernel_time_total(self) -> float | None:
@@ -179,6 +196,7 @@ class FunctionEvent(MemoryProperties):
 
     @property
     def input_dtypes(self) -> list[str]:
+        """The dtype names of the op's tensor inputs (recorded with record_shapes)."""
         return list(self._dtypes or [])
 
     @property
@@ -188,6 +206,7 @@ class FunctionEvent(MemoryProperties):
 
     # ---- memory (bytes) ----
     def memory_devices_used(self) -> set[str]:
+        """The device types this event allocated or freed memory on."""
         return set(self._totals()[0])
 
     def self_memory_usage(self, device_type: str = "cpu") -> int:
@@ -650,4 +669,5 @@ def _link_kernels(events: list[FunctionEvent], raw: RawProfile) -> None:
 
 
 def has_seq(e: FunctionEvent) -> bool:
+    """True when the event carries an autograd sequence number."""
     return e.sequence_nr is not None and 0 <= e.sequence_nr < _NO_SEQ

@@ -21,16 +21,19 @@ class ModuleStack:
         self._thread = 0
 
     def start(self) -> None:
+        """Install global module forward hooks that track the module call stack on this thread."""
         self._thread = threading.get_ident()
         self._handles = [_module.register_module_forward_pre_hook(self._pre),
                          _module.register_module_forward_hook(self._post, always_call=True)]
 
     def stop(self) -> None:
+        """Remove the module hooks."""
         for h in self._handles:
             h.remove()
         self._handles = []
 
     def entries(self) -> list[tuple[Any, tuple]]:
+        """The current thread's stack of (module, extra) entries, outermost first."""
         return getattr(self._local, "stack", None) or []
 
     def _pre(self, module, args) -> None:

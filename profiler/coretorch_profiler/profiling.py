@@ -72,6 +72,23 @@ class profile:
     which steps are recorded, and `on_trace_ready(prof)` runs after each recorded cycle (and
     when profiling stops mid-cycle). `with_modules` records each ``nn.Module`` forward and
     backward as a region named by its path. `experimental_config` is accepted and ignored.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch_profiler import profile, record_function
+        >>> with profile(record_shapes=True) as prof:
+        ...     with record_function("my_block"):
+        ...         y = coretorch.ones(3) + 1
+        >>> names = [e.name for e in prof.events()]
+        >>> names[0], "aten::add" in names  # the region, then the ops run inside it
+        ('my_block', True)
+        >>> [a.key for a in prof.key_averages()][0]
+        'my_block'
+        >>> print(prof.key_averages().table(row_limit=2))  # times vary from run to run
+        Name ... # of Calls
+        ...
+        my_block ... 1
+        ...
     """
 
     def __init__(self, activities: Iterable[ProfilerActivity] | None = None,

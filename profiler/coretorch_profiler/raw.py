@@ -94,5 +94,6 @@ class RawProfile:
         return self.native_ids.get(ident, ident)
 
     def add_extra(self, d: dict[str, Any]) -> int:
+        """Store the dict `d` of extra event fields; returns its index."""
         self.extras.append(d)
         return len(self.extras) - 1

@@ -18,7 +18,29 @@ class ProfilerAction(enum.Enum):
 def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0,
              skip_first: int = 0) -> Callable[[int], ProfilerAction]:
     """Skip `skip_first` steps, then cycle: `wait` idle steps, `warmup` steps, `active` recorded
-    steps (the last one saves: `on_trace_ready` runs), `repeat` times (0 = forever)."""
+    steps (the last one saves: `on_trace_ready` runs), `repeat` times (0 = forever).
+
+    Raises:
+        ValueError: when a count is not an int, or `active` is below 1 (or another below 0).
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch_profiler import profile, schedule
+        >>> s = schedule(wait=1, warmup=1, active=2, repeat=1)
+        >>> [s(step).name for step in range(5)]
+        ['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']
+        >>> ready = []
+        >>> with profile(schedule=s, on_trace_ready=ready.append) as prof:
+        ...     for _ in range(5):
+        ...         y = coretorch.ones(2) * 2
+        ...         prof.step()
+        >>> len(ready)
+        1
+        >>> schedule(wait=1, warmup=0, active=0)
+        Traceback (most recent call last):
+            ...
+        ValueError: schedule(): expected active to be an integer >= 1, got 0
+    """
     for n, v, lo in (("wait", wait, 0), ("warmup", warmup, 0), ("active", active, 1),
                      ("repeat", repeat, 0), ("skip_first", skip_first, 0)):
         if not isinstance(v, int) or v < lo:

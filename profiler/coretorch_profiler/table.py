@@ -54,6 +54,7 @@ def flops_scale(events) -> tuple[float, str]:
 
 
 def device_label(dev: str) -> str:
+    """The column label for device type `dev` ('CUDA' for cuda, else capitalized)."""
     return _DEVICE_LABEL.get(dev, dev.capitalize())
 
 

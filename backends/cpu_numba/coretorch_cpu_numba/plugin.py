@@ -14,6 +14,8 @@ from .registry import KERNELS
 
 @hookimpl
 def coretorch_register_backend(registry) -> None:
+    """Plugin hook: register the cpu device type, its allocator and numpy I/O, and the CPU
+    kernels."""
     registry.device_type("cpu", "CPU", allocator, read_numpy=read_numpy, write_numpy=write_numpy,
                          wrap_numpy=wrap_numpy, extras={"all_finite": all_finite})
     register_kernels(registry.library("CPU"), KERNELS, "cpu")

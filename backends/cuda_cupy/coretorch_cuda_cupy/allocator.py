@@ -22,6 +22,7 @@ class OutOfMemoryError(RuntimeError):
 
 
 def format_bytes(n: int) -> str:
+    """`n` bytes as a short human-readable size ('1.50 MiB')."""
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
             return f"{n / size:.2f} {unit}"

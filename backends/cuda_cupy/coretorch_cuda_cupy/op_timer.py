@@ -46,6 +46,7 @@ class CudaOpTimer:
         self._base_ns = 0
 
     def start(self) -> None:
+        """Synchronize, take a base GPU event, and time every op with CUDA events from now on."""
         synchronize()
         self._base = Event(enable_timing=True)
         self._base.record()
@@ -71,6 +72,7 @@ class CudaOpTimer:
                               (rf.thread_id, rf.start_ns)))
 
     def stop(self) -> None:
+        """Stop timing ops and synchronize so every recorded event is complete."""
         if self._handle is not None:
             _rf.remove_callback(self._handle)
             self._handle = None

@@ -20,6 +20,8 @@ from .tensor_view import all_finite, read_numpy, write_numpy
 
 @hookimpl
 def coretorch_register_backend(registry) -> None:
+    """Plugin hook: register the cuda device type, its module and allocator, and the CUDA
+    kernels."""
     extras = {"emulated": am.EMULATED, "all_finite": all_finite}
     if am.availability()[0]:
         extras["op_timer"] = CudaOpTimer

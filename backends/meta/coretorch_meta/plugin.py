@@ -38,6 +38,8 @@ def _data_dependent(name: str):
 
 @hookimpl
 def coretorch_register_backend(registry) -> None:
+    """Plugin hook: register the meta device (no data) and a shape-only kernel for every
+    primitive."""
     registry.device_type("meta", "Meta", MetaAllocator(), read_numpy=read_numpy,
                          write_numpy=write_numpy, has_data=False)
     lib = registry.library("Meta")

@@ -29,6 +29,8 @@ def _array(t):
 
 
 class MPIBackend(Backend):
+    """The process-group backend over MPI (mpi4py): collectives and point-to-point on cpu
+    tensors."""
     name = "mpi"
 
     def __init__(self, comm, members: list[int], timeout: float):

@@ -104,6 +104,8 @@ class FaultMonitor:
         raise self._failed(DistBackendError(message))
 
     def timed_out(self, what: str, waited: float) -> DistBackendError:
+        """The DistBackendError for a call `what` that waited `waited` seconds for the other ranks
+        (recorded as this rank's failure)."""
         return self._failed(DistBackendError(
             f"{what}: timed out after {waited:.1f} s (group timeout {self.timeout:g} s) waiting "
             f"for the other ranks; a rank is stuck, or called a different collective (set "
@@ -157,6 +159,7 @@ class FaultMonitor:
 
     # ---- the process's unhandled-exception hook ----
     def install(self) -> None:
+        """Install the excepthook reporting a rank's failure, and ignore the launcher's SIGUSR1."""
         self._prev_hook = sys.excepthook
         sys.excepthook = self._excepthook
         # MPICH's launcher signals SIGUSR1 to the other ranks when one dies (when it does not
@@ -168,6 +171,7 @@ class FaultMonitor:
             pass
 
     def uninstall(self) -> None:
+        """Restore the previous excepthook."""
         if self._prev_hook is not None and sys.excepthook == self._excepthook:
             sys.excepthook = self._prev_hook
         self._prev_hook = None

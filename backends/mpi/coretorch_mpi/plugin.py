@@ -13,6 +13,7 @@ establishes_world = True
 
 
 def available() -> tuple[bool, str]:
+    """(True, versions) when mpi4py is installed, else (False, why)."""
     if importlib.util.find_spec("mpi4py") is None:
         return False, "mpi4py is not installed (pip install mpi4py mpich)"
     parts = [f"mpi4py {md.version('mpi4py')}"]

@@ -18,6 +18,8 @@ _SPIN = 2048  # polls before yielding the core between polls
 
 
 class MPIWork(Work):
+    """A pending MPI operation: wait() completes its requests, failing with DistBackendError on an
+    MPI error or timeout."""
     def __init__(self, backend, op: str, requests: list, keep: tuple = (), status=None):
         super().__init__(op)
         self._be, self._reqs, self._keep, self._status = backend, requests, keep, status

@@ -28,6 +28,8 @@ def _local_rank() -> int:
 
 
 class NCCLWork(Work):
+    """A pending NCCL operation: completes when its CUDA event is done; wait() times out with
+    DistBackendError and aborts the communicator."""
     def __init__(self, backend: "NCCLBackend", op: str, stream, keep: tuple):
         import cupy
         super().__init__(op)
@@ -52,6 +54,7 @@ class NCCLWork(Work):
 
 
 class NCCLBackend(Backend):
+    """The process-group backend over NCCL (CuPy) for cuda tensors; one communicator per group."""
     name = "nccl"
 
     def __init__(self, comm, bootstrap, device: int, timeout: float):

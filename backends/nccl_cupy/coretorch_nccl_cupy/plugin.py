@@ -12,6 +12,7 @@ establishes_world = False
 
 
 def available() -> tuple[bool, str]:
+    """(True, versions) when CuPy, NCCL and a GPU are usable, else (False, why)."""
     if os.environ.get("CORETORCH_CUDA_EMULATE"):
         return False, "the cuda device is emulated on the cpu (CORETORCH_CUDA_EMULATE is set)"
     try:

@@ -204,7 +204,40 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """Cross entropy between logits `input` (N, C, ...) and class indices or class probabilities.
 
     A target with the input's shape holds probabilities; otherwise it holds class indices (with
-    `ignore_index`). `label_smoothing` mixes the target with the uniform distribution."""
+    `ignore_index`). `label_smoothing` mixes the target with the uniform distribution.
+
+    Args:
+        input: unnormalized scores (logits), class dimension 1 (or 0 for a single sample).
+        target: class indices of shape (N, ...) or class probabilities of the input's shape.
+        weight: a rescaling weight per class, shape (C,).
+        ignore_index: a target index that contributes nothing (nor to the mean's divisor).
+        reduction: ``"mean"`` (weighted), ``"sum"`` or ``"none"``.
+        label_smoothing: in [0, 1].
+
+    Raises:
+        RuntimeError: for `label_smoothing` outside [0, 1].
+        ValueError: when the input's and the target's batch sizes differ.
+        IndexError: for a class index outside [0, C).
+
+    Example:
+        >>> import coretorch
+        >>> import coretorch.nn.functional as F
+        >>> logits = coretorch.tensor([[2.0, 0.0, -1.0], [0.5, 0.5, 0.5]])
+        >>> F.relu(logits)
+        tensor([[2.0000, 0.0000, 0.0000],
+                [0.5000, 0.5000, 0.5000]])
+        >>> F.softmax(logits, dim=1)
+        tensor([[0.8438, 0.1142, 0.0420],
+                [0.3333, 0.3333, 0.3333]])
+        >>> F.cross_entropy(logits, coretorch.tensor([0, 2]))
+        tensor(0.6342)
+        >>> F.cross_entropy(logits, coretorch.tensor([0, 2]), reduction="none")
+        tensor([0.1698, 1.0986])
+        >>> F.cross_entropy(logits, coretorch.tensor([0, 3]))
+        Traceback (most recent call last):
+            ...
+        IndexError: Target 3 is out of bounds.
+    """
     reduction = resolve(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: "

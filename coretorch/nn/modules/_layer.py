@@ -37,6 +37,7 @@ def functional_layer(name: str, fn: Callable, doc: str, module: str,
     src = (f"def __init__({sig}):\n    Module.__init__(self)\n"
            + "".join(f"    self.{n} = {n}\n" for n in names)
            + "def forward(self, input):\n"
+           + f"    '''Apply {fn.__name__} to `input` with the stored options.'''\n"
            + f"    return _fn(input{''.join(f', self.{n}' for n in names)})\n")
     g = {"Module": Module, "_fn": fn, "__name__": module,
          "_D": {p.name: p.default for p in params if p.default is not p.empty}}
@@ -44,6 +45,7 @@ def functional_layer(name: str, fn: Callable, doc: str, module: str,
     listed = [n for n in (names if shown is None else shown) if n != "inplace"]
 
     def extra_repr(self) -> str:
+        """The stored options as ``name=value``, for the layer's repr."""
         parts = [f"{n}={getattr(self, n)!r}" for n in listed]
         if getattr(self, "inplace", False):
             parts.append("inplace=True")

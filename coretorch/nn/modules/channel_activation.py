@@ -23,6 +23,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Set every slope to the `init` value given to the constructor."""
         init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -109,5 +109,20 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution over (N, C_in, H, W) inputs; weight (C_out, C_in/groups, kH, kW)."""
+    """2-D convolution over (N, C_in, H, W) inputs; weight (C_out, C_in/groups, kH, kW).
+
+    Example:
+        >>> import coretorch
+        >>> conv = coretorch.nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        >>> conv
+        Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+        >>> conv(coretorch.zeros(2, 3, 16, 16)).shape
+        coretorch.Size([2, 8, 16, 16])
+        >>> coretorch.nn.Conv2d(3, 8, 3, stride=2)(coretorch.zeros(2, 3, 16, 16)).shape
+        coretorch.Size([2, 8, 7, 7])
+        >>> conv(coretorch.zeros(2, 4, 16, 16))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: conv2d(): Given groups=1, ... to have 3 channels, but got 4 channels instead
+    """
     _n = 2

@@ -25,9 +25,11 @@ def _dropout_layer(name: str, fn, doc: str, passes_inplace: bool = True) -> type
     dropouts take no `inplace`, as in PyTorch)."""
     if passes_inplace:
         def forward(self, input):
+            """Zero elements of `input` with probability p while training; identity in eval."""
             return fn(input, self.p, self.training, self.inplace)
     else:
         def forward(self, input):
+            """Zero elements of `input` with probability p while training; identity in eval."""
             return fn(input, self.p, self.training)
     return type(name, (_DropoutNd,), {"forward": forward, "__doc__": doc,
                                       "__module__": __name__})

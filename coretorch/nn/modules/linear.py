@@ -23,7 +23,31 @@ class Identity(Module):
 
 class Linear(Module):
     """y = x Wᵀ + b with W (out_features, in_features); W and b start as U(-1/√in, 1/√in)
-    (kaiming_uniform_ with a=√5, as PyTorch)."""
+    (kaiming_uniform_ with a=√5, as PyTorch).
+
+    Args:
+        in_features: size of the last dimension of the input.
+        out_features: size of the last dimension of the output.
+        bias: whether to add the learned bias b.
+        device: where the parameters are created.
+        dtype: the parameters' dtype (default: the default dtype).
+
+    Example:
+        >>> import coretorch
+        >>> layer = coretorch.nn.Linear(3, 2)
+        >>> layer
+        Linear(in_features=3, out_features=2, bias=True)
+        >>> layer(coretorch.ones(4, 3)).shape
+        coretorch.Size([4, 2])
+        >>> with coretorch.no_grad():
+        ...     _ = layer.weight.fill_(1.0), layer.bias.fill_(0.5)
+        >>> layer(coretorch.tensor([[1., 2., 3.]]))
+        tensor([[6.5000, 6.5000]], grad_fn=<AddmmBackward0>)
+        >>> layer(coretorch.ones(4, 5))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: ...
+    """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None) -> None:
@@ -35,6 +59,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize weight and bias uniformly in +-1/sqrt(in_features), as PyTorch."""
         reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input):
@@ -62,6 +87,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize weight and bias uniformly in +-1/sqrt(in1_features)."""
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

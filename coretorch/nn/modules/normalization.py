@@ -27,7 +27,21 @@ class _AffineNorm(Module):
 
 class LayerNorm(_AffineNorm):
     """Normalize over the trailing `normalized_shape` dims; elementwise affine (weight 1, bias 0)
-    when `elementwise_affine`."""
+    when `elementwise_affine`.
+
+    Raises:
+        RuntimeError: when the input's trailing dims are not `normalized_shape`.
+
+    Example:
+        >>> import coretorch
+        >>> ln = coretorch.nn.LayerNorm(3)
+        >>> ln(coretorch.tensor([[1., 2., 3.]])).detach()
+        tensor([[-1.2247,  0.0000,  1.2247]])
+        >>> ln(coretorch.zeros(2, 4))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: layer_norm(): Given normalized_shape=[3], expected input with shape ...
+    """
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device=None, dtype=None) -> None:

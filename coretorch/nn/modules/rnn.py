@@ -111,6 +111,7 @@ class RNNBase(Module):
         """Kept for PyTorch compatibility; parameters need no flattening here."""
 
     def reset_parameters(self) -> None:
+        """Re-initialize every weight and bias uniformly in +-1/sqrt(hidden_size)."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -119,6 +120,13 @@ class RNNBase(Module):
         return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     def check_input(self, input, batch_sizes) -> None:
+        """Check `input` against the layer.
+
+        Raises:
+            ValueError: when its dtype differs from the weights'.
+            RuntimeError: when it has the wrong number of dimensions or its last size is not
+            input_size.
+        """
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
@@ -137,18 +145,31 @@ class RNNBase(Module):
         return input.size(0) if self.batch_first else input.size(1)
 
     def get_expected_hidden_size(self, input, batch_sizes) -> tuple:
+        """The hidden state shape (num_layers * directions, batch, hidden) expected for `input`."""
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self._real_hidden())
 
     def check_hidden_size(self, hx, expected_hidden_size: tuple,
                           msg: str = "Expected hidden size {}, got {}") -> None:
+        """Check that `hx` has `expected_hidden_size`.
+
+        Raises:
+            RuntimeError: with `msg` formatted with the expected and actual sizes.
+        """
         _check_hidden(hx, expected_hidden_size, msg)
 
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
+        """Check `input` and the hidden state before a forward pass.
+
+        Raises:
+            ValueError: on a dtype mismatch.
+            RuntimeError: on a wrong input or hidden shape.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of `hx` by `permutation` (None leaves it)."""
         return _permute(hx, permutation)
 
     def _zeros_state(self, input, batch: int):
@@ -249,16 +270,41 @@ class LSTM(RNNBase):
 
     ``LSTM(input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
     bidirectional=False, proj_size=0, device=None, dtype=None)``
+
+    Raises:
+        ValueError: when the input's dtype differs from the weights'.
+        RuntimeError: when the input or a state has the wrong shape.
+
+    Example:
+        >>> import coretorch
+        >>> lstm = coretorch.nn.LSTM(4, 8, num_layers=2, batch_first=True)
+        >>> lstm
+        LSTM(4, 8, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(coretorch.zeros(3, 5, 4))  # batch 3, 5 steps, 4 features
+        >>> out.shape, h.shape, c.shape
+        (coretorch.Size([3, 5, 8]), coretorch.Size([2, 3, 8]), coretorch.Size([2, 3, 8]))
+        >>> lstm(coretorch.zeros(3, 5, 6))
+        Traceback (most recent call last):
+            ...
+        RuntimeError: input.size(-1) must be equal to input_size. Expected 4, got 6
     """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes) -> tuple:
+        """The cell state shape (num_layers * directions, batch, hidden_size) expected for
+        `input`."""
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes) -> None:
+        """Check `input` and the (h, c) state before a forward pass.
+
+        Raises:
+            ValueError: on a dtype mismatch.
+            RuntimeError: on a wrong input, hidden or cell shape.
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -332,6 +378,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-initialize every weight and bias uniformly in +-1/sqrt(hidden_size)."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

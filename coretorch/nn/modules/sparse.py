@@ -50,7 +50,22 @@ class _EmbeddingTable(Module):
 
 class Embedding(_EmbeddingTable):
     """Rows of `weight` (num_embeddings, embedding_dim) picked by integer indices; weights start as
-    N(0, 1) and the `padding_idx` row is zero and receives no gradient."""
+    N(0, 1) and the `padding_idx` row is zero and receives no gradient.
+
+    Example:
+        >>> import coretorch
+        >>> emb = coretorch.nn.Embedding(10, 4, padding_idx=0)
+        >>> emb
+        Embedding(10, 4, padding_idx=0)
+        >>> emb(coretorch.tensor([[0, 2], [5, 9]])).shape
+        coretorch.Size([2, 2, 4])
+        >>> emb(coretorch.tensor([0]))
+        tensor([[0., 0., 0., 0.]], grad_fn=<EmbeddingBackward0>)
+        >>> emb(coretorch.tensor([10]))
+        Traceback (most recent call last):
+            ...
+        IndexError: index out of range in self
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0,

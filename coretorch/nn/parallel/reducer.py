@@ -107,6 +107,7 @@ class Reducer:
             f"{' '.join(map(str, missing))}")
 
     def disarm(self) -> None:
+        """Stop reducing gradients (the hooks stay but do nothing)."""
         self.armed = False
 
     def _mark_unused(self, outputs) -> None:
@@ -178,6 +179,7 @@ class Reducer:
                         p.grad.copy_(averaged)
 
     def remove_hooks(self) -> None:
+        """Remove the gradient hooks this reducer registered."""
         for h in self.handles:
             h.remove()
 

@@ -60,7 +60,28 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach=None) -> Tensor:
     """Rescale gradients in place so that their total `norm_type` norm is at most `max_norm`;
-    returns the total norm before clipping (a 0-d tensor)."""
+    returns the total norm before clipping (a 0-d tensor).
+
+    Args:
+        parameters: a tensor or an iterable of tensors whose ``.grad`` is clipped (those
+            without a gradient are skipped).
+        max_norm: the largest total norm allowed.
+        norm_type: the p of the p-norm (``inf`` for the largest absolute value).
+        error_if_nonfinite: raise instead of clipping when the total norm is inf or NaN.
+
+    Raises:
+        RuntimeError: when `error_if_nonfinite` and the total norm is not finite.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.nn.utils import clip_grad_norm_
+        >>> w = coretorch.tensor([1., 2.], requires_grad=True)
+        >>> w.grad = coretorch.tensor([3., 4.])
+        >>> clip_grad_norm_([w], max_norm=1.0)
+        tensor(5.)
+        >>> w.grad
+        tensor([0.6000, 0.8000])
+    """
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     parameters = list(parameters)

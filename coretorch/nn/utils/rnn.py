@@ -61,16 +61,20 @@ class PackedSequence(_PackedSequenceBase):
                           move(self.unsorted_indices))
 
     def cuda(self, *args, **kwargs) -> "PackedSequence":
+        """A copy on the cuda device (or the one given)."""
         return self.to("cuda" if not args else args[0], **kwargs)
 
     def cpu(self, *args, **kwargs) -> "PackedSequence":
+        """A copy on the cpu device."""
         return self.to("cpu")
 
     @property
     def is_cuda(self) -> bool:
+        """True when the data is on a cuda device."""
         return self.data.device.type == "cuda"
 
     def is_pinned(self) -> bool:
+        """Always False: a PackedSequence here is never in pinned memory."""
         return False
 
 
@@ -180,7 +184,15 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
                  padding_side: str = "right") -> Tensor:
     """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *)), padding each with
-    `padding_value` on the `padding_side` ("right" or "left")."""
+    `padding_value` on the `padding_side` ("right" or "left").
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.nn.utils.rnn import pad_sequence
+        >>> pad_sequence([coretorch.tensor([1, 2, 3]), coretorch.tensor([4])], batch_first=True)
+        tensor([[1, 2, 3],
+                [4, 0, 0]])
+    """
     if isinstance(sequences, Tensor):
         sequences = sequences.unbind(0)
     if not isinstance(sequences, Iterable):

@@ -24,12 +24,15 @@ class SpectralNorm:
         self.n_power_iterations, self.eps = n_power_iterations, eps
 
     def reshape_weight_to_matrix(self, weight):
+        """The weight as a 2-D matrix with dimension `dim` first and the rest flattened."""
         if self.dim != 0:
             weight = weight.permute((self.dim,) + tuple(d for d in range(weight.dim())
                                                         if d != self.dim))
         return weight.reshape(weight.shape[0], -1)
 
     def compute_weight(self, module: Module, do_power_iteration: bool):
+        """The weight divided by its largest singular value, estimated by power iteration when
+        asked."""
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -44,6 +47,8 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module: Module) -> None:
+        """Replace the hook's parameters and buffers on `module` by a plain normalized weight
+        parameter."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
@@ -59,6 +64,11 @@ class SpectralNorm:
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> "SpectralNorm":
+        """Add spectral normalization of parameter `name` to `module`; returns the hook.
+
+        Raises:
+            RuntimeError: when that parameter already has a spectral_norm hook.
+        """
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "

@@ -20,12 +20,18 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module: Module):
+        """The weight g * v / ||v|| from the module's `<name>_g` and `<name>_v` parameters."""
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
         return v * (g / _norm_except_dim(v, self.dim))
 
     @staticmethod
     def apply(module: Module, name: str, dim: int | None) -> "WeightNorm":
+        """Split parameter `name` of `module` into magnitude g and direction v; returns the hook.
+
+        Raises:
+            RuntimeError: when that parameter already has a weight_norm hook.
+        """
         warnings.warn("torch.nn.utils.weight_norm is deprecated in favor of "
                       "torch.nn.utils.parametrizations.weight_norm.", FutureWarning,
                       stacklevel=3)
@@ -44,6 +50,7 @@ class WeightNorm:
         return fn
 
     def remove(self, module: Module) -> None:
+        """Replace g and v on `module` by the plain weight parameter they compute."""
         weight = self.compute_weight(module)
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]

@@ -42,6 +42,7 @@ class _Failures:
 
 
 def has_data(device) -> bool:
+    """True when tensors on `device` hold data (False on the meta device)."""
     from ...device import get_device_type
     return get_device_type(device).has_data
 

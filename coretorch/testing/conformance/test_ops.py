@@ -53,18 +53,21 @@ def test_opinfo_entries_name_declared_ops():
 
 @pytest.mark.parametrize("opinfo,dtype", _params())
 def test_forward(opinfo, dtype, device):
+    """The op's outputs match its reference on every sample."""
     check_forward(opinfo, dtype, device)
 
 
 @pytest.mark.parametrize("opinfo,dtype", _params(
     lambda o: _declared(o) and not o.random and o.supports_inplace))
 def test_inplace(opinfo, dtype, device):
+    """The in-place variant writes the out-of-place result into self."""
     check_inplace(opinfo, dtype, device)
 
 
 @pytest.mark.parametrize("opinfo,dtype", _params(
     lambda o: _declared(o) and not o.random and o.supports_out))
 def test_out(opinfo, dtype, device):
+    """The out= variant writes the result into out and returns it."""
     check_out(opinfo, dtype, device)
 
 
@@ -72,6 +75,7 @@ def test_out(opinfo, dtype, device):
     lambda o: _declared(o) and (o.supports_inplace or o.supports_out or o.decl.inplace_only),
     lambda o: o.dtypes[:1]))
 def test_overlapping_writes(opinfo, dtype, device):
+    """In-place and out= variants refuse outputs that overlap their inputs, as PyTorch."""
     check_overlapping_writes(opinfo, dtype, device)
 
 
@@ -85,6 +89,7 @@ def _has_torch_ref(o) -> bool:
 
 @pytest.mark.parametrize("opinfo,dtype", _params(lambda o: _declared(o) and _has_torch_ref(o)))
 def test_torch_parity(opinfo, dtype, data_device):
+    """The op matches PyTorch's on the same samples (skipped without torch)."""
     check_torch_parity(opinfo, dtype, data_device)
 
 
@@ -92,6 +97,7 @@ def test_torch_parity(opinfo, dtype, data_device):
     lambda o: _declared(o) and o.supports_autograd,
     lambda o: [d for d in o.grad_dtypes if d in o.dtypes]))
 def test_gradcheck(opinfo, dtype, data_device):
+    """Gradients match finite differences in the op's gradient dtypes."""
     gradcheck = getattr(coretorch.autograd, "gradcheck", None)
     if gradcheck is None:
         pytest.skip("coretorch.autograd.gradcheck does not exist yet")
@@ -101,11 +107,13 @@ def test_gradcheck(opinfo, dtype, data_device):
 @pytest.mark.parametrize("opinfo,dtype", _params(
     lambda o: _declared(o) and o.error_inputs_func is not None))
 def test_error_inputs(opinfo, dtype, device):
+    """Every error sample raises the expected error type and message."""
     check_error_inputs(opinfo, dtype, device)
 
 
 @pytest.mark.parametrize("opinfo,dtype", _params(lambda o: _declared(o) and not o.random))
 def test_meta_refuses_alike(opinfo, dtype, data_device):
+    """The meta device refuses the same error samples as a data device."""
     from coretorch.device import device_types
     if "meta" not in device_types():
         pytest.skip("the meta backend is not loaded: nothing to compare with")

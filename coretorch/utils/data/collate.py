@@ -61,7 +61,17 @@ def _stacks_into_shared_memory(elem: Tensor, batch) -> bool:
 def default_collate(batch):
     """Stack a list of samples into a batch: tensors are stacked along a new dim 0, numpy arrays
     and numbers become tensors (floats as float64, ints as int64), strings stay a list, and
-    dicts / tuples / lists are collated field by field."""
+    dicts / tuples / lists are collated field by field.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import default_collate
+        >>> default_collate([(coretorch.tensor([1., 2.]), 0), (coretorch.tensor([3., 4.]), 1)])
+        [tensor([[1., 2.],
+                [3., 4.]]), tensor([0, 1])]
+        >>> default_collate([{"x": 1.5, "name": "a"}, {"x": 2.5, "name": "b"}])
+        {'x': tensor([1.5000, 2.5000], dtype=coretorch.float64), 'name': ['a', 'b']}
+    """
     elem = batch[0]
     if isinstance(elem, Tensor):
         if get_worker_info() is not None and _stacks_into_shared_memory(elem, batch):

@@ -55,6 +55,21 @@ class DataLoader:
     from the two, then calls ``worker_init_fn(i)``; ``get_worker_info()`` describes the worker.
     `persistent_workers` keeps them across epochs; `timeout` bounds the wait for a batch.
     `pin_memory` is accepted; no backend here pins memory, so batches come back as they are.
+
+    Raises:
+        ValueError: for a negative `num_workers`, or options that contradict each other (as
+            PyTorch: a `sampler` with `shuffle`, a `batch_sampler` with `batch_size`, ...).
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(coretorch.arange(10.).reshape(5, 2))
+        >>> loader = DataLoader(ds, batch_size=2, shuffle=True, drop_last=True,
+        ...                     generator=coretorch.Generator().manual_seed(0))
+        >>> len(loader)
+        2
+        >>> [batch.shape for (batch,) in loader]
+        [coretorch.Size([2, 2]), coretorch.Size([2, 2])]
     """
 
     _initialized = False
@@ -140,6 +155,7 @@ class DataLoader:
 
     @property
     def multiprocessing_context(self):
+        """The multiprocessing context worker processes start in (None: the default)."""
         return self._multiprocessing_context
 
     @multiprocessing_context.setter

@@ -39,7 +39,24 @@ class IterableDataset(Dataset[T_co]):
 
 
 class TensorDataset(Dataset):
-    """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first dim."""
+    """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first dim.
+
+    Raises:
+        ValueError: when no tensor is given.
+        AssertionError: when the tensors' first dimensions differ (as PyTorch).
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(coretorch.arange(5.), coretorch.tensor([0, 1, 0, 1, 0]))
+        >>> len(ds), ds[1]
+        (5, (tensor(1.), tensor(1)))
+        >>> for x, y in DataLoader(ds, batch_size=2):
+        ...     print(x, y)
+        tensor([0., 1.]) tensor([0, 1])
+        tensor([2., 3.]) tensor([0, 1])
+        tensor([4.]) tensor([0])
+    """
 
     def __init__(self, *tensors: Tensor) -> None:
         if not tensors:
@@ -166,7 +183,29 @@ class ChainDataset(IterableDataset):
 
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=None) -> list:
     """Split `dataset` into non-overlapping random Subsets of the given lengths (or fractions
-    summing to 1; leftover items go round-robin to the first splits, as PyTorch)."""
+    summing to 1; leftover items go round-robin to the first splits, as PyTorch).
+
+    Args:
+        dataset: any map-style dataset (anything with ``len`` and indexing).
+        lengths: the sizes of the splits, or fractions of the dataset summing to 1.
+        generator: the random generator drawing the permutation (default: the global one).
+
+    Raises:
+        ValueError: when a fraction is outside [0, 1] or the lengths do not add up to the
+            dataset's length.
+
+    Example:
+        >>> import coretorch
+        >>> from coretorch.utils.data import random_split
+        >>> train, val = random_split(range(10), [0.7, 0.3],
+        ...                           generator=coretorch.Generator().manual_seed(0))
+        >>> len(train), len(val), sorted(list(train) + list(val)) == list(range(10))
+        (7, 3, True)
+        >>> random_split(range(10), [3, 3])
+        Traceback (most recent call last):
+            ...
+        ValueError: Sum of input lengths does not equal the length of the input dataset!
+    """
     generator = default_generator if generator is None else generator
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

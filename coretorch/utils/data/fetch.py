@@ -23,6 +23,7 @@ class MapDatasetFetcher:
                         and type(dataset) is TensorDataset)
 
     def fetch(self, index):
+        """The collated sample(s) at `index` (a batch of indices when auto-collating)."""
         ds = self.dataset
         if not self.auto_collation:
             return self.collate_fn(ds[index])
@@ -59,6 +60,11 @@ class IterableDatasetFetcher:
         self.ended = False
 
     def fetch(self, possibly_batched_index):
+        """The next sample, or the next batch of up to len(index) samples when auto-collating.
+
+        Raises:
+            StopIteration: when the dataset is exhausted (or the last batch is short and drop_last).
+        """
         if self.ended:
             raise StopIteration
         if not self.auto_collation:
@@ -76,5 +82,6 @@ class IterableDatasetFetcher:
 
 
 def create_fetcher(kind: int, dataset, auto_collation: bool, collate_fn, drop_last: bool):
+    """The fetcher for a map-style (`kind` MAP) or iterable dataset."""
     cls = MapDatasetFetcher if kind == MAP else IterableDatasetFetcher
     return cls(dataset, auto_collation, collate_fn, drop_last)

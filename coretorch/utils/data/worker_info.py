@@ -31,5 +31,6 @@ def get_worker_info() -> WorkerInfo | None:
 
 
 def set_worker_info(info: WorkerInfo) -> None:
+    """Set what ``get_worker_info()`` returns in this worker process."""
     global _worker_info
     _worker_info = info

@@ -25,24 +25,30 @@ class FileWriter:
                                             filename_suffix)
 
     def get_logdir(self) -> str:
+        """The directory the event file is written in."""
         return self.event_writer.get_logdir()
 
     def add_event(self, event: Event, step=None, walltime=None) -> None:
+        """Write `event`, stamped with `walltime` (now by default) and `step`."""
         event.wall_time = time.time() if walltime is None else walltime
         if step is not None:
             event.step = int(step)
         self.event_writer.add_event(event)
 
     def add_summary(self, summary, global_step=None, walltime=None) -> None:
+        """Write a Summary protobuf as an event at `global_step`."""
         self.add_event(Event(summary=summary), global_step, walltime)
 
     def flush(self) -> None:
+        """Flush pending events to disk."""
         self.event_writer.flush()
 
     def close(self) -> None:
+        """Flush and close the event file."""
         self.event_writer.close()
 
     def reopen(self) -> None:
+        """Reopen the event writer after close()."""
         self.event_writer.reopen()
 
 
