@@ -243,3 +243,12 @@ def test_checkpoints_of_the_first_format_still_load():
     assert got["i"].dtype is ct.int16 and got["m"].device.type == "meta"
     assert got["nums"] == [1, 2.5, float("inf")] and got["tup"] == (1, "a")
     assert got["dtype"] is ct.float16
+
+
+def test_a_header_length_of_128_is_not_read_as_a_legacy_pickle(tmp_path):
+    # safetensors starts with its header length: 128 makes the first byte 0x80, the byte that
+    # also starts PyTorch's legacy pickles; the format is told by the magic number instead
+    path = tmp_path / "small.pt"
+    ct.save({"step": 3, "lr": 0.1}, path)
+    assert path.read_bytes()[:8] == (128).to_bytes(8, "little")
+    assert ct.load(path) == {"step": 3, "lr": 0.1}

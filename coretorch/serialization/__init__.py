@@ -110,6 +110,13 @@ def _weights_only(weights_only: bool | None) -> bool:
     return bool(weights_only)
 
 
+def is_torch_legacy(head: bytes) -> bool:
+    """Whether a file's first bytes start PyTorch's legacy (non-zip) format: a pickle (PROTO
+    opcode 0x80, any protocol) whose first object is the 10-byte magic number (LONG1 0x8a, 10).
+    The first byte alone is not enough: a safetensors header length of 128 starts with 0x80."""
+    return len(head) >= 4 and head[0] == 0x80 and head[2:4] == b"\x8a\x0a"
+
+
 def load(f: "str | os.PathLike[str] | BinaryIO",
          map_location: "str | _device | dict | Callable | None" = None, pickle_module: Any = None,
          *, weights_only: bool | None = None, mmap: bool | None = None,
@@ -172,7 +179,7 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
         head = src.read(0, min(src.size, 8), "the first bytes")
         if is_zip(head):
             reader = load_torch_zip
-        elif head[:1] == b"\x80":
+        elif is_torch_legacy(head):
             if mmap:
                 raise RuntimeError("mmap can only be used with files saved with "
                                    "`torch.save(_use_new_zipfile_serialization=True)` or "
@@ -214,7 +221,7 @@ def get_unsafe_globals_in_checkpoint(f: "str | os.PathLike[str] | BinaryIO") -> 
             if len(names) != 1:
                 raise corrupt(src.name, "a zip archive without exactly one <name>/data.pkl")
             streams = [io.BytesIO(zf.read(names[0]))]
-        elif head[:1] == b"\x80":
+        elif is_torch_legacy(head):
             cur = src.cursor(0)
             streams = [cur] * 4
         else:
