@@ -110,11 +110,11 @@ def _weights_only(weights_only: bool | None) -> bool:
     return bool(weights_only)
 
 
-def is_torch_legacy(head: bytes) -> bool:
-    """Whether a file's first bytes start PyTorch's legacy (non-zip) format: a pickle (PROTO
-    opcode 0x80, any protocol) whose first object is the 10-byte magic number (LONG1 0x8a, 10).
-    The first byte alone is not enough: a safetensors header length of 128 starts with 0x80."""
-    return len(head) >= 4 and head[0] == 0x80 and head[2:4] == b"\x8a\x0a"
+def is_pickle(head: bytes) -> bool:
+    """Whether a file's first 9 bytes start a pickle (PyTorch's legacy format, or any pickle)
+    rather than safetensors: a pickle starts with PROTO (0x80), and so does a safetensors file
+    whose header is 128 bytes long (mod 256); safetensors' JSON header then opens at byte 8."""
+    return head[:1] == b"\x80" and head[8:9] != b"{"
 
 
 def load(f: "str | os.PathLike[str] | BinaryIO",
@@ -176,10 +176,10 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
     with Source.open(f, bool(mmap)) as src:
         ctx = LoadContext(src, Placement(map_location, src.name), weights_only, pickle_module,
                           pickle_load_args)
-        head = src.read(0, min(src.size, 8), "the first bytes")
+        head = src.read(0, min(src.size, 9), "the first bytes")
         if is_zip(head):
             reader = load_torch_zip
-        elif is_torch_legacy(head):
+        elif is_pickle(head):
             if mmap:
                 raise RuntimeError("mmap can only be used with files saved with "
                                    "`torch.save(_use_new_zipfile_serialization=True)` or "
@@ -214,14 +214,14 @@ def get_unsafe_globals_in_checkpoint(f: "str | os.PathLike[str] | BinaryIO") -> 
     from .torch_zip import is_zip
 
     with Source.open(f) as src:
-        head = src.read(0, min(src.size, 8), "the first bytes")
+        head = src.read(0, min(src.size, 9), "the first bytes")
         if is_zip(head):
             zf = zipfile.ZipFile(src.cursor())
             names = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
             if len(names) != 1:
                 raise corrupt(src.name, "a zip archive without exactly one <name>/data.pkl")
             streams = [io.BytesIO(zf.read(names[0]))]
-        elif is_torch_legacy(head):
+        elif is_pickle(head):
             cur = src.cursor(0)
             streams = [cur] * 4
         else:
