@@ -8,7 +8,8 @@ hidden-to-hidden weight and a few pointwise ops. Packed sequences (``data`` rows
 order and ``batch_sizes`` per step) run the same steps on the shrinking batch.
 
 These functions are the composite stand-ins of PyTorch's fused ``_VF.lstm`` / ``_VF.gru`` /
-``_VF.rnn_tanh``: a backend may later provide a fused cell.
+``_VF.rnn_tanh``. The LSTM cell's pointwise part is the op ``_lstm_cell`` (PyTorch's
+``_thnn_fused_lstm_cell``), for which a backend may register a fused kernel.
 """
 from __future__ import annotations
 
@@ -46,9 +47,8 @@ def _rnn_step(act: str, xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | No
 def _lstm_step(xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None,
                w_hr_t: Tensor | None = None) -> tuple:
     h, c = state
-    i, f, g, o = split(_hidden(xp, h, w_hh_t, b_hh), (c.shape[-1],) * 4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    # the gates' pointwise work is one op (a backend may run it as one fused kernel)
+    h, c, _ = aten._lstm_cell(_hidden(xp, h, w_hh_t, b_hh), c)
     if w_hr_t is not None:
         h = h.mm(w_hr_t)
     return h, c

@@ -1,0 +1,113 @@
+"""The pointwise part of an LSTM cell as one op (PyTorch's ``_thnn_fused_lstm_cell``):
+``_lstm_cell(gates, cx) -> (hy, cy, workspace)`` and its backward ``_lstm_cell_backward``.
+
+`gates` (N, 4H) is the cell's pre-activation, ``x w_ihᵀ + h w_hhᵀ + biases``, in PyTorch's gate
+order (input, forget, cell, output); `cx` (N, H) the previous cell state. The workspace holds
+the activated gates (σ(i), σ(f), tanh(g), σ(o)), which is all the backward needs besides `cx`
+and `cy`.
+
+Both are composites written with pointwise ops, so every backend has them; a backend may
+register one kernel for each (the cpu backend does: one numba pass instead of about eight ops
+forward and fifteen autograd nodes backward per time step). `_lstm_cell` carries its own
+derivative, which calls `_lstm_cell_backward`: under ``create_graph`` that op runs its
+composite (a native kernel is not differentiable), recomputing the activations from `gates` so
+the second derivative reaches them. The workspace is an implementation detail: gradients sent to
+it are ignored, as PyTorch's are.
+"""
+from __future__ import annotations
+
+from ..autograd.grad_mode import is_grad_enabled
+from .declare import REGISTRY, declare
+
+__all__ = ["lstm_cell_flops"]
+
+
+def _check_pair(op: str, gates_name: str, gates, other_name: str, other, gate_count: int):
+    """`gates` (N, G*H) float and `other` (N, H) of its dtype and device."""
+    if gates._dtype is not other._dtype:
+        raise RuntimeError(f"{op}(): expected {other_name} to have the dtype of {gates_name} "
+                           f"({gates._dtype.name}), got {other._dtype.name}")
+    if not gates._dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected floating point tensors, got {gates._dtype.name}")
+    if gates._device != other._device:
+        raise RuntimeError(f"{op}(): expected {other_name} on the device of {gates_name} "
+                           f"({gates._device}), got {other._device}")
+    if other.ndim != 2 or gates.ndim != 2 or gates._shape != (
+            other._shape[0], gate_count * other._shape[1]):
+        raise RuntimeError(f"{op}(): expected {gates_name} of shape (N, {gate_count}H) and "
+                           f"{other_name} of shape (N, H), got {gates_name} "
+                           f"{list(gates._shape)} and {other_name} {list(other._shape)}")
+
+
+# ---- LSTM -------------------------------------------------------------------------------------
+
+def _meta_lstm_cell(gates, cx):
+    _check_pair("_lstm_cell", "gates", gates, "cx", cx, 4)
+    spec = (cx._shape, cx._dtype, cx._device)
+    return [spec, spec, (gates._shape, gates._dtype, gates._device)]
+
+
+def _activate(gates, h: int):
+    """σ(i), σ(f), tanh(g), σ(o) of the (N, 4H) pre-activations."""
+    i, f, g, o = gates.split(h, 1)
+    return i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+
+
+def _lstm_cell(gates, cx):
+    """hy, cy, workspace: cy = σ(f) cx + σ(i) tanh(g), hy = σ(o) tanh(cy), the workspace the
+    activated gates (N, 4H)."""
+    i, f, g, o = _activate(gates, cx._shape[1])
+    cy = f * cx + i * g
+    return o * cy.tanh(), cy, _cat([i, f, g, o])
+
+
+def _cat(parts):
+    return REGISTRY["cat"].op.entry(parts, 1)
+
+
+def _d_lstm_cell(ctx, grad_hy, grad_cy, grad_workspace):
+    hy, cy, workspace = ctx.result
+    if is_grad_enabled():  # create_graph: activations that lead back to `gates`
+        workspace = _cat(list(_activate(ctx.gates, cy._shape[1])))
+    return REGISTRY["_lstm_cell_backward"].op.entry(grad_hy, grad_cy, ctx.cx, cy, workspace)
+
+
+def _meta_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+    op = "_lstm_cell_backward"
+    for name, t in (("cx", cx), ("grad_hy", grad_hy), ("grad_cy", grad_cy), ("cy", cy)):
+        _check_pair(op, "workspace", workspace, name, t, 4)
+    return [(workspace._shape, workspace._dtype, workspace._device),
+            (cx._shape, cx._dtype, cx._device)]
+
+
+def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+    """(grad_gates, grad_cx) of `_lstm_cell`, from the activated gates in `workspace`."""
+    i, f, g, o = workspace.split(cx._shape[1], 1)
+    tcy = cy.tanh()
+    grad_c = grad_cy + grad_hy * o * (1 - tcy * tcy)
+    parts = [grad_c * g * i * (1 - i), grad_c * cx * f * (1 - f), grad_c * i * (1 - g * g),
+             grad_hy * tcy * o * (1 - o)]
+    return _cat(parts), grad_c * f
+
+
+def lstm_cell_flops(result, gates, cx) -> int:
+    """About 30 per hidden unit: four activations (~6 each) and the cell's multiply-adds."""
+    return 30 * cx.numel()
+
+
+def _lstm_cell_backward_flops(result, grad_hy, grad_cy, cx, cy, workspace) -> int:
+    return 25 * cx.numel()
+
+
+def _declare_all() -> None:
+    common = dict(family="nn", method=False, out=False)
+    declare("_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy, Tensor workspace)",
+            _meta_lstm_cell, impl=_lstm_cell, derivative=_d_lstm_cell, saves=("gates", "cx"),
+            save_result=True, flops=lstm_cell_flops, **common)
+    declare("_lstm_cell_backward(Tensor grad_hy, Tensor grad_cy, Tensor cx, Tensor cy, "
+            "Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
+            _meta_lstm_cell_backward, impl=_lstm_cell_backward,
+            flops=_lstm_cell_backward_flops, **common)
+
+
+_declare_all()
