@@ -11,8 +11,9 @@ register one kernel for each (the cpu backend does: one numba pass instead of ab
 forward and fifteen autograd nodes backward per time step). `_lstm_cell` carries its own
 derivative, which calls `_lstm_cell_backward`: under ``create_graph`` that op runs its
 composite (a native kernel is not differentiable), recomputing the activations from `gates` so
-the second derivative reaches them. The workspace is an implementation detail: gradients sent to
-it are ignored, as PyTorch's are.
+the second derivative reaches them. Unlike PyTorch's, the workspace is differentiable like any
+output (its gradient adds ``grad_workspace * activation'`` to the gates' gradient: the backward
+kernel does it in the same pass), so every output passes a finite-difference check.
 """
 from __future__ import annotations
 
@@ -69,24 +70,30 @@ def _d_lstm_cell(ctx, grad_hy, grad_cy, grad_workspace):
     hy, cy, workspace = ctx.result
     if is_grad_enabled():  # create_graph: activations that lead back to `gates`
         workspace = _cat(list(_activate(ctx.gates, cy._shape[1])))
-    return REGISTRY["_lstm_cell_backward"].op.entry(grad_hy, grad_cy, ctx.cx, cy, workspace)
+    return REGISTRY["_lstm_cell_backward"].op.entry(grad_hy, grad_cy, grad_workspace, ctx.cx, cy,
+                                                     workspace)
 
 
-def _meta_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+def _meta_lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     op = "_lstm_cell_backward"
     for name, t in (("cx", cx), ("grad_hy", grad_hy), ("grad_cy", grad_cy), ("cy", cy)):
         _check_pair(op, "workspace", workspace, name, t, 4)
+    if grad_workspace._shape != workspace._shape:
+        raise RuntimeError(f"{op}(): expected grad_workspace of the shape of workspace "
+                           f"{list(workspace._shape)}, got {list(grad_workspace._shape)}")
+    _check_pair(op, "grad_workspace", grad_workspace, "cx", cx, 4)
     return [(workspace._shape, workspace._dtype, workspace._device),
             (cx._shape, cx._dtype, cx._device)]
 
 
-def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+def _lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`, from the activated gates in `workspace`."""
     i, f, g, o = workspace.split(cx._shape[1], 1)
     tcy = cy.tanh()
     grad_c = grad_cy + grad_hy * o * (1 - tcy * tcy)
-    parts = [grad_c * g * i * (1 - i), grad_c * cx * f * (1 - f), grad_c * i * (1 - g * g),
-             grad_hy * tcy * o * (1 - o)]
+    gi, gf, gg, go = grad_workspace.split(cx._shape[1], 1)
+    parts = [(grad_c * g + gi) * i * (1 - i), (grad_c * cx + gf) * f * (1 - f),
+             (grad_c * i + gg) * (1 - g * g), (grad_hy * tcy + go) * o * (1 - o)]
     return _cat(parts), grad_c * f
 
 
@@ -95,7 +102,8 @@ def lstm_cell_flops(result, gates, cx) -> int:
     return 30 * cx.numel()
 
 
-def _lstm_cell_backward_flops(result, grad_hy, grad_cy, cx, cy, workspace) -> int:
+def _lstm_cell_backward_flops(result, grad_hy, grad_cy, grad_workspace, cx, cy,
+                              workspace) -> int:
     return 25 * cx.numel()
 
 
@@ -104,8 +112,8 @@ def _declare_all() -> None:
     declare("_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy, Tensor workspace)",
             _meta_lstm_cell, impl=_lstm_cell, derivative=_d_lstm_cell, saves=("gates", "cx"),
             save_result=True, flops=lstm_cell_flops, **common)
-    declare("_lstm_cell_backward(Tensor grad_hy, Tensor grad_cy, Tensor cx, Tensor cy, "
-            "Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
+    declare("_lstm_cell_backward(Tensor grad_hy, Tensor grad_cy, Tensor grad_workspace, "
+            "Tensor cx, Tensor cy, Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
             _meta_lstm_cell_backward, impl=_lstm_cell_backward,
             flops=_lstm_cell_backward_flops, **common)
 

@@ -38,17 +38,17 @@ def _lstm_row(gates, cx, hy, cy, ws, r):
 
 
 @numba.njit(cache=True, inline="always")
-def _lstm_backward_row(grad_hy, grad_cy, cx, cy, ws, grad_gates, grad_cx, r):
+def _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r):
     h = cx.shape[1]
     for j in range(h):
         i, f, g, o = ws[r, j], ws[r, h + j], ws[r, 2 * h + j], ws[r, 3 * h + j]
         t = math.tanh(cy[r, j])
         dh = grad_hy[r, j]
         dc = grad_cy[r, j] + dh * o * (1 - t * t)
-        grad_gates[r, j] = dc * g * i * (1 - i)
-        grad_gates[r, h + j] = dc * cx[r, j] * f * (1 - f)
-        grad_gates[r, 2 * h + j] = dc * i * (1 - g * g)
-        grad_gates[r, 3 * h + j] = dh * t * o * (1 - o)
+        grad_gates[r, j] = (dc * g + grad_ws[r, j]) * i * (1 - i)
+        grad_gates[r, h + j] = (dc * cx[r, j] + grad_ws[r, h + j]) * f * (1 - f)
+        grad_gates[r, 2 * h + j] = (dc * i + grad_ws[r, 2 * h + j]) * (1 - g * g)
+        grad_gates[r, 3 * h + j] = (dh * t + grad_ws[r, 3 * h + j]) * o * (1 - o)
         grad_cx[r, j] = dc * f
 
 
@@ -65,15 +65,15 @@ def _lstm_parallel(gates, cx, hy, cy, ws):
 
 
 @numba.njit(cache=True)
-def _lstm_backward_serial(grad_hy, grad_cy, cx, cy, ws, grad_gates, grad_cx):
+def _lstm_backward_serial(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx):
     for r in range(cx.shape[0]):
-        _lstm_backward_row(grad_hy, grad_cy, cx, cy, ws, grad_gates, grad_cx, r)
+        _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r)
 
 
 @numba.njit(cache=True, parallel=True)
-def _lstm_backward_parallel(grad_hy, grad_cy, cx, cy, ws, grad_gates, grad_cx):
+def _lstm_backward_parallel(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx):
     for r in numba.prange(cx.shape[0]):
-        _lstm_backward_row(grad_hy, grad_cy, cx, cy, ws, grad_gates, grad_cx, r)
+        _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r)
 
 
 def _fused(serial, parallel, outs, ins) -> None:
@@ -99,7 +99,7 @@ def lstm_cell(out, gates, cx):
 
 
 @kernel("_lstm_cell_backward")
-def lstm_cell_backward(out, grad_hy, grad_cy, cx, cy, workspace):
+def lstm_cell_backward(out, grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`"""
     _fused(_lstm_backward_serial, _lstm_backward_parallel, tuple(out),
-           (grad_hy, grad_cy, cx, cy, workspace))
+           (grad_hy, grad_cy, grad_workspace, cx, cy, workspace))
