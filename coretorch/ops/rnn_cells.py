@@ -17,6 +17,7 @@ kernel does it in the same pass), so every output passes a finite-difference che
 """
 from __future__ import annotations
 
+from .. import dtypes as _dt
 from ..autograd.grad_mode import is_grad_enabled
 from .declare import REGISTRY, declare
 
@@ -54,6 +55,21 @@ def _activate(gates, h: int):
     return i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
 
 
+def _in_opmath(fn):
+    """`fn` computing 16-bit floats in float32 and rounding the results back once, as the fused
+    kernels do (rounding every intermediate would lose several bits)."""
+    def run(*tensors):
+        dtype = tensors[-1]._dtype
+        compute = _dt.opmath_dtype(dtype)
+        if compute is dtype:
+            return fn(*tensors)
+        return tuple(r.to(dtype) for r in fn(*(t.to(compute) for t in tensors)))
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    run.__wrapped__ = fn
+    return run
+
+
+@_in_opmath
 def _lstm_cell(gates, cx):
     """hy, cy, workspace: cy = σ(f) cx + σ(i) tanh(g), hy = σ(o) tanh(cy), the workspace the
     activated gates (N, 4H)."""
@@ -86,6 +102,7 @@ def _meta_lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace
             (cx._shape, cx._dtype, cx._device)]
 
 
+@_in_opmath
 def _lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`, from the activated gates in `workspace`."""
     i, f, g, o = workspace.split(cx._shape[1], 1)
