@@ -1,5 +1,8 @@
 """The pointwise part of an LSTM cell as one op (PyTorch's ``_thnn_fused_lstm_cell``):
-``_lstm_cell(gates, cx) -> (hy, cy, workspace)`` and its backward ``_lstm_cell_backward``.
+``_lstm_cell(gates, cx) -> (hy, cy, workspace)`` and its backward ``_lstm_cell_backward``;
+likewise ``_gru_cell(input_gates, hidden_gates, hx) -> (hy, workspace)`` (PyTorch's
+``_thnn_fused_gru_cell``, whose new gate scales the hidden part by r, so the two projections come
+apart) and ``_gru_cell_backward``.
 
 `gates` (N, 4H) is the cell's pre-activation, ``x w_ihᵀ + h w_hhᵀ + biases``, in PyTorch's gate
 order (input, forget, cell, output); `cx` (N, H) the previous cell state. The workspace holds
@@ -39,6 +42,12 @@ def _check_pair(op: str, gates_name: str, gates, other_name: str, other, gate_co
         raise RuntimeError(f"{op}(): expected {gates_name} of shape (N, {gate_count}H) and "
                            f"{other_name} of shape (N, H), got {gates_name} "
                            f"{list(gates._shape)} and {other_name} {list(other._shape)}")
+
+
+def _check_same_shape(op: str, name: str, t, ref_name: str, ref) -> None:
+    if t._shape != ref._shape:
+        raise RuntimeError(f"{op}(): expected {name} of the shape of {ref_name} "
+                           f"{list(ref._shape)}, got {list(t._shape)}")
 
 
 # ---- LSTM -------------------------------------------------------------------------------------
@@ -94,9 +103,7 @@ def _meta_lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace
     op = "_lstm_cell_backward"
     for name, t in (("cx", cx), ("grad_hy", grad_hy), ("grad_cy", grad_cy), ("cy", cy)):
         _check_pair(op, "workspace", workspace, name, t, 4)
-    if grad_workspace._shape != workspace._shape:
-        raise RuntimeError(f"{op}(): expected grad_workspace of the shape of workspace "
-                           f"{list(workspace._shape)}, got {list(grad_workspace._shape)}")
+    _check_same_shape(op, "grad_workspace", grad_workspace, "workspace", workspace)
     _check_pair(op, "grad_workspace", grad_workspace, "cx", cx, 4)
     return [(workspace._shape, workspace._dtype, workspace._device),
             (cx._shape, cx._dtype, cx._device)]
@@ -114,6 +121,63 @@ def _lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     return _cat(parts), grad_c * f
 
 
+# ---- GRU --------------------------------------------------------------------------------------
+
+def _meta_gru_cell(input_gates, hidden_gates, hx):
+    _check_pair("_gru_cell", "input_gates", input_gates, "hx", hx, 3)
+    _check_same_shape("_gru_cell", "hidden_gates", hidden_gates, "input_gates", input_gates)
+    _check_pair("_gru_cell", "hidden_gates", hidden_gates, "hx", hx, 3)
+    h = hx._shape[1]
+    return [(hx._shape, hx._dtype, hx._device),
+            ((hx._shape[0], 4 * h), hx._dtype, hx._device)]
+
+
+def _gru_activate(input_gates, hidden_gates, h: int):
+    """r, z, n and the hidden part of the new gate hn (the workspace's four blocks)."""
+    x_r, x_z, x_n = input_gates.split(h, 1)
+    h_r, h_z, h_n = hidden_gates.split(h, 1)
+    r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
+    return r, z, (x_n + r * h_n).tanh(), h_n
+
+
+@_in_opmath
+def _gru_cell(input_gates, hidden_gates, hx):
+    """hy, workspace: r, z = σ(x_rz + h_rz), n = tanh(x_n + r h_n), hy = n + z (hx - n); the
+    workspace (N, 4H) holds r, z, n and h_n."""
+    r, z, n, h_n = _gru_activate(input_gates, hidden_gates, hx._shape[1])
+    return n + z * (hx - n), _cat([r, z, n, h_n])
+
+
+def _d_gru_cell(ctx, grad_hy, grad_workspace):
+    hy, workspace = ctx.result
+    if is_grad_enabled():  # create_graph: a workspace that leads back to the gates
+        workspace = _cat(list(_gru_activate(ctx.input_gates, ctx.hidden_gates,
+                                            ctx.hx._shape[1])))
+    return REGISTRY["_gru_cell_backward"].op.entry(grad_hy, grad_workspace, ctx.hx, workspace)
+
+
+def _meta_gru_cell_backward(grad_hy, grad_workspace, hx, workspace):
+    op = "_gru_cell_backward"
+    for name, t in (("hx", hx), ("grad_hy", grad_hy)):
+        _check_pair(op, "workspace", workspace, name, t, 4)
+    _check_same_shape(op, "grad_workspace", grad_workspace, "workspace", workspace)
+    _check_pair(op, "grad_workspace", grad_workspace, "hx", hx, 4)
+    gates = ((hx._shape[0], 3 * hx._shape[1]), hx._dtype, hx._device)
+    return [gates, gates, (hx._shape, hx._dtype, hx._device)]
+
+
+@_in_opmath
+def _gru_cell_backward(grad_hy, grad_workspace, hx, workspace):
+    """(grad_input_gates, grad_hidden_gates, grad_hx) of `_gru_cell`."""
+    h = hx._shape[1]
+    r, z, n, h_n = workspace.split(h, 1)
+    g_r, g_z, g_n, g_hn = grad_workspace.split(h, 1)
+    d_n = (grad_hy * (1 - z) + g_n) * (1 - n * n)
+    d_r = (d_n * h_n + g_r) * r * (1 - r)
+    d_z = (grad_hy * (hx - n) + g_z) * z * (1 - z)
+    return (_cat([d_r, d_z, d_n]), _cat([d_r, d_z, d_n * r + g_hn]), grad_hy * z)
+
+
 def lstm_cell_flops(result, gates, cx) -> int:
     """About 30 per hidden unit: four activations (~6 each) and the cell's multiply-adds."""
     return 30 * cx.numel()
@@ -122,6 +186,14 @@ def lstm_cell_flops(result, gates, cx) -> int:
 def _lstm_cell_backward_flops(result, grad_hy, grad_cy, grad_workspace, cx, cy,
                               workspace) -> int:
     return 25 * cx.numel()
+
+
+def _gru_cell_flops(result, input_gates, hidden_gates, hx) -> int:
+    return 25 * hx.numel()
+
+
+def _gru_cell_backward_flops(result, grad_hy, grad_workspace, hx, workspace) -> int:
+    return 20 * hx.numel()
 
 
 def _declare_all() -> None:
@@ -133,6 +205,14 @@ def _declare_all() -> None:
             "Tensor cx, Tensor cy, Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
             _meta_lstm_cell_backward, impl=_lstm_cell_backward,
             flops=_lstm_cell_backward_flops, **common)
+    declare("_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> "
+            "(Tensor hy, Tensor workspace)", _meta_gru_cell, impl=_gru_cell,
+            derivative=_d_gru_cell, saves=("input_gates", "hidden_gates", "hx"),
+            save_result=True, flops=_gru_cell_flops, **common)
+    declare("_gru_cell_backward(Tensor grad_hy, Tensor grad_workspace, Tensor hx, "
+            "Tensor workspace) -> (Tensor grad_input_gates, Tensor grad_hidden_gates, "
+            "Tensor grad_hx)", _meta_gru_cell_backward, impl=_gru_cell_backward,
+            flops=_gru_cell_backward_flops, **common)
 
 
 _declare_all()
