@@ -1,7 +1,6 @@
-"""Fused recurrent cells: the LSTM cell's pointwise part (`_lstm_cell`, a composite in
-coretorch) and its backward (`_lstm_cell_backward`) each as one numba pass over the (N, H)
-hidden units, instead of about eight ops forward and fifteen autograd nodes backward per time
-step. Half-precision tensors compute in float32; large problems run their rows in parallel.
+"""Fused recurrent cells: the LSTM and GRU cells' pointwise parts (`_lstm_cell`, `_gru_cell`,
+composites in coretorch) and their backwards each as one numba pass over the (N, H) hidden
+units, instead of about eight ops forward and fifteen autograd nodes backward per time step. Half-precision tensors compute in float32; large problems run their rows in parallel.
 """
 from __future__ import annotations
 
@@ -52,6 +51,34 @@ def _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_c
         grad_cx[r, j] = dc * f
 
 
+@numba.njit(cache=True, inline="always")
+def _gru_row(input_gates, hidden_gates, hx, hy, ws, r):
+    h = hx.shape[1]
+    for j in range(h):
+        rg = _sigmoid(input_gates[r, j] + hidden_gates[r, j])
+        z = _sigmoid(input_gates[r, h + j] + hidden_gates[r, h + j])
+        hn = hidden_gates[r, 2 * h + j]
+        n = math.tanh(input_gates[r, 2 * h + j] + rg * hn)
+        hy[r, j] = n + z * (hx[r, j] - n)
+        ws[r, j], ws[r, h + j], ws[r, 2 * h + j], ws[r, 3 * h + j] = rg, z, n, hn
+
+
+@numba.njit(cache=True, inline="always")
+def _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r):
+    h = hx.shape[1]
+    for j in range(h):
+        rg, z, n, hn = ws[r, j], ws[r, h + j], ws[r, 2 * h + j], ws[r, 3 * h + j]
+        g = grad_hy[r, j]
+        dn = (g * (1 - z) + grad_ws[r, 2 * h + j]) * (1 - n * n)
+        dr = (dn * hn + grad_ws[r, j]) * rg * (1 - rg)
+        dz = (g * (hx[r, j] - n) + grad_ws[r, h + j]) * z * (1 - z)
+        grad_input[r, j] = grad_hidden[r, j] = dr
+        grad_input[r, h + j] = grad_hidden[r, h + j] = dz
+        grad_input[r, 2 * h + j] = dn
+        grad_hidden[r, 2 * h + j] = dn * rg + grad_ws[r, 3 * h + j]
+        grad_hx[r, j] = g * z
+
+
 @numba.njit(cache=True)
 def _lstm_serial(gates, cx, hy, cy, ws):
     for r in range(cx.shape[0]):
@@ -76,13 +103,38 @@ def _lstm_backward_parallel(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, g
         _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r)
 
 
-def _fused(serial, parallel, outs, ins) -> None:
+@numba.njit(cache=True)
+def _gru_serial(input_gates, hidden_gates, hx, hy, ws):
+    for r in range(hx.shape[0]):
+        _gru_row(input_gates, hidden_gates, hx, hy, ws, r)
+
+
+@numba.njit(cache=True, parallel=True)
+def _gru_parallel(input_gates, hidden_gates, hx, hy, ws):
+    for r in numba.prange(hx.shape[0]):
+        _gru_row(input_gates, hidden_gates, hx, hy, ws, r)
+
+
+@numba.njit(cache=True)
+def _gru_backward_serial(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx):
+    for r in range(hx.shape[0]):
+        _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r)
+
+
+@numba.njit(cache=True, parallel=True)
+def _gru_backward_parallel(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx):
+    for r in numba.prange(hx.shape[0]):
+        _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r)
+
+
+def _fused(serial, parallel, outs, ins, state: int) -> None:
     """Run loop `serial` (or `parallel` on large problems) on contiguous arrays of the compute
-    dtype: inputs converted as needed, outputs written in place where they allow it."""
+    dtype: inputs converted as needed, outputs written in place where they allow it. `ins[state]`
+    is an (N, H) state tensor (it sizes the problem)."""
     cdt = acc_float(arr(outs[0]).dtype)  # floating (the meta rules)
     xs = [np.ascontiguousarray(arr(t), dtype=cdt) for t in ins]
     targets = [writable_target(o, cdt, tuple(o._shape)) for o in outs]
-    n, h = xs[1].shape  # the (N, H) state: cx forward, grad_cy backward
+    n, h = xs[state].shape
     if n * h:
         fn = parallel if n > 1 and n * h >= _PARALLEL_MIN else serial
         fn(*xs, *[y for y, _ in targets])
@@ -95,11 +147,24 @@ def _fused(serial, parallel, outs, ins) -> None:
 def lstm_cell(out, gates, cx):
     """(hy, cy, workspace) of one LSTM step's gates"""
     hy, cy, ws = out
-    _fused(_lstm_serial, _lstm_parallel, (hy, cy, ws), (gates, cx))
+    _fused(_lstm_serial, _lstm_parallel, (hy, cy, ws), (gates, cx), 1)
 
 
 @kernel("_lstm_cell_backward")
 def lstm_cell_backward(out, grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`"""
     _fused(_lstm_backward_serial, _lstm_backward_parallel, tuple(out),
-           (grad_hy, grad_cy, grad_workspace, cx, cy, workspace))
+           (grad_hy, grad_cy, grad_workspace, cx, cy, workspace), 0)
+
+
+@kernel("_gru_cell")
+def gru_cell(out, input_gates, hidden_gates, hx):
+    """(hy, workspace) of one GRU step's gates"""
+    _fused(_gru_serial, _gru_parallel, tuple(out), (input_gates, hidden_gates, hx), 2)
+
+
+@kernel("_gru_cell_backward")
+def gru_cell_backward(out, grad_hy, grad_workspace, hx, workspace):
+    """(grad_input_gates, grad_hidden_gates, grad_hx) of `_gru_cell`"""
+    _fused(_gru_backward_serial, _gru_backward_parallel, tuple(out),
+           (grad_hy, grad_workspace, hx, workspace), 0)
