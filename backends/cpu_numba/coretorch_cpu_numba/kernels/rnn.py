@@ -1,6 +1,8 @@
 """Fused recurrent cells: the LSTM and GRU cells' pointwise parts (`_lstm_cell`, `_gru_cell`,
 composites in coretorch) and their backwards each as one numba pass over the (N, H) hidden
-units, instead of about eight ops forward and fifteen autograd nodes backward per time step. Half-precision tensors compute in float32; large problems run their rows in parallel.
+units, instead of about eight ops forward and fifteen autograd nodes backward per time step.
+Half-precision tensors compute in float32; large problems run their rows in parallel. One pair
+of row drivers serves every cell: each cell's row function is passed in with its arrays.
 """
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ def _sigmoid(x):
 
 
 @numba.njit(cache=True, inline="always")
-def _lstm_row(gates, cx, hy, cy, ws, r):
+def _lstm_row(arrays, r):
+    gates, cx, hy, cy, ws = arrays
     h = cx.shape[1]
     for j in range(h):
         i = _sigmoid(gates[r, j])
@@ -37,7 +40,8 @@ def _lstm_row(gates, cx, hy, cy, ws, r):
 
 
 @numba.njit(cache=True, inline="always")
-def _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r):
+def _lstm_backward_row(arrays, r):
+    grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx = arrays
     h = cx.shape[1]
     for j in range(h):
         i, f, g, o = ws[r, j], ws[r, h + j], ws[r, 2 * h + j], ws[r, 3 * h + j]
@@ -52,7 +56,8 @@ def _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_c
 
 
 @numba.njit(cache=True, inline="always")
-def _gru_row(input_gates, hidden_gates, hx, hy, ws, r):
+def _gru_row(arrays, r):
+    input_gates, hidden_gates, hx, hy, ws = arrays
     h = hx.shape[1]
     for j in range(h):
         rg = _sigmoid(input_gates[r, j] + hidden_gates[r, j])
@@ -64,7 +69,8 @@ def _gru_row(input_gates, hidden_gates, hx, hy, ws, r):
 
 
 @numba.njit(cache=True, inline="always")
-def _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r):
+def _gru_backward_row(arrays, r):
+    grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx = arrays
     h = hx.shape[1]
     for j in range(h):
         rg, z, n, hn = ws[r, j], ws[r, h + j], ws[r, 2 * h + j], ws[r, 3 * h + j]
@@ -80,64 +86,28 @@ def _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx
 
 
 @numba.njit(cache=True)
-def _lstm_serial(gates, cx, hy, cy, ws):
-    for r in range(cx.shape[0]):
-        _lstm_row(gates, cx, hy, cy, ws, r)
+def _rows_serial(row, arrays, n):
+    for r in range(n):
+        row(arrays, r)
 
 
 @numba.njit(cache=True, parallel=True)
-def _lstm_parallel(gates, cx, hy, cy, ws):
-    for r in numba.prange(cx.shape[0]):
-        _lstm_row(gates, cx, hy, cy, ws, r)
+def _rows_parallel(row, arrays, n):
+    for r in numba.prange(n):
+        row(arrays, r)
 
 
-@numba.njit(cache=True)
-def _lstm_backward_serial(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx):
-    for r in range(cx.shape[0]):
-        _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r)
-
-
-@numba.njit(cache=True, parallel=True)
-def _lstm_backward_parallel(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx):
-    for r in numba.prange(cx.shape[0]):
-        _lstm_backward_row(grad_hy, grad_cy, grad_ws, cx, cy, ws, grad_gates, grad_cx, r)
-
-
-@numba.njit(cache=True)
-def _gru_serial(input_gates, hidden_gates, hx, hy, ws):
-    for r in range(hx.shape[0]):
-        _gru_row(input_gates, hidden_gates, hx, hy, ws, r)
-
-
-@numba.njit(cache=True, parallel=True)
-def _gru_parallel(input_gates, hidden_gates, hx, hy, ws):
-    for r in numba.prange(hx.shape[0]):
-        _gru_row(input_gates, hidden_gates, hx, hy, ws, r)
-
-
-@numba.njit(cache=True)
-def _gru_backward_serial(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx):
-    for r in range(hx.shape[0]):
-        _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r)
-
-
-@numba.njit(cache=True, parallel=True)
-def _gru_backward_parallel(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx):
-    for r in numba.prange(hx.shape[0]):
-        _gru_backward_row(grad_hy, grad_ws, hx, ws, grad_input, grad_hidden, grad_hx, r)
-
-
-def _fused(serial, parallel, outs, ins, state: int) -> None:
-    """Run loop `serial` (or `parallel` on large problems) on contiguous arrays of the compute
-    dtype: inputs converted as needed, outputs written in place where they allow it. `ins[state]`
-    is an (N, H) state tensor (it sizes the problem)."""
+def _fused(row, outs, ins, state: int) -> None:
+    """Run `row` over the N rows (in parallel on large problems) on contiguous arrays of the
+    compute dtype: inputs converted as needed, outputs written in place where they allow it.
+    `ins[state]` is an (N, H) state tensor (it sizes the problem)."""
     cdt = acc_float(arr(outs[0]).dtype)  # floating (the meta rules)
     xs = [np.ascontiguousarray(arr(t), dtype=cdt) for t in ins]
     targets = [writable_target(o, cdt, tuple(o._shape)) for o in outs]
     n, h = xs[state].shape
     if n * h:
-        fn = parallel if n > 1 and n * h >= _PARALLEL_MIN else serial
-        fn(*xs, *[y for y, _ in targets])
+        loop = _rows_parallel if n > 1 and n * h >= _PARALLEL_MIN else _rows_serial
+        loop(row, (*xs, *[y for y, _ in targets]), n)
     for o, (y, copy) in zip(outs, targets):
         if copy:
             write(o, y)
@@ -147,24 +117,24 @@ def _fused(serial, parallel, outs, ins, state: int) -> None:
 def lstm_cell(out, gates, cx):
     """(hy, cy, workspace) of one LSTM step's gates"""
     hy, cy, ws = out
-    _fused(_lstm_serial, _lstm_parallel, (hy, cy, ws), (gates, cx), 1)
+    _fused(_lstm_row, (hy, cy, ws), (gates, cx), 1)
 
 
 @kernel("_lstm_cell_backward")
 def lstm_cell_backward(out, grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`"""
-    _fused(_lstm_backward_serial, _lstm_backward_parallel, tuple(out),
+    _fused(_lstm_backward_row, tuple(out),
            (grad_hy, grad_cy, grad_workspace, cx, cy, workspace), 0)
 
 
 @kernel("_gru_cell")
 def gru_cell(out, input_gates, hidden_gates, hx):
     """(hy, workspace) of one GRU step's gates"""
-    _fused(_gru_serial, _gru_parallel, tuple(out), (input_gates, hidden_gates, hx), 2)
+    _fused(_gru_row, tuple(out), (input_gates, hidden_gates, hx), 2)
 
 
 @kernel("_gru_cell_backward")
 def gru_cell_backward(out, grad_hy, grad_workspace, hx, workspace):
     """(grad_input_gates, grad_hidden_gates, grad_hx) of `_gru_cell`"""
-    _fused(_gru_backward_serial, _gru_backward_parallel, tuple(out),
+    _fused(_gru_backward_row, tuple(out),
            (grad_hy, grad_workspace, hx, workspace), 0)
