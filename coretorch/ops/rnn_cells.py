@@ -24,7 +24,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import is_grad_enabled
 from .declare import REGISTRY, declare
 
-__all__ = ["lstm_cell_flops"]
+__all__ = ["lstm_cell_flops", "gru_cell_flops"]
 
 
 def _check_pair(op: str, gates_name: str, gates, other_name: str, other, gate_count: int):
@@ -92,7 +92,7 @@ def _cat(parts):
 
 
 def _d_lstm_cell(ctx, grad_hy, grad_cy, grad_workspace):
-    hy, cy, workspace = ctx.result
+    _, cy, workspace = ctx.result
     if is_grad_enabled():  # create_graph: activations that lead back to `gates`
         workspace = _cat(list(_activate(ctx.gates, cy._shape[1])))
     return REGISTRY["_lstm_cell_backward"].op.entry(grad_hy, grad_cy, grad_workspace, ctx.cx, cy,
@@ -149,7 +149,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 
 
 def _d_gru_cell(ctx, grad_hy, grad_workspace):
-    hy, workspace = ctx.result
+    workspace = ctx.result[1]
     if is_grad_enabled():  # create_graph: a workspace that leads back to the gates
         workspace = _cat(list(_gru_activate(ctx.input_gates, ctx.hidden_gates,
                                             ctx.hx._shape[1])))
@@ -188,7 +188,8 @@ def _lstm_cell_backward_flops(result, grad_hy, grad_cy, grad_workspace, cx, cy,
     return 25 * cx.numel()
 
 
-def _gru_cell_flops(result, input_gates, hidden_gates, hx) -> int:
+def gru_cell_flops(result, input_gates, hidden_gates, hx) -> int:
+    """About 25 per hidden unit: three activations and the interpolation."""
     return 25 * hx.numel()
 
 
@@ -208,7 +209,7 @@ def _declare_all() -> None:
     declare("_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> "
             "(Tensor hy, Tensor workspace)", _meta_gru_cell, impl=_gru_cell,
             derivative=_d_gru_cell, saves=("input_gates", "hidden_gates", "hx"),
-            save_result=True, flops=_gru_cell_flops, **common)
+            save_result=True, flops=gru_cell_flops, **common)
     declare("_gru_cell_backward(Tensor grad_hy, Tensor grad_workspace, Tensor hx, "
             "Tensor workspace) -> (Tensor grad_input_gates, Tensor grad_hidden_gates, "
             "Tensor grad_hx)", _meta_gru_cell_backward, impl=_gru_cell_backward,
