@@ -8,7 +8,8 @@ hidden-to-hidden weight and a few pointwise ops. Packed sequences (``data`` rows
 order and ``batch_sizes`` per step) run the same steps on the shrinking batch.
 
 These functions are the composite stand-ins of PyTorch's fused ``_VF.lstm`` / ``_VF.gru`` /
-``_VF.rnn_tanh``: a backend may later provide a fused cell.
+``_VF.rnn_tanh``. The LSTM cell's pointwise part is the op ``_lstm_cell`` (PyTorch's
+``_thnn_fused_lstm_cell``), the GRU's ``_gru_cell``: a backend may register fused kernels.
 """
 from __future__ import annotations
 
@@ -46,9 +47,8 @@ def _rnn_step(act: str, xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | No
 def _lstm_step(xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None,
                w_hr_t: Tensor | None = None) -> tuple:
     h, c = state
-    i, f, g, o = split(_hidden(xp, h, w_hh_t, b_hh), (c.shape[-1],) * 4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    # the gates' pointwise work is one op (a backend may run it as one fused kernel)
+    h, c, _ = aten._lstm_cell(_hidden(xp, h, w_hh_t, b_hh), c)
     if w_hr_t is not None:
         h = h.mm(w_hr_t)
     return h, c
@@ -56,13 +56,8 @@ def _lstm_step(xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None,
 
 def _gru_step(xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None,
               w_hr_t: Tensor | None = None) -> Tensor:
-    n = h.shape[-1]
-    x_rz, x_n = split(xp, (2 * n, n), 1)
     gh = h.mm(w_hh_t) if b_hh is None else aten.addmm(b_hh, h, w_hh_t)
-    h_rz, h_n = split(gh, (2 * n, n), 1)
-    r, z = split((x_rz + h_rz).sigmoid(), (n, n), 1)
-    new = (x_n + r * h_n).tanh()
-    return new + z * (h - new)
+    return aten._gru_cell(xp, gh, h)[0]
 
 
 def _step_fn(mode: str):
