@@ -260,7 +260,7 @@ class ModuleDict(Module):
 
     def update(self, modules) -> None:
         """Add or replace modules from a mapping or from an iterable of (key, module) pairs; raises
-        for an element that is not a pair."""
+        ValueError for an element that is not a pair."""
         if isinstance(modules, Mapping):
             for key, module in modules.items():
                 self[key] = module

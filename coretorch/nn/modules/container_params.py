@@ -165,7 +165,7 @@ class ParameterDict(Module):
 
     def update(self, parameters: Any) -> None:
         """Add or replace entries from a mapping, a ParameterDict or an iterable of (key, value)
-        pairs; raises for an element that is not a pair."""
+        pairs; raises ValueError for an element that is not a pair."""
         if isinstance(parameters, (Mapping, ParameterDict)):
             for key in parameters.keys():
                 self[key] = parameters[key]

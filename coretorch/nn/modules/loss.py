@@ -66,8 +66,8 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """Kullback-Leibler divergence of `target` from `input` (log-probabilities; `target` too when
-    `log_target`)."""
+    """KL(target ‖ exp(input)) pointwise: `input` holds log-probabilities (`target` too when
+    `log_target`); reduction 'batchmean' divides the sum by the batch size."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  log_target: bool = False) -> None:
