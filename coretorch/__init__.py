@@ -76,10 +76,12 @@ def is_tensor(obj) -> "bool":
 
 
 def numel(t: Tensor) -> "int":
+    """The number of elements of `t` (the product of its sizes)."""
     return t.numel()
 
 
 def is_floating_point(t: Tensor) -> "bool":
+    """Whether `t` has a floating-point dtype."""
     return t.is_floating_point()
 
 

@@ -42,9 +42,11 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
+        """Whether this is a complex dtype (never: no complex dtypes exist here)."""
         return False
 
     def to_real(self) -> "dtype":
+        """The real dtype of the same precision: this dtype itself (every dtype is real)."""
         return self
 
     def __repr__(self) -> str:
@@ -143,6 +145,7 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def get_default_dtype() -> dtype:
+    """The default floating-point dtype (float32 unless changed with `set_default_dtype`)."""
     return _default.value
 
 

@@ -23,6 +23,9 @@ _SCALARS = (int, float, bool)
 
 
 class RecordScope(enum.IntEnum):
+    """What a recorded region is: an operator, an autograd node, a user scope or a backend
+    fallback."""
+
     FUNCTION = 0            # a dispatched operator
     BACKWARD_FUNCTION = 1   # an autograd node run by the engine
     USER_SCOPE = 2          # record_function("name")
@@ -122,6 +125,7 @@ class RecordFunction:
 
     @property
     def active(self) -> bool:
+        """Whether any callback observes this region."""
         return bool(self._cbs)
 
     def inputs(self) -> list:

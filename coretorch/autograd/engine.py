@@ -230,6 +230,8 @@ class InputBuffer:
         self.owned: list = [False] * n
 
     def add(self, i: int, g: TensorImpl, owned: bool) -> None:
+        """Add gradient `g` to slot `i`; `owned` says the engine made `g` and nothing else refers
+        to it (a sum the buffer computes is always owned)."""
         old = self.grads[i]
         if old is None:
             self.grads[i], self.owned[i] = g, owned

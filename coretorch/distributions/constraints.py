@@ -148,6 +148,8 @@ class _Bounded(Constraint):
 
 
 class _IntegerInterval(_Bounded):
+    """Integers in the closed interval [lower_bound, upper_bound]."""
+
     is_discrete = True
     _bound_names = ("lower_bound", "upper_bound")
 
@@ -175,6 +177,8 @@ class _Real(Constraint):
 
 
 class _GreaterThan(_Bounded):
+    """Reals strictly greater than `lower_bound`."""
+
     _bound_names = ("lower_bound",)
 
     def __init__(self, lower_bound) -> None:
@@ -185,11 +189,15 @@ class _GreaterThan(_Bounded):
 
 
 class _GreaterThanEq(_GreaterThan):
+    """Reals greater than or equal to `lower_bound`."""
+
     def check(self, value):
         return self.lower_bound <= value
 
 
 class _LessThan(_Bounded):
+    """Reals strictly less than `upper_bound`."""
+
     _bound_names = ("upper_bound",)
 
     def __init__(self, upper_bound) -> None:
@@ -200,6 +208,8 @@ class _LessThan(_Bounded):
 
 
 class _Interval(_Bounded):
+    """Reals in the closed interval [lower_bound, upper_bound]."""
+
     _bound_names = ("lower_bound", "upper_bound")
 
     def __init__(self, lower_bound, upper_bound) -> None:
@@ -210,6 +220,8 @@ class _Interval(_Bounded):
 
 
 class _HalfOpenInterval(_Interval):
+    """Reals in the half-open interval [lower_bound, upper_bound)."""
+
     def check(self, value):
         return (self.lower_bound <= value) & (value < self.upper_bound)
 

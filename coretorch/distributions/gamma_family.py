@@ -33,6 +33,7 @@ class Chi2(Gamma):
 
     @property
     def df(self) -> Tensor:
+        """Degrees of freedom (twice the Gamma concentration)."""
         return self.concentration * 2
 
 

@@ -266,6 +266,8 @@ class GeneralizedPareto(_LocationScale):
         return -self.scale.log() - aten.where(eq_zero, z, nonzero)
 
     def log_survival_function(self, value: Tensor) -> Tensor:
+        """log P(X > value), computed stably (the ξ = 0 limit where `concentration` is 0);
+        validates `value` against the support when `validate_args`."""
         if self._validate_args:
             self._validate_sample(value)
         z = (value - self.loc) / self.scale
@@ -273,6 +275,7 @@ class GeneralizedPareto(_LocationScale):
         return aten.where(eq_zero, -z, -(conc * z).log1p() / conc)
 
     def log_cdf(self, value: Tensor) -> Tensor:
+        """log P(X <= value), as log1p(-survival)."""
         return (-self.log_survival_function(value).exp()).log1p()
 
     def cdf(self, value: Tensor) -> Tensor:

@@ -62,10 +62,12 @@ class MixtureSameFamily(Distribution):
 
     @property
     def mixture_distribution(self) -> Categorical:
+        """The Categorical distribution over the components."""
         return self._mixture_distribution
 
     @property
     def component_distribution(self) -> Distribution:
+        """The batched component distribution (its rightmost batch dim indexes the components)."""
         return self._component_distribution
 
     def _pad(self, x: Tensor) -> Tensor:

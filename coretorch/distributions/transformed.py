@@ -214,10 +214,12 @@ class LogNormal(TransformedDistribution):
 
     @property
     def loc(self) -> Tensor:
+        """Mean of the underlying Normal (of log X)."""
         return self.base_dist.loc
 
     @property
     def scale(self) -> Tensor:
+        """Standard deviation of the underlying Normal (of log X)."""
         return self.base_dist.scale
 
     @property

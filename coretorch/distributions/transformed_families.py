@@ -199,10 +199,12 @@ class InverseGamma(TransformedDistribution):
 
     @property
     def concentration(self) -> Tensor:
+        """Shape of the Gamma distribution of 1 / X."""
         return self.base_dist.concentration
 
     @property
     def rate(self) -> Tensor:
+        """Rate of the Gamma distribution of 1 / X."""
         return self.base_dist.rate
 
     @property

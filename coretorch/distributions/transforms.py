@@ -35,6 +35,7 @@ class Transform:
 
     @property
     def event_dim(self) -> int:
+        """Event dims of domain and codomain; raises ValueError when they differ."""
         if self.domain.event_dim == self.codomain.event_dim:
             return self.domain.event_dim
         raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
@@ -49,6 +50,9 @@ class Transform:
         return inv
 
     def with_cache(self, cache_size: int = 1) -> "Transform":
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy; raises
+        NotImplementedError for a subclass with its own ``__init__`` that does not override
+        `with_cache`."""
         if self._cache_size == cache_size:
             return self
         if type(self).__init__ is Transform.__init__:
@@ -94,9 +98,11 @@ class Transform:
         raise NotImplementedError
 
     def forward_shape(self, shape):
+        """The shape of the output for an input of shape `shape`."""
         return shape
 
     def inverse_shape(self, shape):
+        """The shape of the input for an output of shape `shape`."""
         return shape
 
     def __repr__(self) -> str:
@@ -167,12 +173,14 @@ class ComposeTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The domain of the first part (real when there are no parts)."""
         if not self.parts:
             return constraints.real
         return self.parts[0].domain
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The codomain of the last part (real when there are no parts)."""
         if not self.parts:
             return constraints.real
         return self.parts[-1].codomain
@@ -198,6 +206,7 @@ class ComposeTransform(Transform):
         return inv
 
     def with_cache(self, cache_size: int = 1):
+        """This composition with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return ComposeTransform(self.parts, cache_size=cache_size)
@@ -226,11 +235,13 @@ class ComposeTransform(Transform):
         return total
 
     def forward_shape(self, shape):
+        """The output shape for input `shape`, through every part in order."""
         for part in self.parts:
             shape = part.forward_shape(shape)
         return shape
 
     def inverse_shape(self, shape):
+        """The input shape for output `shape`, through every part in reverse."""
         for part in reversed(self.parts):
             shape = part.inverse_shape(shape)
         return shape
@@ -278,6 +289,7 @@ class PowerTransform(Transform):
         self.exponent = exponent
 
     def with_cache(self, cache_size: int = 1):
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
@@ -386,18 +398,22 @@ class AffineTransform(Transform):
 
     @property
     def event_dim(self) -> int:
+        """The number of rightmost dims that form one event (given at construction)."""
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """Real, as an event of `event_dim` dims."""
         return constraints.real if self._event_dim == 0 else \
             constraints.independent(constraints.real, self._event_dim)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """Real, as an event of `event_dim` dims (the domain)."""
         return self.domain
 
     def with_cache(self, cache_size: int = 1):
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)

@@ -62,13 +62,16 @@ class ReshapeTransform(Transform):
 
     @constraints.dependent_property
     def domain(self):
+        """Real events of shape `in_shape`."""
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
     def codomain(self):
+        """Real events of shape `out_shape`."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
     def with_cache(self, cache_size: int = 1):
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
@@ -86,6 +89,8 @@ class ReshapeTransform(Transform):
         return x.new_zeros(batch)
 
     def forward_shape(self, shape):
+        """`shape` with its trailing `in_shape` replaced by `out_shape`; raises ValueError when it
+        does not end in `in_shape`."""
         cut = len(shape) - len(self.in_shape)
         if cut < 0 or tuple(shape[cut:]) != self.in_shape:
             raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
@@ -93,6 +98,8 @@ class ReshapeTransform(Transform):
         return tuple(shape[:cut]) + self.out_shape
 
     def inverse_shape(self, shape):
+        """`shape` with its trailing `out_shape` replaced by `in_shape`; raises ValueError when it
+        does not end in `out_shape`."""
         cut = len(shape) - len(self.out_shape)
         if cut < 0 or tuple(shape[cut:]) != self.out_shape:
             raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
@@ -111,6 +118,7 @@ class IndependentTransform(Transform):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     def with_cache(self, cache_size: int = 1):
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
@@ -118,11 +126,13 @@ class IndependentTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The base transform's domain with `reinterpreted_batch_ndims` more event dims."""
         return constraints.independent(self.base_transform.domain,
                                        self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The base transform's codomain with `reinterpreted_batch_ndims` more event dims."""
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
@@ -149,9 +159,11 @@ class IndependentTransform(Transform):
                f"{self.reinterpreted_batch_ndims})"
 
     def forward_shape(self, shape):
+        """The base transform's output shape for `shape`."""
         return self.base_transform.forward_shape(shape)
 
     def inverse_shape(self, shape):
+        """The base transform's input shape for `shape`."""
         return self.base_transform.inverse_shape(shape)
 
 
@@ -181,9 +193,11 @@ class StickBreakingTransform(_Stateless):
         return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
 
     def forward_shape(self, shape):
+        """`shape` with its last size K - 1 grown to K (the simplex has one more coordinate)."""
         return tuple(shape[:-1]) + (shape[-1] + 1,)
 
     def inverse_shape(self, shape):
+        """`shape` with its last size K shrunk to K - 1."""
         return tuple(shape[:-1]) + (shape[-1] - 1,)
 
 
@@ -235,9 +249,11 @@ class CumulativeDistributionTransform(Transform):
 
     @property
     def domain(self):
+        """The support of the distribution."""
         return self.distribution.support
 
     def with_cache(self, cache_size: int = 1):
+        """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
         return type(self)(self.distribution, cache_size=cache_size)
@@ -299,10 +315,12 @@ class CatTransform(_Joined):
 
     @constraints.dependent_property
     def domain(self):
+        """The parts' domains, concatenated along `dim` with their `lengths`."""
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
 
     @constraints.dependent_property
     def codomain(self):
+        """The parts' codomains, concatenated along `dim` with their `lengths`."""
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
     def _pieces(self, x):
@@ -321,10 +339,12 @@ class StackTransform(_Joined):
 
     @constraints.dependent_property
     def domain(self):
+        """The parts' domains, stacked along `dim`."""
         return constraints.stack([t.domain for t in self.transforms], self.dim)
 
     @constraints.dependent_property
     def codomain(self):
+        """The parts' codomains, stacked along `dim`."""
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
     def _pieces(self, x):
@@ -396,6 +416,8 @@ class CorrCholeskyTransform(_Stateless):
         return stick_breaking_logdet + tanh_logdet
 
     def forward_shape(self, shape):
+        """(..., n) to (..., d, d) with n = d (d - 1) / 2; raises ValueError for a 0-dim shape or
+        an n that is not such a number."""
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         n = shape[-1]
@@ -405,6 +427,8 @@ class CorrCholeskyTransform(_Stateless):
         return tuple(shape[:-1]) + (d, d)
 
     def inverse_shape(self, shape):
+        """(..., d, d) to (..., d (d - 1) / 2); raises ValueError for under 2 dims or a non-square
+        shape."""
         if len(shape) < 2:
             raise ValueError("Too few dimensions on input")
         if shape[-2] != shape[-1]:

@@ -149,9 +149,11 @@ class LogisticNormal(TransformedDistribution):
 
     @property
     def loc(self) -> Tensor:
+        """Mean of the underlying Normal."""
         return self.base_dist.base_dist.loc
 
     @property
     def scale(self) -> Tensor:
+        """Standard deviation of the underlying Normal."""
         return self.base_dist.base_dist.scale
 

@@ -82,4 +82,5 @@ class _NonPersistentBuffer(Buffer):
 
 
 def is_parameter(obj) -> bool:
+    """Whether `obj` is a Parameter."""
     return isinstance(obj, Parameter)

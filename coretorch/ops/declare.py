@@ -106,6 +106,7 @@ class OpDecl:
 
     @property
     def argument_names(self) -> tuple:
+        """The argument names of the schema, in order."""
         return self.schema.names
 
     def output_spec(self, *args, **kwargs):
@@ -118,6 +119,8 @@ class OpDecl:
         return spec[0] if self.precomputed else spec
 
     def operators(self) -> list[Operator]:
+        """The registered operators of this declaration: the op and its in-place variant, where
+        they exist."""
         return [o for o in (self.op, self.inplace_op) if o is not None]
 
     def __repr__(self) -> str:

@@ -20,6 +20,7 @@ class Size(tuple):
         return f"coretorch.Size([{', '.join(map(str, self))}])"
 
     def numel(self) -> int:
+        """The number of elements of a tensor of this size."""
         return shape_numel(self)
 
     def __getitem__(self, i):

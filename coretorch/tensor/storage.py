@@ -35,6 +35,7 @@ def add_memory_hook(fn: Callable[[MemoryEvent], None]) -> Callable[[MemoryEvent]
 
 
 def remove_memory_hook(fn: Callable[[MemoryEvent], None]) -> None:
+    """Stop calling `fn` on memory events (no-op when it is not registered)."""
     if fn in _hooks:
         _hooks.remove(fn)
 
@@ -108,6 +109,8 @@ class Allocator:
 
     # ---- what the core calls ----
     def allocate(self, nbytes: int, device) -> Storage:
+        """A new Storage of `nbytes` on `device`, counted in the statistics and reported to the
+        memory hooks."""
         data, address = self.raw_allocate(nbytes, device)
         allocated = self.allocated = self.allocated + nbytes
         self.num_allocs += 1
@@ -123,6 +126,7 @@ class Allocator:
         return s
 
     def release(self, storage: Storage) -> None:
+        """Free `storage`, counted in the statistics and reported to the memory hooks."""
         self.allocated -= storage.nbytes
         self.num_frees += 1
         self.raw_free(storage)
@@ -139,9 +143,11 @@ class Allocator:
         return a
 
     def stats(self) -> dict[str, int]:
+        """The allocated, peak and reserved bytes and the allocation, free and live counts."""
         return {"allocated_bytes": self.allocated, "peak_bytes": self.peak,
                 "reserved_bytes": self.reserved(), "num_allocs": self.num_allocs,
                 "num_frees": self.num_frees, "num_live": self.num_allocs - self.num_frees}
 
     def reset_peak_stats(self) -> None:
+        """Reset the peak to the bytes allocated now."""
         self.peak = self.allocated

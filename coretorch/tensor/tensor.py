@@ -80,6 +80,7 @@ class Tensor(TensorImpl):
     # ---- geometry --------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
+        """The size of the tensor, as a Size."""
         return _tuple_new(Size, self._shape)  # already ints: skip Size's conversion
 
     def size(self, dim: int | None = None):
@@ -96,36 +97,45 @@ class Tensor(TensorImpl):
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self._shape)
 
     def dim(self) -> int:
+        """The number of dimensions."""
         return len(self._shape)
 
     ndimension = dim
 
     def numel(self) -> int:
+        """The number of elements."""
         return shape_numel(self._shape)
 
     nelement = numel
 
     def storage_offset(self) -> int:
+        """The offset of the first element in the storage, in elements."""
         return self._offset
 
     def untyped_storage(self):
+        """The Storage holding this tensor's data (shared with its views)."""
         return self._storage
 
     def element_size(self) -> int:
+        """The size of one element, in bytes."""
         return self._dtype.itemsize
 
     @property
     def itemsize(self) -> int:
+        """The size of one element, in bytes."""
         return self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
+        """The bytes the elements take (numel times element size; a view counts only its own)."""
         return self.numel() * self._dtype.itemsize
 
     def data_ptr(self) -> int:
+        """The address of the first element."""
         return self._storage.address + self._offset * self._dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
@@ -149,28 +159,34 @@ class Tensor(TensorImpl):
         return True
 
     def is_set_to(self, other: "Tensor") -> bool:
+        """Whether `other` views the same storage with the same offset, size and strides."""
         return (self._storage is other._storage and self._offset == other._offset
                 and self._shape == other._shape and self._stride == other._stride)
 
     # ---- metadata --------------------------------------------------------------------------
     @property
     def dtype(self) -> _dtype_cls:
+        """The element type."""
         return self._dtype
 
     @property
     def device(self):
+        """The device the data lives on."""
         return self._device
 
     @property
     def is_meta(self) -> bool:
+        """Whether the tensor is on the meta device (shape and dtype, no data)."""
         return self._device.type == "meta"
 
     @property
     def is_cpu(self) -> bool:
+        """Whether the tensor is on the CPU."""
         return self._device.type == "cpu"
 
     @property
     def is_cuda(self) -> bool:
+        """Whether the tensor is on a cuda device."""
         return self._device.type == "cuda"
 
     is_xpu, is_mps, is_mtia = _on_device("xpu"), _on_device("mps"), _on_device("mtia")
@@ -180,7 +196,7 @@ class Tensor(TensorImpl):
     # layouts and kinds do not exist here: no tensor is csr, quantized, nested or mkldnn
     layout = _strided
     is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
-        lambda self: False)
+        lambda self: False, doc="False: a dense tensor has none of these layouts or kinds.")
 
     # ---- sparse COO (coretorch.sparse) -------------------------------------------------------
     def to_sparse(self, sparse_dim: int | None = None, *, layout=None, blocksize=None,
@@ -231,12 +247,15 @@ class Tensor(TensorImpl):
         self._sparse_only("is_coalesced")
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point one."""
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
+        """Whether the dtype is complex (never: no complex dtypes exist here)."""
         return False
 
     def get_device(self) -> int:
+        """The device index: -1 on the CPU, else the index (0 when unset)."""
         return -1 if self._device.type == "cpu" else (self._device.index or 0)
 
     @property

@@ -33,10 +33,12 @@ def as_numpy(t) -> np.ndarray:
 
 
 def read_numpy(t) -> np.ndarray:
+    """The numpy view of cpu tensor `t` (shares its memory)."""
     return as_numpy(t)
 
 
 def write_numpy(t, values: np.ndarray) -> None:
+    """Write `values` (broadcast as numpy does) into cpu tensor `t` in place."""
     as_numpy(t)[...] = values
 
 

@@ -64,6 +64,8 @@ class LogSoftmax(_SoftmaxBase):
 
 
 class Softmin(_SoftmaxBase):
+    """softmin along `dim`: softmax of the negated input."""
+
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
 

@@ -50,6 +50,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 Linear(hsz, osz, bias=False, device=device, dtype=dtype)))
 
     def reset_parameters(self) -> None:
+        """Re-initialize the head and every tail projection."""
         self.head.reset_parameters()
         for i2h, h2o in self.tail:
             i2h.reset_parameters()

@@ -87,10 +87,13 @@ class Sequential(Module):
         return ret
 
     def append(self, module: Module) -> "Sequential":
+        """Append `module` at the end; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index: int, module: Module) -> "Sequential":
+        """Insert `module` before position `index`; raises AssertionError for a non-Module and
+        IndexError for an index out of [-len, len]."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -104,11 +107,13 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential: Iterable[Module]) -> "Sequential":
+        """Append every module of `sequential`; returns self."""
         for layer in sequential:
             self.append(layer)
         return self
 
     def pop(self, key) -> Module:
+        """Remove and return the module at `key` (an index)."""
         v = self[key]
         del self[key]
         return v
@@ -159,6 +164,7 @@ class ModuleList(Module):
         return combined
 
     def insert(self, index: int, module: Module) -> None:
+        """Insert `module` before position `index` (renumbering the modules after it)."""
         mods = list(self._modules.values())
         mods.insert(index, module)
         self._modules.clear()
@@ -166,15 +172,19 @@ class ModuleList(Module):
             self.add_module(str(i), m)
 
     def append(self, module: Module) -> "ModuleList":
+        """Append `module` at the end; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def pop(self, key) -> Module:
+        """Remove and return the module at `key` (an index); the rest are renumbered."""
         v = self[key]
         del self[key]
         return v
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        """Append every module of `modules`; returns self. Raises TypeError when `modules` is not
+        an iterable (or is a str)."""
         if isinstance(modules, (str, bytes)) or not hasattr(modules, "__iter__"):
             raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
                             f"{type(modules).__name__}")
@@ -227,23 +237,30 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self) -> None:
+        """Remove every module."""
         self._modules.clear()
 
     def pop(self, key: str) -> Module:
+        """Remove and return the module under `key`."""
         v = self[key]
         del self[key]
         return v
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """The (key, module) pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules) -> None:
+        """Add or replace modules from a mapping or from an iterable of (key, module) pairs; raises
+        ValueError for an element that is not a pair."""
         if isinstance(modules, Mapping):
             for key, module in modules.items():
                 self[key] = module

@@ -56,11 +56,14 @@ class ParameterList(Module):
         return self.extend(parameters)
 
     def append(self, value: Any) -> "ParameterList":
+        """Append `value` (a tensor becomes a Parameter); returns self."""
         self._size += 1
         self[self._size - 1] = value
         return self
 
     def extend(self, values: Iterable[Any]) -> "ParameterList":
+        """Append every value of `values`; returns self. Raises TypeError when `values` is not an
+        iterable (or is a str or a Tensor)."""
         if isinstance(values, (str, bytes, Tensor)) or not hasattr(values, "__iter__"):
             raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
                             f"{type(values).__name__}")
@@ -115,42 +118,54 @@ class ParameterDict(Module):
         return out
 
     def copy(self) -> "ParameterDict":
+        """A new ParameterDict holding the same parameters."""
         return ParameterDict((k, self[k]) for k in self._keys)
 
     def setdefault(self, key: str, default: Any = None) -> Any:
+        """The value under `key`, first storing `default` there when it is absent."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self) -> None:
+        """Remove every entry."""
         for k in list(self._keys):
             del self[k]
 
     def pop(self, key: str) -> Any:
+        """Remove and return the value under `key`."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted (key, value) pair."""
         k = list(self._keys)[-1]
         return k, self.pop(k)
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The value under `key`, or `default` when it is absent."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys: Iterable[str], default: Any = None) -> "ParameterDict":
+        """A new ParameterDict with every key of `keys` mapped to `default`."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._keys.keys()
 
     def items(self):
+        """The (key, value) pairs, in insertion order."""
         return [(k, self[k]) for k in self._keys]
 
     def values(self):
+        """The values, in insertion order."""
         return [self[k] for k in self._keys]
 
     def update(self, parameters: Any) -> None:
+        """Add or replace entries from a mapping, a ParameterDict or an iterable of (key, value)
+        pairs; raises ValueError for an element that is not a pair."""
         if isinstance(parameters, (Mapping, ParameterDict)):
             for key in parameters.keys():
                 self[key] = parameters[key]

@@ -92,6 +92,8 @@ class LazyModuleMixin:
         return any(_is_uninitialized(t) for t in tensors)
 
     def initialize_parameters(self, *args, **kwargs) -> None:
+        """Materialize the uninitialized parameters from the shapes of the first input; a lazy
+        module overrides it (this one raises NotImplementedError)."""
         raise NotImplementedError(f"initialize_parameters is not implemented for "
                                   f"{type(self).__name__}")
 
@@ -123,6 +125,7 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input) -> None:
+        """Set `in_features` from the last dim of `input` and materialize `weight` (and `bias`)."""
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]

@@ -55,6 +55,8 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Quadratic below `delta`, linear above (scaled by `delta`, unlike SmoothL1Loss)."""
+
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -64,6 +66,9 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
+    """KL(target ‖ exp(input)) pointwise: `input` holds log-probabilities (`target` too when
+    `log_target`); reduction 'batchmean' divides the sum by the batch size."""
+
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)

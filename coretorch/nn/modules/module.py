@@ -306,6 +306,7 @@ class Module:
         return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        """The (name, module) pairs of the direct submodules, each module once."""
         memo = set()
         for name, m in self._modules.items():
             if m is not None and id(m) not in memo:
@@ -313,6 +314,7 @@ class Module:
                 yield name, m
 
     def children(self) -> Iterator["Module"]:
+        """The direct submodules, each once."""
         for _, m in self.named_children():
             yield m
 
@@ -333,6 +335,7 @@ class Module:
             yield from module.named_modules(memo, sub, remove_duplicate)
 
     def modules(self) -> Iterator["Module"]:
+        """This module and all its submodules, recursively, each once."""
         for _, m in self.named_modules():
             yield m
 
@@ -347,9 +350,11 @@ class Module:
         return self
 
     def eval(self) -> "Module":
+        """Put the module in evaluation mode (``train(False)``); returns self."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Set `requires_grad` of every parameter; returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -406,6 +411,7 @@ class Module:
         return self._apply(lambda t: aten.empty_like(t, device=device))
 
     def cpu(self) -> "Module":
+        """Move every parameter, gradient and buffer to the CPU; returns self."""
         return self._apply(lambda t: t.cpu())
 
     def share_memory(self) -> "Module":
@@ -414,18 +420,23 @@ class Module:
         return self._apply(lambda t: t.share_memory_())
 
     def cuda(self, device=None) -> "Module":
+        """Move every parameter, gradient and buffer to cuda `device`; returns self."""
         return self._apply(lambda t: t.cuda(device))
 
     def type(self, dst_type) -> "Module":
+        """Convert every parameter, gradient and buffer to `dst_type`; returns self."""
         return self._apply(lambda t: t.type(dst_type))
 
     def float(self) -> "Module":
+        """Cast the floating-point parameters and buffers to float32; returns self."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self) -> "Module":
+        """Cast the floating-point parameters and buffers to float64; returns self."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self) -> "Module":
+        """Cast the floating-point parameters and buffers to float16; returns self."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self) -> "Module":
