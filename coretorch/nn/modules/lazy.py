@@ -223,24 +223,22 @@ class _LazyInstanceNormMixin(_LazyNormMixin):
         return 0 if input.dim() == self._spatial + 1 else 1
 
 
-def _lazy_class(mixin: type, base: type, inferred: str) -> type:
+def _lazy_class(mixin: type, base: type) -> type:
     """The lazy form of `base`: `mixin` first (its __init__ and initialize_parameters), and
     it becomes `base` after its first call."""
     name = "Lazy" + base.__name__
     return type(name, (mixin, base), {
         "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A {base.__name__} whose `{inferred}` comes from its first input."})
+        "__doc__": f"A {base.__name__} whose `{mixin._inferred}` comes from its first input."})
 
 
-LazyConv1d = _lazy_class(_LazyConvMixin, Conv1d, "in_channels")
-LazyConv2d = _lazy_class(_LazyConvMixin, Conv2d, "in_channels")
-LazyConv3d = _lazy_class(_LazyConvMixin, Conv3d, "in_channels")
-LazyConvTranspose1d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose1d, "in_channels")
-LazyConvTranspose2d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose2d, "in_channels")
-LazyConvTranspose3d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose3d, "in_channels")
-LazyBatchNorm1d = _lazy_class(_LazyNormMixin, BatchNorm1d, "num_features")
-LazyBatchNorm2d = _lazy_class(_LazyNormMixin, BatchNorm2d, "num_features")
-LazyBatchNorm3d = _lazy_class(_LazyNormMixin, BatchNorm3d, "num_features")
-LazyInstanceNorm1d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm1d, "num_features")
-LazyInstanceNorm2d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm2d, "num_features")
-LazyInstanceNorm3d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm3d, "num_features")
+LazyConv1d, LazyConv2d, LazyConv3d = (
+    _lazy_class(_LazyConvMixin, base) for base in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_class(_LazyConvTransposeMixin, base)
+    for base in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    _lazy_class(_LazyNormMixin, base) for base in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _lazy_class(_LazyInstanceNormMixin, base)
+    for base in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
