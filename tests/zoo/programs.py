@@ -24,14 +24,24 @@ class Program:
     step: Callable
 
 
-def _sgd_step(losses, optimizers):
-    """Backward through the sum of `losses` and step every optimizer."""
+def _sgd_step(losses, optimizers, clip=None):
+    """Backward through the sum of `losses` and step every optimizer; `clip`, a
+    (torch, parameters, max_norm), clips the gradients' norm before the step."""
     for opt in optimizers:
         opt.zero_grad()
     sum(losses).backward()
+    if clip is not None:
+        torch, parameters, max_norm = clip
+        torch.nn.utils.clip_grad_norm_(parameters, max_norm)
     for opt in optimizers:
         opt.step()
     return [loss.item() for loss in losses]
+
+
+def _token_loss(torch, logits, targets):
+    """Cross-entropy of (..., vocabulary) `logits` against the token ids `targets`."""
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
+                                             targets.reshape(-1))
 
 
 def _one_optimizer(module: str, optimizer: str, **options) -> Callable:
@@ -82,8 +92,7 @@ def _gpt(torch):
 def _gpt_step(torch, m, opts, batch):
     x, y = batch
     logits = m["gpt"](x)
-    loss = torch.nn.functional.cross_entropy(logits.view(-1, V), y.view(-1))
-    return _sgd_step([loss], opts)
+    return _sgd_step([_token_loss(torch, logits, y)], opts)
 
 
 def _text_batches(rng, steps):
@@ -121,14 +130,7 @@ def _lstm_step(torch, m, opts, batch):
     model = m["lm"]
     zeros = torch.zeros(2, x.size(1), 32, dtype=model.decoder.weight.dtype)
     out, _ = model(x, (zeros, zeros))
-    loss = torch.nn.functional.cross_entropy(out.view(-1, NTOK), y.reshape(-1))
-    for opt in opts:
-        opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
-    for opt in opts:
-        opt.step()
-    return [loss.item()]
+    return _sgd_step([_token_loss(torch, out, y)], opts, clip=(torch, model.parameters(), 0.25))
 
 
 def _word_batches(rng, steps):
@@ -364,8 +366,7 @@ def _seq2seq(torch):
 def _seq2seq_step(torch, m, opts, batch):
     src, tgt = batch
     logits = m["seq2seq"](src, tgt[:, :-1])
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, SV), tgt[:, 1:].reshape(-1))
-    return _sgd_step([loss], opts)
+    return _sgd_step([_token_loss(torch, logits, tgt[:, 1:])], opts)
 
 
 def _copy_batches(rng, steps):
