@@ -117,13 +117,12 @@ class Tensor(TensorImpl):
     def element_size(self) -> int:
         return self._dtype.itemsize
 
-    @property
-    def itemsize(self) -> int:
-        return self._dtype.itemsize
+    # PyTorch's property form of element_size()
+    itemsize = property(element_size)
 
     @property
     def nbytes(self) -> int:
-        return self.numel() * self._dtype.itemsize
+        return self.numel() * self.itemsize
 
     def data_ptr(self) -> int:
         return self._storage.address + self._offset * self._dtype.itemsize
