@@ -124,15 +124,13 @@ class Tensor(TensorImpl):
         """The size of one element, in bytes."""
         return self._dtype.itemsize
 
-    @property
-    def itemsize(self) -> int:
-        """The size of one element, in bytes."""
-        return self._dtype.itemsize
+    # PyTorch's property form of element_size()
+    itemsize = property(element_size, doc="The size of one element, in bytes.")
 
     @property
     def nbytes(self) -> int:
         """The bytes the elements take (numel times element size; a view counts only its own)."""
-        return self.numel() * self._dtype.itemsize
+        return self.numel() * self.itemsize
 
     def data_ptr(self) -> int:
         """The address of the first element."""

@@ -24,14 +24,30 @@ class Program:
     step: Callable
 
 
-def _sgd_step(losses, optimizers):
-    """Backward through the sum of `losses` and step every optimizer."""
+def _sgd_step(losses, optimizers, clip=None):
+    """Backward through the sum of `losses` and step every optimizer; `clip`, a
+    (torch, parameters, max_norm), clips the gradients' norm before the step."""
     for opt in optimizers:
         opt.zero_grad()
     sum(losses).backward()
+    if clip is not None:
+        torch, parameters, max_norm = clip
+        torch.nn.utils.clip_grad_norm_(parameters, max_norm)
     for opt in optimizers:
         opt.step()
     return [loss.item() for loss in losses]
+
+
+def _token_loss(torch, logits, targets):
+    """Cross-entropy of (..., vocabulary) `logits` against the token ids `targets`."""
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
+                                             targets.reshape(-1))
+
+
+def _one_optimizer(module: str, optimizer: str, **options) -> Callable:
+    """`optimizers` for a program that trains one module: `torch.optim.<optimizer>` over
+    `modules[module]`'s parameters with `options`."""
+    return lambda torch, m: [getattr(torch.optim, optimizer)(m[module].parameters(), **options)]
 
 
 # --- a character GPT (minGPT's shape) ----------------------------------------------------------
@@ -76,8 +92,7 @@ def _gpt(torch):
 def _gpt_step(torch, m, opts, batch):
     x, y = batch
     logits = m["gpt"](x)
-    loss = torch.nn.functional.cross_entropy(logits.view(-1, V), y.view(-1))
-    return _sgd_step([loss], opts)
+    return _sgd_step([_token_loss(torch, logits, y)], opts)
 
 
 def _text_batches(rng, steps):
@@ -85,10 +100,8 @@ def _text_batches(rng, steps):
     return [(d[:, :-1], d[:, 1:]) for d in data]
 
 
-CHAR_GPT = Program(
-    _gpt, lambda torch, m: [torch.optim.AdamW(m["gpt"].parameters(), lr=1e-3,
-                                               weight_decay=0.1)],
-    _text_batches, _gpt_step)
+CHAR_GPT = Program(_gpt, _one_optimizer("gpt", "AdamW", lr=1e-3, weight_decay=0.1),
+                   _text_batches, _gpt_step)
 
 
 # --- an LSTM word language model (PyTorch's word_language_model) ------------------------------
@@ -117,14 +130,7 @@ def _lstm_step(torch, m, opts, batch):
     model = m["lm"]
     zeros = torch.zeros(2, x.size(1), 32, dtype=model.decoder.weight.dtype)
     out, _ = model(x, (zeros, zeros))
-    loss = torch.nn.functional.cross_entropy(out.view(-1, NTOK), y.reshape(-1))
-    for opt in opts:
-        opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
-    for opt in opts:
-        opt.step()
-    return [loss.item()]
+    return _sgd_step([_token_loss(torch, out, y)], opts, clip=(torch, model.parameters(), 0.25))
 
 
 def _word_batches(rng, steps):
@@ -132,7 +138,7 @@ def _word_batches(rng, steps):
     return [(d[:-1], d[1:]) for d in data]
 
 
-LSTM_LM = Program(_lstm, lambda torch, m: [torch.optim.SGD(m["lm"].parameters(), lr=0.5)],
+LSTM_LM = Program(_lstm, _one_optimizer("lm", "SGD", lr=0.5),
                   _word_batches, _lstm_step)
 
 
@@ -163,7 +169,7 @@ def _vae_step(torch, m, opts, batch):
     return _sgd_step([bce + kld], opts)
 
 
-VAE = Program(_vae, lambda torch, m: [torch.optim.Adam(m["vae"].parameters(), lr=1e-3)],
+VAE = Program(_vae, _one_optimizer("vae", "Adam", lr=1e-3),
               lambda rng, steps: [(rng.random((16, 64)), rng.standard_normal((16, 8)))
                                   for _ in range(steps)],
               _vae_step)
@@ -257,8 +263,7 @@ def _classify_step(key):
 
 RESNET18 = Program(
     _resnet,
-    lambda torch, m: [torch.optim.SGD(m["resnet"].parameters(), lr=0.01, momentum=0.9,
-                                      weight_decay=5e-4)],
+    _one_optimizer("resnet", "SGD", lr=0.01, momentum=0.9, weight_decay=5e-4),
     lambda rng, steps: [(rng.standard_normal((4, 3, 32, 32)), rng.integers(0, 10, 4))
                         for _ in range(steps)],
     _classify_step("resnet"))
@@ -297,8 +302,7 @@ def _gcn_step(torch, m, opts, batch):
     return _sgd_step([torch.nn.functional.cross_entropy(out[:12], y[:12])], opts)
 
 
-GCN = Program(_gcn, lambda torch, m: [torch.optim.Adam(m["gcn"].parameters(), lr=0.01,
-                                                        weight_decay=5e-4)],
+GCN = Program(_gcn, _one_optimizer("gcn", "Adam", lr=0.01, weight_decay=5e-4),
               _graph_batches, _gcn_step)
 
 
@@ -330,8 +334,7 @@ def _reinforce_step(torch, m, opts, batch):
     return _sgd_step([loss], opts)
 
 
-REINFORCE = Program(_policy,
-                    lambda torch, m: [torch.optim.Adam(m["policy"].parameters(), lr=1e-2)],
+REINFORCE = Program(_policy, _one_optimizer("policy", "Adam", lr=1e-2),
                     _episode_batches, _reinforce_step)
 
 
@@ -363,8 +366,7 @@ def _seq2seq(torch):
 def _seq2seq_step(torch, m, opts, batch):
     src, tgt = batch
     logits = m["seq2seq"](src, tgt[:, :-1])
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, SV), tgt[:, 1:].reshape(-1))
-    return _sgd_step([loss], opts)
+    return _sgd_step([_token_loss(torch, logits, tgt[:, 1:])], opts)
 
 
 def _copy_batches(rng, steps):
@@ -373,8 +375,7 @@ def _copy_batches(rng, steps):
     return list(zip(src, tgt))
 
 
-SEQ2SEQ = Program(_seq2seq,
-                  lambda torch, m: [torch.optim.Adam(m["seq2seq"].parameters(), lr=1e-3)],
+SEQ2SEQ = Program(_seq2seq, _one_optimizer("seq2seq", "Adam", lr=1e-3),
                   _copy_batches, _seq2seq_step)
 
 

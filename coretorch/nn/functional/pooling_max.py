@@ -99,14 +99,22 @@ def _unpool_size(name: str, input: Tensor, kernel, stride, padding, output_size,
     return out
 
 
-def _unpool(name: str, input: Tensor, indices: Tensor, out_spatial: tuple, n: int) -> Tensor:
+def _max_unpool(n: int, input: Tensor, indices: Tensor, kernel_size, stride, padding,
+                output_size) -> Tensor:
+    """max_unpool{n}d: `input`'s values scattered to their flat `indices` in a zero output."""
+    name = f"max_unpool{n}d"
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D input, got "
+                           f"{list(input.shape)}")
+    out_spatial = _unpool_size(name, input, kernel_size, stride, padding, output_size, n)
+    # The dtype is checked before the shape, in PyTorch's order.
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"{name}(): elements in indices should be type int64 but got: "
+                           f"{indices.dtype.name}")
     if indices.shape != input.shape:
         raise RuntimeError(f"{name}(): Expected shape of indices to be same as that of the input "
                            f"tensor ({list(input.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
-    if indices.dtype is not _dt.int64:
-        raise RuntimeError(f"{name}(): elements in indices should be type int64 but got: "
-                           f"{indices.dtype.name}")
     lead = tuple(input.shape[:-n])
     total = 1
     for v in out_spatial:
@@ -125,26 +133,17 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
                  output_size=None) -> Tensor:
     """The partial inverse of max_pool2d: each value placed at its index in a zero
     (N, C, H_out, W_out) plane."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"max_unpool2d(): Expected 3D or 4D input, got {list(input.shape)}")
-    size = _unpool_size("max_unpool2d", input, kernel_size, stride, padding, output_size, 2)
-    return _unpool("max_unpool2d", input, indices, size, 2)
+    return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """The partial inverse of max_pool1d."""
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"max_unpool1d(): Expected 2D or 3D input, got {list(input.shape)}")
-    size = _unpool_size("max_unpool1d", input, kernel_size, stride, padding, output_size, 1)
-    return _unpool("max_unpool1d", input, indices, size, 1)
+    return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,
                  output_size=None) -> Tensor:
     """The partial inverse of max_pool3d: each value placed at its flat D*H*W index in a zero
     (N, C, D_out, H_out, W_out) volume."""
-    if input.dim() not in (4, 5):
-        raise RuntimeError(f"max_unpool3d(): Expected 4D or 5D input, got {list(input.shape)}")
-    size = _unpool_size("max_unpool3d", input, kernel_size, stride, padding, output_size, 3)
-    return _unpool("max_unpool3d", input, indices, size, 3)
+    return _max_unpool(3, input, indices, kernel_size, stride, padding, output_size)

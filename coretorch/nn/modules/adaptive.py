@@ -69,19 +69,15 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
     def forward(self, input_, target_):
         targ_dim = target_.dim()
-        if targ_dim == 1:
-            if input_.size(0) != target_.size(0):
-                raise RuntimeError("Input and target should have the same size in the batch "
-                                   "dimension.")
-            if input_.dim() != 2:
-                raise RuntimeError(f"1D target tensor expects 2D input tensors, but found "
-                                   f"inputs with size {input_.size()}")
-        elif targ_dim == 0:
-            if input_.dim() != 1:
-                raise RuntimeError(f"0D target tensor expects 1D input tensors, but found "
-                                   f"inputs with size {input_.size()}")
-        else:
+        if targ_dim not in (0, 1):
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if targ_dim == 1 and input_.size(0) != target_.size(0):
+            raise RuntimeError("Input and target should have the same size in the batch "
+                               "dimension.")
+        # a batch of targets wants a batch of rows; one target, one row
+        if input_.dim() != targ_dim + 1:
+            raise RuntimeError(f"{targ_dim}D target tensor expects {targ_dim + 1}D input tensors, "
+                               f"but found inputs with size {input_.size()}")
         batched = targ_dim > 0
         input = input_ if batched else input_.unsqueeze(0)
         target = target_ if batched else target_.unsqueeze(0)

@@ -19,6 +19,20 @@ def _index(idx, size: int) -> int:
     return idx % size
 
 
+def _update_dict(target: Module, source, mappings: tuple, owner: str, value: str) -> None:
+    """ModuleDict/ParameterDict.update: `source` is one of `mappings` (its keys in order) or an
+    iterable of (key, `value`) pairs, each checked."""
+    if isinstance(source, mappings):
+        for key in source.keys():
+            target[key] = source[key]
+        return
+    for j, pair in enumerate(source):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} should be a "
+                             f"(key, {value}) pair, got {type(pair).__name__}")
+        target[pair[0]] = pair[1]
+
+
 def _renumber(container: Module, modules: list[Module]) -> None:
     """Re-register `modules` as the children "0", "1", ... of `container`, as PyTorch does
     after a deletion or insertion."""
@@ -261,15 +275,7 @@ class ModuleDict(Module):
     def update(self, modules) -> None:
         """Add or replace modules from a mapping or from an iterable of (key, module) pairs; raises
         ValueError for an element that is not a pair."""
-        if isinstance(modules, Mapping):
-            for key, module in modules.items():
-                self[key] = module
-            return
-        for j, m in enumerate(modules):
-            if not isinstance(m, (list, tuple)) or len(m) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{j} should be a "
-                                 f"(key, module) pair, got {type(m).__name__}")
-            self[m[0]] = m[1]
+        _update_dict(self, modules, (Mapping,), "ModuleDict", "module")
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict is a container and has no forward(); index it and "

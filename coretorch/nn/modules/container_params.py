@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ...tensor.tensor import Tensor
 from ..parameter import Parameter
-from .container import _index
+from .container import _index, _update_dict
 from .module import Module
 
 __all__ = ["ParameterList", "ParameterDict"]
@@ -166,15 +166,7 @@ class ParameterDict(Module):
     def update(self, parameters: Any) -> None:
         """Add or replace entries from a mapping, a ParameterDict or an iterable of (key, value)
         pairs; raises ValueError for an element that is not a pair."""
-        if isinstance(parameters, (Mapping, ParameterDict)):
-            for key in parameters.keys():
-                self[key] = parameters[key]
-            return
-        for j, p in enumerate(parameters):
-            if not isinstance(p, (list, tuple)) or len(p) != 2:
-                raise ValueError(f"ParameterDict update sequence element #{j} should be a "
-                                 f"(key, value) pair, got {type(p).__name__}")
-            self[p[0]] = p[1]
+        _update_dict(self, parameters, (Mapping, ParameterDict), "ParameterDict", "value")
 
     def extra_repr(self) -> str:
         return "\n".join(_describe(k, p) for k, p in self.items())

@@ -98,6 +98,25 @@ class LazyModuleMixin:
                                   f"{type(self).__name__}")
 
 
+class _LazyLayer(LazyModuleMixin):
+    """A lazy layer whose parameters wait for the size named by `_inferred`, which the first
+    input gives (`in_features`, `in_channels` or `num_features`)."""
+
+    _inferred: str
+
+    def _lazy_init(self, out_attr: str, out_size: int, bias: bool, device, dtype) -> None:
+        # An uninitialized weight (and bias) of a layer with `out_size` outputs.
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        setattr(self, out_attr, out_size)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        # Nothing to reset until the first input has given the parameters their shapes.
+        if not self.has_uninitialized_params() and getattr(self, self._inferred) != 0:
+            super().reset_parameters()
+
+
 def _infer_parameters(module, args):
     module.initialize_parameters(*args)
     if module.has_uninitialized_params():
@@ -108,21 +127,15 @@ def _infer_parameters(module, args):
         module.__class__ = module.cls_to_become
 
 
-class LazyLinear(LazyModuleMixin, Linear):
+class LazyLinear(_LazyLayer, Linear):
     """A Linear layer whose `in_features` is the last dim of its first input."""
 
     cls_to_become = Linear
+    _inferred = "in_features"
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, 0, False)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
+        self._lazy_init("out_features", out_features, bias, device, dtype)
 
     def initialize_parameters(self, input) -> None:
         """Set `in_features` from the last dim of `input` and materialize `weight` (and `bias`)."""
@@ -135,23 +148,15 @@ class LazyLinear(LazyModuleMixin, Linear):
                 self.reset_parameters()
 
 
-class _LazyConvMixin(LazyModuleMixin):
+class _LazyConvMixin(_LazyLayer):
+    _inferred = "in_channels"
+
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
                  dtype=None) -> None:
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
                          padding_mode)
-        self._lazy_init(out_channels, bias, device, dtype)
-
-    def _lazy_init(self, out_channels: int, bias: bool, device, dtype) -> None:
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
+        self._lazy_init("out_channels", out_channels, bias, device, dtype)
 
     def initialize_parameters(self, input, *args, **kwargs) -> None:
         if not self.has_uninitialized_params():
@@ -181,10 +186,12 @@ class _LazyConvTransposeMixin(_LazyConvMixin):
                  device=None, dtype=None) -> None:
         LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
                                  groups, False, dilation, padding_mode)
-        self._lazy_init(out_channels, bias, device, dtype)
+        self._lazy_init("out_channels", out_channels, bias, device, dtype)
 
 
-class _LazyNormMixin(LazyModuleMixin):
+class _LazyNormMixin(_LazyLayer):
+    _inferred = "num_features"
+
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None) -> None:
         super().__init__(0, eps, momentum, False, False)
@@ -197,10 +204,6 @@ class _LazyNormMixin(LazyModuleMixin):
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
             self.num_batches_tracked = aten.zeros((), dtype=_dt.int64, device=device)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            super().reset_parameters()
 
     def _feature_dim(self, input) -> int:
         return 1 if input.dim() > 1 else 0
@@ -223,24 +226,22 @@ class _LazyInstanceNormMixin(_LazyNormMixin):
         return 0 if input.dim() == self._spatial + 1 else 1
 
 
-def _lazy_class(mixin: type, base: type, inferred: str) -> type:
+def _lazy_class(mixin: type, base: type) -> type:
     """The lazy form of `base`: `mixin` first (its __init__ and initialize_parameters), and
     it becomes `base` after its first call."""
     name = "Lazy" + base.__name__
     return type(name, (mixin, base), {
         "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A {base.__name__} whose `{inferred}` comes from its first input."})
+        "__doc__": f"A {base.__name__} whose `{mixin._inferred}` comes from its first input."})
 
 
-LazyConv1d = _lazy_class(_LazyConvMixin, Conv1d, "in_channels")
-LazyConv2d = _lazy_class(_LazyConvMixin, Conv2d, "in_channels")
-LazyConv3d = _lazy_class(_LazyConvMixin, Conv3d, "in_channels")
-LazyConvTranspose1d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose1d, "in_channels")
-LazyConvTranspose2d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose2d, "in_channels")
-LazyConvTranspose3d = _lazy_class(_LazyConvTransposeMixin, ConvTranspose3d, "in_channels")
-LazyBatchNorm1d = _lazy_class(_LazyNormMixin, BatchNorm1d, "num_features")
-LazyBatchNorm2d = _lazy_class(_LazyNormMixin, BatchNorm2d, "num_features")
-LazyBatchNorm3d = _lazy_class(_LazyNormMixin, BatchNorm3d, "num_features")
-LazyInstanceNorm1d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm1d, "num_features")
-LazyInstanceNorm2d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm2d, "num_features")
-LazyInstanceNorm3d = _lazy_class(_LazyInstanceNormMixin, InstanceNorm3d, "num_features")
+LazyConv1d, LazyConv2d, LazyConv3d = (
+    _lazy_class(_LazyConvMixin, base) for base in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_class(_LazyConvTransposeMixin, base)
+    for base in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    _lazy_class(_LazyNormMixin, base) for base in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _lazy_class(_LazyInstanceNormMixin, base)
+    for base in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))

@@ -107,15 +107,12 @@ class DataLoader:
         self.in_order = in_order
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = ITERABLE
-            if shuffle not in (None, False):
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle "
-                                 f"option, but got shuffle={shuffle}")
-            if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler "
-                                 f"option, but got sampler={sampler}")
-            if batch_sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
-                                 f"batch_sampler option, but got batch_sampler={batch_sampler}")
+            # an iterable dataset orders its own samples (shuffle=False counts as unspecified)
+            for option, value in (("shuffle", shuffle or None), ("sampler", sampler),
+                                  ("batch_sampler", batch_sampler)):
+                if value is not None:
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
+                                     f"{option} option, but got {option}={value}")
         else:
             shuffle = bool(shuffle)
             self._dataset_kind = MAP
