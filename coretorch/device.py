@@ -26,7 +26,7 @@ class device:
         RuntimeError: for a string that is not ``type`` or ``type:index``.
         ValueError: when the index is given twice.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> d = coretorch.device("cuda:1")
         >>> d, d.type, d.index

@@ -33,7 +33,7 @@ class Library:
     Raises:
         ValueError: when `kind` is not one of the three.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.library import Library
         >>> lib = Library("doc_example", "DEF")

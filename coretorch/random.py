@@ -68,7 +68,7 @@ def generator_for(dev) -> Generator:
 def manual_seed(seed: int) -> Generator:
     """Seed the default generators of every device; returns the default (cpu) generator.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> _ = coretorch.manual_seed(0)
         >>> a = coretorch.randn(3)

@@ -123,7 +123,7 @@ class Function:
     ``setup_context(ctx, inputs, output)``) and ``backward(ctx, *grad_outputs)`` returning one
     gradient (or None) per forward positional argument. Call ``F.apply(*args)``.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> class Cube(coretorch.autograd.Function):
         ...     @staticmethod

@@ -80,7 +80,7 @@ class no_grad(_GradSwitch):
 
     Also a decorator: ``@coretorch.no_grad()`` runs the function without recording.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> x = coretorch.tensor([1., 2.], requires_grad=True)
         >>> with coretorch.no_grad():
@@ -110,7 +110,7 @@ class set_grad_enabled(_DecoratorContextManager):
     Raises:
         TypeError: when `mode` is not a bool.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> x = coretorch.ones(2, requires_grad=True)
         >>> with coretorch.set_grad_enabled(False):

@@ -98,7 +98,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     """Check the gradients of `func` at `inputs` (tensors requiring grad, ideally float64) against
     central differences; True if they match, else raise `GradcheckError` (or return False).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> x = coretorch.tensor([1., 2.], dtype=coretorch.float64, requires_grad=True)
         >>> coretorch.autograd.gradcheck(lambda t: (t ** 2).sum(), (x,))

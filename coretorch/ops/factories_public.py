@@ -140,7 +140,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         ValueError: when nested sequences are ragged.
         TypeError: when an element is not a number, sequence, array or tensor.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> x = coretorch.tensor([[1., 2., 3.], [4., 5., 6.]])
         >>> x

@@ -31,7 +31,7 @@ class Adam(MultiTensorOptimizer):
     Raises:
         ValueError: for a negative lr, eps or weight_decay, or a beta outside [0, 1).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> w = coretorch.tensor([1.0, -2.0], requires_grad=True)
         >>> opt = coretorch.optim.Adam([w], lr=0.1)

@@ -82,7 +82,7 @@ class MultiplicativeLR(_LambdaScheduler):
 class StepLR(LRScheduler):
     """Multiply the lr by `gamma` every `step_size` epochs.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> w = coretorch.zeros(1, requires_grad=True)
         >>> opt = coretorch.optim.SGD([w], lr=1.0)

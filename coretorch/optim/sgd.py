@@ -33,7 +33,7 @@ class SGD(MultiTensorOptimizer):
         ValueError: for a negative lr, momentum or weight_decay, or Nesterov momentum without
             momentum or with dampening.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> w = coretorch.tensor([1.0, -2.0], requires_grad=True)
         >>> opt = coretorch.optim.SGD([w], lr=0.1)

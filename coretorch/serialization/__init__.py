@@ -55,7 +55,7 @@ def save(obj: Any, f: "str | os.PathLike[str] | BinaryIO", pickle_module: Any = 
         ValueError: when a `pickle_module` other than the standard one is given.
         NotImplementedError: when PyTorch's legacy (non-zip) format is asked for.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import coretorch
         >>> path = os.path.join(tempfile.mkdtemp(), "model.pt")
@@ -143,7 +143,7 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
             allowlist.
         TypeError: for unknown keyword arguments.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import coretorch
         >>> path = os.path.join(tempfile.mkdtemp(), "t.pt")

@@ -73,7 +73,7 @@ class profile:
     when profiling stops mid-cycle). `with_modules` records each ``nn.Module`` forward and
     backward as a region named by its path. `experimental_config` is accepted and ignored.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch_profiler import profile, record_function
         >>> with profile(record_shapes=True) as prof:

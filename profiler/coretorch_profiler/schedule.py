@@ -23,7 +23,7 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0,
     Raises:
         ValueError: when a count is not an int, or `active` is below 1 (or another below 0).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch_profiler import profile, schedule
         >>> s = schedule(wait=1, warmup=1, active=2, repeat=1)

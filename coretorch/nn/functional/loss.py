@@ -219,7 +219,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         ValueError: when the input's and the target's batch sizes differ.
         IndexError: for a class index outside [0, C).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> import coretorch.nn.functional as F
         >>> logits = coretorch.tensor([[2.0, 0.0, -1.0], [0.5, 0.5, 0.5]])

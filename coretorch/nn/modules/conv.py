@@ -111,7 +111,7 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     """2-D convolution over (N, C_in, H, W) inputs; weight (C_out, C_in/groups, kH, kW).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> conv = coretorch.nn.Conv2d(3, 8, kernel_size=3, padding=1)
         >>> conv

@@ -32,7 +32,7 @@ class Linear(Module):
         device: where the parameters are created.
         dtype: the parameters' dtype (default: the default dtype).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> layer = coretorch.nn.Linear(3, 2)
         >>> layer

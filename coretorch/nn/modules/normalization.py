@@ -32,7 +32,7 @@ class LayerNorm(_AffineNorm):
     Raises:
         RuntimeError: when the input's trailing dims are not `normalized_shape`.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> ln = coretorch.nn.LayerNorm(3)
         >>> ln(coretorch.tensor([[1., 2., 3.]])).detach()

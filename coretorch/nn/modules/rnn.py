@@ -124,8 +124,8 @@ class RNNBase(Module):
 
         Raises:
             ValueError: when its dtype differs from the weights'.
-            RuntimeError: when it has the wrong number of dimensions or its last size is not
-            input_size.
+            RuntimeError: when it has the wrong number of dimensions or its last size is
+                not input_size.
         """
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
@@ -275,7 +275,7 @@ class LSTM(RNNBase):
         ValueError: when the input's dtype differs from the weights'.
         RuntimeError: when the input or a state has the wrong shape.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> lstm = coretorch.nn.LSTM(4, 8, num_layers=2, batch_first=True)
         >>> lstm

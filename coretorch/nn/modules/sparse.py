@@ -52,7 +52,7 @@ class Embedding(_EmbeddingTable):
     """Rows of `weight` (num_embeddings, embedding_dim) picked by integer indices; weights start as
     N(0, 1) and the `padding_idx` row is zero and receives no gradient.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> emb = coretorch.nn.Embedding(10, 4, padding_idx=0)
         >>> emb

@@ -72,7 +72,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     Raises:
         RuntimeError: when `error_if_nonfinite` and the total norm is not finite.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.nn.utils import clip_grad_norm_
         >>> w = coretorch.tensor([1., 2.], requires_grad=True)

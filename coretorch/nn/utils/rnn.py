@@ -186,7 +186,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     """Stack tensors of shapes (L_i, *) into (L_max, B, *) (or (B, L_max, *)), padding each with
     `padding_value` on the `padding_side` ("right" or "left").
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.nn.utils.rnn import pad_sequence
         >>> pad_sequence([coretorch.tensor([1, 2, 3]), coretorch.tensor([4])], batch_first=True)

@@ -63,7 +63,7 @@ def default_collate(batch):
     and numbers become tensors (floats as float64, ints as int64), strings stay a list, and
     dicts / tuples / lists are collated field by field.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.utils.data import default_collate
         >>> default_collate([(coretorch.tensor([1., 2.]), 0), (coretorch.tensor([3., 4.]), 1)])

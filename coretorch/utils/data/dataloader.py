@@ -60,7 +60,7 @@ class DataLoader:
         ValueError: for a negative `num_workers`, or options that contradict each other (as
             PyTorch: a `sampler` with `shuffle`, a `batch_sampler` with `batch_size`, ...).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.utils.data import DataLoader, TensorDataset
         >>> ds = TensorDataset(coretorch.arange(10.).reshape(5, 2))

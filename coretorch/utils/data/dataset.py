@@ -45,7 +45,7 @@ class TensorDataset(Dataset):
         ValueError: when no tensor is given.
         AssertionError: when the tensors' first dimensions differ (as PyTorch).
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.utils.data import DataLoader, TensorDataset
         >>> ds = TensorDataset(coretorch.arange(5.), coretorch.tensor([0, 1, 0, 1, 0]))
@@ -194,7 +194,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=Non
         ValueError: when a fraction is outside [0, 1] or the lengths do not add up to the
             dataset's length.
 
-    Example:
+    Examples:
         >>> import coretorch
         >>> from coretorch.utils.data import random_split
         >>> train, val = random_split(range(10), [0.7, 0.3],
