@@ -25,18 +25,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import inspect
 import os
 import sys
 import tempfile
-import textwrap
 import time
-import types
 import warnings
 
 import coretorch as ct
 from coretorch import record_function as rf_mod
-from coretorch.dispatch import operator as op_mod
 from coretorch_profiler import detect_anomaly, diff, load_trace, profile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
@@ -93,27 +89,28 @@ def interleaved_min(f, g, repeat: int, number: int) -> tuple[float, float]:
 
 # ---- no profiler active --------------------------------------------------------------------
 
-def _call_without_record_function():
-    """Operator.__call__ as it would be without its RecordFunction site (built from the real
-    source, so the comparison stays true as the dispatcher changes)."""
-    src = textwrap.dedent(inspect.getsource(op_mod.Operator.__call__))
-    lines = src.splitlines()
-    i = next(n for n, ln in enumerate(lines) if "if _rf_state.active:" in ln)
+def _entry_without_record_function(op):
+    """The op's generated entry point as it would be without its RecordFunction site (built from
+    the real generated source, so the comparison stays true as the dispatcher changes)."""
+    lines = op.entry_source.splitlines()
+    i = next(n for n, ln in enumerate(lines) if ln.strip().startswith("if _rf.active:"))
     indent = len(lines[i]) - len(lines[i].lstrip())
     j = i + 1
     while j < len(lines) and len(lines[j]) - len(lines[j].lstrip()) > indent:
         j += 1
     ns: dict = {}
-    exec("\n".join(lines[:i] + lines[j:]), vars(op_mod), ns)  # noqa: S102
-    return ns["__call__"]
+    exec("\n".join(lines[:i] + lines[j:]), op.entry.__globals__, ns)  # noqa: S102
+    fn = ns[op.entry.__name__]
+    fn.__kwdefaults__ = op.entry.__kwdefaults__
+    return fn
 
 
 def bench_dispatch(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
     rep, num = (5, 2000) if quick else (15, 20000)
     a, b = ct.ones(4), ct.ones(4)
-    add = ct.ops.aten.add
-    stripped = types.MethodType(_call_without_record_function(), add)
+    add = ct.add
+    stripped = _entry_without_record_function(ct.ops.aten.add)
     t_with, t_without = interleaved_min(lambda: add(a, b), lambda: stripped(a, b), rep, num)
     t_plain = t_cb = float("inf")
     for _ in range(rep):
