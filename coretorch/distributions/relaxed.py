@@ -62,10 +62,6 @@ class _Relaxed(TransformedDistribution):
     """A relaxed distribution: a transform of its logit-space base, whose temperature, logits
     and probs it shows."""
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def temperature(self) -> Tensor:
         return self.base_dist.temperature
@@ -85,6 +81,7 @@ class RelaxedBernoulli(_Relaxed):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    _expanded_attrs = ()
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
@@ -136,6 +133,7 @@ class RelaxedOneHotCategorical(_Relaxed):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
+    _expanded_attrs = ()
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:

@@ -122,9 +122,16 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    # Per-batch tensor attributes a subclass sets in __init__ besides base_dist; a subclass
+    # that lists them here (even none) gets this expand, like `Distribution._params`.
+    _expanded_attrs: tuple[str, ...] = ()
+
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(TransformedDistribution, _instance)
+        owner = next(c for c in type(self).__mro__ if "_expanded_attrs" in c.__dict__)
+        new = self._get_checked_instance(owner, _instance)
         batch_shape = Size(tuple(batch_shape))
+        for name in self._expanded_attrs:
+            setattr(new, name, getattr(self, name).expand(tuple(batch_shape)))
         shape = tuple(batch_shape) + tuple(self.event_shape)
         for t in reversed(self.transforms):
             shape = tuple(t.inverse_shape(shape))
@@ -208,9 +215,7 @@ class LogNormal(TransformedDistribution):
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
     @property
     def loc(self) -> Tensor:

@@ -33,9 +33,7 @@ class _Folded(TransformedDistribution):
         base = type(self)._base(0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
     @property
     def scale(self) -> Tensor:
@@ -104,11 +102,7 @@ class Pareto(TransformedDistribution):
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(tuple(batch_shape))
-        new.alpha = self.alpha.expand(tuple(batch_shape))
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ("scale", "alpha")
 
     @property
     def mean(self) -> Tensor:
@@ -193,9 +187,7 @@ class InverseGamma(TransformedDistribution):
         neg_one = -base.rate.new_ones(())
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(InverseGamma, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
     @property
     def concentration(self) -> Tensor:
@@ -253,11 +245,7 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Kumaraswamy, _instance)
-        new.concentration1 = self.concentration1.expand(tuple(batch_shape))
-        new.concentration0 = self.concentration0.expand(tuple(batch_shape))
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ("concentration1", "concentration0")
 
     @property
     def mean(self) -> Tensor:

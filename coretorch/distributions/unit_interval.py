@@ -143,9 +143,7 @@ class LogisticNormal(TransformedDistribution):
             base = base.expand((1,))
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
     @property
     def loc(self) -> Tensor:
