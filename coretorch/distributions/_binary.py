@@ -8,7 +8,8 @@ import numbers
 
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, forwarded_property, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["BinaryParams", "set_probs_or_logits", "expand_probs_or_logits", "CategoricalParams",
            "TrialCounts"]
@@ -72,17 +73,9 @@ class CategoricalParams:
         new._categorical = self._categorical.expand(batch_shape)
         return self._expanded(new, batch_shape)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
+    logits = forwarded_property("_categorical", "logits")
+    probs = forwarded_property("_categorical", "probs")
+    param_shape = forwarded_property("_categorical", "param_shape")
 
 
 class TrialCounts(BinaryParams):

@@ -12,7 +12,7 @@ from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 from ._binary import (BinaryParams, CategoricalParams, expand_probs_or_logits,
                       set_probs_or_logits)
-from .utils import broadcast_all, clamp_probs
+from .utils import broadcast_all, clamp_probs, forwarded_property
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
            "RelaxedOneHotCategorical"]
@@ -62,17 +62,9 @@ class _Relaxed(TransformedDistribution):
     """A relaxed distribution: a transform of its logit-space base, whose temperature, logits
     and probs it shows."""
 
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist", "temperature")
+    logits = forwarded_property("base_dist", "logits")
+    probs = forwarded_property("base_dist", "probs")
 
 
 class RelaxedBernoulli(_Relaxed):

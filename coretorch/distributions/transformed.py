@@ -8,7 +8,7 @@ from . import constraints
 from .distribution import Distribution
 from .normal import Normal
 from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import sum_rightmost
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal"]
 
@@ -41,9 +41,7 @@ class Independent(Distribution):
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         return self._expanded(new, batch_shape)
 
-    @property
-    def has_rsample(self) -> bool:
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist", "has_rsample")
 
     @property
     def has_enumerate_support(self) -> bool:
@@ -57,17 +55,9 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self) -> Tensor:
-        return self.base_dist.mean
-
-    @property
-    def mode(self) -> Tensor:
-        return self.base_dist.mode
-
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
+    mean = forwarded_property("base_dist", "mean")
+    mode = forwarded_property("base_dist", "mode")
+    variance = forwarded_property("base_dist", "variance")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.sample(sample_shape)
@@ -149,9 +139,7 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self) -> bool:
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist", "has_rsample")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         with no_grad():
@@ -217,15 +205,9 @@ class LogNormal(TransformedDistribution):
 
     _expanded_attrs = ()
 
-    @property
-    def loc(self) -> Tensor:
-        """Mean of the underlying Normal (of log X)."""
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        """Standard deviation of the underlying Normal (of log X)."""
-        return self.base_dist.scale
+    loc = forwarded_property("base_dist", "loc", "Mean of the underlying Normal (of log X).")
+    scale = forwarded_property("base_dist", "scale",
+                               "Standard deviation of the underlying Normal (of log X).")
 
     @property
     def mean(self) -> Tensor:

@@ -14,7 +14,7 @@ from .location_scale import Cauchy, Exponential
 from .normal import Normal, Uniform
 from .transformed import TransformedDistribution
 from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform
-from .utils import broadcast_all
+from .utils import broadcast_all, forwarded_property
 
 __all__ = ["HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma", "Kumaraswamy"]
 
@@ -35,9 +35,7 @@ class _Folded(TransformedDistribution):
 
     _expanded_attrs = ()
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    scale = forwarded_property("base_dist", "scale")
 
     @property
     def mode(self) -> Tensor:
@@ -189,15 +187,9 @@ class InverseGamma(TransformedDistribution):
 
     _expanded_attrs = ()
 
-    @property
-    def concentration(self) -> Tensor:
-        """Shape of the Gamma distribution of 1 / X."""
-        return self.base_dist.concentration
-
-    @property
-    def rate(self) -> Tensor:
-        """Rate of the Gamma distribution of 1 / X."""
-        return self.base_dist.rate
+    concentration = forwarded_property("base_dist", "concentration",
+                                       "Shape of the Gamma distribution of 1 / X.")
+    rate = forwarded_property("base_dist", "rate", "Rate of the Gamma distribution of 1 / X.")
 
     @property
     def mean(self) -> Tensor:

@@ -15,7 +15,7 @@ from .distribution import ExponentialFamily
 from .normal import Normal
 from .transformed import TransformedDistribution
 from .transforms_more import StickBreakingTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
+from .utils import broadcast_all, clamp_probs, forwarded_property, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli", "LogisticNormal"]
 
@@ -145,13 +145,7 @@ class LogisticNormal(TransformedDistribution):
 
     _expanded_attrs = ()
 
-    @property
-    def loc(self) -> Tensor:
-        """Mean of the underlying Normal."""
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        """Standard deviation of the underlying Normal."""
-        return self.base_dist.base_dist.scale
+    loc = forwarded_property("base_dist.base_dist", "loc", "Mean of the underlying Normal.")
+    scale = forwarded_property("base_dist.base_dist", "scale",
+                               "Standard deviation of the underlying Normal.")
 
