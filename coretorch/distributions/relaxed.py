@@ -10,8 +10,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from ._binary import (BinaryParams, CategoricalParams, expand_probs_or_logits,
-                      set_probs_or_logits)
+from ._binary import (BinaryParams, CategoricalParams, set_probs_or_logits)
 from .utils import broadcast_all, clamp_probs, forwarded_property
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
@@ -28,19 +27,13 @@ class LogitRelaxedBernoulli(BinaryParams, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True
+    _copied = ("temperature",)
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
         scalar = set_probs_or_logits(self, probs, logits)
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new.temperature = self.temperature
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
