@@ -10,7 +10,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from ._binary import (BinaryParams, CategoricalParams, set_probs_or_logits)
+from ._binary import BinaryParams, CategoricalParams, set_probs_or_logits
 from .utils import broadcast_all, clamp_probs, forwarded_property
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",

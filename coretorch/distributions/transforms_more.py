@@ -13,22 +13,13 @@ from ..ops import aten
 from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 from . import constraints
-from .transforms import Transform
+from .transforms import Transform, _Stateless
 from .utils import sum_rightmost
 
 __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "CumulativeDistributionTransform", "CatTransform", "StackTransform",
            "CorrCholeskyTransform", "vec_to_tril_matrix", "tril_matrix_to_vec"]
-
-
-class _Stateless(Transform):
-    """A transform without parameters: all instances are equal."""
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self)
-
-    __hash__ = object.__hash__
 
 
 class SoftplusTransform(_Stateless):
