@@ -177,7 +177,6 @@ class InverseGamma(TransformedDistribution):
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
-    has_rsample = True
 
     def __init__(self, concentration: Tensor | float, rate: Tensor | float,
                  validate_args: bool | None = None) -> None:
@@ -224,7 +223,6 @@ class Kumaraswamy(TransformedDistribution):
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
-    has_rsample = True
 
     def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
                  validate_args: bool | None = None) -> None:

@@ -128,7 +128,6 @@ class LogisticNormal(TransformedDistribution):
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, loc: Tensor | float, scale: Tensor | float,
                  validate_args: bool | None = None) -> None:
