@@ -68,24 +68,23 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x: Tensor) -> Tensor:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = (x, y)
-        return y
+        return self._through_cache(x, self._call, forward=True)
 
     def _inv_call(self, y: Tensor) -> Tensor:
+        return self._through_cache(y, self._inverse, forward=False)
+
+    def _through_cache(self, value: Tensor, compute, forward: bool) -> Tensor:
+        # With cache_size 1 the last (x, y) pair is kept, so that mapping either of them
+        # again (in its direction) returns the other one without recomputing.
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = (x, y)
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        side = 0 if forward else 1
+        if value is pair[side]:
+            return pair[1 - side]
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
