@@ -10,7 +10,7 @@ import numbers
 from ..nn import functional as F
 from ..tensor.tensor import Tensor
 from . import constraints
-from .utils import sum_rightmost
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "AbsTransform",
@@ -124,25 +124,11 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self):
-        return self._inv.codomain
-
-    @property
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
-
-    @property
-    def inv(self):
-        return self._inv
+    domain = forwarded_property("_inv", "codomain")
+    codomain = forwarded_property("_inv", "domain")
+    bijective = forwarded_property("_inv", "bijective")
+    sign = forwarded_property("_inv", "sign")
+    inv = forwarded_property("_inv", doc="The transform this inverts.")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv

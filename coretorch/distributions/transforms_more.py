@@ -14,7 +14,7 @@ from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 from . import constraints
 from .transforms import Transform, _Stateless
-from .utils import sum_rightmost
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
@@ -127,13 +127,8 @@ class IndependentTransform(Transform):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
+    bijective = forwarded_property("base_transform", "bijective")
+    sign = forwarded_property("base_transform", "sign")
 
     def _call(self, x):
         return self.base_transform(x)

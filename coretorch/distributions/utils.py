@@ -119,9 +119,9 @@ class lazy_property:  # noqa: N801 - PyTorch's name
         return value
 
 
-def forwarded_property(owner: str, name: str, doc: str | None = None) -> property:
+def forwarded_property(owner: str, name: str = "", doc: str | None = None) -> property:
     """A read-only property giving attribute `name` of the object at dotted path `owner`
-    (e.g. ``"base_dist"``): the one home for wrappers that show their inner distribution's
-    parameters and moments."""
-    get = attrgetter(f"{owner}.{name}")
-    return property(get, doc=doc or f"The `{name}` of ``self.{owner}``.")
+    (e.g. ``"base_dist"``), or that object itself when `name` is empty: the one home for
+    wrappers that show their inner distribution's (or transform's) attributes."""
+    path = f"{owner}.{name}" if name else owner
+    return property(attrgetter(path), doc=doc or f"``self.{path}``.")
