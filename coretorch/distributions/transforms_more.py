@@ -40,6 +40,15 @@ class SoftplusTransform(_Stateless):
         return -F.softplus(-x)
 
 
+def _replace_suffix(shape, old: tuple, new: tuple) -> tuple:
+    """`shape` with its trailing `old` dims replaced by `new`; ValueError when it does not end
+    in `old`."""
+    cut = len(shape) - len(old)
+    if cut < 0 or tuple(shape[cut:]) != old:
+        raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {old}")
+    return tuple(shape[:cut]) + new
+
+
 class ReshapeTransform(Transform):
     """Reshape the rightmost dims from `in_shape` to `out_shape` (same number of elements)."""
 
@@ -82,20 +91,12 @@ class ReshapeTransform(Transform):
     def forward_shape(self, shape):
         """`shape` with its trailing `in_shape` replaced by `out_shape`; raises ValueError when it
         does not end in `in_shape`."""
-        cut = len(shape) - len(self.in_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.in_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
-                             f"{self.in_shape}")
-        return tuple(shape[:cut]) + self.out_shape
+        return _replace_suffix(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape):
         """`shape` with its trailing `out_shape` replaced by `in_shape`; raises ValueError when it
         does not end in `out_shape`."""
-        cut = len(shape) - len(self.out_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.out_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
-                             f"{self.out_shape}")
-        return tuple(shape[:cut]) + self.in_shape
+        return _replace_suffix(shape, self.out_shape, self.in_shape)
 
 
 class IndependentTransform(Transform):
