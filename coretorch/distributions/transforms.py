@@ -117,6 +117,14 @@ class _Stateless(Transform):
     __hash__ = object.__hash__
 
 
+class _Increasing(_Stateless):
+    """A parameter-free increasing bijection from the reals (subclasses give `codomain`)."""
+
+    domain = constraints.real
+    bijective = True
+    sign = 1
+
+
 class _InverseTransform(Transform):
     """The inverse of a transform (`Transform.inv`)."""
 
@@ -248,13 +256,10 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(_Stateless):
+class ExpTransform(_Increasing):
     """y = exp(x)."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return x.exp()
@@ -306,13 +311,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
 
-class SigmoidTransform(_Stateless):
+class SigmoidTransform(_Increasing):
     """y = 1 / (1 + exp(-x))."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         from .. import dtypes as _dt
@@ -329,13 +331,10 @@ class SigmoidTransform(_Stateless):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class TanhTransform(_Stateless):
+class TanhTransform(_Increasing):
     """y = tanh(x)."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return x.tanh()

@@ -13,7 +13,7 @@ from ..ops import aten
 from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 from . import constraints
-from .transforms import Transform, _Stateless
+from .transforms import Transform, _Increasing, _Stateless
 from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
@@ -22,13 +22,10 @@ __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "CorrCholeskyTransform", "vec_to_tril_matrix", "tril_matrix_to_vec"]
 
 
-class SoftplusTransform(_Stateless):
+class SoftplusTransform(_Increasing):
     """y = log(1 + exp(x))."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return F.softplus(x)
