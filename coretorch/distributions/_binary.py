@@ -8,14 +8,38 @@ import numbers
 
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, forwarded_property, lazy_property, logits_to_probs,
+                    probs_to_logits)
 
 __all__ = ["BinaryParams", "set_probs_or_logits", "expand_probs_or_logits", "CategoricalParams",
            "TrialCounts"]
 
 
+def _expanded_copy(dist, batch_shape, _instance, fill):
+    """`dist.expand(batch_shape)`: a new instance of `dist`'s type sharing its `_copied`
+    attributes, its batched parameters set by ``fill(new, batch_shape)``."""
+    new = dist._get_checked_instance(type(dist), _instance)
+    batch_shape = Size(tuple(batch_shape))
+    for name in dist._copied:
+        setattr(new, name, getattr(dist, name))
+    fill(new, batch_shape)
+    return dist._expanded(new, batch_shape)
+
+
 class BinaryParams:
-    """`probs` and `logits` (log-odds) derived from each other on first access."""
+    """`probs` and `logits` (log-odds) derived from each other on first access; `expand`
+    carries over the attributes named in `_copied` unchanged and expands those in `_batched`
+    with probs/logits."""
+
+    _copied: tuple = ()
+    _batched: tuple = ()
+
+    def expand(self, batch_shape, _instance=None):
+        def fill(new, shape):
+            for name in self._batched:
+                setattr(new, name, getattr(self, name).expand(tuple(shape)))
+            expand_probs_or_logits(self, new, shape)
+        return _expanded_copy(self, batch_shape, _instance, fill)
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -65,28 +89,19 @@ class CategoricalParams:
         Distribution.__init__(self, shape[:-1], shape[-1:], validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        batch_shape = Size(tuple(batch_shape))
-        for name in self._copied:
-            setattr(new, name, getattr(self, name))
-        new._categorical = self._categorical.expand(batch_shape)
-        return self._expanded(new, batch_shape)
+        def fill(new, shape):
+            new._categorical = self._categorical.expand(shape)
+        return _expanded_copy(self, batch_shape, _instance, fill)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
+    logits = forwarded_property("_categorical", "logits")
+    probs = forwarded_property("_categorical", "probs")
+    param_shape = forwarded_property("_categorical", "param_shape")
 
 
 class TrialCounts(BinaryParams):
     """Binomial-type distributions: a `total_count` broadcast with probs/logits."""
+
+    _batched = ("total_count",)
 
     def __init__(self, total_count, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
@@ -96,10 +111,3 @@ class TrialCounts(BinaryParams):
         self.total_count = self.total_count.to(self._param.dtype)
         Distribution.__init__(self, Size() if scalar else self._param.shape,
                               validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new.total_count = self.total_count.expand(tuple(batch_shape))
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)

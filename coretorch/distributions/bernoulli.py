@@ -10,7 +10,7 @@ from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
 from .distribution import ExponentialFamily
-from ._binary import BinaryParams, expand_probs_or_logits, set_probs_or_logits
+from ._binary import BinaryParams, set_probs_or_logits
 from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
@@ -29,12 +29,6 @@ class Bernoulli(BinaryParams, ExponentialFamily):
         is_scalar = set_probs_or_logits(self, probs, logits)
         batch_shape = Size() if is_scalar else self._param.shape
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Tensor:

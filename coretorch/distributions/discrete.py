@@ -17,8 +17,7 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from ._special import _host, _like, _uniforms, lgamma
 from .distribution import Distribution, ExponentialFamily, expand_params
-from ._binary import (BinaryParams, CategoricalParams, TrialCounts, expand_probs_or_logits,
-                      set_probs_or_logits)
+from ._binary import BinaryParams, CategoricalParams, TrialCounts, set_probs_or_logits
 from .utils import broadcast_all
 
 __all__ = ["Poisson", "Binomial", "Geometric", "NegativeBinomial", "Multinomial"]
@@ -160,12 +159,6 @@ class Geometric(BinaryParams, Distribution):
                 raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of "
                                  f"shape {tuple(self.probs.shape)}) of distribution {self!r} to "
                                  f"be positive but found invalid values:\n{self.probs}")
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Tensor:

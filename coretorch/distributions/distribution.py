@@ -15,6 +15,18 @@ __all__ = ["Distribution", "ExponentialFamily", "LocationMoments", "TwoParams", 
            "expand_params"]
 
 
+def _undefined_moment(name: str, doc: str) -> property:
+    """The base-class `name` property: raises NotImplementedError until a subclass defines
+    it."""
+    def get(self):
+        raise NotImplementedError(f"{type(self).__name__} does not implement {name}")
+    return property(get, doc=doc + """
+
+        Raises:
+            NotImplementedError: when the distribution does not define it.
+        """)
+
+
 class Distribution:
     """Base class of probability distributions over events of `event_shape`, batched over
     `batch_shape`.
@@ -90,32 +102,11 @@ class Distribution:
         """The constraint the samples satisfy."""
         raise NotImplementedError
 
-    @property
-    def mean(self) -> Tensor:
-        """The mean of the distribution, of shape batch_shape + event_shape.
-
-        Raises:
-            NotImplementedError: when the distribution does not define it.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not implement mean")
-
-    @property
-    def mode(self) -> Tensor:
-        """The mode (most likely value) of the distribution.
-
-        Raises:
-            NotImplementedError: when the distribution does not define it.
-        """
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
-
-    @property
-    def variance(self) -> Tensor:
-        """The variance of the distribution, of shape batch_shape + event_shape.
-
-        Raises:
-            NotImplementedError: when the distribution does not define it.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not implement variance")
+    mean = _undefined_moment("mean", "The mean of the distribution, of shape batch_shape + "
+                                     "event_shape.")
+    mode = _undefined_moment("mode", "The mode (most likely value) of the distribution.")
+    variance = _undefined_moment("variance", "The variance of the distribution, of shape "
+                                             "batch_shape + event_shape.")
 
     @property
     def stddev(self) -> Tensor:

@@ -11,7 +11,8 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import Distribution, ExponentialFamily, LocationMoments, expand_params
+from .distribution import (Distribution, ExponentialFamily, LocationMoments, TwoParams,
+                           expand_params)
 from .utils import broadcast_all
 
 __all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "GeneralizedPareto"]
@@ -33,21 +34,12 @@ def _one_param(dist: Distribution, name: str, value, validate_args) -> None:
     Distribution.__init__(dist, Size() if scalar else t.shape, validate_args=validate_args)
 
 
-class _LocationScale(Distribution):
+class _LocationScale(TwoParams, Distribution):
     """A reparameterizable distribution on the reals given by `loc` and `scale` > 0."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = not isinstance(loc, Tensor) and not isinstance(scale, Tensor)
-        super().__init__(Size() if scalar else self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, type(self), ("loc", "scale"), batch_shape, _instance)
 
     @property
     def mode(self) -> Tensor:

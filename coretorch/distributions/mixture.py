@@ -9,6 +9,7 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import forwarded_property
 
 __all__ = ["MixtureSameFamily"]
 
@@ -60,15 +61,11 @@ class MixtureSameFamily(Distribution):
     def support(self):
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
-    @property
-    def mixture_distribution(self) -> Categorical:
-        """The Categorical distribution over the components."""
-        return self._mixture_distribution
-
-    @property
-    def component_distribution(self) -> Distribution:
-        """The batched component distribution (its rightmost batch dim indexes the components)."""
-        return self._component_distribution
+    mixture_distribution = forwarded_property(
+        "_mixture_distribution", doc="The Categorical distribution over the components.")
+    component_distribution = forwarded_property(
+        "_component_distribution",
+        doc="The batched component distribution (its rightmost batch dim indexes the components).")
 
     def _pad(self, x: Tensor) -> Tensor:
         return x.unsqueeze(-1 - self._event_ndims)

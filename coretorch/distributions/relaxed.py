@@ -10,9 +10,8 @@ from . import constraints
 from .distribution import Distribution
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from ._binary import (BinaryParams, CategoricalParams, expand_probs_or_logits,
-                      set_probs_or_logits)
-from .utils import broadcast_all, clamp_probs
+from ._binary import BinaryParams, CategoricalParams, set_probs_or_logits
+from .utils import broadcast_all, clamp_probs, forwarded_property
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
            "RelaxedOneHotCategorical"]
@@ -28,19 +27,13 @@ class LogitRelaxedBernoulli(BinaryParams, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True
+    _copied = ("temperature",)
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
         scalar = set_probs_or_logits(self, probs, logits)
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(tuple(batch_shape))
-        new.temperature = self.temperature
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -62,21 +55,9 @@ class _Relaxed(TransformedDistribution):
     """A relaxed distribution: a transform of its logit-space base, whose temperature, logits
     and probs it shows."""
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist", "temperature")
+    logits = forwarded_property("base_dist", "logits")
+    probs = forwarded_property("base_dist", "probs")
 
 
 class RelaxedBernoulli(_Relaxed):
@@ -85,6 +66,7 @@ class RelaxedBernoulli(_Relaxed):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    _expanded_attrs = ()
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:
@@ -136,6 +118,7 @@ class RelaxedOneHotCategorical(_Relaxed):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
+    _expanded_attrs = ()
 
     def __init__(self, temperature: Tensor, probs=None, logits=None,
                  validate_args: bool | None = None) -> None:

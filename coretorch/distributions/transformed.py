@@ -8,7 +8,7 @@ from . import constraints
 from .distribution import Distribution
 from .normal import Normal
 from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import sum_rightmost
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["Independent", "TransformedDistribution", "LogNormal"]
 
@@ -41,9 +41,7 @@ class Independent(Distribution):
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         return self._expanded(new, batch_shape)
 
-    @property
-    def has_rsample(self) -> bool:
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist", "has_rsample")
 
     @property
     def has_enumerate_support(self) -> bool:
@@ -57,17 +55,9 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self) -> Tensor:
-        return self.base_dist.mean
-
-    @property
-    def mode(self) -> Tensor:
-        return self.base_dist.mode
-
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
+    mean = forwarded_property("base_dist", "mean")
+    mode = forwarded_property("base_dist", "mode")
+    variance = forwarded_property("base_dist", "variance")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.sample(sample_shape)
@@ -122,9 +112,16 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    # Per-batch tensor attributes a subclass sets in __init__ besides base_dist; a subclass
+    # that lists them here (even none) gets this expand, like `Distribution._params`.
+    _expanded_attrs: tuple[str, ...] = ()
+
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(TransformedDistribution, _instance)
+        owner = next(c for c in type(self).__mro__ if "_expanded_attrs" in c.__dict__)
+        new = self._get_checked_instance(owner, _instance)
         batch_shape = Size(tuple(batch_shape))
+        for name in self._expanded_attrs:
+            setattr(new, name, getattr(self, name).expand(tuple(batch_shape)))
         shape = tuple(batch_shape) + tuple(self.event_shape)
         for t in reversed(self.transforms):
             shape = tuple(t.inverse_shape(shape))
@@ -142,9 +139,7 @@ class TransformedDistribution(Distribution):
             support = constraints.independent(support, len(self.event_shape) - support.event_dim)
         return support
 
-    @property
-    def has_rsample(self) -> bool:
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist", "has_rsample")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         with no_grad():
@@ -201,26 +196,17 @@ class LogNormal(TransformedDistribution):
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
-    has_rsample = True
 
     def __init__(self, loc: Tensor | float, scale: Tensor | float,
                  validate_args: bool | None = None) -> None:
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
-    @property
-    def loc(self) -> Tensor:
-        """Mean of the underlying Normal (of log X)."""
-        return self.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        """Standard deviation of the underlying Normal (of log X)."""
-        return self.base_dist.scale
+    loc = forwarded_property("base_dist", "loc", "Mean of the underlying Normal (of log X).")
+    scale = forwarded_property("base_dist", "scale",
+                               "Standard deviation of the underlying Normal (of log X).")
 
     @property
     def mean(self) -> Tensor:

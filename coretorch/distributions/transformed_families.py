@@ -14,7 +14,7 @@ from .location_scale import Cauchy, Exponential
 from .normal import Normal, Uniform
 from .transformed import TransformedDistribution
 from .transforms import AbsTransform, AffineTransform, ExpTransform, PowerTransform
-from .utils import broadcast_all
+from .utils import broadcast_all, forwarded_property
 
 __all__ = ["HalfNormal", "HalfCauchy", "Pareto", "Weibull", "InverseGamma", "Kumaraswamy"]
 
@@ -33,13 +33,9 @@ class _Folded(TransformedDistribution):
         base = type(self)._base(0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(type(self), _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    scale = forwarded_property("base_dist", "scale")
 
     @property
     def mode(self) -> Tensor:
@@ -104,11 +100,7 @@ class Pareto(TransformedDistribution):
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(tuple(batch_shape))
-        new.alpha = self.alpha.expand(tuple(batch_shape))
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ("scale", "alpha")
 
     @property
     def mean(self) -> Tensor:
@@ -185,7 +177,6 @@ class InverseGamma(TransformedDistribution):
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
-    has_rsample = True
 
     def __init__(self, concentration: Tensor | float, rate: Tensor | float,
                  validate_args: bool | None = None) -> None:
@@ -193,19 +184,11 @@ class InverseGamma(TransformedDistribution):
         neg_one = -base.rate.new_ones(())
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(InverseGamma, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
-    @property
-    def concentration(self) -> Tensor:
-        """Shape of the Gamma distribution of 1 / X."""
-        return self.base_dist.concentration
-
-    @property
-    def rate(self) -> Tensor:
-        """Rate of the Gamma distribution of 1 / X."""
-        return self.base_dist.rate
+    concentration = forwarded_property("base_dist", "concentration",
+                                       "Shape of the Gamma distribution of 1 / X.")
+    rate = forwarded_property("base_dist", "rate", "Rate of the Gamma distribution of 1 / X.")
 
     @property
     def mean(self) -> Tensor:
@@ -240,7 +223,6 @@ class Kumaraswamy(TransformedDistribution):
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
-    has_rsample = True
 
     def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
                  validate_args: bool | None = None) -> None:
@@ -253,11 +235,7 @@ class Kumaraswamy(TransformedDistribution):
                       PowerTransform(exponent=self.concentration1.reciprocal())]
         super().__init__(base, transforms, validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Kumaraswamy, _instance)
-        new.concentration1 = self.concentration1.expand(tuple(batch_shape))
-        new.concentration0 = self.concentration0.expand(tuple(batch_shape))
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ("concentration1", "concentration0")
 
     @property
     def mean(self) -> Tensor:

@@ -10,7 +10,7 @@ import numbers
 from ..nn import functional as F
 from ..tensor.tensor import Tensor
 from . import constraints
-from .utils import sum_rightmost
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "AbsTransform",
@@ -68,24 +68,23 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x: Tensor) -> Tensor:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = (x, y)
-        return y
+        return self._through_cache(x, self._call, forward=True)
 
     def _inv_call(self, y: Tensor) -> Tensor:
+        return self._through_cache(y, self._inverse, forward=False)
+
+    def _through_cache(self, value: Tensor, compute, forward: bool) -> Tensor:
+        # With cache_size 1 the last (x, y) pair is kept, so that mapping either of them
+        # again (in its direction) returns the other one without recomputing.
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = (x, y)
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        side = 0 if forward else 1
+        if value is pair[side]:
+            return pair[1 - side]
+        result = compute(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
@@ -109,6 +108,23 @@ class Transform:
         return self.__class__.__name__ + "()"
 
 
+class _Stateless(Transform):
+    """A transform without parameters: all instances are equal."""
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self)
+
+    __hash__ = object.__hash__
+
+
+class _Increasing(_Stateless):
+    """A parameter-free increasing bijection from the reals (subclasses give `codomain`)."""
+
+    domain = constraints.real
+    bijective = True
+    sign = 1
+
+
 class _InverseTransform(Transform):
     """The inverse of a transform (`Transform.inv`)."""
 
@@ -116,25 +132,11 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self):
-        return self._inv.codomain
-
-    @property
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self):
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
-
-    @property
-    def inv(self):
-        return self._inv
+    domain = forwarded_property("_inv", "codomain")
+    codomain = forwarded_property("_inv", "domain")
+    bijective = forwarded_property("_inv", "bijective")
+    sign = forwarded_property("_inv", "sign")
+    inv = forwarded_property("_inv", doc="The transform this inverts.")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, _InverseTransform) and self._inv == other._inv
@@ -254,18 +256,10 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
+class ExpTransform(_Increasing):
     """y = exp(x)."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = 1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -317,18 +311,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Increasing):
     """y = 1 / (1 + exp(-x))."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = 1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         from .. import dtypes as _dt
@@ -345,18 +331,10 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Increasing):
     """y = tanh(x)."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = 1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -369,16 +347,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Stateless):
     """y = |x| (not bijective)."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -457,17 +430,12 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_Stateless):
     """x -> softmax over the last dim (not bijective: a simplex loses one degree of
     freedom)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         logprobs = x

@@ -13,8 +13,8 @@ from ..ops import aten
 from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 from . import constraints
-from .transforms import Transform
-from .utils import sum_rightmost
+from .transforms import Transform, _Increasing, _Stateless
+from .utils import forwarded_property, sum_rightmost
 
 __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
@@ -22,22 +22,10 @@ __all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
            "CorrCholeskyTransform", "vec_to_tril_matrix", "tril_matrix_to_vec"]
 
 
-class _Stateless(Transform):
-    """A transform without parameters: all instances are equal."""
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self)
-
-    __hash__ = object.__hash__
-
-
-class SoftplusTransform(_Stateless):
+class SoftplusTransform(_Increasing):
     """y = log(1 + exp(x))."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return F.softplus(x)
@@ -47,6 +35,15 @@ class SoftplusTransform(_Stateless):
 
     def log_abs_det_jacobian(self, x, y):
         return -F.softplus(-x)
+
+
+def _replace_suffix(shape, old: tuple, new: tuple) -> tuple:
+    """`shape` with its trailing `old` dims replaced by `new`; ValueError when it does not end
+    in `old`."""
+    cut = len(shape) - len(old)
+    if cut < 0 or tuple(shape[cut:]) != old:
+        raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {old}")
+    return tuple(shape[:cut]) + new
 
 
 class ReshapeTransform(Transform):
@@ -91,20 +88,12 @@ class ReshapeTransform(Transform):
     def forward_shape(self, shape):
         """`shape` with its trailing `in_shape` replaced by `out_shape`; raises ValueError when it
         does not end in `in_shape`."""
-        cut = len(shape) - len(self.in_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.in_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
-                             f"{self.in_shape}")
-        return tuple(shape[:cut]) + self.out_shape
+        return _replace_suffix(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape):
         """`shape` with its trailing `out_shape` replaced by `in_shape`; raises ValueError when it
         does not end in `out_shape`."""
-        cut = len(shape) - len(self.out_shape)
-        if cut < 0 or tuple(shape[cut:]) != self.out_shape:
-            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got "
-                             f"{self.out_shape}")
-        return tuple(shape[:cut]) + self.in_shape
+        return _replace_suffix(shape, self.out_shape, self.in_shape)
 
 
 class IndependentTransform(Transform):
@@ -136,13 +125,8 @@ class IndependentTransform(Transform):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
+    bijective = forwarded_property("base_transform", "bijective")
+    sign = forwarded_property("base_transform", "sign")
 
     def _call(self, x):
         return self.base_transform(x)

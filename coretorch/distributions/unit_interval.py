@@ -10,12 +10,12 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from ._binary import BinaryParams, expand_probs_or_logits, set_probs_or_logits
+from ._binary import BinaryParams, set_probs_or_logits
 from .distribution import ExponentialFamily
 from .normal import Normal
 from .transformed import TransformedDistribution
 from .transforms_more import StickBreakingTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
+from .utils import broadcast_all, clamp_probs, forwarded_property, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli", "LogisticNormal"]
 
@@ -29,6 +29,7 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
     support = constraints.unit_interval
     _mean_carrier_measure = 0
     has_rsample = True
+    _copied = ("_lims",)
 
     def __init__(self, probs=None, logits=None, lims: tuple = (0.499, 0.501),
                  validate_args: bool | None = None) -> None:
@@ -43,13 +44,6 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
             self._param = self.probs
         self._lims = lims
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
-        new._lims = self._lims
-        batch_shape = Size(tuple(batch_shape))
-        expand_probs_or_logits(self, new, batch_shape)
-        return self._expanded(new, batch_shape)
 
     @lazy_property
     def probs(self) -> Tensor:
@@ -134,7 +128,6 @@ class LogisticNormal(TransformedDistribution):
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, loc: Tensor | float, scale: Tensor | float,
                  validate_args: bool | None = None) -> None:
@@ -143,17 +136,9 @@ class LogisticNormal(TransformedDistribution):
             base = base.expand((1,))
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+    _expanded_attrs = ()
 
-    @property
-    def loc(self) -> Tensor:
-        """Mean of the underlying Normal."""
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self) -> Tensor:
-        """Standard deviation of the underlying Normal."""
-        return self.base_dist.base_dist.scale
+    loc = forwarded_property("base_dist.base_dist", "loc", "Mean of the underlying Normal.")
+    scale = forwarded_property("base_dist.base_dist", "scale",
+                               "Standard deviation of the underlying Normal.")
 

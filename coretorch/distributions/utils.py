@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 from functools import update_wrapper
+from operator import attrgetter
 from typing import Any, Callable
 
 from .. import dtypes as _dt
@@ -116,3 +117,11 @@ class lazy_property:  # noqa: N801 - PyTorch's name
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def forwarded_property(owner: str, name: str = "", doc: str | None = None) -> property:
+    """A read-only property giving attribute `name` of the object at dotted path `owner`
+    (e.g. ``"base_dist"``), or that object itself when `name` is empty: the one home for
+    wrappers that show their inner distribution's (or transform's) attributes."""
+    path = f"{owner}.{name}" if name else owner
+    return property(attrgetter(path), doc=doc or f"``self.{path}``.")

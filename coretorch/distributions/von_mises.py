@@ -12,8 +12,7 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import Distribution, LocationMoments, expand_params
-from .utils import broadcast_all
+from .distribution import Distribution, LocationMoments, TwoParams
 
 __all__ = ["VonMises"]
 
@@ -22,21 +21,13 @@ def _log_i0(x: Tensor) -> Tensor:
     return special.i0e(x).log() + x
 
 
-class VonMises(LocationMoments, Distribution):
+class VonMises(LocationMoments, TwoParams, Distribution):
     """Angles (radians, any real read modulo 2π) with density exp(κ cos(x - loc)) / (2π
     I₀(κ)), κ = `concentration`."""
 
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False
-
-    def __init__(self, loc: Tensor | float, concentration: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.concentration = broadcast_all(loc, concentration)
-        super().__init__(self.loc.shape, Size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return expand_params(self, VonMises, ("loc", "concentration"), batch_shape, _instance)
 
     @property
     def variance(self) -> Tensor:
