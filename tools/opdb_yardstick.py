@@ -459,7 +459,6 @@ class Runner:
         return (why is None), why
 
     def _value(self, op, eq, sample, dtype, values):
-        torch = self.torch
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:

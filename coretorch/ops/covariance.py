@@ -3,7 +3,7 @@ sqrt, gradients through them, with numpy's frequency and analytic weights), and 
 from __future__ import annotations
 
 from ..tensor.impl import TensorImpl, shape_numel
-from .declare import IMPLICIT, declare, op_named as _op
+from .declare import IMPLICIT, declare
 from .meta_rules import float_result
 
 _T = TensorImpl

@@ -204,15 +204,16 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     """The kernel of a composite: its meta rule checks the arguments first (so it refuses bad
     input with its own name on every backend, not the name of an op it calls), then `impl`
     runs; an ``out=`` tensor receives a copy of the result."""
-    if d.inplace_only and not d.aliased_writes:  # ``name_`` declared as such: it writes self
-        def checked(self, *rest, **kw):
-            _check_written(self)  # one tensor, or the list of a _foreach_*_ op
-            return inner(self, *rest, **kw)
-        inner = _composite_run(d, impl)
-        checked.__name__ = impl.__name__
-        checked.__wrapped__ = impl
-        return checked
-    return _composite_run(d, impl)
+    run = _composite_run(d, impl)
+    if not d.inplace_only or d.aliased_writes:
+        return run
+
+    def checked(self, *rest, **kw):  # ``name_`` declared as such: it writes self
+        _check_written(self)  # one tensor, or the list of a _foreach_*_ op
+        return run(self, *rest, **kw)
+    checked.__name__ = impl.__name__
+    checked.__wrapped__ = impl
+    return checked
 
 
 def _composite_run(d: OpDecl, impl: Callable) -> Callable:

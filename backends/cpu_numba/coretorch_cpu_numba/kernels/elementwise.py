@@ -14,7 +14,7 @@ from coretorch.backend_kit import pointwise as kit
 from coretorch.backend_kit.array_kit import opmath
 from coretorch.tensor.impl import TensorImpl
 
-from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN, write
+from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN
 from ..registry import kernel
 
 _T = TensorImpl
