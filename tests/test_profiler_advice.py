@@ -74,7 +74,7 @@ def test_threads_oversubscribed():
 
 
 def test_slow_kernel():
-    a, b = ct.randn(2048, 2), ct.randn(2, 2048)  # an outer product: all memory, few FLOPs
+    a, b = ct.randn(2048, 1), ct.randn(1, 2048)  # an outer product: all memory, few FLOPs
     hint = _rules(_steps(lambda: a @ b, with_flops=True))["slow-kernel"]
     assert hint.title.startswith("aten::mm")
     achieved = float(hint.evidence["achieved"].split()[0])

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["snapshot", "complete", "peak_gflops"]
 
-_peak: dict[str, float] = {}
+_peak: dict[tuple[int, int], float] = {}
 
 
 def _cores() -> int:
@@ -67,8 +67,10 @@ def blas_pools() -> list[dict[str, Any]]:
 
 def peak_gflops(n: int = 512) -> float:
     """The GFLOP/s of a float32 n x n matmul through numpy's BLAS on this machine, best of five
-    (measured once per process): the rate an op's achieved FLOPs are compared with."""
-    if n not in _peak:
+    (measured once per process and BLAS thread count, since a temporary thread limit changes
+    it): the rate an op's achieved FLOPs are compared with."""
+    key = (n, max((p["threads"] or 0 for p in blas_pools()), default=0))
+    if key not in _peak:
         import numpy as np
         a = np.ones((n, n), np.float32)
         a @ a
@@ -77,5 +79,5 @@ def peak_gflops(n: int = 512) -> float:
             t = time.perf_counter()
             a @ a
             best = min(best, time.perf_counter() - t)
-        _peak[n] = 2 * n ** 3 / best / 1e9
-    return _peak[n]
+        _peak[key] = 2 * n ** 3 / best / 1e9
+    return _peak[key]
