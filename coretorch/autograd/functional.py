@@ -160,19 +160,14 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
         out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function",
                                     "jacobian")
         table = []
-        for i, out in enumerate(outs):
+        for out in outs:
             flat = out.reshape(-1)
             rows: list[list] = [[] for _ in xs]
             for k in range(flat.numel()):
-                g = _vjp_pass((flat[k],), xs, None, create_graph, retain_graph=True)
-                for j, (gj, x) in enumerate(zip(g, xs)):
-                    if gj is None:
-                        if strict:
-                            raise RuntimeError(f"jacobian: output {i} of the user-provided "
-                                               f"function is independent of input {j}. This "
-                                               f"is not allowed in strict mode.")
-                        gj = x.new_zeros(x.shape)
-                    rows[j].append(gj if create_graph else gj.detach())
+                g = _filled(_vjp_pass((flat[k],), xs, None, create_graph, retain_graph=True),
+                            xs, strict, "jacobian", create_graph)
+                for j, gj in enumerate(g):
+                    rows[j].append(gj)
             table.append(tuple(
                 (_stack(r) if r else x.new_zeros((0,) + tuple(x.shape))).reshape(
                     tuple(out.shape) + tuple(x.shape)) for r, x in zip(rows, xs)))
