@@ -176,3 +176,4 @@ def is_same_size(input: Tensor, other: Tensor) -> "bool":
 def is_signed(input: Tensor) -> "bool":
     """Whether `input`'s dtype holds negative values."""
     return input.is_signed()
+from .parallelism import get_num_threads, set_num_threads  # noqa: E402,F401
