@@ -177,3 +177,4 @@ def is_signed(input: Tensor) -> "bool":
     """Whether `input`'s dtype holds negative values."""
     return input.is_signed()
 from .parallelism import get_num_threads, set_num_threads  # noqa: E402,F401
+from .tensor.printing import set_printoptions  # noqa: E402,F401
