@@ -138,8 +138,10 @@ globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy c
 # PyTorch's other spellings: op aliases (clip, arccos_, ...) and the layer functions it also
 # offers at the top level (conv3d, layer_norm, batch_norm with ATen's argument order, ...)
 from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
+from .ops.inplace_views import bind_inplace_views as _bind_inplace_views  # noqa: E402
 from . import nn_forms as _nn_forms  # noqa: E402
 
+_bind_inplace_views(Tensor)  # first: the aliases of these (swapaxes_) are bound to them
 _bind_aliases(__import__("sys").modules[__name__], Tensor, frozenset(_INPLACE_FUNCTIONS))
 for _name in _nn_forms.SAME_AS_FUNCTIONAL:
     globals().setdefault(_name, getattr(nn.functional, _name))
