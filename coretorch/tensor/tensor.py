@@ -479,6 +479,41 @@ class Tensor(TensorImpl):
                                     "ambiguous")
         return bool(self.item())
 
+    def fill_diagonal_(self, fill_value, wrap: bool = False) -> "Tensor":
+        """Fill the main diagonal with `fill_value`, in place (2-D, or n-D with equal sizes).
+        With `wrap`, a tall matrix's diagonal starts again below each square block (N + 1 rows
+        further), as numpy's ``fill_diagonal(wrap=True)``.
+
+        Raises:
+            RuntimeError: fewer than 2 dims, or an n-D tensor whose sizes differ.
+        """
+        shape = self._shape
+        if len(shape) < 2:
+            raise RuntimeError(f"fill_diagonal_(): dimensions must larger than 1, got "
+                               f"{len(shape)}")
+        if len(shape) > 2 and len(set(shape)) != 1:
+            raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal "
+                               f"length, got {list(shape)}")
+        n = min(shape)
+        step = sum(self._stride)
+        if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+            # the next diagonal starts one row below the end of the previous square block
+            blocks = [(b * (shape[1] + 1), min(shape[1], shape[0] - b * (shape[1] + 1)))
+                      for b in range(0, -(-shape[0] // (shape[1] + 1)))]
+            for row, length in blocks:
+                self[row:row + length].as_strided((length,), (step,)).fill_(fill_value)
+            return self
+        self.as_strided((n,), (step,)).fill_(fill_value)
+        return self
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None,
+                          requires_grad: bool = False) -> "Tensor":
+        """An uninitialized tensor of `size` and `stride`, with this tensor's dtype and device
+        by default."""
+        t = _late.api.empty_strided(size, stride, dtype=dtype or self._dtype,
+                                    device=device or self._device)
+        return t.requires_grad_() if requires_grad else t
+
     def new(self, *args, **kwargs) -> "Tensor":
         """PyTorch's legacy ``t.new(2, 3)`` / ``t.new(data)``: a tensor of this dtype and
         device."""
