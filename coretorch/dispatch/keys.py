@@ -98,6 +98,7 @@ class DispatchKeySet:
     """An immutable set of dispatch keys, ordered by priority (highest first when iterated)."""
 
     __slots__ = ("bits",)
+    bits: int
 
     def __init__(self, keys: "Iterable[DispatchKey] | DispatchKey | int" = ()):
         if isinstance(keys, int):

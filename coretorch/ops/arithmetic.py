@@ -8,6 +8,7 @@ meta rule.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
@@ -146,7 +147,7 @@ def _true_divide(self, other):
 
 
 def _declare_all() -> None:
-    bi = dict(family="binary", flops=flops_pointwise)
+    bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise)
     declare("gcd(Tensor self, Tensor other) -> Tensor", typed_binary_meta("gcd", "int"), impl=_gcd,
             inplace=True, **VALUES_ONLY, **bi)
     declare("lcm(Tensor self, Tensor other) -> Tensor", typed_binary_meta("lcm", "int"), impl=_lcm,

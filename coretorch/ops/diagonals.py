@@ -4,6 +4,7 @@ pairs of the last two dims, so gradients come from index_put's own."""
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import wrap_dim
@@ -136,7 +137,7 @@ def _tri_pairs(row: int, col: int, offset: int, lower: bool) -> tuple:
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="shape", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
     declare("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
             _meta_diag_embed, impl=_diag_embed, **comp)
     declare("diagflat(Tensor self, int offset=0) -> Tensor", _meta_diagflat, impl=_diagflat,

@@ -10,6 +10,8 @@ their list, as PyTorch's Python functions do (their schemas return nothing).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, _check_inplace_spec, declare
 
@@ -219,9 +221,9 @@ def _foreach_neg(self):
 
 
 def _declare_all() -> None:
-    fe = dict(family="foreach", method=False, out=False)
+    fe: dict[str, Any] = dict(family="foreach", method=False, out=False)
     # in-place forms return nothing and are not differentiated (PyTorch's refuse autograd too)
-    ip = dict(fe, differentiable=False)
+    ip: dict[str, Any] = dict(fe, differentiable=False)
     declare("_foreach_add(Tensor[] self, Any other, *, Scalar alpha=1) -> Tensor[]",
             _meta_add, impl=_foreach_add, **fe)
     declare("_foreach_add_(Tensor(a!)[] self, Any other, *, Scalar alpha=1) -> ()",

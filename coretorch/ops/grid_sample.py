@@ -12,6 +12,7 @@ the weights, as in PyTorch (nearest gives the grid none).
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -215,7 +216,7 @@ def _affine_grid(theta, size, align_corners):
 
 
 def _declare_all() -> None:
-    fn = dict(family="nn", method=False, out=False)
+    fn: dict[str, Any] = dict(family="nn", method=False, out=False)
     declare("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
             "bool align_corners) -> Tensor", _meta_grid_sampler, impl=_grid_sampler, **fn)
     declare("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor",

@@ -8,6 +8,8 @@ host); only the finiteness check reads values. bincount's length depends on the 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
@@ -170,7 +172,7 @@ def _bincount(self, weights, minlength):
 
 
 def _declare_all() -> None:
-    count = dict(family="reduction", method=True, **VALUES_ONLY)
+    count: dict[str, Any] = dict(family="reduction", method=True, **VALUES_ONLY)
     declare("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", _meta_histc,
             impl=_histc, **count)
     declare("histogram(Tensor self, Any bins=100, *, float[]? range=None, Tensor? weight=None, "

@@ -15,6 +15,7 @@ backend kit has one: cross-entropy runs them every training step) serves autogra
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..device import get_device_type
@@ -471,7 +472,7 @@ def _index_put_inplace(self, indices, values, accumulate):
 
 
 def _declare_all() -> None:
-    ix = dict(family="indexing")
+    ix: dict[str, Any] = dict(family="indexing")
     declare("_index(Tensor self, Tensor?[] indices) -> Tensor", _meta_index,
             derivative=_d_index, saves=(),
             doc="Advanced indexing ``input[indices]`` with index tensors (None keeps a dim): "
@@ -483,7 +484,7 @@ def _declare_all() -> None:
     declare("_nonzero(Tensor self) -> Tensor", differentiable=False,
             doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
                 "order: the primitive behind nonzero.", **ix)
-    exp = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
+    exp: dict[str, Any] = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
     declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src, *, "
             "str? reduce=None) -> Tensor",
             _meta_scatter, impl=_scatter, derivative=_d_scatter, **exp)
@@ -493,7 +494,7 @@ def _declare_all() -> None:
     declare("index_add(Tensor self, Dim dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
             "Tensor", _meta_index_add, impl=_index_add, derivative=_d_index_add,
             flops=_flops_source, **exp)
-    comp = dict(kind=IMPLICIT, **ix)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, **ix)
     declare("index_select(Tensor self, Dim dim, Tensor index) -> Tensor", _meta_index_select,
             impl=_index_select, **comp)
     declare("gather(Tensor self, Dim dim, Tensor index, *, bool sparse_grad=False) -> Tensor",

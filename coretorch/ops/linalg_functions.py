@@ -5,6 +5,7 @@ vecdot, linalg.diagonal, householder_product, tensorinv and tensorsolve."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from .declare import declare
@@ -14,7 +15,7 @@ from .meta_rules import broadcast_shapes, common_device, promote
 
 __all__ = ["chain_order_product"]
 
-_L = dict(family="linalg", method=False, function=False)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 def _spec(t, shape=None, dtype=None):

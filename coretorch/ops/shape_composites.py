@@ -7,6 +7,8 @@ Each is differentiated through the ops it calls, so every backend has them with 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..dispatch.arguments import to_int, to_int_list
 from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
@@ -391,7 +393,7 @@ def _unsafe_chunk(self, chunks, dim, sections):
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="shape", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
     declare("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", _meta_broadcast_to,
             impl=_broadcast_to, **comp)
     declare("broadcast_tensors(Tensor[] tensors) -> Tensor[]", _meta_broadcast_tensors,

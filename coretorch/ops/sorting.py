@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl, shape_numel
@@ -307,7 +308,7 @@ def _quantile_impl(op: str):
 
 
 def _declare_all() -> None:
-    red = dict(family="reduction", flops=flops_reduction)
+    red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     declare("sort(Tensor self, Dim dim=-1, bool descending=False, *, bool? stable=False) -> "
             "(Tensor values, Tensor indices)", _meta_sort, derivative=_d_sort, saves=(),
             save_result=True,

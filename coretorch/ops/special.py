@@ -12,6 +12,7 @@ The ``torch.special`` namespace is `coretorch.special`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
@@ -25,7 +26,7 @@ __all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typ
 
 _T = TensorImpl
 # outputs that never require grad, as PyTorch's (differentiated as one op that has no derivative)
-VALUES_ONLY = dict(kind="composite_explicit", differentiable=False)
+VALUES_ONLY: dict[str, Any] = dict(kind="composite_explicit", differentiable=False)
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _LOG_PI = math.log(math.pi)
 
@@ -348,7 +349,7 @@ def _polynomial(name: str):
 # ---- declarations -----------------------------------------------------------------------------
 
 def _declare_all() -> None:
-    prim = dict(differentiable=False, flops=flops_pointwise, method=False)
+    prim: dict[str, Any] = dict(differentiable=False, flops=flops_pointwise, method=False)
     declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
             family="unary",
             doc="The scipy.special-style function `name` of each element of `input` (the "
@@ -358,7 +359,7 @@ def _declare_all() -> None:
             doc="The two-argument special function `name` of `input` and `other`, broadcast "
                 "(the primitive behind gcd, nextafter, zeta, ...).", **prim)
 
-    un = dict(family="unary", flops=flops_pointwise)
+    un: dict[str, Any] = dict(family="unary", flops=flops_pointwise)
     declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
             derivative=_d_lgamma, saves=("self",), inplace=True, **un)
     declare("digamma(Tensor self) -> Tensor", _float_meta("digamma"), impl=_digamma,
@@ -374,7 +375,7 @@ def _declare_all() -> None:
     declare("logit(Tensor self, float? eps=None) -> Tensor", _meta_logit, impl=_logit,
             derivative=_d_logit, saves=("self",), inplace=True, **un)
 
-    sp = dict(method=False, function=False, **un)
+    sp: dict[str, Any] = dict(method=False, function=False, **un)
     with_result = dict(saves=("self",), save_result=True)
     for name, fn, deriv, saves in (
             ("special_i0e", "i0e", _d_i0e, with_result),
@@ -402,7 +403,7 @@ def _declare_all() -> None:
     declare("special_entr(Tensor self) -> Tensor", _float_meta("special_entr"), impl=_entr,
             derivative=_d_entr, saves=("self",), **sp)
 
-    bi = dict(family="binary", flops=flops_pointwise, method=False, function=False)
+    bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise, method=False, function=False)
     declare("special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             binary_meta("special_xlog1py", "float"),
             impl=_xlog1py, derivative=_d_xlog1py, **bi)

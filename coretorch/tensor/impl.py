@@ -3,9 +3,13 @@ set, version counter, autograd metadata). `Tensor` adds the user-facing methods 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .storage import Storage
+
+if TYPE_CHECKING:
+    from ..device import device
+    from ..dtypes import dtype
 
 __all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
            "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry", "new_autograd_meta"]
@@ -55,6 +59,18 @@ class TensorImpl:
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_keys", "_vc",
                  "_autograd", "_base", "_cache", "__weakref__", "__dict__")
+    # the slots' types, for the type checker (annotations only: no class attributes are made)
+    _storage: Storage
+    _shape: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    _dtype: dtype
+    _device: device
+    _keys: int
+    _vc: list[int]
+    _autograd: AutogradMeta | None
+    _base: Any
+    _cache: Any
 
     @property
     def _version(self) -> int:

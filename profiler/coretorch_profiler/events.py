@@ -237,7 +237,7 @@ class EventList(list):
         self._total_self_cpu = total_self_cpu
 
     def _like(self, events, **overrides) -> "EventList":
-        kw = dict(profile_memory=self.profile_memory, with_flops=self.with_flops,
+        kw: dict[str, Any] = dict(profile_memory=self.profile_memory, with_flops=self.with_flops,
                   memory_devices=self.memory_devices, has_device_time=self.has_device_time,
                   has_kernel_time=self.has_kernel_time)
         kw.update(overrides)
