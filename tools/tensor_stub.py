@@ -158,7 +158,7 @@ def stub_text() -> str:
     parts = [HEADER]
     for name in sorted(vars(Tensor)):
         member = vars(Tensor)[name]
-        if name in own or (name in vars(object) and name not in _RICH_COMPARISONS):
+        if name in own:
             continue
         op = entries.get(member)
         if op is not None:

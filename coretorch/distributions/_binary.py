@@ -31,6 +31,9 @@ class BinaryParams:
     carries over the attributes named in `_copied` unchanged and expands those in `_batched`
     with probs/logits."""
 
+    # the given parameter (probs or logits), set by set_probs_or_logits
+    _param: Tensor
+
     _copied: tuple = ()
     _batched: tuple = ()
 

@@ -76,7 +76,7 @@ class OpDecl:
                  "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl",
                  "aliased_writes")
 
-    def __init__(self, name: str, schema: FunctionSchema | None, meta, kind: str, family: str,
+    def __init__(self, name: str, schema: FunctionSchema, meta, kind: str, family: str,
                  method: bool, function: bool, out: bool, differentiable: bool,
                  inplace_only: bool, doc: str):
         self.name, self.schema, self.meta, self.kind, self.family = name, schema, meta, kind, family
@@ -91,7 +91,7 @@ class OpDecl:
         self.precomputed: tuple = ()
         self.impl: Callable | None = None
         self.aliased_writes = False
-        self.op: Operator | None = None
+        self.op: Operator = None  # type: ignore[assignment]  # declare() sets it right after
         self.inplace_op: Operator | None = None
 
     @property

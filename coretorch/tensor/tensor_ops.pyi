@@ -30,6 +30,12 @@ class TensorOps:
     def __floordiv__(self, other: Tensor | Number) -> Tensor:
         """self / other rounded down."""
         ...
+    def __ge__(self, other: Tensor | Number) -> Tensor:
+        """other <= self."""
+        ...
+    def __gt__(self, other: Tensor | Number) -> Tensor:
+        """other < self."""
+        ...
     def __iadd__(self, other: Tensor | Number) -> Tensor:
         """In-place form of `add`: the result is written into `self`.
         
@@ -81,8 +87,14 @@ class TensorOps:
         
         The bitwise XOR (logical for bool) of integer or bool `input` and `other`, elementwise."""
         ...
+    def __le__(self, other: Tensor | Number) -> Tensor:
+        """input <= other, elementwise and broadcast, as a bool tensor."""
+        ...
     def __lshift__(self, other: Tensor | Number) -> Tensor:
         """The left shift input << other of integer or bool `input` and `other`, elementwise."""
+        ...
+    def __lt__(self, other: Tensor | Number) -> Tensor:
+        """input < other, elementwise and broadcast, as a bool tensor."""
         ...
     def __matmul__(a: Any, b: Any) -> Any: ...
     def __mod__(self, other: Tensor | Number) -> Tensor:
