@@ -43,6 +43,9 @@ class device:
     """
 
     __slots__ = ("type", "index", "_str", "__weakref__")
+    type: str
+    index: int | None
+    _str: str
     _interned: dict = {}
 
     def __new__(cls, type: "str | device", index: int | None = None):  # noqa: A002

@@ -21,6 +21,8 @@ class AsStridedViewBackward(Node):
     """History of a view regenerated from its base (the base's data changed in place)."""
 
     __slots__ = ("base_geom", "view_geom")
+    base_geom: tuple  # (shape, stride, offset)
+    view_geom: tuple
     _name = "AsStridedBackward0"
 
     def apply(self, grads: list) -> list:
@@ -50,6 +52,9 @@ class CopySlices(Node):
     """The base's history after an in-place op `fn` on one of its views."""
 
     __slots__ = ("fn", "base_geom", "view_geom")
+    fn: Node
+    base_geom: tuple  # (shape, stride, offset)
+    view_geom: tuple
     _name = "CopySlices"
 
     def apply(self, grads: list) -> list:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .storage import Storage
 
 if TYPE_CHECKING:
+    from ..autograd.node import AccumulateGrad, Node
     from ..device import device
     from ..dtypes import dtype
 
@@ -23,6 +24,9 @@ class AutogradMeta:
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
                  "post_accumulate_grad_hooks", "grad_accumulator", "name")
+    grad: Any  # a Tensor or None
+    grad_fn: Node | None
+    grad_accumulator: AccumulateGrad | None
 
     def __init__(self, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
         self.requires_grad = requires_grad

@@ -11,7 +11,7 @@ checkers and editors see.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 from .. import dtypes as _dt
 from .. import memory_formats as _mf
@@ -225,7 +225,7 @@ class Tensor(TensorImpl, TensorOps):
         """Every dim of a dense tensor is dense."""
         return len(self._shape)
 
-    def _sparse_only(self, op: str):
+    def _sparse_only(self, op: str) -> NoReturn:
         raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got Strided "
                            f"(call .to_sparse() first)")
 

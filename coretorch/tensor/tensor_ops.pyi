@@ -381,7 +381,7 @@ class TensorOps:
     def bmm(self, mat2: Tensor, *, out: Tensor | None = ...) -> Tensor:
         """The batched matrix product of (b, n, k) `input` and (b, k, m) `mat2`."""
         ...
-    def broadcast_to(self, *size: int | Sequence[int]) -> Tensor:
+    def broadcast_to(self, *size: _int | Sequence[_int]) -> Tensor:
         """`self` expanded (a view) to `size`; -1 keeps a dimension's size."""
         ...
     def ceil(self, *, out: Tensor | None = ...) -> Tensor:
@@ -473,7 +473,7 @@ class TensorOps:
         
         The hyperbolic cosine of each element of `input`."""
         ...
-    def count_nonzero(self, *dim: int | Sequence[int], out: Tensor | None = ...) -> Tensor:
+    def count_nonzero(self, *dim: _int | Sequence[_int], out: Tensor | None = ...) -> Tensor:
         """How many elements over `dim` are not zero."""
         ...
     def cov(self, *, correction: _int = ..., fweights: Tensor | None = ..., aweights: Tensor | None = ...) -> Tensor:
@@ -626,7 +626,7 @@ class TensorOps:
         
         The exponential of `input`, e ** x, elementwise."""
         ...
-    def expand(self, *size: int | Sequence[int], implicit: _bool = ...) -> Tensor:
+    def expand(self, *size: _int | Sequence[_int], implicit: _bool = ...) -> Tensor:
         """A view of `input` broadcast to `size` (-1 keeps a size) without copying: expanded dimensions have stride 0."""
         ...
     def expand_as(self, other: Tensor) -> Tensor:
@@ -649,7 +649,7 @@ class TensorOps:
     def flatten(self, start_dim: _int = ..., end_dim: _int = ...) -> Tensor:
         """Merge dims start_dim..end_dim into one (a view when possible)."""
         ...
-    def flip(self, *dims: int | Sequence[int], out: Tensor | None = ...) -> Tensor:
+    def flip(self, *dims: _int | Sequence[_int], out: Tensor | None = ...) -> Tensor:
         """`self` reversed along `dims`: one `_index` call whose index tensors cover the dims from
         the first to the last flipped one (reversed ranges where flipped, ranges elsewhere)."""
         ...
@@ -1257,7 +1257,7 @@ class TensorOps:
     def outer(self, vec2: Tensor) -> Tensor:
         """Outer product of two 1-D tensors (dtypes promote, as in PyTorch)."""
         ...
-    def permute(self, *dims: int | Sequence[int]) -> Tensor:
+    def permute(self, *dims: _int | Sequence[_int]) -> Tensor:
         """A view of `input` with its dimensions reordered as `dims`."""
         ...
     def pinverse(self, rcond: _float = ..., *, out: Tensor | None = ...) -> Tensor:
@@ -1356,7 +1356,7 @@ class TensorOps:
         Each slice along `dim` scaled down to p-norm `maxnorm` where its norm exceeds it (by
             maxnorm / (norm + 1e-7), as PyTorch)."""
         ...
-    def repeat(self, *repeats: int | Sequence[int]) -> Tensor:
+    def repeat(self, *repeats: _int | Sequence[_int]) -> Tensor:
         """Tile the data `repeats[i]` times along each dim (leading new dims allowed)."""
         ...
     def repeat_interleave(self, repeats: Any = ..., dim: _int | None = ..., *, output_size: _int | None = ...) -> Tensor:
@@ -1364,7 +1364,7 @@ class TensorOps:
         `repeats` times in place; `repeats` is an int or one count per element. With only a
         tensor of counts, the indices 0..n-1 each repeated its count."""
         ...
-    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+    def reshape(self, *shape: _int | Sequence[_int]) -> Tensor:
         """`view` when the strides allow it, else a contiguous copy of the data with that shape."""
         ...
     def reshape_as(self, other: Tensor) -> Tensor:
@@ -1536,7 +1536,7 @@ class TensorOps:
         
         self * self (bool squares to int64, as in PyTorch)."""
         ...
-    def squeeze(self, *dim: int | Sequence[int]) -> Tensor:
+    def squeeze(self, *dim: _int | Sequence[_int]) -> Tensor:
         """A view of `input` without its size-1 dimensions (only those in `dim` when given)."""
         ...
     def std(input: Any, dim: Any = ..., *args: Any, **kwargs: Any) -> Any:
@@ -1553,7 +1553,7 @@ class TensorOps:
     def sum(self, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, dtype: _dtype | None = ..., out: Tensor | None = ...) -> Tensor:
         """The sum of the elements of `input` over `dim` (all when None), in `dtype` (int64 for integer and bool inputs by default)."""
         ...
-    def sum_to_size(self, *size: int | Sequence[int]) -> Tensor:
+    def sum_to_size(self, *size: _int | Sequence[_int]) -> Tensor:
         """`self` summed down to `size`, a shape it broadcasts from (the leading dims and the
         dims where `size` is 1 are summed)."""
         ...
@@ -1593,7 +1593,7 @@ class TensorOps:
         element longer) or at the given indices (``tensor_split(x, [1, 4])``: x[:1], x[1:4],
         x[4:])."""
         ...
-    def tile(self, *dims: int | Sequence[int]) -> Tensor:
+    def tile(self, *dims: _int | Sequence[_int]) -> Tensor:
         """`repeat` with `dims` padded with leading 1s to the tensor's number of dims."""
         ...
     def topk(self, k: _int, dim: _int = ..., largest: _bool = ..., sorted: _bool = ..., *, out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
@@ -1677,7 +1677,7 @@ class TensorOps:
     def vdot(self, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
         """The dot product of two 1-D tensors (real dtypes: ``dot``)."""
         ...
-    def view(self, *size: int | Sequence[int]) -> Tensor:
+    def view(self, *size: _int | Sequence[_int]) -> Tensor:
         """A view of `input` with shape `size` (one entry may be -1); the strides must allow it (else use reshape)."""
         ...
     def view_as(self, other: Tensor) -> Tensor:
