@@ -262,7 +262,7 @@ class OpNode(Node):
     def next_functions(self) -> tuple:
         args = self.args
         if args is None:
-            return Node.next_functions.fget(self)
+            return super().next_functions
         out, k, edges = [], 0, self._edges
         for a in args:
             if (a.__class__ is list or a.__class__ is tuple) and any(
@@ -285,9 +285,10 @@ class OpNode(Node):
         Raises:
             RuntimeError: when the graph was already freed by a backward pass.
         """
-        if self._freed:
+        args = self.args
+        if self._freed or args is None:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(a for a in self.args if isinstance(a, TensorImpl))
+        return tuple(a for a in args if isinstance(a, TensorImpl))
 
 
 def _saved_argument(i: int, name: str) -> property:
@@ -390,6 +391,7 @@ def version_error(t: TensorImpl, expected: int, src: Node | None = None,
 def check_versions(node: OpNode) -> None:
     """Raise PyTorch's error if a tensor saved for `node` was modified in place since."""
     args = node.args
+    assert args is not None, "check_versions: the node was not released"
     for i, v in node._versions or ():
         a = args[i]
         if a.__class__ is list or a.__class__ is tuple:

@@ -34,7 +34,7 @@ def _geom(t: TensorImpl) -> tuple:
     return (t._shape, t._stride, t._offset)
 
 
-def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node:
+def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node | None:
     """Give view `t` a fresh grad_fn: a strided view of its base's current history."""
     base = t._base
     bm = base._autograd
