@@ -162,7 +162,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError("You must define either total_steps OR (epochs AND "
                              "steps_per_epoch)")
         if three_phase:
-            self._schedule_phases = [
+            self._schedule_phases: list[dict[str, Any]] = [
                 {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr",
                  "end_lr": "max_lr", "start_momentum": "max_momentum",
                  "end_momentum": "base_momentum"},
