@@ -10,12 +10,13 @@ import numpy as np
 
 from coretorch import dtypes as _dt
 from coretorch.tensor.impl import TensorImpl
+from coretorch.tensor.tensor import Tensor
 
 __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
            "compute_dtype",
            "TORCH_DTYPE_NAMES", "unsupported"]
 
-_T = TensorImpl
+_T = Tensor
 _F32 = np.dtype(np.float32)
 _HALF = frozenset({np.dtype(np.float16), _dt.bfloat16.numpy})
 

@@ -11,14 +11,14 @@ import math
 from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .special import VALUES_ONLY, typed_binary_meta
 
 __all__: list[str] = []
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _where(cond, a, b):

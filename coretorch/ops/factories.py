@@ -20,12 +20,12 @@ from ..memory_formats import check_memory_format, memory_format_arg, restride
 from ..dispatch.operator import register_fallback
 from ..layout import layout as _layout, strided as _strided
 from ..random import generator_for
-from ..tensor.impl import TensorImpl, device_key_bits, new_impl
+from ..tensor.impl import device_key_bits, new_impl
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
-_T = TensorImpl
+_T = Tensor
 # the largest finite value of each float dtype narrower than a Python float
 _FLOAT_MAX = {d: dt.finfo(d).max for d in dt.all_dtypes if d.is_floating_point and d.itemsize < 8}
 

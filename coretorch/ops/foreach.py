@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor.impl import TensorImpl
+
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, _check_inplace_spec, declare
 
 __all__ = ["per_tensor"]
 
-_T = TensorImpl
+_T = Tensor
 _NUMBERS = (int, float, bool)
 
 

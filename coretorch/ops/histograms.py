@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .searching import searchsorted_positions
 from .sorting import holds_data
@@ -19,7 +19,7 @@ from .special import VALUES_ONLY
 
 __all__: list[str] = []
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _op(name: str):

@@ -20,11 +20,12 @@ from typing import Any
 from .. import dtypes as dt
 from ..device import get_device_type
 from ..dispatch.keys import DispatchKey
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import shape_numel
+from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device
 
-_T = TensorImpl
+_T = Tensor
 _INDEX_DTYPES = (dt.int32, dt.int64)
 _SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=) as scatter_reduce
 

@@ -14,13 +14,13 @@ import math
 from typing import Any, Callable
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 
 __all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def flops_pointwise(result, *args) -> int:

@@ -11,14 +11,14 @@ import math
 from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 from .pointwise import binary_meta, binary_spec, flops_pointwise
 
 __all__ = ["where"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def where(cond, a, b):

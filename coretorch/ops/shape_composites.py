@@ -11,11 +11,12 @@ from typing import Any
 
 from .. import dtypes as dt
 from ..dispatch.arguments import to_int, to_int_list
-from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
+from ..tensor.impl import shape_numel, wrap_dim
+from ..tensor.tensor import Tensor
 from .declare import IMPLICIT, declare, op_named as _op
 from .meta_rules import broadcast_shapes as _broadcast_shapes
 
-_T = TensorImpl
+_T = Tensor
 
 __all__ = ["broadcast_shapes", "broadcast_tensors", "tensor_varargs", "atleast_1d", "atleast_2d",
            "atleast_3d"]

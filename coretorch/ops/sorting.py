@@ -15,14 +15,15 @@ import math
 from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import shape_numel
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare, return_types
 from .meta_rules import reduced_shape
 from .reductions import flops_reduction
 
 __all__ = ["sorted_along", "holds_data"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _op(name: str):

@@ -15,7 +15,6 @@ import math
 from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import float_result
@@ -24,7 +23,7 @@ from .sorting import holds_data
 
 __all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typed_binary_meta"]
 
-_T = TensorImpl
+_T = Tensor
 # outputs that never require grad, as PyTorch's (differentiated as one op that has no derivative)
 VALUES_ONLY: dict[str, Any] = dict(kind="composite_explicit", differentiable=False)
 _SQRT_2PI = math.sqrt(2 * math.pi)
