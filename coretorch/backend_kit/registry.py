@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - numpy < 2
 def _wrapped(run: Callable, name: str, fn: Callable) -> Callable:
     run.__name__ = getattr(fn, "__name__", name)
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

@@ -238,7 +238,7 @@ def _meta_checked(meta: Callable, fn: Callable) -> Callable:
         meta(*args)
         return fn(*args)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
-    kernel.__wrapped__ = fn
+    kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel
 
 
@@ -252,7 +252,7 @@ def _returns_checked(op: Operator, fn: Callable) -> Callable:
                                f"structured kernels fill `out` and return None)")
         return r
     kernel.__name__ = getattr(fn, "__name__", op.name)
-    kernel.__wrapped__ = fn
+    kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel
 
 

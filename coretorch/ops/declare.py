@@ -212,7 +212,7 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
         _check_written(self)  # one tensor, or the list of a _foreach_*_ op
         return run(self, *rest, **kw)
     checked.__name__ = impl.__name__
-    checked.__wrapped__ = impl
+    checked.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return checked
 
 
@@ -244,7 +244,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
                 return res
             return _copy_to_out(name, out, res)
     run.__name__ = impl.__name__
-    run.__wrapped__ = impl
+    run.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return run
 
 
@@ -497,7 +497,7 @@ def _functional_adapter(d: OpDecl):
                         raise _contract_error(name, kernel, _RETURNED)
                 return returns(*res) if returns is not None else res
         structured.__name__ = f"{name}_{key.name}"
-        structured.out_kernel = kernel
+        structured.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured
     return adapt
 
@@ -543,6 +543,6 @@ def _inplace_adapter(d: OpDecl):
             self._vc[0] += 1
             return self
         structured_.__name__ = f"{name}_{key.name}"
-        structured_.out_kernel = kernel
+        structured_.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured_
     return adapt

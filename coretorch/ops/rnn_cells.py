@@ -76,7 +76,7 @@ def _in_opmath(fn):
             return fn(*tensors)
         return tuple(r.to(dtype) for r in fn(*(t.to(compute) for t in tensors)))
     run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

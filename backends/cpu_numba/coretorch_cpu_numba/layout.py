@@ -110,7 +110,7 @@ def follow_input_layout(fn):
         return fn(out, *args, **kwargs)
     run.__name__ = getattr(fn, "__name__", "kernel")
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

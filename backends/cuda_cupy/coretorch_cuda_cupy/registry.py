@@ -41,7 +41,7 @@ def _guarded(name: str, fn: Callable) -> Callable:
             return fn(*args, **kwargs)
     run.__name__ = getattr(fn, "__name__", name)
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 
