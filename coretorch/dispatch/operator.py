@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 from .entry import make_binder, make_entry
 from .keys import BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet
@@ -50,7 +50,7 @@ class Operator:
         self.schema = parse_schema(schema) if isinstance(schema, str) else schema
         if self.schema.name != self.name:
             raise ValueError(f"operator {qualname}: its schema names {self.schema.name!r}")
-        self.decl = None                       # the op's declaration (set by coretorch.ops)
+        self.decl: Any = None                  # the op's OpDecl (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
         self._cache: dict[int, Callable] = {}
         # set by coretorch.ops for structured ops: turns a backend's out-kernel into a full kernel

@@ -82,7 +82,7 @@ class OpDecl:
         self.name, self.schema, self.meta, self.kind, self.family = name, schema, meta, kind, family
         self.method, self.function, self.out = method, function, out
         self.differentiable, self.inplace_only, self.doc = differentiable, inplace_only, doc
-        self.returns: type | None = None
+        self.returns: Any = None  # the namedtuple class of a multi-output op
         self.derivative: Callable | None = None
         self.saves: tuple | None = None
         self.save_result = False
@@ -170,7 +170,7 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
                              f"arguments of {fs}")
     names = fs.return_names
     if names is not None:
-        d.returns = collections.namedtuple(name, names)
+        d.returns = collections.namedtuple(name, names)  # type: ignore[misc]  # named at run time
         d.returns.__module__ = "coretorch.return_types"
         setattr(return_types, name, d.returns)
     d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
@@ -225,7 +225,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
             except RENAMED_ERRORS as e:
                 reraise_as(e, name)
     elif d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
-        def run(*record, out=None):
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 res = impl(*record, *meta(*record)[1])
             except RENAMED_ERRORS as e:
@@ -234,7 +234,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
                 return res
             return _copy_to_out(name, out, res)
     else:
-        def run(*record, out=None):
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 meta(*record)
                 res = impl(*record)

@@ -69,7 +69,8 @@ def _meta_diag(self, diagonal):
         n = self._shape[0] + abs(diagonal)
         return ((n, n), self._dtype, self._device)
     if len(self._shape) == 2:
-        return ((_diag_len(*self._shape, diagonal),), self._dtype, self._device)
+        n, m = self._shape
+        return ((_diag_len(n, m, diagonal),), self._dtype, self._device)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {len(self._shape)}D")
 
 

@@ -112,7 +112,8 @@ def _gather(flat, positions: list, sizes: tuple):
     (values (N, C, *out), in-range mask (N, 1, *out))."""
     n, c = flat._shape[:2]
     out_shape = positions[0]._shape
-    valid, index = None, None
+    valid: Any = None
+    index: Any = None
     for pos, size in zip(positions, sizes):
         ok = (pos >= 0) & (pos <= size - 1)
         valid = ok if valid is None else valid & ok
@@ -141,7 +142,7 @@ def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     fracs = [c - lo for c, lo in zip(coords, lows)]
     out = None
     for corner in itertools.product((0, 1), repeat=d):
-        weight = None
+        weight: Any = None
         for k, f in zip(corner, fracs):
             w = f if k else 1 - f
             weight = w if weight is None else weight * w

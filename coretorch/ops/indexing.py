@@ -508,6 +508,7 @@ def _declare_all() -> None:
     declare("index(Tensor self, Tensor?[] indices) -> Tensor", impl=_index, method=False, **comp)
     d = declare("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
                 "-> Tensor", impl=_index_put, inplace=True, **comp)
+    assert d.inplace_op is not None  # declared inplace=True
     d.inplace_op.register(DispatchKey.CompositeImplicitAutograd, _index_put_inplace)
     declare("masked_select(Tensor self, Tensor mask) -> Tensor", impl=_masked_select, **comp)
 

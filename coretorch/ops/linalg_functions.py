@@ -201,7 +201,7 @@ def chain_order_product(mats: list):
     O(n^3) dynamic program over split points)."""
     n = len(mats)
     dims = [mats[0]._shape[0]] + [m._shape[1] for m in mats]
-    cost = [[0] * n for _ in range(n)]
+    cost: list[list[float]] = [[0] * n for _ in range(n)]
     split = [[0] * n for _ in range(n)]
     for length in range(1, n):
         for i in range(n - length):

@@ -349,9 +349,9 @@ def _declare_all() -> None:
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "float"),
                 derivative=_unary_derivative(name, fn), saves=("self",) if reads == "self" else (),
                 save_result=reads == "result", doc=_UNARY_DOCS[name], **unary)
-    for name, fn in UNARY_SAME.items():
+    for name, d_fn in UNARY_SAME.items():
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "same"),
-                derivative=_unary_derivative(name, fn), saves=("self",) if fn else (),
+                derivative=_unary_derivative(name, d_fn), saves=("self",) if d_fn else (),
                 doc=_UNARY_DOCS[name], **unary)
     declare("bitwise_not(Tensor self) -> Tensor", _unary_meta("bitwise_not", "int"),
             family="unary", inplace=True, differentiable=False,

@@ -8,7 +8,7 @@ wastefully (clamp's boundaries, fmax's NaN rule, logaddexp's stability, ...).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .. import dtypes as dt
 from ..tensor.tensor import Tensor
@@ -500,6 +500,7 @@ def _declare_all() -> None:
     declare("rsqrt(Tensor self) -> Tensor", _float, impl=_rsqrt, **unary)
     declare("reciprocal(Tensor self) -> Tensor", _float, impl=_reciprocal, **unary)
     pred: dict[str, Any] = dict(family="unary", differentiable=False)
+    fn: Callable[..., Any]
     for name, fn in (("isnan", _isnan), ("isinf", _isinf), ("isposinf", _isposinf),
                      ("isneginf", _isneginf), ("isfinite", _isfinite)):
         declare(f"{name}(Tensor self) -> Tensor", _bool, impl=fn, **pred)

@@ -218,7 +218,7 @@ def _argmin(self, dim, keepdim):
 
 def _result_type(name: str) -> type:
     """``coretorch.return_types.<name>``: the (values, indices) namedtuple of max/min."""
-    cls = collections.namedtuple(name, ("values", "indices"))
+    cls = collections.namedtuple(name, ("values", "indices"))  # type: ignore[misc]  # run-time name
     cls.__module__ = "coretorch.return_types"
     setattr(return_types, name, cls)
     return cls

@@ -7,7 +7,7 @@ Each is differentiated through the ops it calls, so every backend has them with 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from .. import dtypes as dt
 from ..dispatch.arguments import to_int, to_int_list
@@ -22,7 +22,7 @@ __all__ = ["broadcast_shapes", "broadcast_tensors", "tensor_varargs", "atleast_1
            "atleast_3d"]
 
 
-def _spec(self, shape: tuple) -> tuple:
+def _spec(self, shape: Sequence[int]) -> tuple:
     return (tuple(shape), self._dtype, self._device)
 
 
@@ -68,12 +68,12 @@ def _broadcast_to(self, size):
     return self.expand(size)
 
 
-def tensor_varargs(name: str, doc: str):
+def tensor_varargs(name: str, doc: str | None):
     """The public function of an op over a tensor list that PyTorch calls with the tensors as
     separate arguments (``broadcast_tensors(a, b)``; one list or tuple is taken as well)."""
     def fn(*tensors, **kwargs):
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
+            tensors = tuple(tensors[0])
         return _op(name)(list(tensors), **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -445,7 +445,7 @@ def _atleast_public(n: int):
         if len(tensors) == 1 and isinstance(tensors[0], _T):
             return op(tensors[0])
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
+            tensors = tuple(tensors[0])
         return tuple(op(t) for t in tensors)
     fn.__name__ = fn.__qualname__ = f"atleast_{n}d"
     fn.__doc__ = op.__doc__

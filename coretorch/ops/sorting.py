@@ -147,7 +147,7 @@ def _kthvalue(self, k, dim, keepdim):
 # ---- median, nanmedian, mode ---------------------------------------------------------------------
 
 def _result_type(name: str, fields: tuple = ("values", "indices")) -> type:
-    cls = collections.namedtuple(name, fields)
+    cls = collections.namedtuple(name, fields)  # type: ignore[misc]  # named at run time
     cls.__module__ = "coretorch.return_types"
     setattr(return_types, name, cls)
     return cls

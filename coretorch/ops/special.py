@@ -375,13 +375,13 @@ def _declare_all() -> None:
             derivative=_d_logit, saves=("self",), inplace=True, **un)
 
     sp: dict[str, Any] = dict(method=False, function=False, **un)
-    with_result = dict(saves=("self",), save_result=True)
+    with_result: dict[str, Any] = dict(saves=("self",), save_result=True)
     for name, fn, deriv, saves in (
             ("special_i0e", "i0e", _d_i0e, with_result),
             ("special_i1", "i1", _d_i1, with_result),
             ("special_i1e", "i1e", _d_i1e, with_result),
             ("special_erfcx", "erfcx", _d_erfcx, with_result),
-            ("special_ndtri", "ndtri", _d_ndtri, dict(saves=(), save_result=True)),
+            ("special_ndtri", "ndtri", _d_ndtri, {"saves": (), "save_result": True}),
             ("special_log_ndtr", "log_ndtr", _d_log_ndtr, with_result)):
         declare(f"{name}(Tensor self) -> Tensor", _float_meta(name), impl=_scipy_unary(name, fn),
                 derivative=deriv, **saves, **sp)
@@ -409,9 +409,9 @@ def _declare_all() -> None:
     declare("special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             binary_meta("special_zeta", "float"),
             impl=_zeta, derivative=_d_zeta, **bi)
-    for name, fn in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
+    for name, impl in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
         declare(f"{name}(Tensor self, Tensor other) -> Tensor",
-                typed_binary_meta(name, "float"), impl=fn, derivative=_d_gammainc,
+                typed_binary_meta(name, "float"), impl=impl, derivative=_d_gammainc,
                 **bi)
     for name in POLYNOMIALS:
         declare(f"special_{name}(Tensor|Scalar self, Tensor|Scalar n) -> Tensor",
@@ -430,5 +430,6 @@ def _polygamma_inplace(self, n: int) -> Tensor:
 
 
 _declare_all()
-Tensor.polygamma = _polygamma_method
-Tensor.polygamma_ = _polygamma_inplace
+# methods set on the class at import, as the op methods are
+Tensor.polygamma = _polygamma_method  # type: ignore[method-assign]
+Tensor.polygamma_ = _polygamma_inplace  # type: ignore[method-assign]

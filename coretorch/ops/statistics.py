@@ -148,4 +148,5 @@ def _with_unbiased_overload(name: str):
 
 
 std, var = _with_unbiased_overload("std"), _with_unbiased_overload("var")
-Tensor.std, Tensor.var = std, var  # before bind_methods, which keeps what a class defines
+# before bind_methods, which keeps what a class defines
+Tensor.std, Tensor.var = std, var  # type: ignore[method-assign]

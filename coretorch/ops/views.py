@@ -366,11 +366,11 @@ def _meta_movedim(self, source, destination):
                            f"({list(source)} dims) should contain the same number of dims as "
                            f"destination ({list(destination)} dims)")
     n = len(self._shape)
-    order = [None] * n
+    given: list[int | None] = [None] * n
     for s, d in zip(source, destination):
-        order[d] = s
+        given[d] = s
     rest = iter(i for i in range(n) if i not in source)
-    order = tuple(o if o is not None else next(rest) for o in order)
+    order = tuple(o if o is not None else next(rest) for o in given)
     return _spec(self, tuple(self._shape[i] for i in order) if n else ()), (order,)
 
 
