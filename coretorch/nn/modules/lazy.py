@@ -59,7 +59,7 @@ class _Uninitialized(_TensorBase):
         return f"<{type(self).__name__}>"
 
 
-class UninitializedParameter(_Uninitialized, Parameter):
+class UninitializedParameter(_Uninitialized, Parameter):  # type: ignore[misc]  # the __repr__ quirk
     """A parameter whose shape is not known yet (a lazy layer's, until its first call)."""
 
     __slots__ = ()
