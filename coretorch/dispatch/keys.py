@@ -89,9 +89,10 @@ DispatchKey.CompositeImplicitAutograd = DispatchKey("CompositeImplicitAutograd",
 DispatchKey.CompositeExplicitAutograd = DispatchKey("CompositeExplicitAutograd", None)
 
 BACKEND_MASK = (1 << _MAX_BACKENDS) - 1
-AUTOGRAD_BIT = 1 << DispatchKey.Autograd.bit
-SPARSE_COO_BIT = 1 << DispatchKey.SparseCOO.bit
-BACKEND_SELECT_BIT = 1 << DispatchKey.BackendSelect.bit
+# functionality keys have a bit (only alias keys have None)
+AUTOGRAD_BIT = 1 << DispatchKey.Autograd.bit  # type: ignore[operator]
+SPARSE_COO_BIT = 1 << DispatchKey.SparseCOO.bit  # type: ignore[operator]
+BACKEND_SELECT_BIT = 1 << DispatchKey.BackendSelect.bit  # type: ignore[operator]
 
 
 class DispatchKeySet:

@@ -113,10 +113,11 @@ class Operator:
         `out` first): a mismatch is refused here, showing both."""
         if fn is not fallthrough_kernel and not with_keyset and (
                 key.is_backend or key.is_alias):
-            structured = key.is_backend and self.adapt_backend_kernel is not None
+            adapt = self.adapt_backend_kernel if key.is_backend else None
+            structured = adapt is not None
             check_kernel_signature(self, fn, structured=structured)
-            if structured:
-                fn = self.adapt_backend_kernel(fn, key)
+            if adapt is not None:
+                fn = adapt(fn, key)
             elif key.is_backend:
                 meta = getattr(self.decl, "meta", None)
                 if meta is not None:
