@@ -142,8 +142,8 @@ def _svd_top_torch(a, some=True, compute_uv=True):
     from .linalg_common import canonical_svd, torch_column_signs
     if not compute_uv:
         return torch.svd(a, some, compute_uv)
-    u, s, vh = canonical_svd(*torch.linalg.svd(a, full_matrices=not some), torch_column_signs,
-                             torch.cat)
+    u, s, vh = torch.linalg.svd(a, full_matrices=not some)
+    u, s, vh = canonical_svd(u, s, vh, torch_column_signs, torch.cat)
     return u, s, vh.mT
 
 
