@@ -378,7 +378,8 @@ class GraphTask:
             g = grads[nr]
             self.results[i] = g
             if self.accumulate and not is_leaf and g is not None:
-                accumulate_grad(self.targets[i][0], g)  # type: ignore[index]  # captures need targets
+                # captures need targets
+                accumulate_grad(self.targets[i][0], g)  # type: ignore[index]
 
     def _route(self, node: Node, outs, out_owned: list, ready: list) -> None:
         """Send each output gradient along its edge (reduced to the input's shape and cast to its

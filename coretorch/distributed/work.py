@@ -17,6 +17,10 @@ class Work:
     """A running operation: ``wait()`` blocks until it has finished (raising its error),
     ``is_completed()`` polls, ``result()`` gives the output tensors."""
 
+    # a point-to-point receive's: the sender (set by the backend) and its global rank
+    _source: int
+    source_rank: Callable[[], int]
+
     def __init__(self, op: str, outputs: list | None = None):
         self._op = op
         self._outputs = outputs if outputs is not None else []

@@ -26,7 +26,7 @@ def _resolve(op) -> tuple[Any, Any, str]:
     if isinstance(op, OpDecl):
         return op.op, op, op.name
     decl = getattr(op, "decl", None)
-    name: str = getattr(op, "name", None) or getattr(op, "__name__", repr(op))
+    name = str(getattr(op, "name", None) or getattr(op, "__name__", repr(op)))
     if decl is not None and getattr(decl, "inplace_op", None) is op:
         return op, decl, decl.name + "_"
     return op, decl, name
