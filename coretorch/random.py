@@ -32,7 +32,9 @@ class Generator:
 
     def seed(self) -> int:
         """Reseed from OS entropy and return the new seed."""
-        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        entropy = np.random.SeedSequence().entropy  # an int when none is given
+        assert isinstance(entropy, int)
+        s = entropy & ((1 << 63) - 1)
         self.manual_seed(s)
         return s
 
@@ -42,7 +44,7 @@ class Generator:
 
     def get_state(self) -> dict:
         """The generator's state (a dict), for `set_state`."""
-        return self.numpy.bit_generator.state
+        return dict(self.numpy.bit_generator.state)
 
     def set_state(self, state: dict) -> None:
         """Restore a state returned by `get_state`."""

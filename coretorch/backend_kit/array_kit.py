@@ -92,8 +92,8 @@ class ArrayKit:
         first use."""
         sp = self._special
         if sp is None:
-            import scipy.special as sp
-            self._special = sp
+            import scipy.special
+            sp = self._special = scipy.special
         elif callable(sp):
             sp = self._special = sp()
         return sp
@@ -104,8 +104,8 @@ class ArrayKit:
         on first use."""
         sl = self._scipy_linalg
         if sl is None:
-            import scipy.linalg as sl
-            self._scipy_linalg = sl
+            import scipy.linalg
+            sl = self._scipy_linalg = scipy.linalg
         elif callable(sl) and not hasattr(sl, "lu_factor"):
             sl = self._scipy_linalg = sl()
         return sl

@@ -16,7 +16,8 @@ __all__ = ["KernelTable", "quiet_fp", "register_kernels"]
 Guard = Callable[[str, Callable], Callable]
 
 try:  # numpy >= 2: errstate is a context variable; setting it directly costs ~0.2 µs
-    from numpy._core._ufunc_config import _extobj_contextvar as _errvar
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]  # private
+        _extobj_contextvar as _errvar)
     with np.errstate(all="ignore"):
         _IGNORE = _errvar.get()
 except ImportError:  # pragma: no cover - numpy < 2
