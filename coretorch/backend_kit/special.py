@@ -11,9 +11,9 @@ scipy on the host. The orthogonal polynomials are evaluated here by PyTorch's re
 from __future__ import annotations
 
 import operator
+from typing import Any, Callable
 
 import numpy as np
-from typing import Any, Callable
 
 from .array_kit import kit_of, opmath
 

@@ -103,7 +103,7 @@ def follow_input_layout(fn):
                 order = dense_order(src._shape, src._stride) \
                     if o.size >= _MIN_NUMEL and o.flags.c_contiguous else None
                 if order is not None:
-                    buf = scratch("layout", [o.shape[i] for i in order], o.dtype)
+                    buf = scratch("layout", tuple(o.shape[i] for i in order), o.dtype)
                     fn(wrap_numpy(buf.transpose(np.argsort(order))), *args, **kwargs)
                     _copy_in_order(o, buf, order)
                     return None
