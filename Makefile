@@ -87,7 +87,7 @@ op-coverage: $(STAMP)
 	$(PY) -m pip install --quiet expecttest
 	$(PY) tools/opdb_yardstick.py -o docs/op-coverage.md
 
-# coretorch/tensor/tensor_ops.pyi (committed; again after adding ops): Tensor's op methods and
-# operators from their schemas, for editors and type checkers
+# coretorch/tensor/tensor_ops.pyi and coretorch/op_functions.pyi (committed; rerun after adding
+# or changing ops): Tensor's op methods and the op functions from their schemas, for type checkers
 stubs: $(STAMP)
 	$(PY) tools/tensor_stub.py
