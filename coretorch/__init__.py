@@ -141,3 +141,47 @@ from .backends import get_float32_matmul_precision, set_float32_matmul_precision
 from .tensor.legacy import legacy_types as _legacy_types  # noqa: E402
 
 globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy constructors)
+
+# PyTorch's other spellings: op aliases (clip, arccos_, ...) and the layer functions it also
+# offers at the top level (conv3d, layer_norm, batch_norm with ATen's argument order, ...)
+from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
+from . import nn_forms as _nn_forms  # noqa: E402
+
+_bind_aliases(__import__("sys").modules[__name__], Tensor, frozenset(_INPLACE_FUNCTIONS))
+for _name in _nn_forms.SAME_AS_FUNCTIONAL:
+    globals().setdefault(_name, getattr(nn.functional, _name))
+for _name in _nn_forms.__all__[1:]:
+    globals().setdefault(_name, getattr(_nn_forms, _name))
+from .random import default_generator  # noqa: E402,F401
+from .ops.declare import can_cast  # noqa: E402,F401
+from .ops.random_forms import normal  # noqa: E402,F401
+
+from math import e, inf, nan, pi  # noqa: E402,F401  (torch.pi, ...; `float` is a dtype here)
+newaxis = None
+
+
+def typename(obj) -> "str":
+    """PyTorch's type name of `obj`: ``'torch.FloatTensor'`` for a float32 cpu tensor (as
+    ``Tensor.type()``), else the class's qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = "" if cls.__module__ in (None, "builtins") else cls.__module__ + "."
+    return module + cls.__qualname__
+
+
+def is_nonzero(input: Tensor) -> _builtins.bool:
+    """The truth of a one-element tensor (RuntimeError for any other size)."""
+    return input.is_nonzero()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
+    """Whether the two tensors have the same shape."""
+    return input.is_same_size(other)
+
+
+def is_signed(input: Tensor) -> _builtins.bool:
+    """Whether `input`'s dtype holds negative values."""
+    return input.is_signed()
+from .parallelism import get_num_threads, set_num_threads  # noqa: E402,F401
+from .tensor.printing import set_printoptions  # noqa: E402,F401

@@ -14,6 +14,7 @@ Number = _bool | _int | _float
 __all__ = [
     "abs",
     "abs_",
+    "absolute",
     "acos",
     "acos_",
     "acosh",
@@ -35,6 +36,19 @@ __all__ = [
     "aminmax",
     "any",
     "arange",
+    "arccos",
+    "arccos_",
+    "arccosh",
+    "arccosh_",
+    "arcsin",
+    "arcsin_",
+    "arcsinh",
+    "arcsinh_",
+    "arctan",
+    "arctan2",
+    "arctan_",
+    "arctanh",
+    "arctanh_",
     "argmax",
     "argmin",
     "argsort",
@@ -80,9 +94,13 @@ __all__ = [
     "clamp_max_",
     "clamp_min",
     "clamp_min_",
+    "clip",
+    "clip_",
     "clone",
     "column_stack",
     "combinations",
+    "concat",
+    "concatenate",
     "conv1d",
     "conv2d",
     "conv_tbc",
@@ -115,6 +133,7 @@ __all__ = [
     "digamma",
     "dist",
     "div",
+    "divide",
     "dot",
     "dsplit",
     "dstack",
@@ -140,6 +159,8 @@ __all__ = [
     "eye",
     "fill",
     "fill_",
+    "fix",
+    "fix_",
     "flatten",
     "flip",
     "fliplr",
@@ -162,7 +183,10 @@ __all__ = [
     "ge",
     "gelu",
     "geqrf",
+    "ger",
     "glu",
+    "greater",
+    "greater_equal",
     "grid_sampler",
     "gt",
     "hardshrink",
@@ -203,6 +227,8 @@ __all__ = [
     "le",
     "leaky_relu",
     "lerp",
+    "less",
+    "less_equal",
     "lgamma",
     "linear",
     "linspace",
@@ -250,10 +276,12 @@ __all__ = [
     "mish",
     "mm",
     "mode",
+    "moveaxis",
     "movedim",
     "msort",
     "mul",
     "multinomial",
+    "multiply",
     "mv",
     "mvlgamma",
     "nan_to_num",
@@ -267,9 +295,12 @@ __all__ = [
     "ne",
     "neg",
     "neg_",
+    "negative",
+    "negative_",
     "nextafter",
     "nonzero",
     "norm",
+    "not_equal",
     "ones",
     "ones_like",
     "orgqr",
@@ -309,6 +340,7 @@ __all__ = [
     "rot90",
     "round",
     "round_",
+    "row_stack",
     "rrelu",
     "rsqrt",
     "rsqrt_",
@@ -351,8 +383,11 @@ __all__ = [
     "stack",
     "std_mean",
     "sub",
+    "subtract",
     "sum",
     "svd",
+    "swapaxes",
+    "swapdims",
     "t",
     "t_copy",
     "take",
@@ -414,6 +449,10 @@ def abs_(input: Tensor) -> Tensor:
     The absolute value of each element of `input` (bool inputs are refused)."""
     ...
 
+def absolute(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The absolute value of each element of `input` (bool inputs are refused)."""
+    ...
+
 def acos(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """The arccosine of each element of `input` (NaN outside [-1, 1])."""
     ...
@@ -451,8 +490,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 
     ...
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = ..., alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
-    """beta * self + alpha * (mat1 @ mat2); `self` broadcasts to the product's shape. With
-    beta=0 `self` is ignored (NaN in it does not propagate)."""
+    """beta * self + alpha * (mat1 @ mat2)."""
     ...
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = ..., alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
@@ -504,6 +542,70 @@ def any(input: Tensor, dim: Sequence[_int] | _int | None = ..., keepdim: _bool =
 
 def arange(start: Number = ..., end: Number | None = ..., step: Number = ..., *, dtype: _dtype | None = ..., layout: Any | None = ..., device: _device | _str | _int | None = ..., requires_grad: _bool = ..., pin_memory: _bool = ..., out: Tensor | None = ...) -> Tensor:
     """The 1-D tensor start, start + step, ... up to `end` (excluded); ``arange(n)`` is 0 .. n-1. Integer arguments give int64, a float one the default dtype."""
+    ...
+
+def arccos(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The arccosine of each element of `input` (NaN outside [-1, 1])."""
+    ...
+
+def arccos_(input: Tensor) -> Tensor:
+    """In-place form of `acos`: the result is written into `self`.
+    
+    The arccosine of each element of `input` (NaN outside [-1, 1])."""
+    ...
+
+def arccosh(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The inverse hyperbolic cosine of each element of `input` (NaN below 1)."""
+    ...
+
+def arccosh_(input: Tensor) -> Tensor:
+    """In-place form of `acosh`: the result is written into `self`.
+    
+    The inverse hyperbolic cosine of each element of `input` (NaN below 1)."""
+    ...
+
+def arcsin(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The arcsine of each element of `input` (NaN outside [-1, 1])."""
+    ...
+
+def arcsin_(input: Tensor) -> Tensor:
+    """In-place form of `asin`: the result is written into `self`.
+    
+    The arcsine of each element of `input` (NaN outside [-1, 1])."""
+    ...
+
+def arcsinh(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The inverse hyperbolic sine of each element of `input`."""
+    ...
+
+def arcsinh_(input: Tensor) -> Tensor:
+    """In-place form of `asinh`: the result is written into `self`.
+    
+    The inverse hyperbolic sine of each element of `input`."""
+    ...
+
+def arctan(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The arctangent of each element of `input`, in (-pi/2, pi/2)."""
+    ...
+
+def arctan2(input: Tensor, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """The angle of the point (other, input): atan(input / other) in the right quadrant."""
+    ...
+
+def arctan_(input: Tensor) -> Tensor:
+    """In-place form of `atan`: the result is written into `self`.
+    
+    The arctangent of each element of `input`, in (-pi/2, pi/2)."""
+    ...
+
+def arctanh(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The inverse hyperbolic tangent of each element of `input` (NaN outside [-1, 1])."""
+    ...
+
+def arctanh_(input: Tensor) -> Tensor:
+    """In-place form of `atanh`: the result is written into `self`.
+    
+    The inverse hyperbolic tangent of each element of `input` (NaN outside [-1, 1])."""
     ...
 
 def argmax(input: Tensor, dim: _int | None = ..., keepdim: _bool = ..., *, out: Tensor | None = ...) -> Tensor:
@@ -706,6 +808,16 @@ def clamp_min_(input: Tensor, min: Tensor | Number) -> Tensor:
     max(self, min)."""
     ...
 
+def clip(input: Tensor, min: Tensor | Number | None = ..., max: Tensor | Number | None = ..., *, out: Tensor | None = ...) -> Tensor:
+    """min(max(self, min), max): NaN propagates; where min > max the result is max."""
+    ...
+
+def clip_(input: Tensor, min: Tensor | Number | None = ..., max: Tensor | Number | None = ...) -> Tensor:
+    """In-place form of `clamp`: the result is written into `self`.
+    
+    min(max(self, min), max): NaN propagates; where min > max the result is max."""
+    ...
+
 def clone(input: Tensor, *, memory_format: Any | None = ...) -> Tensor:
     """A copy with its own storage, in `memory_format` (default: the format `self` is in)."""
     ...
@@ -717,6 +829,14 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 def combinations(input: Tensor, r: _int = ..., with_replacement: _bool = ...) -> Tensor:
     """The length-`r` combinations of the elements of the 1-D `self`, one per row, in
     itertools order (``with_replacement``: elements may repeat)."""
+    ...
+
+def concat(tensors: Sequence[Tensor], dim: _int = ..., *, out: Tensor | None = ...) -> Tensor:
+    """`tensors` joined along the existing dimension `dim` (their other sizes must match; empty 1-d tensors are skipped)."""
+    ...
+
+def concatenate(tensors: Sequence[Tensor], dim: _int = ..., *, out: Tensor | None = ...) -> Tensor:
+    """`tensors` joined along the existing dimension `dim` (their other sizes must match; empty 1-d tensors are skipped)."""
     ...
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = ..., stride: Sequence[_int] | _int = ..., padding: Any = ..., dilation: Sequence[_int] | _int = ..., groups: _int = ...) -> Tensor:
@@ -862,6 +982,10 @@ def div(input: Tensor | Number, other: Tensor | Number, *, rounding_mode: _str |
     """input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' rounds the quotient (keeping integer dtypes)."""
     ...
 
+def divide(input: Tensor | Number, other: Tensor | Number, *, rounding_mode: _str | None = ..., out: Tensor | None = ...) -> Tensor:
+    """input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' rounds the quotient (keeping integer dtypes)."""
+    ...
+
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same size and dtype."""
     ...
@@ -975,6 +1099,16 @@ def fill_(input: Tensor, value: Tensor | Number) -> Tensor:
     """Fill `self` with `value` (a number or a 0-d tensor), in place."""
     ...
 
+def fix(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """Each element of `input` rounded toward zero (integers unchanged)."""
+    ...
+
+def fix_(input: Tensor) -> Tensor:
+    """In-place form of `trunc`: the result is written into `self`.
+    
+    Each element of `input` rounded toward zero (integers unchanged)."""
+    ...
+
 def flatten(input: Tensor, start_dim: _int = ..., end_dim: _int = ...) -> Tensor:
     """Merge dims start_dim..end_dim into one (a view when possible)."""
     ...
@@ -1072,8 +1206,20 @@ def geqrf(input: Tensor, *, out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
     diagonal of a, the reflectors' vectors below it, their scales in tau."""
     ...
 
+def ger(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two 1-D tensors (dtypes promote, as in PyTorch)."""
+    ...
+
 def glu(input: Tensor, dim: _int = ..., *, out: Tensor | None = ...) -> Tensor:
     """a * sigmoid(b) where a, b are the two halves of `self` along `dim`."""
+    ...
+
+def greater(input: Tensor, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """other < self."""
+    ...
+
+def greater_equal(input: Tensor, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """other <= self."""
     ...
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: _int, padding_mode: _int, align_corners: _bool) -> Tensor:
@@ -1250,6 +1396,14 @@ def leaky_relu(input: Tensor, negative_slope: Number = ..., *, out: Tensor | Non
 
 def lerp(input: Tensor, end: Tensor, weight: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
     """self + weight * (end - self), computed from the nearer end for accuracy (as PyTorch)."""
+    ...
+
+def less(input: Tensor | Number, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """input < other, elementwise and broadcast, as a bool tensor."""
+    ...
+
+def less_equal(input: Tensor | Number, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """input <= other, elementwise and broadcast, as a bool tensor."""
     ...
 
 def lgamma(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
@@ -1457,6 +1611,10 @@ def mode(input: Tensor, dim: _int = ..., keepdim: _bool = ..., *, out: Tensor | 
     counts once) and the index of its last occurrence."""
     ...
 
+def moveaxis(input: Tensor, source: Sequence[_int] | _int, destination: Sequence[_int] | _int) -> Tensor:
+    """Move dims `source` to positions `destination`, the others keeping their order."""
+    ...
+
 def movedim(input: Tensor, source: Sequence[_int] | _int, destination: Sequence[_int] | _int) -> Tensor:
     """Move dims `source` to positions `destination`, the others keeping their order."""
     ...
@@ -1472,6 +1630,10 @@ def mul(input: Tensor | Number, other: Tensor | Number, *, out: Tensor | None = 
 def multinomial(input: Tensor, num_samples: _int, replacement: _bool = ..., *, generator: Any | None = ..., out: Tensor | None = ...) -> Tensor:
     """`num_samples` category indices per row drawn with probabilities proportional to `self`
     (without replacement: the largest p / E with E ~ Exp(1), as PyTorch)."""
+    ...
+
+def multiply(input: Tensor | Number, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """input * other, broadcast."""
     ...
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
@@ -1531,6 +1693,16 @@ def neg_(input: Tensor) -> Tensor:
     -x for each element of `input` (bool inputs are refused: use logical_not)."""
     ...
 
+def negative(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """-x for each element of `input` (bool inputs are refused: use logical_not)."""
+    ...
+
+def negative_(input: Tensor) -> Tensor:
+    """In-place form of `neg`: the result is written into `self`.
+    
+    -x for each element of `input` (bool inputs are refused: use logical_not)."""
+    ...
+
 def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """The next representable value after self towards other."""
     ...
@@ -1543,6 +1715,10 @@ def nonzero(input: Tensor, *, as_tuple: _bool = ...) -> Any:
 def norm(input: Tensor, p: Any = ..., dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, dtype: _dtype | None = ..., out: Tensor | None = ...) -> Tensor:
     """Vector p-norm over `dim` (all elements when None): p = 2/'fro'/None, 1, inf, -inf, 0, or
     any other number; computed in `dtype` when given."""
+    ...
+
+def not_equal(input: Tensor, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+    """not (self == other) (True where either is NaN)."""
     ...
 
 def ones(*size: _int | Sequence[_int], dtype: _dtype | None = ..., layout: Any | None = ..., device: _device | _str | _int | None = ..., requires_grad: _bool = ..., pin_memory: _bool = ...) -> Tensor:
@@ -1715,6 +1891,10 @@ def round_(input: Tensor, *, decimals: _int = ...) -> Tensor:
     """In-place form of `round`: the result is written into `self`.
     
     Each element of `input` rounded to `decimals` decimal places, halves to even."""
+    ...
+
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along dim 0 after making every tensor at least 2-D ((k,) -> (1, k))."""
     ...
 
 def rrelu(input: Tensor, lower: Number = ..., upper: Number = ..., training: _bool = ..., generator: Any | None = ..., *, out: Tensor | None = ...) -> Tensor:
@@ -1908,6 +2088,10 @@ def sub(input: Tensor | Number, other: Tensor | Number, *, alpha: Number = ..., 
     """self - alpha * other."""
     ...
 
+def subtract(input: Tensor | Number, other: Tensor | Number, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
+    """self - alpha * other."""
+    ...
+
 def sum(input: Tensor, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, dtype: _dtype | None = ..., out: Tensor | None = ...) -> Tensor:
     """The sum of the elements of `input` over `dim` (all when None), in `dtype` (int64 for integer and bool inputs by default)."""
     ...
@@ -1915,6 +2099,14 @@ def sum(input: Tensor, dim: Sequence[_int] | _int | None = ..., keepdim: _bool =
 def svd(input: Tensor, some: _bool = ..., compute_uv: _bool = ..., *, out: Tensor | None = ...) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, V) with self = U diag(S) V^T (``torch.svd``: V, not Vh; reduced when some;
     zero-filled U and V when not compute_uv)."""
+    ...
+
+def swapaxes(input: Tensor, dim0: _int, dim1: _int) -> Tensor:
+    """A view of `input` with dimensions `dim0` and `dim1` swapped."""
+    ...
+
+def swapdims(input: Tensor, dim0: _int, dim1: _int) -> Tensor:
+    """A view of `input` with dimensions `dim0` and `dim1` swapped."""
     ...
 
 def t(input: Tensor) -> Tensor:

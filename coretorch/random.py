@@ -5,12 +5,15 @@ the same numbers on every machine and every run (a device backend may keep its o
 """
 from __future__ import annotations
 
+import contextlib
+from typing import Any, Iterator
+
 import numpy as np
 
 from .device import device as _device
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator",
-           "get_rng_state", "set_rng_state"]
+           "get_rng_state", "set_rng_state", "fork_rng"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so an unseeded program is repeatable
 
@@ -108,3 +111,28 @@ def get_rng_state() -> dict:
 def set_rng_state(state: dict) -> None:
     """Restore the default generator's state from `get_rng_state`."""
     default_generator.set_state(state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda") -> Iterator[None]:
+    """Run the block with the random streams forked: the cpu stream and those of `devices`
+    (indices of `device_type`; None: every such device) are restored on exit, so what the
+    block draws does not shift the numbers drawn after it. ``enabled=False`` does nothing."""
+    if not enabled:
+        yield
+        return
+    import coretorch
+    mod: Any = getattr(coretorch, device_type, None)
+    if mod is None or not hasattr(mod, "get_rng_state") or not mod.is_available():
+        devices = []
+    elif devices is None:
+        devices = list(range(mod.device_count()))
+    cpu_state = get_rng_state()
+    dev_states = [(d, mod.get_rng_state(d)) for d in devices]
+    try:
+        yield
+    finally:
+        set_rng_state(cpu_state)
+        for d, state in dev_states:
+            mod.set_rng_state(state, d)

@@ -221,3 +221,19 @@ def test_variadic_functional_forms():
     np.testing.assert_allclose(np.asarray(ct.chain_matmul(*m)),
                                np.asarray(m[0]) @ np.asarray(m[1]) @ np.asarray(m[2]),
                                rtol=1e-12)
+
+
+def test_zero_power_and_single_row_pdist_stay_connected_to_their_input():
+    """matrix_power(A, 0) is the identity and pdist of one row is empty, yet both results
+    require grad (as PyTorch's do), with a zero gradient."""
+    a = ct.randn(3, 3, dtype=ct.float64, requires_grad=True)
+    eye = ct.linalg.matrix_power(a, 0)
+    np.testing.assert_array_equal(eye.detach().numpy(), np.eye(3))
+    assert eye.requires_grad
+    eye.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.zeros((3, 3)))
+    row = ct.randn(1, 4, dtype=ct.float64, requires_grad=True)
+    d = ct.nn.functional.pdist(row)
+    assert d.shape == (0,) and d.requires_grad
+    d.sum().backward()
+    np.testing.assert_array_equal(row.grad.numpy(), np.zeros((1, 4)))

@@ -77,6 +77,14 @@ def test_compare_outputs_nested_and_numbers():
     assert y.compare_outputs(np.zeros(2), np.ones(3), _to_numpy, values=False) is not None
 
 
+def test_eigenvectors_compare_up_to_sign():
+    v = np.array([[0.6, -0.8], [-0.8, -0.6]])
+    flipped = v * np.array([-1.0, 1.0])  # the first eigenvector negated: the same basis
+    np.testing.assert_array_equal(y._sign_fixed(v), y._sign_fixed(flipped))
+    assert y.compare_arrays(y._sign_fixed(v), y._sign_fixed(v[:, ::-1])) is not None
+    assert y._sign_fixed(np.zeros((2, 0))).shape == (2, 0)
+
+
 def test_nondeterministic_entries():
     assert y.is_nondeterministic("nn.functional.dropout2d")
     assert y.is_nondeterministic("randn_like")

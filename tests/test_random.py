@@ -116,3 +116,21 @@ def test_uniform_on_integer_tensor_raises():
         ct.zeros(3, dtype=ct.int64).uniform_()
     with pytest.raises(RuntimeError, match="std"):
         ct.zeros(3).normal_(0.0, -1.0)
+
+
+def test_distribution_fills_have_their_distributions_moments():
+    """exponential_, log_normal_, geometric_, cauchy_: sample statistics of 200k draws match
+    the distributions' (analytic values; Cauchy has no mean, so its quartiles)."""
+    ct.manual_seed(0)
+    n = 200_000
+    x = ct.empty(n, dtype=ct.float64)
+    e = x.exponential_(4.0).numpy()
+    assert abs(e.mean() - 0.25) < 0.005 and abs(e.std() - 0.25) < 0.005
+    ln = np.log(x.log_normal_(1.0, 0.5).numpy())
+    assert abs(ln.mean() - 1.0) < 0.01 and abs(ln.std() - 0.5) < 0.01
+    g = ct.empty(n, dtype=ct.int64).geometric_(0.2).numpy()
+    assert g.min() == 1 and abs(g.mean() - 5.0) < 0.05  # mean 1/p
+    assert abs((g == 1).mean() - 0.2) < 0.005           # P(first trial succeeds) = p
+    c = x.cauchy_(2.0, 3.0).numpy()
+    q1, q2, q3 = np.quantile(c, [0.25, 0.5, 0.75])
+    assert abs(q2 - 2.0) < 0.05 and abs((q3 - q1) / 2 - 3.0) < 0.1  # median, scale

@@ -84,15 +84,23 @@ def _meta_addmm(self, mat1, mat2, beta, alpha):
     return (shape, dtype, common_device("addmm", self, mat1))
 
 
-def _addmm(self, mat1, mat2, beta, alpha):
-    """beta * self + alpha * (mat1 @ mat2); `self` broadcasts to the product's shape. With
-    beta=0 `self` is ignored (NaN in it does not propagate)."""
-    prod = mat1.mm(mat2)
+def scaled_sum(self, prod, beta, alpha):
+    """beta * self + alpha * prod, the tail of addmm and its relatives. `self` broadcasts to the
+    product's shape; with beta=0 it is ignored (NaN in it does not propagate). As in PyTorch,
+    the scalars take the product's dtype: for integer products they are truncated to integers
+    (``beta=0.5`` is 0), so the result keeps the integer dtype."""
+    if not prod._dtype.is_floating_point and not prod._dtype.is_complex:
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         prod = prod.mul(alpha)
     if beta == 0:
         return prod
     return prod.add(self if beta == 1 else self.mul(beta))
+
+
+def _addmm(self, mat1, mat2, beta, alpha):
+    """beta * self + alpha * (mat1 @ mat2)."""
+    return scaled_sum(self, mat1.mm(mat2), beta, alpha)
 
 
 def _d_addmm(ctx, grad):

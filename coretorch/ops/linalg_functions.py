@@ -35,8 +35,8 @@ def _meta_matrix_power(name: str):
 
 def _matrix_power_impl(A, n: int):
     """A^n by repeated squaring (A^-1 first for negative n; the identity for n = 0)."""
-    if n == 0:
-        return eye_like(A).expand(A._shape).clone()
+    if n == 0:  # the identity, connected to A (zero gradient) as PyTorch's is
+        return A.clone().copy_(eye_like(A).expand(A._shape))
     if n < 0:
         A, n = op("linalg_inv")(A), -n
     result, base = None, A
@@ -293,22 +293,21 @@ def _chain_matmul(matrices):
 # ---- vander, vecdot, diagonal -------------------------------------------------------------------
 
 def _meta_vander(x, N):
-    if len(x._shape) < 1:
-        raise RuntimeError("linalg.vander: x must have at least 1 dimension")
-    n = x._shape[-1] if N is None else N
+    shape = x._shape or (1,)  # a 0-d x is one point, as in PyTorch
+    n = shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     d = x._dtype
     if d is dt.bool or (not d.is_floating_point and d is not dt.int64):
         d = dt.int64
-    return (x._shape + (n,), d, x._device)
+    return (shape + (n,), d, x._device)
 
 
 def _vander(x, N):
     """Columns x^0, x^1, ..., x^(N-1) (N defaults to x's last dim)."""
     spec = _meta_vander(x, N)
     n = spec[0][-1]
-    x = x.to(spec[1])
+    x = x.to(spec[1]).reshape(spec[0][:-1])
     ones = x.new_ones(x._shape + (1,))
     powers = x.unsqueeze(-1).expand(x._shape + (n - 1,))
     return op("cat")([ones, powers], -1).cumprod(-1)
@@ -508,10 +507,15 @@ def _meta_tensorsolve(A, B, dims):
     check_same_dtype("linalg.tensorsolve", A, B)
     A = _moved(A, dims)
     rest = A._shape[len(B._shape):]
-    if A._shape[:len(B._shape)] != B._shape or _prod(rest) != _prod(B._shape):
+    lead = _prod(A._shape[:len(B._shape)])
+    if _prod(rest) != lead:
         raise RuntimeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
-                           f"but got {_prod(rest)} != {_prod(A._shape[:len(B._shape)])}")
+                           f"but got {_prod(rest)} != {lead}")
+    if _prod(B._shape) != lead:
+        raise RuntimeError(f"linalg.tensorsolve: expected other to have "
+                           f"prod(self.shape[:other.ndim]) = {lead} elements, but got "
+                           f"{_prod(B._shape)} (shape {list(B._shape)})")
     return (rest, A._dtype, common_device("linalg.tensorsolve", A, B))
 
 

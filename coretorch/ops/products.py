@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from .declare import REGISTRY, declare
-from .linalg import meta_dot
+from .linalg import meta_dot, scaled_sum
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
 __all__ = ["tensordot_dims"]
@@ -72,21 +72,17 @@ def _tensordot(self, other, dims):
 
 # ---- baddbmm, addbmm, addmv, addr ---------------------------------------------------------------
 
-def _scaled_sum(self, prod, beta, alpha):
-    """beta * self + alpha * prod (self ignored when beta == 0, so its NaN do not spread)."""
-    if alpha != 1:
-        prod = prod.mul(alpha)
-    if beta == 0:
-        return prod
-    return prod.add(self if beta == 1 else self.mul(beta))
-
-
 def _meta_scaled(name: str, product_meta):
     def meta(self, a, b, beta, alpha):
         shape, dtype, device = product_meta(a, b)
         if self._dtype is not dtype:
             raise RuntimeError(f"{name}(): expected self and the product to have the same "
                                f"dtype, but got {self._dtype.name} != {dtype.name}")
+        if name == "addr" and not dtype.is_floating_point:  # the others truncate (scaled_sum)
+            for arg, v in (("beta", beta), ("alpha", alpha)):
+                if isinstance(v, float):
+                    raise RuntimeError(f"addr(): for integral input tensors, argument {arg} "
+                                       f"must not be a floating point number, got {v}")
         if not broadcasts_to(self._shape, shape):
             raise RuntimeError(f"{name}(): self of shape {list(self._shape)} can't be broadcast "
                                f"to the product's shape {list(shape)}")
@@ -133,7 +129,7 @@ def _outer_rule(a, b):
 
 def _baddbmm(self, batch1, batch2, beta, alpha):
     """beta * self + alpha * (batch1 @ batch2), a batch of matrix products."""
-    return _scaled_sum(self, batch1.bmm(batch2), beta, alpha)
+    return scaled_sum(self, batch1.bmm(batch2), beta, alpha)
 
 
 def _addbmm(self, batch1, batch2, beta, alpha):
@@ -141,17 +137,17 @@ def _addbmm(self, batch1, batch2, beta, alpha):
     n, i, k = batch1._shape
     j = batch2._shape[2]
     prod = batch1.permute(1, 0, 2).reshape(i, n * k).mm(batch2.reshape(n * k, j))
-    return _scaled_sum(self, prod, beta, alpha)
+    return scaled_sum(self, prod, beta, alpha)
 
 
 def _addmv(self, mat, vec, beta, alpha):
     """beta * self + alpha * (mat @ vec)."""
-    return _scaled_sum(self, mat.mv(vec), beta, alpha)
+    return scaled_sum(self, mat.mv(vec), beta, alpha)
 
 
 def _addr(self, vec1, vec2, beta, alpha):
     """beta * self + alpha * outer(vec1, vec2)."""
-    return _scaled_sum(self, vec1.outer(vec2), beta, alpha)
+    return scaled_sum(self, vec1.outer(vec2), beta, alpha)
 
 
 # ---- trace, kron, inner, vdot -------------------------------------------------------------------

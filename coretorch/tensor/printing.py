@@ -1,8 +1,9 @@
 """`repr(tensor)` in PyTorch's format: ``tensor([[1., 2.]], dtype=coretorch.float64)``; meta
 tensors print ``tensor(..., device='meta', size=(2, 3))``.
 
-Follows PyTorch's default print options (precision 4, threshold 1000, edgeitems 3, linewidth 80)
-and its formatter rules (integer mode, scientific mode, widths from the finite non-zero values).
+Follows PyTorch's print options (`set_printoptions`; by default precision 4, threshold 1000,
+edgeitems 3, linewidth 80) and its formatter rules (integer mode, scientific mode, widths from
+the finite non-zero values).
 """
 from __future__ import annotations
 
@@ -14,8 +15,46 @@ from .. import dtypes as dt
 
 _PRECISION = 4
 _EDGE = 3          # items shown at each edge of a summarized dim
-_THRESHOLD = 1000  # summarize above this many elements
+_THRESHOLD: float = 1000  # summarize above this many elements (inf: never)
 _LINEWIDTH = 80
+_SCI_MODE: bool | None = None  # None: chosen from the values
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """Set how tensors print (PyTorch's options): digits after the point (`precision`), the
+    element count above which a print is summarized (`threshold`) and the items shown at each
+    end of a summarized dim (`edgeitems`), the line width, and scientific notation forced on
+    or off (`sci_mode`; None chooses from the values). `profile` ("default", "short", "full")
+    sets the first four at once; the others then override it.
+
+        >>> import coretorch as ct
+        >>> ct.set_printoptions(precision=2)
+        >>> ct.tensor([1.12345])
+        tensor([1.12])
+        >>> ct.set_printoptions(profile="default")
+
+    Raises:
+        ValueError: an unknown `profile`.
+    """
+    global _PRECISION, _THRESHOLD, _EDGE, _LINEWIDTH, _SCI_MODE
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions(): profile must be one of "
+                             f"{sorted(_PROFILES)}, got {profile!r}")
+        _PRECISION, _THRESHOLD, _EDGE, _LINEWIDTH = _PROFILES[profile]
+    if precision is not None:
+        _PRECISION = precision
+    if threshold is not None:
+        _THRESHOLD = threshold
+    if edgeitems is not None:
+        _EDGE = edgeitems
+    if linewidth is not None:
+        _LINEWIDTH = linewidth
+    _SCI_MODE = sci_mode
 
 
 class _Formatter:
@@ -36,10 +75,11 @@ class _Formatter:
         mn, mx = absv.min(), absv.max()
         self.int_mode = bool(np.all(vals == np.ceil(vals)))
         if self.int_mode:
-            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 if _SCI_MODE is None else _SCI_MODE
             fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.0f}.")
         else:
-            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4 \
+                if _SCI_MODE is None else _SCI_MODE
             fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (
                 lambda v: f"{v:.{_PRECISION}f}")
         for v in vals.tolist():

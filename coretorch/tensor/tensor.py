@@ -37,7 +37,8 @@ class _Late:
     _MODULES = {"methods": "coretorch.ops.methods", "legacy": "coretorch.tensor.legacy",
                 "sharing": "coretorch.multiprocessing.tensor_sharing",
                 "hooks": "coretorch.autograd.tensor_hooks", "engine": "coretorch.autograd.engine",
-                "dlpack": "coretorch.dlpack", "sparse": "coretorch.sparse.functional"}
+                "dlpack": "coretorch.dlpack", "sparse": "coretorch.sparse.functional",
+                "api": "coretorch"}
 
     def __getattr__(self, name: str):
         mod = importlib.import_module(self._MODULES[name])
@@ -446,6 +447,32 @@ class Tensor(TensorImpl, TensorOps):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
         `dtype` (a dtype or a type name such as ``'torch.DoubleTensor'``)."""
         return _late.legacy.tensor_type(self, dtype, non_blocking, **kwargs)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """This tensor with `other`'s dtype and device (itself when they already match)."""
+        return self.to(dtype=other._dtype, device=other._device)
+
+    def where(self, condition: "Tensor", other) -> "Tensor":
+        """``coretorch.where(condition, self, other)``: this tensor where `condition` holds."""
+        return _late.api.where(condition, self, other)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative values (every dtype but bool and uint8)."""
+        return self._dtype.is_signed
+
+    def is_same_size(self, other: "Tensor") -> bool:
+        """Whether `other` has this tensor's shape."""
+        return self._shape == other._shape
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor (RuntimeError for any other number of elements,
+        as ``bool(t)``)."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if n == 0
+                               else "Boolean value of Tensor with more than one value is "
+                                    "ambiguous")
+        return bool(self.item())
 
     def new(self, *args, **kwargs) -> "Tensor":
         """PyTorch's legacy ``t.new(2, 3)`` / ``t.new(data)``: a tensor of this dtype and

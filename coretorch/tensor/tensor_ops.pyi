@@ -167,6 +167,14 @@ class TensorOps:
         
         The absolute value of each element of `input` (bool inputs are refused)."""
         ...
+    def absolute(self, *, out: Tensor | None = ...) -> Tensor:
+        """The absolute value of each element of `input` (bool inputs are refused)."""
+        ...
+    def absolute_(self) -> Tensor:
+        """In-place form of `abs`: the result is written into `self`.
+        
+        The absolute value of each element of `input` (bool inputs are refused)."""
+        ...
     def acos(self, *, out: Tensor | None = ...) -> Tensor:
         """The arccosine of each element of `input` (NaN outside [-1, 1])."""
         ...
@@ -216,8 +224,7 @@ class TensorOps:
         self + value * tensor1 * tensor2."""
         ...
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Number = ..., alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
-        """beta * self + alpha * (mat1 @ mat2); `self` broadcasts to the product's shape. With
-        beta=0 `self` is ignored (NaN in it does not propagate)."""
+        """beta * self + alpha * (mat1 @ mat2)."""
         ...
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Number = ..., alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
         """beta * self + alpha * (mat @ vec)."""
@@ -255,6 +262,62 @@ class TensorOps:
         ...
     def any(self, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, out: Tensor | None = ...) -> Tensor:
         """Whether some element (along `dim`) is nonzero: the count of nonzeros is not 0."""
+        ...
+    def arccos(self, *, out: Tensor | None = ...) -> Tensor:
+        """The arccosine of each element of `input` (NaN outside [-1, 1])."""
+        ...
+    def arccos_(self) -> Tensor:
+        """In-place form of `acos`: the result is written into `self`.
+        
+        The arccosine of each element of `input` (NaN outside [-1, 1])."""
+        ...
+    def arccosh(self, *, out: Tensor | None = ...) -> Tensor:
+        """The inverse hyperbolic cosine of each element of `input` (NaN below 1)."""
+        ...
+    def arccosh_(self) -> Tensor:
+        """In-place form of `acosh`: the result is written into `self`.
+        
+        The inverse hyperbolic cosine of each element of `input` (NaN below 1)."""
+        ...
+    def arcsin(self, *, out: Tensor | None = ...) -> Tensor:
+        """The arcsine of each element of `input` (NaN outside [-1, 1])."""
+        ...
+    def arcsin_(self) -> Tensor:
+        """In-place form of `asin`: the result is written into `self`.
+        
+        The arcsine of each element of `input` (NaN outside [-1, 1])."""
+        ...
+    def arcsinh(self, *, out: Tensor | None = ...) -> Tensor:
+        """The inverse hyperbolic sine of each element of `input`."""
+        ...
+    def arcsinh_(self) -> Tensor:
+        """In-place form of `asinh`: the result is written into `self`.
+        
+        The inverse hyperbolic sine of each element of `input`."""
+        ...
+    def arctan(self, *, out: Tensor | None = ...) -> Tensor:
+        """The arctangent of each element of `input`, in (-pi/2, pi/2)."""
+        ...
+    def arctan2(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """The angle of the point (other, input): atan(input / other) in the right quadrant."""
+        ...
+    def arctan2_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `atan2`: the result is written into `self`.
+        
+        The angle of the point (other, input): atan(input / other) in the right quadrant."""
+        ...
+    def arctan_(self) -> Tensor:
+        """In-place form of `atan`: the result is written into `self`.
+        
+        The arctangent of each element of `input`, in (-pi/2, pi/2)."""
+        ...
+    def arctanh(self, *, out: Tensor | None = ...) -> Tensor:
+        """The inverse hyperbolic tangent of each element of `input` (NaN outside [-1, 1])."""
+        ...
+    def arctanh_(self) -> Tensor:
+        """In-place form of `atanh`: the result is written into `self`.
+        
+        The inverse hyperbolic tangent of each element of `input` (NaN outside [-1, 1])."""
         ...
     def argmax(self, dim: _int | None = ..., keepdim: _bool = ..., *, out: Tensor | None = ...) -> Tensor:
         """The index of the first maximum of `input` along `dim` (of the flattened input when None); a NaN counts as the maximum."""
@@ -384,6 +447,9 @@ class TensorOps:
     def broadcast_to(self, *size: _int | Sequence[_int]) -> Tensor:
         """`self` expanded (a view) to `size`; -1 keeps a dimension's size."""
         ...
+    def cauchy_(self, median: _float = ..., sigma: _float = ..., *, generator: Any | None = ...) -> Tensor:
+        """Fill `self` with samples of the Cauchy distribution centred at `median` with scale `sigma`."""
+        ...
     def ceil(self, *, out: Tensor | None = ...) -> Tensor:
         """The smallest integer not below each element of `input` (integers unchanged)."""
         ...
@@ -435,6 +501,14 @@ class TensorOps:
         """In-place form of `clamp_min`: the result is written into `self`.
         
         max(self, min)."""
+        ...
+    def clip(self, min: Tensor | Number | None = ..., max: Tensor | Number | None = ..., *, out: Tensor | None = ...) -> Tensor:
+        """min(max(self, min), max): NaN propagates; where min > max the result is max."""
+        ...
+    def clip_(self, min: Tensor | Number | None = ..., max: Tensor | Number | None = ...) -> Tensor:
+        """In-place form of `clamp`: the result is written into `self`.
+        
+        min(max(self, min), max): NaN propagates; where min > max the result is max."""
         ...
     def clone(self, *, memory_format: Any | None = ...) -> Tensor:
         """A copy with its own storage, in `memory_format` (default: the format `self` is in)."""
@@ -561,6 +635,14 @@ class TensorOps:
         
         input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' rounds the quotient (keeping integer dtypes)."""
         ...
+    def divide(self, other: Tensor | Number, *, rounding_mode: _str | None = ..., out: Tensor | None = ...) -> Tensor:
+        """input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' rounds the quotient (keeping integer dtypes)."""
+        ...
+    def divide_(self, other: Tensor | Number, *, rounding_mode: _str | None = ...) -> Tensor:
+        """In-place form of `div`: the result is written into `self`.
+        
+        input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' rounds the quotient (keeping integer dtypes)."""
+        ...
     def dot(self, other: Tensor) -> Tensor:
         """Inner product of two 1-D tensors of the same size and dtype."""
         ...
@@ -640,11 +722,22 @@ class TensorOps:
         
         exp(x) - 1 of each element of `input` (accurate for small x)."""
         ...
+    def exponential_(self, lambd: _float = ..., *, generator: Any | None = ...) -> Tensor:
+        """Fill `self` with samples of the exponential distribution of rate `lambd`."""
+        ...
     def fill(self, value: Tensor | Number) -> Tensor:
         """A tensor like `self` filled with `value` (the functional ``fill_``)."""
         ...
     def fill_(self, value: Tensor | Number) -> Tensor:
         """Fill `self` with `value` (a number or a 0-d tensor), in place."""
+        ...
+    def fix(self, *, out: Tensor | None = ...) -> Tensor:
+        """Each element of `input` rounded toward zero (integers unchanged)."""
+        ...
+    def fix_(self) -> Tensor:
+        """In-place form of `trunc`: the result is written into `self`.
+        
+        Each element of `input` rounded toward zero (integers unchanged)."""
         ...
     def flatten(self, start_dim: _int = ..., end_dim: _int = ...) -> Tensor:
         """Merge dims start_dim..end_dim into one (a view when possible)."""
@@ -744,9 +837,31 @@ class TensorOps:
         
         self * Phi(self) (exact, with erf) or its tanh approximation."""
         ...
+    def geometric_(self, p: _float, *, generator: Any | None = ...) -> Tensor:
+        """Fill `self` with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+        ...
     def geqrf(self, *, out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
         """(a, tau): LAPACK's compact Householder QR (``torch.geqrf``): R on and above the
         diagonal of a, the reflectors' vectors below it, their scales in tau."""
+        ...
+    def ger(self, vec2: Tensor) -> Tensor:
+        """Outer product of two 1-D tensors (dtypes promote, as in PyTorch)."""
+        ...
+    def greater(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """other < self."""
+        ...
+    def greater_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `gt`: the result is written into `self`.
+        
+        other < self."""
+        ...
+    def greater_equal(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """other <= self."""
+        ...
+    def greater_equal_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `ge`: the result is written into `self`.
+        
+        other <= self."""
         ...
     def gt(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
         """other < self."""
@@ -965,6 +1080,22 @@ class TensorOps:
         
         self + weight * (end - self), computed from the nearer end for accuracy (as PyTorch)."""
         ...
+    def less(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """input < other, elementwise and broadcast, as a bool tensor."""
+        ...
+    def less_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `lt`: the result is written into `self`.
+        
+        input < other, elementwise and broadcast, as a bool tensor."""
+        ...
+    def less_equal(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """input <= other, elementwise and broadcast, as a bool tensor."""
+        ...
+    def less_equal_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `le`: the result is written into `self`.
+        
+        input <= other, elementwise and broadcast, as a bool tensor."""
+        ...
     def lgamma(self, *, out: Tensor | None = ...) -> Tensor:
         """log |Γ(self)| (+inf at the poles and at -inf, as PyTorch)."""
         ...
@@ -1004,6 +1135,9 @@ class TensorOps:
         """In-place form of `log`: the result is written into `self`.
         
         The natural logarithm of each element of `input`."""
+        ...
+    def log_normal_(self, mean: _float = ..., std: _float = ..., *, generator: Any | None = ...) -> Tensor:
+        """Fill `self` with exp(N(mean, std²)) samples (a log-normal distribution)."""
         ...
     def log_softmax(self, dim: _int, dtype: _dtype | None = ..., *, out: Tensor | None = ...) -> Tensor:
         """x - log(sum(exp(x))) along `dim`, shifted by the maximum for stability."""
@@ -1158,6 +1292,9 @@ class TensorOps:
         """The most frequent value along `dim` (the smallest of equally frequent ones; each NaN
         counts once) and the index of its last occurrence."""
         ...
+    def moveaxis(self, source: Sequence[_int] | _int, destination: Sequence[_int] | _int) -> Tensor:
+        """Move dims `source` to positions `destination`, the others keeping their order."""
+        ...
     def movedim(self, source: Sequence[_int] | _int, destination: Sequence[_int] | _int) -> Tensor:
         """Move dims `source` to positions `destination`, the others keeping their order."""
         ...
@@ -1175,6 +1312,14 @@ class TensorOps:
     def multinomial(self, num_samples: _int, replacement: _bool = ..., *, generator: Any | None = ..., out: Tensor | None = ...) -> Tensor:
         """`num_samples` category indices per row drawn with probabilities proportional to `self`
         (without replacement: the largest p / E with E ~ Exp(1), as PyTorch)."""
+        ...
+    def multiply(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """input * other, broadcast."""
+        ...
+    def multiply_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `mul`: the result is written into `self`.
+        
+        input * other, broadcast."""
         ...
     def mv(self, vec: Tensor) -> Tensor:
         """Matrix (n, m) times vector (m,)."""
@@ -1228,6 +1373,14 @@ class TensorOps:
         
         -x for each element of `input` (bool inputs are refused: use logical_not)."""
         ...
+    def negative(self, *, out: Tensor | None = ...) -> Tensor:
+        """-x for each element of `input` (bool inputs are refused: use logical_not)."""
+        ...
+    def negative_(self) -> Tensor:
+        """In-place form of `neg`: the result is written into `self`.
+        
+        -x for each element of `input` (bool inputs are refused: use logical_not)."""
+        ...
     def nextafter(self, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
         """The next representable value after self towards other."""
         ...
@@ -1246,6 +1399,14 @@ class TensorOps:
         ...
     def normal_(self, mean: _float = ..., std: _float = ..., *, generator: Any | None = ...) -> Tensor:
         """Fill `self` with samples of the normal distribution N(mean, std²)."""
+        ...
+    def not_equal(self, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
+        """not (self == other) (True where either is NaN)."""
+        ...
+    def not_equal_(self, other: Tensor | Number) -> Tensor:
+        """In-place form of `ne`: the result is written into `self`.
+        
+        not (self == other) (True where either is NaN)."""
         ...
     def orgqr(self, input2: Tensor, *, out: Tensor | None = ...) -> Tensor:
         """``torch.orgqr``: linalg.householder_product(self, input2)."""
@@ -1550,6 +1711,14 @@ class TensorOps:
         
         self - alpha * other."""
         ...
+    def subtract(self, other: Tensor | Number, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
+        """self - alpha * other."""
+        ...
+    def subtract_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor:
+        """In-place form of `sub`: the result is written into `self`.
+        
+        self - alpha * other."""
+        ...
     def sum(self, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, dtype: _dtype | None = ..., out: Tensor | None = ...) -> Tensor:
         """The sum of the elements of `input` over `dim` (all when None), in `dtype` (int64 for integer and bool inputs by default)."""
         ...
@@ -1560,6 +1729,12 @@ class TensorOps:
     def svd(self, some: _bool = ..., compute_uv: _bool = ..., *, out: Tensor | None = ...) -> tuple[Tensor, Tensor, Tensor]:
         """(U, S, V) with self = U diag(S) V^T (``torch.svd``: V, not Vh; reduced when some;
         zero-filled U and V when not compute_uv)."""
+        ...
+    def swapaxes(self, dim0: _int, dim1: _int) -> Tensor:
+        """A view of `input` with dimensions `dim0` and `dim1` swapped."""
+        ...
+    def swapdims(self, dim0: _int, dim1: _int) -> Tensor:
+        """A view of `input` with dimensions `dim0` and `dim1` swapped."""
         ...
     def t(self) -> Tensor:
         """The transpose of a matrix `input` (0-d and 1-d inputs are returned as they are)."""

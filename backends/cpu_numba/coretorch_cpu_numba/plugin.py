@@ -10,6 +10,7 @@ from .finite import all_finite
 from .fork_safety import install_fork_handler
 from .numpy_view import read_numpy, wrap_numpy, write_numpy
 from .registry import KERNELS
+from .threads import get_num_threads, set_num_threads
 
 
 @hookimpl
@@ -17,6 +18,7 @@ def coretorch_register_backend(registry) -> None:
     """Plugin hook: register the cpu device type, its allocator and numpy I/O, and the CPU
     kernels."""
     registry.device_type("cpu", "CPU", allocator, read_numpy=read_numpy, write_numpy=write_numpy,
-                         wrap_numpy=wrap_numpy, extras={"all_finite": all_finite})
+                         wrap_numpy=wrap_numpy, extras={"all_finite": all_finite, "get_num_threads": get_num_threads,
+                                 "set_num_threads": set_num_threads})
     register_kernels(registry.library("CPU"), KERNELS, "cpu")
     install_fork_handler()

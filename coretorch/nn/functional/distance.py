@@ -70,8 +70,6 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
-    if i.size == 0:
-        return input.new_zeros((0,))
     rows_i = input.index_select(0, _tensor(i.astype(np.int64), dtype=_dt.int64,
                                            device=input.device))
     rows_j = input.index_select(0, _tensor(j.astype(np.int64), dtype=_dt.int64,

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Iterable
 
 from ...autograd.grad_mode import no_grad
 from ...ops import aten
 from ...tensor.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
+           "clip_grad_norm"]
 
 
 def _grads(parameters) -> list[Tensor]:
@@ -97,3 +99,11 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """Deprecated spelling of `clip_grad_norm_` (as in PyTorch, it warns)."""
+    warnings.warn("coretorch.nn.utils.clip_grad_norm is now deprecated in favor of "
+                  "coretorch.nn.utils.clip_grad_norm_.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

@@ -38,9 +38,13 @@ def _addmm_samples(op, m, dtype):
     yield SampleInput(m.make((3, 5)), (m.make((3, 4), layout="transposed"), m.make((4, 5))),
                       dict(beta=0), name="beta0-transposed")
     yield SampleInput(m.make((3, 5)), (m.make((3, 0)), m.make((0, 5))), name="zero-inner")
+    yield SampleInput(m.make((3, 5)), (m.make((3, 4)), m.make((4, 5))), dict(beta=1.5, alpha=2.5),
+                      name="float-beta-alpha")
 
 
 def _addmm(s, a, b, *, beta=1, alpha=1):
+    if np.issubdtype(a.dtype, np.integer):  # PyTorch casts the scalars to the dtype: 1.5 -> 1
+        beta, alpha = int(beta), int(alpha)
     prod = a @ b
     return (prod * alpha if beta == 0 else beta * s + alpha * prod).astype(np.result_type(s, a))
 

@@ -309,9 +309,11 @@ def _vander_samples(op, m, dtype):
     yield SampleInput(m.make((4,)), name="square")
     yield SampleInput(m.make((2, 3)), kwargs=dict(N=5), name="batched-N")
     yield SampleInput(m.make((3,), layout="sliced"), kwargs=dict(N=2), name="N=2")
+    yield SampleInput(m.make(()), kwargs=dict(N=3), name="0-d-is-one-point")
 
 
 def _vander_ref(x, *, N=None):
+    x = x.reshape(x.shape or (1,))
     n = x.shape[-1] if N is None else N
     return x[..., None] ** np.arange(n)
 
@@ -416,6 +418,8 @@ def _tensorsolve_samples(op, m, dtype):
     yield SampleInput(_invertible_as(m, 6, (2, 3, 6)), (m.make((2, 3)),), name="plain")
     yield SampleInput(_invertible_as(m, 6, (6, 2, 3)), (m.make((2, 3)),), dict(dims=(0,)),
                       name="dims")
+    yield SampleInput(_invertible_as(m, 6, (2, 3, 6)), (m.make((2, 3)),), dict(dims=(0, 2)),
+                      name="dims-reorder-rows")
 
 
 def _tensorsolve_ref(a, b, dims=None):

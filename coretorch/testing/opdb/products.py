@@ -58,15 +58,21 @@ def _tensordot_ref(a, b, dims=2):
     return np.tensordot(a, b, dims)
 
 
+def _scalars_for(dtype, beta, alpha):
+    """PyTorch casts beta and alpha to an integer product's dtype (0.5 becomes 0)."""
+    return (int(beta), int(alpha)) if np.issubdtype(dtype, np.integer) else (beta, alpha)
+
+
 def _scaled(prod):
     def ref(s, a, b, *, beta=1, alpha=1):
+        beta, alpha = _scalars_for(a.dtype, beta, alpha)
         p = prod(a, b)
         r = p * alpha if beta == 0 else beta * s + alpha * p
         return np.asarray(r).astype(a.dtype)
     return ref
 
 
-def _scaled_samples(shapes, self_shapes):
+def _scaled_samples(shapes, self_shapes, float_scalars_on_ints: bool = True):
     a_shape, b_shape = shapes
 
     def samples(op, m, dtype):
@@ -78,6 +84,9 @@ def _scaled_samples(shapes, self_shapes):
             m.make(full)
         yield SampleInput(nan, (m.make(a_shape, layout="transposed"), m.make(b_shape)),
                           dict(beta=0), name="beta0-ignores-self-nan")
+        if dtype.is_floating_point or float_scalars_on_ints:
+            yield SampleInput(m.make(full), (m.make(a_shape), m.make(b_shape)),
+                              dict(beta=1.5, alpha=2.5), name="float-beta-alpha")
     return samples
 
 
@@ -150,7 +159,7 @@ OPS: list[OpInfo] = [
     OpInfo("addmv", dtypes=DTYPES, ref=_scaled(np.matmul), tol=_TOL,
            sample_inputs_func=_scaled_samples(((3, 4), (4,)), ((3,), (1,)))),
     OpInfo("addr", dtypes=DTYPES, ref=_scaled(np.outer), tol=_TOL,
-           sample_inputs_func=_scaled_samples(((3,), (4,)), ((3, 4), (4,)))),
+           sample_inputs_func=_scaled_samples(((3,), (4,)), ((3, 4), (4,)), False)),
     OpInfo("trace", dtypes=DTYPES, ref=_trace_ref, sample_inputs_func=_trace_samples, tol=_TOL),
     OpInfo("kron", dtypes=DTYPES, ref=np.kron, sample_inputs_func=_kron_samples, tol=_TOL),
     OpInfo("inner", dtypes=DTYPES, ref=np.inner, sample_inputs_func=_inner_samples, tol=_TOL),
@@ -162,6 +171,10 @@ OPS: list[OpInfo] = [
 
 def _t(*shape):
     return lambda m: m.make(shape)
+
+
+def _ints(*shape):
+    return lambda m: m.make(shape, dtype=_dt.int64)
 
 
 _ERRORS = {
@@ -182,7 +195,10 @@ _ERRORS = {
                            match=r"Expected size for first two dimensions of batch2")],
     "addmv": [error_case("sizes", _t(3), (_t(3, 4), _t(5)), match=r"size mismatch"),
               error_case("self", _t(4), (_t(3, 4), _t(4)), match=r"can't be broadcast")],
-    "addr": [error_case("2-d", _t(3, 4), (_t(3, 1), _t(4)), match=r"expected 1-D and 1-D")],
+    "addr": [error_case("2-d", _t(3, 4), (_t(3, 1), _t(4)), match=r"expected 1-D and 1-D"),
+             error_case("float-beta-on-ints", _ints(3, 4), (_ints(3), _ints(4)), dict(beta=0.5),
+                        match=r"addr\(\): for integral input tensors, argument beta must not be "
+                              r"a floating point number")],
     "trace": [error_case("3-d", _t(2, 2, 2), match=r"trace: expected a matrix")],
     "inner": [error_case("last", _t(2, 3), (_t(4),), match=r"the last dimension must match")],
     "vdot": [error_case("2-d", _t(2, 3), (_t(3),), match=r"vdot\(\): 1D tensors expected")],

@@ -6,9 +6,11 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset,  # 
                       StackDataset, Subset, TensorDataset, random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  # noqa: F401
                       SubsetRandomSampler, WeightedRandomSampler)
+from .distributed import DistributedSampler  # noqa: F401
 from .worker_info import WorkerInfo, get_worker_info  # noqa: F401
 
 __all__ = ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
            "Subset", "ConcatDataset", "ChainDataset", "random_split", "Sampler",
            "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
-           "BatchSampler", "default_collate", "default_convert", "get_worker_info"]
+           "BatchSampler", "DistributedSampler", "default_collate", "default_convert",
+           "get_worker_info"]
