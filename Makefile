@@ -33,7 +33,7 @@ TEST_PLUGINS := $(patsubst %/pyproject.toml,%,$(sort $(filter-out tests/plugins/
 # mkdocs-material, mkdocstrings (ruff formats its signatures) and markdown-exec: the documentation
 # site, whose build is a test
 DOCS_DEPS := mkdocs-material mkdocstrings-python markdown-exec ruff
-TEST_DEPS := pytest safetensors scikit-learn numba tensorboard $(DOCS_DEPS) \
+TEST_DEPS := pytest safetensors scikit-learn numba tensorboard mypy $(DOCS_DEPS) \
              $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
 
 PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
@@ -54,7 +54,6 @@ $(STAMP): | $(PY)
 	$(PY) -m pip install --quiet --no-build-isolation \
 	  $(addprefix -e ,$(DISTS) $(TEST_PLUGINS)) $(TEST_DEPS)
 	rm -f $(VENV)/.installed-*
-	$(PY) tools/tensor_stub.py
 	touch $@
 
 # The second run sends the conformance suite (and the cuda API tests) through the cuda backend's
@@ -88,7 +87,7 @@ op-coverage: $(STAMP)
 	$(PY) -m pip install --quiet expecttest
 	$(PY) tools/opdb_yardstick.py -o docs/op-coverage.md
 
-# coretorch/tensor/tensor.pyi (made by `make install`; again after adding ops): Tensor's methods,
-# op methods from their schemas, for editors and type checkers
+# coretorch/tensor/tensor_ops.pyi and coretorch/op_functions.pyi (committed; rerun after adding
+# or changing ops): Tensor's op methods and the op functions from their schemas, for type checkers
 stubs: $(STAMP)
 	$(PY) tools/tensor_stub.py

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import builtins as _builtins
+from types import ModuleType as _ModuleType
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from . import dtypes as _dtypes
 from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
                      float32, float64, half, float, double, short, int, long, dtype,
@@ -64,23 +68,25 @@ def _export_inplace_functions() -> None:
 
 _export_ops()
 _export_inplace_functions()
+if _TYPE_CHECKING:  # what the two calls above export, for type checkers (`make stubs`)
+    from .op_functions import *  # noqa: F403
 from .ops.shape_composites import (broadcast_shapes, broadcast_tensors,  # noqa: E402,F401
                                    atleast_1d, atleast_2d, atleast_3d)
 from .ops.grids import meshgrid, cartesian_prod, block_diag  # noqa: E402,F401
 from .ops.statistics import std, var  # noqa: E402,F401  (with the (input, unbiased) form)
 
 
-def is_tensor(obj) -> "bool":
+def is_tensor(obj) -> _builtins.bool:
     """Whether `obj` is a coretorch tensor."""
     return isinstance(obj, Tensor)
 
 
-def numel(t: Tensor) -> "int":
+def numel(t: Tensor) -> _builtins.int:
     """The number of elements of `t` (the product of its sizes)."""
     return t.numel()
 
 
-def is_floating_point(t: Tensor) -> "bool":
+def is_floating_point(t: Tensor) -> _builtins.bool:
     """Whether `t` has a floating-point dtype."""
     return t.is_floating_point()
 
@@ -107,6 +113,7 @@ def _no_cuda_module():
                                         "`python -m coretorch` lists backends)")
 
 
+cuda: _ModuleType  # set by _expose_device_modules (the backend's module, or a stand-in)
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
@@ -165,17 +172,17 @@ def typename(obj) -> "str":
     return module + cls.__qualname__
 
 
-def is_nonzero(input: Tensor) -> "bool":
+def is_nonzero(input: Tensor) -> _builtins.bool:
     """The truth of a one-element tensor (RuntimeError for any other size)."""
     return input.is_nonzero()
 
 
-def is_same_size(input: Tensor, other: Tensor) -> "bool":
+def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
     """Whether the two tensors have the same shape."""
     return input.is_same_size(other)
 
 
-def is_signed(input: Tensor) -> "bool":
+def is_signed(input: Tensor) -> _builtins.bool:
     """Whether `input`'s dtype holds negative values."""
     return input.is_signed()
 from .parallelism import get_num_threads, set_num_threads  # noqa: E402,F401

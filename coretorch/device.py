@@ -43,6 +43,9 @@ class device:
     """
 
     __slots__ = ("type", "index", "_str", "__weakref__")
+    type: str
+    index: int | None
+    _str: str
     _interned: dict = {}
 
     def __new__(cls, type: "str | device", index: int | None = None):  # noqa: A002
@@ -107,6 +110,12 @@ class device:
         _default.stack.pop()
 
 
+def _holds_no_data(t: Any, *rest: Any) -> Any:
+    """The `read_numpy` / `write_numpy` of a device type without them (a shape-only one)."""
+    raise RuntimeError(f"tensors on '{t.device}' hold no data: only their shapes, dtypes and "
+                       f"devices exist")
+
+
 @dataclass
 class DeviceType:
     """What a backend registers for its device type."""
@@ -119,8 +128,8 @@ class DeviceType:
     is_available: Callable[[], bool] = lambda: True
     device_count: Callable[[], int] = lambda: 1
     # data movement, all a backend needs for copies to/from any other device:
-    read_numpy: Callable | None = None   # (tensor) -> numpy array with its values (cpu: a view)
-    write_numpy: Callable | None = None  # (tensor, numpy array of the same shape) -> None
+    read_numpy: Callable = _holds_no_data   # (tensor) -> numpy array of its values (cpu: a view)
+    write_numpy: Callable = _holds_no_data  # (tensor, numpy array of the same shape) -> None
     has_data: bool = True                # False for shape-only devices (meta)
     wrap_numpy: Callable | None = None   # (numpy array) -> tensor sharing its memory (cpu only)
     extras: dict = field(default_factory=dict)

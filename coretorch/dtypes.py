@@ -30,18 +30,20 @@ class dtype:
     __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank",
                  "is_floating_point")
 
-    def __init__(self, name: str, numpy_dtype: type, category: int, is_signed: bool, rank: int):
+    # `bool` and `int` in this module are dtypes: annotations name the builtins' full names
+    def __init__(self, name: str, numpy_dtype: type, category: _builtins.int,
+                 is_signed: _builtins.bool, rank: _builtins.int):
         self.name = name
-        self.numpy = np.dtype(numpy_dtype)
+        self.numpy: np.dtype = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
         self.category = category
         self.is_signed = is_signed
         self._rank = rank
         # a plain attribute, not a property: meta rules and autograd read it on every op
-        self.is_floating_point: bool = category == _FLOAT
+        self.is_floating_point: _builtins.bool = category == _FLOAT
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> _builtins.bool:
         """Whether this is a complex dtype (never: no complex dtypes exist here)."""
         return False
 
@@ -212,7 +214,7 @@ def _check_int64_scalars(operands) -> None:
 class finfo:
     """Machine limits of a floating dtype (``coretorch.finfo(coretorch.float32).eps``)."""
 
-    def __init__(self, d: dtype = None):
+    def __init__(self, d: dtype | None = None):
         d = d or _default.value
         if not d.is_floating_point:
             raise TypeError(f"finfo(): expected a floating point dtype, got {d!r}")

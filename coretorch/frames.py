@@ -28,7 +28,8 @@ def is_internal(frame: FrameType) -> bool:
 
 def user_stacklevel() -> int:
     """The `stacklevel` for `warnings.warn` called here that points at the user's line."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and is_internal(frame):
         frame, level = frame.f_back, level + 1
     return level

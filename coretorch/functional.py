@@ -16,7 +16,7 @@ def einsum(equation: str, *operands):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` (the operands may also be given as
     one list). Contracted pairwise in the cheapest greedy order; differentiable."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = operands[0]
+        operands = tuple(operands[0])
     return _op("einsum")(equation, list(operands))
 
 

@@ -8,6 +8,7 @@ plugin that fails is rolled back to the snapshot.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .dispatch.keys import DispatchKey
 from .dispatch.operator import Operator, _fallbacks, _operators, register_fallback
@@ -50,7 +51,7 @@ class KernelChange:
         _put(self.op, self.key, self.before)
 
 
-def _put(op: Operator | None, key: DispatchKey, entry: object) -> None:
+def _put(op: Operator | None, key: DispatchKey, entry: Any) -> None:
     if op is None:
         register_fallback(key, None)          # also clears every op's kernel cache
         if entry is not None:

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable
 
 from .dispatch.keys import DispatchKey
 from .dispatch.operator import (Operator, _fallbacks, _operators, fallthrough_kernel,
@@ -52,7 +52,7 @@ class Library:
         self.ns, self.kind = namespace, kind
         self.dispatch_key = DispatchKey.get(dispatch_key) if dispatch_key else None
         # (op, key, entry it replaced): op None for a fallback, key None for a definition
-        self._registrations: list[tuple[Operator | None, DispatchKey | None, object]] = []
+        self._registrations: list[tuple[Operator | None, DispatchKey | None, Any]] = []
 
     def define(self, schema: str, doc: str | None = None) -> Operator:
         """Define a new operator from a schema string ``"name(Tensor x, float a) -> Tensor"``.
@@ -75,7 +75,7 @@ class Library:
         if not m:
             raise ValueError(f"Library.define(): cannot parse schema {schema!r}; expected "
                              f"'name(Type arg, ...) -> Type'")
-        op = Operator(f"{self.ns}::{m.group(1)}", schema.strip(), doc)
+        op = Operator(f"{self.ns}::{m.group(1)}", schema.strip(), doc or "")
         self._registrations.append((op, None, None))
         return op
 
@@ -129,6 +129,7 @@ class Library:
         registration replaced (another library's kernel or fallback) is put back."""
         for op, key, replaced in reversed(self._registrations):
             if op is None:
+                assert key is not None  # a fallback registration names its key
                 register_fallback(key, None)
                 if replaced is not None:
                     _fallbacks[key] = replaced

@@ -57,7 +57,7 @@ class BackendSpec:
         ``registry.library()`` for kernels. Keep it cheap: compile kernels lazily."""
 
     @hookspec
-    def coretorch_backend_available(self) -> "tuple[bool, str]":
+    def coretorch_backend_available(self) -> "tuple[bool, str]":  # type: ignore[empty-body]
         """Whether the hardware can be used now, and why not (``(False, "no CUDA driver")``).
         An unavailable backend stays registered (its device type exists) but reports why.
         An available one may return a note shown beside "loaded" (``(True, "emulated: ...")``)."""
@@ -289,7 +289,8 @@ def _watch_sigint() -> Iterator[Callable[[], bool]]:
 
     def on_sigint(signum, frame):
         hit.append(signum)
-        previous(signum, frame)
+        if callable(previous):  # installed only then
+            previous(signum, frame)
 
     if callable(previous):
         signal.signal(signal.SIGINT, on_sigint)
@@ -301,6 +302,7 @@ def _watch_sigint() -> Iterator[Callable[[], bool]]:
 
 
 def _load_one(ep: md.EntryPoint, info: BackendInfo, ctrl_c: Callable[[], bool]) -> None:
+    assert _manager is not None, "load_backends makes the plugin manager first"
     snapshot = _registration_snapshot()
     registry = BackendRegistry(info)
     start = time.perf_counter()
@@ -341,7 +343,7 @@ def _check_ownership(info: BackendInfo, registry: BackendRegistry, snapshot) -> 
     user allows them) those it registered through ``library(key, allow_override=True)``."""
     from .dispatch import DispatchKey
     own = {DispatchKey.get(k) for k in info.dispatch_keys if _key_owners.get(k) == info.name}
-    foreign = []
+    foreign: list = []
     for change in snapshot.changes():
         if change.key in own:
             continue

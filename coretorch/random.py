@@ -6,7 +6,7 @@ the same numbers on every machine and every run (a device backend may keep its o
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -35,7 +35,9 @@ class Generator:
 
     def seed(self) -> int:
         """Reseed from OS entropy and return the new seed."""
-        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        entropy = np.random.SeedSequence().entropy  # an int when none is given
+        assert isinstance(entropy, int)
+        s = entropy & ((1 << 63) - 1)
         self.manual_seed(s)
         return s
 
@@ -45,7 +47,7 @@ class Generator:
 
     def get_state(self) -> dict:
         """The generator's state (a dict), for `set_state`."""
-        return self.numpy.bit_generator.state
+        return dict(self.numpy.bit_generator.state)
 
     def set_state(self, state: dict) -> None:
         """Restore a state returned by `get_state`."""
@@ -121,7 +123,7 @@ def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
         yield
         return
     import coretorch
-    mod = getattr(coretorch, device_type, None)
+    mod: Any = getattr(coretorch, device_type, None)
     if mod is None or not hasattr(mod, "get_rng_state") or not mod.is_available():
         devices = []
     elif devices is None:

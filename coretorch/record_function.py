@@ -11,7 +11,7 @@ import functools
 import threading
 import time
 from threading import get_ident as _get_ident
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .tensor.impl import TensorImpl as _Impl
 
@@ -108,10 +108,13 @@ class RecordFunction:
                  "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra",
                  "kernel_ns")
 
-    def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
+    def __init__(self, name: str, scope: RecordScope, args: Sequence = (), kwargs: dict | None = None,
                  seq_nr: int = -1, callbacks: tuple | None = None):
         self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
-        self.outputs = self.parent = self.extra = self._states = None
+        self.outputs: Any = None
+        self.parent: RecordFunction | None = None
+        self.extra: dict | None = None
+        self._states: list | None = None
         self.thread_id = self.fwd_thread_id = _get_ident()
         self.start_ns = self.end_ns = 0
         self.kernel_ns = -1
@@ -183,7 +186,7 @@ def _end(r: RecordFunction) -> None:
         raise err
 
 
-def inputs_meta(args: tuple, kwargs: dict | None) -> tuple[tuple, tuple]:
+def inputs_meta(args: Sequence, kwargs: dict | None) -> tuple[tuple, tuple]:
     """(shapes, dtype names) of an op's inputs, positional then keyword: a tensor gives its shape
     tuple and dtype name, a list of tensors a tuple of shapes and "TensorList", anything else ()
     and "Scalar" (a Python number) or "". Cheap to keep: no reference to a tensor survives, and
@@ -202,7 +205,7 @@ def inputs_meta(args: tuple, kwargs: dict | None) -> tuple[tuple, tuple]:
     return tuple(shapes), tuple(dtypes)
 
 
-def plain_shapes(shapes: list | None) -> list:
+def plain_shapes(shapes: Sequence | None) -> list:
     """`inputs_meta` shapes as PyTorch prints them: lists, [] for non-tensors."""
     if shapes is None:
         return []

@@ -48,9 +48,8 @@ def device_amp_module(device_type: str, default_dtype: dt.dtype) -> types.Module
     if m is None:
         m = types.ModuleType(name, f"``{name}``: autocast and GradScaler for {device_type} "
                                    f"tensors (PyTorch's legacy spelling of coretorch.amp).")
-        m.autocast = _autocast_for(device_type, default_dtype)
-        m.GradScaler = _scaler_for(device_type)
-        m.__all__ = ["autocast", "GradScaler"]
+        vars(m).update(autocast=_autocast_for(device_type, default_dtype),
+                       GradScaler=_scaler_for(device_type), __all__=["autocast", "GradScaler"])
         sys.modules[name] = m
     return m
 
@@ -60,6 +59,6 @@ def attach_amp(parent: types.ModuleType, device_type: str, default_dtype: dt.dty
     (``coretorch.cuda``, from a backend or the "not available" stand-in) becomes a package with
     no directory, so ``import coretorch.cuda.amp`` (and ``torch.cuda.amp`` under the compat
     hook) finds it."""
-    parent.amp = device_amp_module(device_type, default_dtype)
+    vars(parent)["amp"] = device_amp_module(device_type, default_dtype)
     if not hasattr(parent, "__path__"):
         parent.__path__ = []

@@ -107,6 +107,7 @@ class GradScaler:
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # the reciprocal in double, then float32, as PyTorch computes inv_scale
+        assert self._scale is not None  # scale() ran first (the stage checks above)
         inv_scale = float(dt.float32.numpy.type(1.0 / self._scale))
         found = False
         with no_grad():
@@ -155,6 +156,7 @@ class GradScaler:
                       if s["stage"] is not OptState.READY]
             if not states:
                 raise AssertionError("No inf checks were recorded prior to update.")
+            assert self._scale is not None and self._growth_tracker is not None  # scale() ran
             if any(s["found_inf"] for s in states):
                 self._scale = _f32(self._scale * self._backoff_factor)
                 self._growth_tracker = 0

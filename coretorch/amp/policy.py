@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .state import STATE
 
 __all__ = ["POLICIES", "policy_of", "cast_record", "cast_tensors"]
@@ -114,7 +115,7 @@ def _eligible(t, dev: str) -> bool:
 
 
 def _cast(t, to: dt.dtype, dev: str, lower: dt.dtype):
-    if not isinstance(t, TensorImpl) or t._dtype is to or not _eligible(t, dev):
+    if not isinstance(t, Tensor) or t._dtype is to or not _eligible(t, dev):
         return t
     # as PyTorch (and Apex): float32 leaf parameters keep their low-precision copy for the
     # region, so a weight used by several ops (or several steps of an RNN) is cast once

@@ -18,7 +18,7 @@ __all__ = ["STATE", "AUTOCAST_BIT", "DEFAULT_DTYPES", "sync_key", "is_autocast_e
            "is_autocast_available", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
            "get_autocast_gpu_dtype"]
 
-AUTOCAST_BIT = 1 << DispatchKey.Autocast.bit
+AUTOCAST_BIT = 1 << DispatchKey.Autocast.bit  # type: ignore[operator]  # a functionality key
 # PyTorch's defaults: bfloat16 on cpu, float16 on cuda
 DEFAULT_DTYPES = {"cpu": dt.bfloat16, "cuda": dt.float16}
 

@@ -8,11 +8,14 @@ BACKWARD_FUNCTION RecordFunction when an observer is registered.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from .. import record_function as _rf
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import local_keys
 from ..ops.declare import op_named as _op
 from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .grad_mode import no_grad
 from .node import AccumulateGrad, Node, OpNode, gradient_edge
 
@@ -25,7 +28,7 @@ def _size_str(shape) -> str:
     return f"coretorch.Size({list(shape)})"
 
 
-def sum_to(g: TensorImpl, shape: tuple, node: Node | None = None, index: int = 0) -> TensorImpl:
+def sum_to(g: Tensor, shape: tuple, node: Node | None = None, index: int = 0) -> Tensor:
     """Sum gradient `g` (of a broadcast shape) down to `shape`."""
     gs = g._shape
     lead = len(gs) - len(shape)
@@ -49,7 +52,7 @@ def sum_to(g: TensorImpl, shape: tuple, node: Node | None = None, index: int = 0
     return r.reshape(shape) if r._shape != shape else r
 
 
-def accumulate_grad(t: TensorImpl, g: TensorImpl | None, owned: bool = False) -> None:
+def accumulate_grad(t: TensorImpl, g: Tensor | None, owned: bool = False) -> None:
     """Add `g` into ``t.grad`` (what AccumulateGrad does); then post-accumulate hooks.
 
     `owned`: the engine made `g` and nothing else refers to it (see `InputBuffer`), so a first
@@ -58,6 +61,7 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None, owned: bool = False) ->
     m = t._autograd
     if g is None:
         return
+    assert m is not None, "accumulate_grad: the tensor requires grad, so it has autograd meta"
     create_graph = not local_keys.exclude & AUTOGRAD_BIT
     old = m.grad
     if old is None:
@@ -76,7 +80,7 @@ def accumulate_grad(t: TensorImpl, g: TensorImpl | None, owned: bool = False) ->
             h(t)
 
 
-def _detached_copy(g: TensorImpl) -> TensorImpl:
+def _detached_copy(g: Tensor) -> Tensor:
     with no_grad():
         return g.clone()
 
@@ -349,7 +353,7 @@ class GraphTask:
         grads, owned = buf.grads, buf.owned
         is_leaf = node.__class__ is AccumulateGrad
         if is_leaf:
-            grads = _leaf_hooks(node, grads, owned)
+            grads = _leaf_hooks(node, grads, owned)  # type: ignore[arg-type]  # is_leaf: its class
         elif node._hooks is not None:
             grads = _pre_hooks(node, grads, owned)
         cap = self.capture.get(node)
@@ -374,7 +378,8 @@ class GraphTask:
             g = grads[nr]
             self.results[i] = g
             if self.accumulate and not is_leaf and g is not None:
-                accumulate_grad(self.targets[i][0], g)
+                # captures need targets
+                accumulate_grad(self.targets[i][0], g)  # type: ignore[index]
 
     def _route(self, node: Node, outs, out_owned: list, ready: list) -> None:
         """Send each output gradient along its edge (reduced to the input's shape and cast to its
@@ -412,8 +417,8 @@ def _outputs_owned(node: Node, outs, grads: list, owned: list) -> list:
     if outs is None:
         return []
     fresh = isinstance(node, OpNode) and (node._hooks is None or not node._hooks.post)
-    saved = {id(_root(a)) for a in node.args if isinstance(a, TensorImpl)} \
-        if fresh and node.args is not None else set()
+    args = node.args if fresh else None  # type: ignore[attr-defined]  # an OpNode when fresh
+    saved = {id(_root(a)) for a in args if isinstance(a, TensorImpl)} if args is not None else set()
     incoming = {id(_root(x)): j for j, x in enumerate(grads) if x is not None}
     given: set = set()
     res = []
@@ -434,6 +439,8 @@ def _root(t: TensorImpl) -> TensorImpl:
 
 
 def _call(node: Node, grads: list, owned: list):
+    run: Callable[..., Any]
+    args: tuple
     if node.__class__ is AccumulateGrad:
         run = node.apply_owned
         args = (grads, owned[0])
@@ -466,6 +473,7 @@ def _pre_hooks(node: Node, grads: list, owned: list) -> list:
     """Run the node's tensor hooks, pre-hooks and retain_grad: a hook may keep a reference to a
     gradient it sees, so none of them stays owned."""
     h = node._hooks
+    assert h is not None, "_pre_hooks runs for nodes with hooks"
     grads = list(grads)
     owned[:] = [False] * len(owned)
     for nr, fn in list(h.tensor_pre.values()):

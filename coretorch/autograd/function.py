@@ -12,6 +12,7 @@ from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
+from ..tensor.tensor import Tensor
 from .grad_mode import no_grad
 from .node import FREED_MESSAGE, Node, init_node, gradient_edge, materialize, version_error
 
@@ -21,7 +22,10 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 class FunctionCtx:
     """Methods available on `ctx` inside forward/setup_context."""
 
-    __slots__ = ()
+    to_save: tuple
+    dirty_tensors: tuple
+    non_differentiable: tuple
+    materialize_grads: bool
 
     def save_for_backward(self, *tensors) -> None:
         """Save tensors (or None) for backward; read them back with `saved_tensors`."""
@@ -48,18 +52,18 @@ class BackwardCFunction(FunctionCtx, Node):
     """The node of one `Function.apply` call (and its `ctx`)."""
 
     _name = "BackwardCFunction"
-    _fn_cls: type = None  # the Function subclass (set per subclass)
+    _fn_cls: type[Function]  # the Function subclass (set per subclass)
 
     def _init(self) -> None:
         self.to_save = ()
         self.dirty_tensors = ()
         self.non_differentiable = ()
         self.materialize_grads = True
-        self._saved = None
+        self._saved: tuple | None = None
         self._freed = False
-        self._out_meta = ()
+        self._out_meta: tuple = ()
         self._n_inputs = 0
-        self.needs_input_grad = ()
+        self.needs_input_grad: tuple = ()
 
     @property
     def saved_tensors(self) -> tuple:
@@ -197,7 +201,7 @@ class Function:
         """Run forward (with grad recording off) and record the backward node."""
         if cls is Function:
             raise RuntimeError("Function.apply must be called on a subclass of Function")
-        ctx = object.__new__(cls._backward_cls)
+        ctx: BackwardCFunction = object.__new__(cls._backward_cls)
         init_node(ctx, (), 0, next_sequence_nr())
         ctx._init()
         needs = tuple(isinstance(a, TensorImpl) and _requires_grad(a) for a in args)
@@ -232,9 +236,9 @@ def _record(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
         if t._base is not None and _requires_grad(t):
             raise NotImplementedError(f"{ctx.name()}: mark_dirty on a view is not supported by "
                                       f"coretorch autograd; modify the base tensor instead")
-    meta = []
+    meta: list[tuple | None] = []
     for i, o in enumerate(outs):
-        if not isinstance(o, TensorImpl):
+        if not isinstance(o, Tensor):
             meta.append(None)
             continue
         meta.append((o._shape, o._dtype, o._device))

@@ -52,6 +52,13 @@ class _DecoratorContextManager:
     def clone(self) -> "_DecoratorContextManager":
         return self.__class__()
 
+    # each grad mode defines what entering and leaving it does
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: Any) -> None:
+        raise NotImplementedError
+
     def __new__(cls, orig_func: Callable | None = None, *args, **kwargs):
         # `@no_grad` without parentheses: decorate directly
         if issubclass(cls, _GradSwitch) and orig_func is not None and callable(orig_func):

@@ -6,12 +6,15 @@ the analytical one comes from `autograd.grad` with one-hot output gradients.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from ..device import get_device_type
 from ..tensor.impl import TensorImpl, requires_grad as _requires_grad
+
+if TYPE_CHECKING:
+    from ..tensor.tensor import Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -24,11 +27,11 @@ def _tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _read(t: TensorImpl) -> np.ndarray:
+def _read(t: Tensor) -> np.ndarray:
     return np.array(get_device_type(t._device).read_numpy(t.detach()), dtype=np.float64)
 
 
-def _write(t: TensorImpl, values: np.ndarray) -> None:
+def _write(t: Tensor, values: np.ndarray) -> None:
     get_device_type(t._device).write_numpy(t, values.astype(t._dtype.numpy))
 
 
@@ -164,8 +167,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
 
     def first_grads(*args):
         ins, gos = args[:n_in], args[n_in:]
-        o = _tuple(func(*ins))
-        o = [o[i] for i in out_idx]
+        o = [_tuple(func(*ins))[i] for i in out_idx]
         gs = grad(o, [ins[i] for i in diff_idx], list(gos), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 

@@ -13,6 +13,8 @@ For a call ``op(*record)`` it:
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey
 from ..dispatch.operator import register_fallback
 from ..dispatch.tls import local_keys
@@ -150,7 +152,8 @@ def saved_versions(info: OpAutogradInfo, saved_args, has_lists: bool) -> tuple |
     if saves is not None:
         return tuple((i, saved_args[i]._vc[0]) for i in saves
                      if i < len(saved_args) and isinstance(saved_args[i], _Impl)) or None
-    vers = [(i, a._vc[0]) for i, a in enumerate(saved_args) if isinstance(a, _Impl)]
+    vers: list[tuple[int, Any]] = [(i, a._vc[0]) for i, a in enumerate(saved_args)
+                                   if isinstance(a, _Impl)]
     if has_lists:
         vers += [(i, tuple(t._vc[0] if isinstance(t, _Impl) else None for t in a))
                  for i, a in enumerate(saved_args)
@@ -289,7 +292,8 @@ def autograd_kernel(op, ks, args, kwargs):
     versions = None if info.saves == () else saved_versions(info, saved_args,
                                                             list_args is not None)
     out = run_below_autograd(op, ks, args, kwargs)
-    node = info.cls(info.decl, saved_args, kwargs, tuple(edges), tuple(needs),
+    # info.cls: set for the differentiable ops that reach here
+    node = info.cls(info.decl, saved_args, kwargs, tuple(edges), tuple(needs),  # type: ignore[misc]
                     None if list_args is None else tuple(list_args), versions, seq_nr)
     if inplace and isinstance(out, _Impl):
         attach_inplace(args[0], node)

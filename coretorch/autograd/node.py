@@ -10,7 +10,7 @@ aligned with `_edges`.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from ..tensor.impl import AutogradMeta, TensorImpl
 from ..utils.hooks import RemovableHandle
@@ -61,6 +61,12 @@ class Node:
     """Base of every backward function (``y.grad_fn``)."""
 
     __slots__ = ("_edges", "seq_nr", "n_outputs", "_hooks", "_vv", "_metadata", "__weakref__")
+    _edges: tuple
+    seq_nr: int
+    n_outputs: int
+    _hooks: _NodeHooks | None
+    _vv: int  # the version of the view this node's history was recorded for (-1: not a view)
+    _metadata: dict | None
     _name = "Node"
 
     def name(self) -> str:
@@ -121,7 +127,10 @@ def add_hook(hooks: dict, fn: Any) -> RemovableHandle:
     return handle
 
 
-def init_node(node: Node, edges: tuple, n_outputs: int, seq_nr: int) -> Node:
+_N = TypeVar("_N", bound=Node)
+
+
+def init_node(node: _N, edges: tuple, n_outputs: int, seq_nr: int) -> _N:
     """Fill the fields every node has (subclasses add their own)."""
     node._edges, node.n_outputs, node.seq_nr = edges, n_outputs, seq_nr
     node._hooks = node._metadata = None
@@ -197,6 +206,11 @@ class OpNode(Node):
 
     __slots__ = ("decl", "args", "kwargs", "result", "needs_input_grad", "_versions",
                  "_res_ver", "_out_meta", "_freed", "_list_args", "_saves")
+    args: tuple | None  # None once released
+    kwargs: dict | None
+    result: Any
+    _res_ver: Any
+    _out_meta: tuple | None
     _name = "OpBackward0"
     _op_name = "op"
 
@@ -248,7 +262,7 @@ class OpNode(Node):
     def next_functions(self) -> tuple:
         args = self.args
         if args is None:
-            return Node.next_functions.fget(self)
+            return super().next_functions
         out, k, edges = [], 0, self._edges
         for a in args:
             if (a.__class__ is list or a.__class__ is tuple) and any(
@@ -271,9 +285,10 @@ class OpNode(Node):
         Raises:
             RuntimeError: when the graph was already freed by a backward pass.
         """
-        if self._freed:
+        args = self.args
+        if self._freed or args is None:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(a for a in self.args if isinstance(a, TensorImpl))
+        return tuple(a for a in args if isinstance(a, TensorImpl))
 
 
 def _saved_argument(i: int, name: str) -> property:
@@ -376,6 +391,7 @@ def version_error(t: TensorImpl, expected: int, src: Node | None = None,
 def check_versions(node: OpNode) -> None:
     """Raise PyTorch's error if a tensor saved for `node` was modified in place since."""
     args = node.args
+    assert args is not None, "check_versions: the node was not released"
     for i, v in node._versions or ():
         a = args[i]
         if a.__class__ is list or a.__class__ is tuple:

@@ -3,11 +3,14 @@ defined, with their documentation, on the class in `coretorch.tensor.tensor`).""
 from __future__ import annotations
 
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
 from .node import RemovableHandle, add_hook, gradient_edge
+
+if TYPE_CHECKING:
+    from ..tensor.tensor import Tensor
 
 __all__ = ["register_hook", "register_post_accumulate_grad_hook", "retain_grad", "detach_",
            "get_data", "set_data", "move_retain"]
@@ -52,7 +55,9 @@ def retain_grad(self) -> None:
 
 def move_retain(t: TensorImpl, m: AutogradMeta) -> None:
     """An in-place op gave `t` a new grad_fn: its retained grad follows."""
-    m.grad_fn._hook_set().retain[m.output_nr] = weakref.ref(t)
+    fn = m.grad_fn
+    assert fn is not None, "move_retain: the in-place op recorded a grad_fn"
+    fn._hook_set().retain[m.output_nr] = weakref.ref(t)
 
 
 def detach_(self: TensorImpl) -> TensorImpl:
@@ -66,7 +71,7 @@ def detach_(self: TensorImpl) -> TensorImpl:
     return self
 
 
-def get_data(self: TensorImpl) -> TensorImpl:
+def get_data(self: Tensor) -> Tensor:
     """``Tensor.data``: a detached alias whose in-place changes autograd does not track."""
     t = self.detach()
     t._vc = [0]  # like PyTorch, changes through .data are invisible to autograd

@@ -21,6 +21,8 @@ class AsStridedViewBackward(Node):
     """History of a view regenerated from its base (the base's data changed in place)."""
 
     __slots__ = ("base_geom", "view_geom")
+    base_geom: tuple  # (shape, stride, offset)
+    view_geom: tuple
     _name = "AsStridedBackward0"
 
     def apply(self, grads: list) -> list:
@@ -32,7 +34,7 @@ def _geom(t: TensorImpl) -> tuple:
     return (t._shape, t._stride, t._offset)
 
 
-def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node:
+def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node | None:
     """Give view `t` a fresh grad_fn: a strided view of its base's current history."""
     base = t._base
     bm = base._autograd
@@ -50,6 +52,9 @@ class CopySlices(Node):
     """The base's history after an in-place op `fn` on one of its views."""
 
     __slots__ = ("fn", "base_geom", "view_geom")
+    fn: Node
+    base_geom: tuple  # (shape, stride, offset)
+    view_geom: tuple
     _name = "CopySlices"
 
     def apply(self, grads: list) -> list:

@@ -10,12 +10,13 @@ import numpy as np
 
 from coretorch import dtypes as _dt
 from coretorch.tensor.impl import TensorImpl
+from coretorch.tensor.tensor import Tensor
 
 __all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
            "compute_dtype",
            "TORCH_DTYPE_NAMES", "unsupported"]
 
-_T = TensorImpl
+_T = Tensor
 _F32 = np.dtype(np.float32)
 _HALF = frozenset({np.dtype(np.float16), _dt.bfloat16.numpy})
 
@@ -91,8 +92,8 @@ class ArrayKit:
         first use."""
         sp = self._special
         if sp is None:
-            import scipy.special as sp
-            self._special = sp
+            import scipy.special
+            sp = self._special = scipy.special
         elif callable(sp):
             sp = self._special = sp()
         return sp
@@ -103,8 +104,8 @@ class ArrayKit:
         on first use."""
         sl = self._scipy_linalg
         if sl is None:
-            import scipy.linalg as sl
-            self._scipy_linalg = sl
+            import scipy.linalg
+            sl = self._scipy_linalg = scipy.linalg
         elif callable(sl) and not hasattr(sl, "lu_factor"):
             sl = self._scipy_linalg = sl()
         return sl

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch.ops.factories import check_fill_value
-from coretorch.tensor.impl import TensorImpl
+from coretorch.tensor.tensor import Tensor
 
 from .array_kit import kit_of, scalar_as
 
@@ -17,7 +17,7 @@ def fill_(out, self, value):
     out's dtype."""
     k = kit_of(out)
     o = k.arr(out)
-    if isinstance(value, TensorImpl):
+    if isinstance(value, Tensor):
         value = value.item()
         check_fill_value(out._dtype, value)  # a value read from data: checked here
     o.fill(scalar_as(value, o.dtype) if o.dtype.kind in "iub" else o.dtype.type(value))

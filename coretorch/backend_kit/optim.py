@@ -38,7 +38,7 @@ class _Param:
         """Write the compute copies of the buffers at positions `which` back."""
         for i in which:
             t, a = self.tensors[i], self.arrays[i]
-            if t is not None and t._dtype.numpy != a.dtype:
+            if t is not None and a is not None and t._dtype.numpy != a.dtype:
                 self.k.write(t, a)
 
 

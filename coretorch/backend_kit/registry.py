@@ -16,7 +16,8 @@ __all__ = ["KernelTable", "quiet_fp", "register_kernels"]
 Guard = Callable[[str, Callable], Callable]
 
 try:  # numpy >= 2: errstate is a context variable; setting it directly costs ~0.2 µs
-    from numpy._core._ufunc_config import _extobj_contextvar as _errvar
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]  # private
+        _extobj_contextvar as _errvar)
     with np.errstate(all="ignore"):
         _IGNORE = _errvar.get()
 except ImportError:  # pragma: no cover - numpy < 2
@@ -26,7 +27,7 @@ except ImportError:  # pragma: no cover - numpy < 2
 def _wrapped(run: Callable, name: str, fn: Callable) -> Callable:
     run.__name__ = getattr(fn, "__name__", name)
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

@@ -10,6 +10,9 @@ scipy on the host. The orthogonal polynomials are evaluated here by PyTorch's re
 """
 from __future__ import annotations
 
+import operator
+from typing import Any, Callable
+
 import numpy as np
 
 from .array_kit import kit_of, opmath
@@ -22,7 +25,7 @@ def _airy_ai(sp):
 
 
 # name -> how to get the function from a special-function module
-UNARY_FUNCTIONS = {n: (lambda sp, n=n: getattr(sp, n)) for n in (
+UNARY_FUNCTIONS: dict[str, Callable[[Any], Any]] = {n: operator.attrgetter(n) for n in (
     "gammaln", "psi", "i0", "i0e", "i1", "i1e", "erfcx", "ndtri", "log_ndtr", "j0", "j1", "y0",
     "y1", "k0", "k1", "k0e", "k1e")}
 UNARY_FUNCTIONS["airy_ai"] = _airy_ai

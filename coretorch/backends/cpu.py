@@ -11,7 +11,8 @@ def get_cpu_capability() -> str:
         from numpy._core._multiarray_umath import __cpu_features__ as features
     except ImportError:  # numpy < 2
         try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
+            from numpy.core._multiarray_umath import (  # type: ignore[no-redef]  # numpy 1
+                __cpu_features__ as features)
         except ImportError:
             return "DEFAULT"
     if features.get("AVX512F") and features.get("AVX512BW") and features.get("AVX512VL"):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..device import device as _device_cls
 from ..tensor.impl import TensorImpl, wrap_dim
+from ..tensor.tensor import Tensor
 
 __all__ = ["type_error", "to_tensor", "to_tensor_or_number", "to_number", "to_int", "to_float",
            "to_bool", "to_str", "to_int_list", "to_float_list", "to_dim", "to_dims",
@@ -34,7 +35,7 @@ def type_error(op: str, name: str, pos: int | None, expected: str, value) -> Typ
                      f"{type(value).__name__}")
 
 
-def _item(t: TensorImpl, op: str, name: str, pos, expected: str):
+def _item(t: Tensor, op: str, name: str, pos, expected: str):
     if len(t._shape) != 0 and t.numel() != 1:
         raise type_error(op, name, pos, expected, t)
     return t.item()
@@ -57,7 +58,7 @@ def to_number(op: str, name: str, pos, value):
         return int(value)
     if isinstance(value, (float, np.floating)):
         return float(value)
-    if isinstance(value, TensorImpl):
+    if isinstance(value, Tensor):
         return _item(value, op, name, pos, "Number")
     raise type_error(op, name, pos, "Number", value)
 
@@ -79,7 +80,7 @@ def to_int(op: str, name: str, pos, value) -> int:
         return value
     if isinstance(value, (bool, np.bool_)) or isinstance(value, (float, np.floating)):
         raise type_error(op, name, pos, "int", value)
-    if isinstance(value, TensorImpl):
+    if isinstance(value, Tensor):
         if value._dtype.is_floating_point or value._dtype is _dt.bool:
             raise type_error(op, name, pos, "int", value)
         return int(_item(value, op, name, pos, "int"))
@@ -95,7 +96,7 @@ def to_float(op: str, name: str, pos, value) -> float:
         return value
     if isinstance(value, (bool, np.bool_)):
         raise type_error(op, name, pos, "float", value)
-    if isinstance(value, TensorImpl):
+    if isinstance(value, Tensor):
         return float(_item(value, op, name, pos, "float"))
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value)
@@ -129,7 +130,7 @@ def to_str(op: str, name: str, pos, value) -> str:
 def _sequence(op: str, name: str, pos, value, expected: str) -> tuple:
     if isinstance(value, (tuple, list)):
         return tuple(value)
-    if isinstance(value, TensorImpl) and len(value._shape) == 1:
+    if isinstance(value, Tensor) and len(value._shape) == 1:
         return tuple(value.tolist())
     if isinstance(value, (range, np.ndarray)) or (hasattr(value, "__iter__")
                                                   and not isinstance(value, (str, bytes))):
@@ -235,8 +236,10 @@ def to_device(op: str, name: str, pos, value):
     """A ``Device``: a device object, a string such as ``"cpu"``/``"cuda:0"``, or an index."""
     if isinstance(value, _device_cls):
         return value
-    if isinstance(value, (str, int)) and not isinstance(value, bool):
+    if isinstance(value, str):
         return _device_cls(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _device_cls("cuda", value)  # as PyTorch: an index names a cuda device
     raise type_error(op, name, pos, "coretorch.device", value)
 
 

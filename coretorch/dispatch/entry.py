@@ -248,8 +248,8 @@ def make_entry(op: Any, schema: FunctionSchema, *, has_out: bool, doc: str = "")
     fn.__qualname__ = fn.__name__ = schema.name
     fn.__doc__ = doc or None
     fn.__module__ = "coretorch.ops." + op.qualname.split("::")[0]
-    fn.__signature__ = _public_signature(schema, has_out)
-    fn.__wrapped_schema__ = schema
+    fn.__signature__ = _public_signature(schema, has_out)  # type: ignore[attr-defined]
+    fn.__wrapped_schema__ = schema  # type: ignore[attr-defined]  # a function attribute
     return fn
 
 

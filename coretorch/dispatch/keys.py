@@ -89,15 +89,17 @@ DispatchKey.CompositeImplicitAutograd = DispatchKey("CompositeImplicitAutograd",
 DispatchKey.CompositeExplicitAutograd = DispatchKey("CompositeExplicitAutograd", None)
 
 BACKEND_MASK = (1 << _MAX_BACKENDS) - 1
-AUTOGRAD_BIT = 1 << DispatchKey.Autograd.bit
-SPARSE_COO_BIT = 1 << DispatchKey.SparseCOO.bit
-BACKEND_SELECT_BIT = 1 << DispatchKey.BackendSelect.bit
+# functionality keys have a bit (only alias keys have None)
+AUTOGRAD_BIT = 1 << DispatchKey.Autograd.bit  # type: ignore[operator]
+SPARSE_COO_BIT = 1 << DispatchKey.SparseCOO.bit  # type: ignore[operator]
+BACKEND_SELECT_BIT = 1 << DispatchKey.BackendSelect.bit  # type: ignore[operator]
 
 
 class DispatchKeySet:
     """An immutable set of dispatch keys, ordered by priority (highest first when iterated)."""
 
     __slots__ = ("bits",)
+    bits: int
 
     def __init__(self, keys: "Iterable[DispatchKey] | DispatchKey | int" = ()):
         if isinstance(keys, int):

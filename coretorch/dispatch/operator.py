@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 from .entry import make_binder, make_entry
 from .keys import BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet
@@ -50,7 +50,7 @@ class Operator:
         self.schema = parse_schema(schema) if isinstance(schema, str) else schema
         if self.schema.name != self.name:
             raise ValueError(f"operator {qualname}: its schema names {self.schema.name!r}")
-        self.decl = None                       # the op's declaration (set by coretorch.ops)
+        self.decl: Any = None                  # the op's OpDecl (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
         self._cache: dict[int, Callable] = {}
         # set by coretorch.ops for structured ops: turns a backend's out-kernel into a full kernel
@@ -113,10 +113,11 @@ class Operator:
         `out` first): a mismatch is refused here, showing both."""
         if fn is not fallthrough_kernel and not with_keyset and (
                 key.is_backend or key.is_alias):
-            structured = key.is_backend and self.adapt_backend_kernel is not None
+            adapt = self.adapt_backend_kernel if key.is_backend else None
+            structured = adapt is not None
             check_kernel_signature(self, fn, structured=structured)
-            if structured:
-                fn = self.adapt_backend_kernel(fn, key)
+            if adapt is not None:
+                fn = adapt(fn, key)
             elif key.is_backend:
                 meta = getattr(self.decl, "meta", None)
                 if meta is not None:
@@ -238,7 +239,7 @@ def _meta_checked(meta: Callable, fn: Callable) -> Callable:
         meta(*args)
         return fn(*args)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
-    kernel.__wrapped__ = fn
+    kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel
 
 
@@ -252,7 +253,7 @@ def _returns_checked(op: Operator, fn: Callable) -> Callable:
                                f"structured kernels fill `out` and return None)")
         return r
     kernel.__name__ = getattr(fn, "__name__", op.name)
-    kernel.__wrapped__ = fn
+    kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel
 
 

@@ -213,7 +213,9 @@ _TYPE = re.compile(r"^(?P<base>[A-Za-z][\w|]*)(?:\((?P<alias>[a-z]!?)\))?"
 
 def _split_top(s: str) -> list[str]:
     """Split at commas that are not inside brackets or quotes."""
-    out, depth, cur, quote = [], 0, [], None
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, None
     for ch in s:
         if quote:
             cur.append(ch)
@@ -287,7 +289,8 @@ def parse_schema(text: str) -> FunctionSchema:
         raise SchemaError(f"cannot parse schema {text!r}; expected 'name(Type arg, ...) -> "
                           f"Type'")
     name, arg_text, ret_text = m.group(1), m.group(2), m.group(3)
-    args, kwarg_only, seen = [], False, set()
+    args: list = []
+    kwarg_only, seen = False, set()
     for part in _split_top(arg_text):
         if part == "*":
             kwarg_only = True

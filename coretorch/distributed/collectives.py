@@ -271,8 +271,10 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
     out = checks.stacked_buffer(tensor, call.pg.size()) if is_root else None
     work = _issue(call, call.backend.gather, out, _packed(tensor), root)
     if is_root:
-        work._outputs = list(gather_list)
-        work._then(lambda: _unstack(out, gather_list))
+        assert out is not None and gather_list is not None  # the root's, checked by _rooted
+        outputs = gather_list
+        work._outputs = list(outputs)
+        work._then(lambda: _unstack(out, outputs))
     return call.run(work, async_op)
 
 
@@ -286,7 +288,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
         return None
     call, root, is_root = started
     packed = (_stack_into(checks.stacked_buffer(tensor, call.pg.size()), scatter_list)
-              if is_root else None)
+              if is_root and scatter_list is not None else None)
     buf = _packed(tensor)
     work = _issue(call, call.backend.scatter, buf, packed, root)
     work._outputs = [tensor]

@@ -111,6 +111,7 @@ def gather_object(obj: Any, object_gather_list: list | None = None, dst: int | N
         _check_list("gather_object", "object_gather_list", object_gather_list, pg.size())
     blobs = _all_gather_blobs(pg, encode(obj, "gather_object"), group, _device(pg, None))
     if pg.rank() == root:
+        assert object_gather_list is not None  # the root's, checked above
         for i, b in enumerate(blobs):
             object_gather_list[i] = decode(b, "gather_object")
 

@@ -150,22 +150,22 @@ def _choose(backend: str | None) -> dict[str, str]:
                         f"'cpu:mpi,cuda:nccl', got {type(backend).__name__}")
     pairs: list[tuple[str | None, str]] = []
     for part in backend.lower().split(","):
-        dev, _, name = part.strip().rpartition(":")
-        pairs.append((dev or None, name))
+        dev_name, _, be_name = part.strip().rpartition(":")
+        pairs.append((dev_name or None, be_name))
     chosen = {}
     for dev, name in pairs:
-        info = found.get(name)
-        if info is None:
+        be_info = found.get(name)
+        if be_info is None:
             raise ValueError(f"init_process_group(): unknown backend '{name}' (installed: "
                              f"{installed})")
-        if info.status != "available":
-            raise RuntimeError(f"init_process_group(): backend '{name}' is {info.status}: "
-                               f"{info.reason}")
-        devs = [dev] if dev else info.device_types
+        if be_info.status != "available":
+            raise RuntimeError(f"init_process_group(): backend '{name}' is {be_info.status}: "
+                               f"{be_info.reason}")
+        devs = [dev] if dev else be_info.device_types
         for d in devs:
-            if d not in info.device_types:
+            if d not in be_info.device_types:
                 raise ValueError(f"init_process_group(): backend '{name}' serves "
-                                 f"{', '.join(info.device_types)}, not '{d}'")
+                                 f"{', '.join(be_info.device_types)}, not '{d}'")
             chosen[d] = name
     return chosen
 
@@ -206,11 +206,12 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if founders:
         founder = founders[0]
     else:
-        founder = next((n for n, i in found.items()
-                        if i.status == "available" and i.plugin.establishes_world), None)
-        if founder is None:
+        first = next((n for n, i in found.items()
+                      if i.status == "available" and i.plugin.establishes_world), None)
+        if first is None:
             raise RuntimeError(f"init_process_group(): backend {names} needs a backend that "
                                f"finds the job's processes (install coretorch-mpi)")
+        founder = first
     made: dict[str, Backend] = {}
     made[founder] = found[founder].plugin.create(rank=rank, world_size=world_size,
                                                  timeout=seconds, bootstrap=None)
@@ -268,27 +269,36 @@ def new_group(ranks: Sequence[int] | None = None, timeout: timedelta | None = No
     subs = {d: be.split(members) for d, be in world._backends.items()}
     if world.rank() not in members:
         return GroupMember.NON_GROUP_MEMBER
-    for be in subs.values():
+    mine = {d: be for d, be in subs.items() if be is not None}  # a member's split is never None
+    for be in mine.values():
         be.timeout = seconds
-    return ProcessGroup(subs, members, seconds, dict(world._names))
+    return ProcessGroup(mine, members, seconds, dict(world._names))
 
 
 def _rank_not_in_group(grp) -> bool:
     return grp is GroupMember.NON_GROUP_MEMBER
 
 
+def _member(group: ProcessGroup | None, op: str) -> ProcessGroup:
+    """`group` resolved (the default group for None); ValueError if this rank is outside it."""
+    pg = _resolve(group)
+    if pg is None:
+        raise ValueError(f"{op}(): this rank is not a member of the group")
+    return pg
+
+
 def get_rank(group: ProcessGroup | None = None) -> int:  # noqa: F811 (PyTorch's argument name)
     """This process's rank in `group` (the default group if None); -1 if not a member."""
     if _rank_not_in_group(group):
         return -1
-    return _resolve(group).rank()
+    return _member(group, "get_rank").rank()
 
 
 def get_world_size(group: ProcessGroup | None = None) -> int:  # noqa: F811
     """The number of processes in `group` (the default group if None); -1 if not a member."""
     if _rank_not_in_group(group):
         return -1
-    return _resolve(group).size()
+    return _member(group, "get_world_size").size()
 
 
 def get_backend(group: ProcessGroup | None = None) -> str:  # noqa: F811
@@ -301,17 +311,18 @@ def get_backend(group: ProcessGroup | None = None) -> str:  # noqa: F811
 
 def get_process_group_ranks(group: ProcessGroup) -> list[int]:  # noqa: F811
     """The global ranks of `group`, in group-rank order."""
-    return list(_resolve(group)._ranks)
+    return list(_member(group, "get_process_group_ranks")._ranks)
 
 
 def get_group_rank(group: ProcessGroup, global_rank: int) -> int:  # noqa: F811
     """The rank in `group` of the process with world rank `global_rank`."""
-    return _resolve(group)._group_rank(global_rank, "global_rank", "get_group_rank")
+    return _member(group, "get_group_rank")._group_rank(global_rank, "global_rank",
+                                                        "get_group_rank")
 
 
 def get_global_rank(group: ProcessGroup, group_rank: int) -> int:  # noqa: F811
     """The world rank of the process with rank `group_rank` in `group`."""
-    pg = _resolve(group)
+    pg = _member(group, "get_global_rank")
     if not 0 <= group_rank < pg.size():
         raise ValueError(f"get_global_rank(): group_rank must be in [0, {pg.size()}), got "
                          f"{group_rank}")

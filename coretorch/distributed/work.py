@@ -6,7 +6,7 @@ tensors, dividing for AVG) with `_then`; they run once, on the thread that sees 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Callable
+from typing import Any, Callable
 
 from .. import record_function as _rf
 
@@ -16,6 +16,10 @@ __all__ = ["Work"]
 class Work:
     """A running operation: ``wait()`` blocks until it has finished (raising its error),
     ``is_completed()`` polls, ``result()`` gives the output tensors."""
+
+    # a point-to-point receive's: the sender (set by the backend) and its global rank
+    _source: Any
+    source_rank: Callable[[], int]
 
     def __init__(self, op: str, outputs: list | None = None):
         self._op = op

@@ -5,11 +5,18 @@ ExpRelaxedCategorical: kept in a Categorical)."""
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from .utils import (broadcast_all, forwarded_property, lazy_property, logits_to_probs,
                     probs_to_logits)
+
+# mixed into Distribution subclasses (typed as one; object at run time)
+if TYPE_CHECKING:
+    from .distribution import Distribution as _DistributionMixin
+else:
+    _DistributionMixin = object
 
 __all__ = ["BinaryParams", "set_probs_or_logits", "expand_probs_or_logits", "CategoricalParams",
            "TrialCounts"]
@@ -26,10 +33,13 @@ def _expanded_copy(dist, batch_shape, _instance, fill):
     return dist._expanded(new, batch_shape)
 
 
-class BinaryParams:
+class BinaryParams(_DistributionMixin):
     """`probs` and `logits` (log-odds) derived from each other on first access; `expand`
     carries over the attributes named in `_copied` unchanged and expands those in `_batched`
     with probs/logits."""
+
+    # the given parameter (probs or logits), set by set_probs_or_logits
+    _param: Tensor
 
     _copied: tuple = ()
     _batched: tuple = ()
@@ -75,7 +85,7 @@ def expand_probs_or_logits(dist, new, batch_shape) -> None:
             new._param = getattr(new, name)
 
 
-class CategoricalParams:
+class CategoricalParams(_DistributionMixin):
     """A distribution over the last dim of `probs`/`logits` that keeps them in a Categorical
     (`_categorical`); `_copied` names the other attributes `expand` carries over."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import tensor as _tensor
+from ..ops.factories_public import tensor as _tensor
 from ..autograd.function import Function
 from ..ops import aten
 from ..ops.declare import REGISTRY

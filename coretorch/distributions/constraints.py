@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import tensor
+from ..ops.factories_public import tensor
 from ..ops import aten
 
 __all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
@@ -43,13 +43,13 @@ class _Dependent(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:
+    def is_discrete(self) -> bool:  # type: ignore[override]  # base: a class constant
         if self._is_discrete is NotImplemented:
             raise NotImplementedError(".is_discrete cannot be determined statically")
         return self._is_discrete
 
     @property
-    def event_dim(self) -> int:
+    def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant
         if self._event_dim is NotImplemented:
             raise NotImplementedError(".event_dim cannot be determined statically")
         return self._event_dim
@@ -80,7 +80,8 @@ class _DependentProperty(property, _Dependent):
         self._is_discrete = is_discrete
         self._event_dim = event_dim
 
-    def __call__(self, fn: Callable[..., Any]) -> "_DependentProperty":
+    # a decorator factory here (as PyTorch's): it takes the function, not the flags
+    def __call__(self, fn: Callable[..., Any]) -> "_DependentProperty":  # type: ignore[override]
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
@@ -100,11 +101,11 @@ class _IndependentConstraint(Constraint):
         super().__init__()
 
     @property
-    def is_discrete(self) -> bool:
+    def is_discrete(self) -> bool:  # type: ignore[override]  # base: a class constant
         return self.base_constraint.is_discrete
 
     @property
-    def event_dim(self) -> int:
+    def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant
         return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
 
     def check(self, value):
@@ -282,11 +283,11 @@ class MixtureSameFamilyConstraint(Constraint):
         self.base_constraint = base_constraint
 
     @property
-    def is_discrete(self) -> bool:
+    def is_discrete(self) -> bool:  # type: ignore[override]  # base: a class constant
         return self.base_constraint.is_discrete
 
     @property
-    def event_dim(self) -> int:
+    def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant
         return self.base_constraint.event_dim
 
     def check(self, value):
@@ -357,7 +358,7 @@ class _Sequence(Constraint):
         self.dim = dim
 
     @property
-    def is_discrete(self) -> bool:
+    def is_discrete(self) -> bool:  # type: ignore[override]  # base: a class constant
         return any(c.is_discrete for c in self.cseq)
 
 
@@ -372,7 +373,7 @@ class _Cat(_Sequence):
                              f"({len(self.cseq)})")
 
     @property
-    def event_dim(self) -> int:
+    def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
@@ -387,7 +388,7 @@ class _Stack(_Sequence):
     """`cseq[i]` applied to index i along `dim`."""
 
     @property
-    def event_dim(self) -> int:
+    def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant
         dim = max(c.event_dim for c in self.cseq)
         return dim + 1 if self.dim + dim < 0 else dim
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..autograd.grad_mode import no_grad
 from ..tensor.size import Size
@@ -25,6 +26,9 @@ def _undefined_moment(name: str, doc: str) -> property:
         Raises:
             NotImplementedError: when the distribution does not define it.
         """)
+
+
+_D = TypeVar("_D", bound="Distribution")
 
 
 class Distribution:
@@ -200,7 +204,7 @@ class Distribution:
                              f"{tuple(value.shape)}) to be within the support ({support!r}) of "
                              f"the distribution {self!r}, but found invalid values:\n{value}")
 
-    def _expanded(self, new: "Distribution", batch_shape) -> "Distribution":
+    def _expanded(self, new: _D, batch_shape) -> _D:
         """Finish `expand`: initialize `new`'s base with `batch_shape` (and this event shape)
         without re-validating, and carry over the validation setting."""
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
@@ -221,7 +225,14 @@ class Distribution:
         return self.__class__.__name__ + "(" + args + ")"
 
 
-class TwoParams:
+# the base of mixins for Distribution subclasses, for the type checker (object at run time)
+if TYPE_CHECKING:
+    _DistributionMixin = Distribution
+else:
+    _DistributionMixin = object
+
+
+class TwoParams(_DistributionMixin):
     """For distributions of two tensor parameters, named in `_params` (by default the keys of
     a class-level `arg_constraints`, in order): broadcast together to the batch shape
     (`init_params`) and expanded together. A subclass without its own ``__init__`` gets
@@ -231,20 +242,20 @@ class TwoParams:
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if "_params" not in cls.__dict__ and isinstance(cls.__dict__.get("arg_constraints"),
-                                                         dict):
-            cls._params = tuple(cls.arg_constraints)  # the parameters, in constructor order
+        declared = cls.__dict__.get("arg_constraints")
+        if "_params" not in cls.__dict__ and isinstance(declared, dict):
+            cls._params = tuple(declared)  # the parameters, in constructor order
         if "_params" in cls.__dict__ and "__init__" not in cls.__dict__:
             a, b = cls._params
             src = (f"def __init__(self, {a}, {b}, validate_args=None):\n"
                    f"    init_params(self, ({a!r}, {b!r}), {a}, {b}, validate_args)\n")
-            g = {"init_params": init_params, "__name__": cls.__module__}
+            g: dict[str, Any] = {"init_params": init_params, "__name__": cls.__module__}
             exec(compile(src, f"<coretorch distribution {cls.__name__}>", "exec"), g)  # noqa: S102
             g["__init__"].__qualname__ = f"{cls.__name__}.__init__"
             g["__init__"].__doc__ = f"{cls.__name__}({a}, {b}, validate_args=None)"
             g["__init__"].__annotations__ = {a: "Tensor | float", b: "Tensor | float",
                                              "validate_args": "bool | None", "return": "None"}
-            cls.__init__ = g["__init__"]
+            cls.__init__ = g["__init__"]  # type: ignore[method-assign]  # made by exec above
 
     def expand(self, batch_shape, _instance=None):
         """A new distribution with the parameters expanded (not copied) to `batch_shape`."""

@@ -16,6 +16,10 @@ class Gamma(TwoParams, ExponentialFamily):
     """The gamma distribution with shape `concentration` (α) and `rate` (β): density
     β^α x^(α-1) e^(-βx) / Γ(α)."""
 
+    # the parameters, set by init_params
+    concentration: Tensor
+    rate: Tensor
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -74,6 +78,10 @@ class Gamma(TwoParams, ExponentialFamily):
 class Beta(TwoParams, ExponentialFamily):
     """The beta distribution on [0, 1] with shapes `concentration1` (α) and `concentration0`
     (β): density x^(α-1) (1-x)^(β-1) / B(α, β)."""
+
+    # the parameters, set by init_params
+    concentration1: Tensor
+    concentration0: Tensor
 
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}

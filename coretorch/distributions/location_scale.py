@@ -37,6 +37,10 @@ def _one_param(dist: Distribution, name: str, value, validate_args) -> None:
 class _LocationScale(TwoParams, Distribution):
     """A reparameterizable distribution on the reals given by `loc` and `scale` > 0."""
 
+    # the parameters, set by init_params
+    loc: Tensor
+    scale: Tensor
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -48,6 +52,9 @@ class _LocationScale(TwoParams, Distribution):
 
 class Exponential(ExponentialFamily):
     """The exponential distribution with `rate` λ: density λ e^(-λx) on x >= 0."""
+
+    # the parameter, set by _one_param
+    rate: Tensor
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative

@@ -72,6 +72,7 @@ class MultivariateNormal(LocationMoments, Distribution):
         elif covariance_matrix is not None:
             self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
         else:
+            assert precision_matrix is not None  # one of the three was checked to be given
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):

@@ -16,6 +16,10 @@ __all__ = ["Normal", "Uniform"]
 class Normal(LocationMoments, TwoParams, ExponentialFamily):
     """The normal distribution N(`loc`, `scale`²)."""
 
+    # the parameters, set by init_params
+    loc: Tensor
+    scale: Tensor
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -70,6 +74,10 @@ class Normal(LocationMoments, TwoParams, ExponentialFamily):
 
 class Uniform(TwoParams, Distribution):
     """The uniform distribution on the half-open interval [`low`, `high`)."""
+
+    # the parameters, set by init_params
+    low: Tensor
+    high: Tensor
 
     has_rsample = True
     _params = ("low", "high")

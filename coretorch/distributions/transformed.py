@@ -44,7 +44,7 @@ class Independent(Distribution):
     has_rsample = forwarded_property("base_dist", "has_rsample")
 
     @property
-    def has_enumerate_support(self) -> bool:
+    def has_enumerate_support(self) -> bool:  # type: ignore[override]  # base: a class constant
         return False if self.reinterpreted_batch_ndims > 0 else \
             self.base_dist.has_enumerate_support
 
@@ -158,7 +158,7 @@ class TransformedDistribution(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         event_dim = len(self.event_shape)
-        log_prob = 0.0
+        log_prob: Tensor | float = 0.0
         y = value
         for t in reversed(self.transforms):
             x = t.inv(y)

@@ -4,11 +4,13 @@ moments and entropies."""
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from ..ops import aten
 from ..tensor.tensor import Tensor
 from . import constraints
 from ._special import digamma, lgamma
+from .distribution import Distribution
 from .gamma import Gamma
 from .location_scale import Cauchy, Exponential
 from .normal import Normal, Uniform
@@ -27,7 +29,7 @@ class _Folded(TransformedDistribution):
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-    _base = None
+    _base: Callable[..., Distribution]  # the symmetric distribution folded (per subclass)
 
     def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
         base = type(self)._base(0, scale, validate_args=False)

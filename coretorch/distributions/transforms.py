@@ -30,8 +30,8 @@ class Transform:
         if cache_size not in (0, 1):
             raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
-        self._cached_x_y = (None, None)
-        self._inv = None
+        self._cached_x_y: tuple = (None, None)
+        self._inv: Transform | None = None
 
     @property
     def event_dim(self) -> int:
@@ -128,6 +128,8 @@ class _Increasing(_Stateless):
 class _InverseTransform(Transform):
     """The inverse of a transform (`Transform.inv`)."""
 
+    _inv: Transform  # the transform this inverts
+
     def __init__(self, transform: Transform) -> None:
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
@@ -188,11 +190,11 @@ class ComposeTransform(Transform):
         return self.parts[-1].codomain
 
     @property
-    def bijective(self):
+    def bijective(self):  # type: ignore[override]  # base: a class constant
         return all(p.bijective for p in self.parts)
 
     @property
-    def sign(self):
+    def sign(self):  # type: ignore[override]  # base: a class constant
         s = 1
         for p in self.parts:
             s = s * p.sign
@@ -297,7 +299,7 @@ class PowerTransform(Transform):
     __hash__ = object.__hash__
 
     @property
-    def sign(self):
+    def sign(self):  # type: ignore[override]  # base: a class constant
         return self.exponent.sign() if isinstance(self.exponent, Tensor) else \
             (1 if self.exponent > 0 else -1)
 
@@ -405,7 +407,7 @@ class AffineTransform(Transform):
     __hash__ = object.__hash__
 
     @property
-    def sign(self):
+    def sign(self):  # type: ignore[override]  # base: a class constant
         if isinstance(self.scale, numbers.Real):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()

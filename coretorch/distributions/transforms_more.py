@@ -232,7 +232,7 @@ class CumulativeDistributionTransform(Transform):
         self.distribution = distribution
 
     @property
-    def domain(self):
+    def domain(self):  # type: ignore[override]  # base: a class constant
         """The support of the distribution."""
         return self.distribution.support
 
@@ -264,7 +264,7 @@ class _Joined(Transform):
         self.dim = dim
 
     @property
-    def bijective(self):
+    def bijective(self):  # type: ignore[override]  # base: a class constant
         return all(t.bijective for t in self.transforms)
 
     def _pieces(self, x) -> list:

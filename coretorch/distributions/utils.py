@@ -108,7 +108,7 @@ class lazy_property:  # noqa: N801 - PyTorch's name
 
     def __init__(self, wrapped: Callable) -> None:
         self.wrapped = wrapped
-        update_wrapper(self, wrapped)
+        update_wrapper(self, wrapped)  # type: ignore[arg-type]  # a descriptor, not a function
 
     def __get__(self, instance, obj_type=None):
         if instance is None:

@@ -25,6 +25,10 @@ class VonMises(LocationMoments, TwoParams, Distribution):
     """Angles (radians, any real read modulo 2π) with density exp(κ cos(x - loc)) / (2π
     I₀(κ)), κ = `concentration`."""
 
+    # the parameters, set by init_params
+    loc: Tensor
+    concentration: Tensor
+
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False

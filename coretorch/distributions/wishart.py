@@ -3,7 +3,6 @@ matrices, parameterized like MultivariateNormal; samples by the Bartlett decompo
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 from .. import dtypes as _dt
@@ -59,7 +58,7 @@ class Wishart(ExponentialFamily):
         if param.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional "
                              "leading batch dimensions")
-        if isinstance(df, numbers.Number):
+        if not isinstance(df, Tensor):
             batch_shape = tuple(param.shape[:-2])
             self.df = aten.full((), float(df), dtype=param.dtype, device=param.device)
         else:
@@ -77,6 +76,7 @@ class Wishart(ExponentialFamily):
             self.covariance_matrix = param.expand(full)
             self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
         else:
+            assert precision_matrix is not None  # one of the three was checked to be given
             self.precision_matrix = param.expand(full)
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
         if bool((self.df < p).any()):

@@ -66,10 +66,12 @@ class _OfferedFd:
 
         with _Handoffs.lock:
             _Handoffs.pending += 1
-        self._id = resource_sharer._resource_sharer.register(send, close)
+        # multiprocessing's private sharer, which typeshed leaves out
+        self._id = resource_sharer._resource_sharer.register(send, close)  # type: ignore[attr-defined]
 
     def detach(self) -> int:
-        with resource_sharer._resource_sharer.get_connection(self._id) as conn:
+        with resource_sharer._resource_sharer.get_connection(  # type: ignore[attr-defined]
+                self._id) as conn:
             return reduction.recv_handle(conn)
 
 
@@ -98,7 +100,7 @@ def drop_pending_handoffs() -> None:
     """Close the descriptors this process offered and nobody took, and exit without waiting
     for receivers (a process told to stop calls this)."""
     resource_sharer.stop()
-    for f in list(util._finalizer_registry.values()):
+    for f in list(util._finalizer_registry.values()):  # type: ignore[attr-defined]  # private
         if getattr(f, "_callback", None) is _wait_for_handoffs:
             f.cancel()
 

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 import warnings
-from typing import Callable
+from typing import Any, Callable
 
 __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException",
            "ProcessRaisedException", "SpawnContext", "spawn", "start_processes"]
@@ -156,7 +156,7 @@ def start_processes(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool 
                     daemon: bool = False, start_method: str = "spawn"):
     """Start `nprocs` processes running ``fn(i, *args)`` with `start_method`; with `join`, wait
     for all of them (raising if one fails), else return their `ProcessContext`."""
-    mp = multiprocessing.get_context(start_method)
+    mp: Any = multiprocessing.get_context(start_method)
     processes, error_files = [], []
     for i in range(nprocs):
         fd, name = tempfile.mkstemp(prefix="coretorch-errorfile-", suffix=".pickle")

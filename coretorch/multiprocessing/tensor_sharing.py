@@ -61,6 +61,7 @@ shared_storages = _StorageRegistry()
 
 class _OneHolder:
     __slots__ = ("_storage",)
+    _storage: object
 
 
 def _refs_with_one_holder() -> int:

@@ -35,7 +35,8 @@ class Parameter(Tensor):
             p.requires_grad_(True)
         return p
 
-    def __repr__(self) -> str:
+    # the ignore: mypy finds the same signature as Tensor's incompatible (a dunder quirk)
+    def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + super().__repr__()
 
     def __deepcopy__(self, memo):

@@ -8,6 +8,7 @@ each default (softplus's ``threshold=20``) is written once, here.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
@@ -277,7 +278,7 @@ def _glu(self, dim):
 
 
 def _declare_all() -> None:
-    act = dict(family="activation", flops=flops_pointwise)
+    act: dict[str, Any] = dict(family="activation", flops=flops_pointwise)
     declare("relu(Tensor self) -> Tensor", _no_bool("relu", "same"), impl=_relu,
             derivative=_d_relu, saves=(), save_result=True, inplace=True, **act)
     declare("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",

@@ -8,16 +8,17 @@ meta rule.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .pointwise import binary_meta, binary_spec, flops_pointwise
 from .special import VALUES_ONLY, typed_binary_meta
 
 __all__: list[str] = []
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _where(cond, a, b):
@@ -146,7 +147,7 @@ def _true_divide(self, other):
 
 
 def _declare_all() -> None:
-    bi = dict(family="binary", flops=flops_pointwise)
+    bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise)
     declare("gcd(Tensor self, Tensor other) -> Tensor", typed_binary_meta("gcd", "int"), impl=_gcd,
             inplace=True, **VALUES_ONLY, **bi)
     declare("lcm(Tensor self, Tensor other) -> Tensor", typed_binary_meta("lcm", "int"), impl=_lcm,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
@@ -142,7 +143,7 @@ def _fill(self, value):
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, out=False)
     declare("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
             _meta_combinations, impl=_combinations, family="shape", method=False, **comp)
     declare("isin(Tensor|Scalar elements, Tensor|Scalar test_elements, *, "
@@ -155,7 +156,7 @@ def _declare_all() -> None:
             impl=_dist, family="reduction", **comp)
     declare("renorm(Tensor self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor", _meta_renorm,
             impl=_renorm, family="reduction", inplace=True, **comp)
-    fac = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
+    fac: dict[str, Any] = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
     declare(f"scalar_tensor(Scalar s, *, {_FA}) -> Tensor", _meta_scalar_tensor,
             impl=_scalar_tensor, **fac)
     declare("fill(Tensor self, Tensor|Scalar value) -> Tensor", _meta_fill, impl=_fill,

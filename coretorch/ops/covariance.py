@@ -2,11 +2,12 @@
 sqrt, gradients through them, with numpy's frequency and analytic weights), and sum_to_size."""
 from __future__ import annotations
 
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import shape_numel
+from ..tensor.tensor import Tensor
 from .declare import IMPLICIT, declare
 from .meta_rules import float_result
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _meta_cov(self, correction, fweights, aweights):

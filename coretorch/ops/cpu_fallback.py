@@ -20,13 +20,13 @@ from .. import record_function as _rf
 from ..device import device as _device, get_device_type
 from ..dispatch.keys import DispatchKey
 from ..frames import user_stacklevel
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import RENAMED_ERRORS, _resize_out, reraise_as
 from .meta_rules import resolve_device
 
 __all__ = ["cpu_fallback", "fallback_counts", "reset_fallback_warnings", "CPUFallbackWarning"]
 
-_T = TensorImpl
+_T = Tensor
 _CPU = _device("cpu")
 
 fallback_counts: Counter = Counter()

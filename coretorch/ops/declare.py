@@ -76,13 +76,13 @@ class OpDecl:
                  "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl",
                  "aliased_writes")
 
-    def __init__(self, name: str, schema: FunctionSchema | None, meta, kind: str, family: str,
+    def __init__(self, name: str, schema: FunctionSchema, meta, kind: str, family: str,
                  method: bool, function: bool, out: bool, differentiable: bool,
                  inplace_only: bool, doc: str):
         self.name, self.schema, self.meta, self.kind, self.family = name, schema, meta, kind, family
         self.method, self.function, self.out = method, function, out
         self.differentiable, self.inplace_only, self.doc = differentiable, inplace_only, doc
-        self.returns: type | None = None
+        self.returns: Any = None  # the namedtuple class of a multi-output op
         self.derivative: Callable | None = None
         self.saves: tuple | None = None
         self.save_result = False
@@ -91,7 +91,7 @@ class OpDecl:
         self.precomputed: tuple = ()
         self.impl: Callable | None = None
         self.aliased_writes = False
-        self.op: Operator | None = None
+        self.op: Operator = None  # type: ignore[assignment]  # declare() sets it right after
         self.inplace_op: Operator | None = None
 
     @property
@@ -170,7 +170,7 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
                              f"arguments of {fs}")
     names = fs.return_names
     if names is not None:
-        d.returns = collections.namedtuple(name, names)
+        d.returns = collections.namedtuple(name, names)  # type: ignore[misc]  # named at run time
         d.returns.__module__ = "coretorch.return_types"
         setattr(return_types, name, d.returns)
     d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
@@ -212,7 +212,7 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
         _check_written(self)  # one tensor, or the list of a _foreach_*_ op
         return run(self, *rest, **kw)
     checked.__name__ = impl.__name__
-    checked.__wrapped__ = impl
+    checked.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return checked
 
 
@@ -225,7 +225,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
             except RENAMED_ERRORS as e:
                 reraise_as(e, name)
     elif d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
-        def run(*record, out=None):
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 res = impl(*record, *meta(*record)[1])
             except RENAMED_ERRORS as e:
@@ -234,7 +234,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
                 return res
             return _copy_to_out(name, out, res)
     else:
-        def run(*record, out=None):
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 meta(*record)
                 res = impl(*record)
@@ -244,7 +244,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
                 return res
             return _copy_to_out(name, out, res)
     run.__name__ = impl.__name__
-    run.__wrapped__ = impl
+    run.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return run
 
 
@@ -497,7 +497,7 @@ def _functional_adapter(d: OpDecl):
                         raise _contract_error(name, kernel, _RETURNED)
                 return returns(*res) if returns is not None else res
         structured.__name__ = f"{name}_{key.name}"
-        structured.out_kernel = kernel
+        structured.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured
     return adapt
 
@@ -543,6 +543,6 @@ def _inplace_adapter(d: OpDecl):
             self._vc[0] += 1
             return self
         structured_.__name__ = f"{name}_{key.name}"
-        structured_.out_kernel = kernel
+        structured_.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured_
     return adapt

@@ -15,7 +15,7 @@ __all__ = ["saves", "is_tensor", "op"]
 def saves(*indices: int) -> Callable[[Callable], Callable]:
     """Declare the positional arguments whose values the formula reads (``@saves()``: none)."""
     def mark(fn: Callable) -> Callable:
-        fn.saved_args = tuple(indices)
+        fn.saved_args = tuple(indices)  # type: ignore[attr-defined]  # a function attribute
         return fn
     return mark
 

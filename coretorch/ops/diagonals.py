@@ -4,6 +4,7 @@ pairs of the last two dims, so gradients come from index_put's own."""
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import wrap_dim
@@ -68,7 +69,8 @@ def _meta_diag(self, diagonal):
         n = self._shape[0] + abs(diagonal)
         return ((n, n), self._dtype, self._device)
     if len(self._shape) == 2:
-        return ((_diag_len(*self._shape, diagonal),), self._dtype, self._device)
+        n, m = self._shape
+        return ((_diag_len(n, m, diagonal),), self._dtype, self._device)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {len(self._shape)}D")
 
 
@@ -136,7 +138,7 @@ def _tri_pairs(row: int, col: int, offset: int, lower: bool) -> tuple:
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="shape", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
     declare("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
             _meta_diag_embed, impl=_diag_embed, **comp)
     declare("diagflat(Tensor self, int offset=0) -> Tensor", _meta_diagflat, impl=_diagflat,

@@ -170,13 +170,14 @@ def einsum_impl(equation: str, tensors):
             cost = _result_size(ops[i][1], ops[j][1], keep, sizes)
             if best is None or cost < best[0]:
                 best = (cost, i, j, keep)
+        assert best is not None  # two operands at least: one pair
         _, i, j, keep = best
         (a, la), (b, lb) = ops[i], ops[j]
         a, la = _sum_unneeded(a, la, keep | set(lb))
         b, lb = _sum_unneeded(b, lb, keep | set(la))
         merged = _contract(a, la, b, lb, keep, sizes)
         ops = [o for k, o in enumerate(ops) if k not in (i, j)] + [merged]
-    t, sub = _sum_unneeded(*ops[0], set(out))
+    t, sub = _sum_unneeded(ops[0][0], ops[0][1], set(out))
     t = t.permute([sub.index(ch) for ch in out]) if sub != out else t
     return t.expand(tuple(sizes[ch] for ch in out))
 

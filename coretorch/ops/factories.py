@@ -9,6 +9,7 @@ device's allocator.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -19,12 +20,12 @@ from ..memory_formats import check_memory_format, memory_format_arg, restride
 from ..dispatch.operator import register_fallback
 from ..layout import layout as _layout, strided as _strided
 from ..random import generator_for
-from ..tensor.impl import TensorImpl, device_key_bits, new_impl
+from ..tensor.impl import device_key_bits, new_impl
 from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, alloc, declare, op_named
 from .meta_rules import broadcasts_to, resolve_device
 
-_T = TensorImpl
+_T = Tensor
 # the largest finite value of each float dtype narrower than a Python float
 _FLOAT_MAX = {d: dt.finfo(d).max for d in dt.all_dtypes if d.is_floating_point and d.itemsize < 8}
 
@@ -485,7 +486,7 @@ _LIKE_ARGS = _FACTORY_ARGS + ", MemoryFormat? memory_format=None"
 
 
 def _declare_all() -> None:
-    kw = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
+    kw: dict[str, Any] = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
     fa, la = _FACTORY_ARGS, _LIKE_ARGS
     declare(f"empty(int[] size, *, {la}) -> Tensor", _meta_empty, impl=_empty, **kw)
     declare(f"empty_strided(int[] size, int[] stride, *, {fa}) -> Tensor", _meta_empty_strided,
@@ -535,7 +536,7 @@ def _declare_all() -> None:
     declare(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {fa}) -> Tensor",
             _meta_logspace, impl=_logspace, **{**kw, "out": True})
     # in-place fills: the primitives every backend implements (fill_ is in the minimum set)
-    ip = dict(family="fill", differentiable=False)
+    ip: dict[str, Any] = dict(family="fill", differentiable=False)
     # every element gets the same value: PyTorch fills expanded tensors too
     declare("fill_(Tensor(a!) self, Tensor|Scalar value) -> Tensor(a!)", _meta_fill_,
             doc="Fill `self` with `value` (a number or a 0-d tensor), in place.",
@@ -543,7 +544,7 @@ def _declare_all() -> None:
     declare("zero_(Tensor(a!) self) -> Tensor(a!)", _meta_fill_zero, impl=_zero_,
             aliased_writes=True,
             kind=EXPLICIT, **ip)
-    rnd = dict(family="random", differentiable=False)
+    rnd: dict[str, Any] = dict(family="random", differentiable=False)
     declare("uniform_(Tensor(a!) self, float from_=0.0, float to=1.0, *, Generator? "
             "generator=None) -> Tensor(a!)", _meta_uniform_,
             doc="Fill `self` with samples of the uniform distribution on [from_, to).", **rnd)

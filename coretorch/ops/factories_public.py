@@ -7,13 +7,13 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..device import get_device_type
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import alloc
 from .meta_rules import resolve_device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "as_index_tensor"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _as_list(data):

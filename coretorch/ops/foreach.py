@@ -10,12 +10,15 @@ their list, as PyTorch's Python functions do (their schemas return nothing).
 """
 from __future__ import annotations
 
-from ..tensor.impl import TensorImpl
+from typing import Any
+
+
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, _check_inplace_spec, declare
 
 __all__ = ["per_tensor"]
 
-_T = TensorImpl
+_T = Tensor
 _NUMBERS = (int, float, bool)
 
 
@@ -219,9 +222,9 @@ def _foreach_neg(self):
 
 
 def _declare_all() -> None:
-    fe = dict(family="foreach", method=False, out=False)
+    fe: dict[str, Any] = dict(family="foreach", method=False, out=False)
     # in-place forms return nothing and are not differentiated (PyTorch's refuse autograd too)
-    ip = dict(fe, differentiable=False)
+    ip: dict[str, Any] = dict(fe, differentiable=False)
     declare("_foreach_add(Tensor[] self, Any other, *, Scalar alpha=1) -> Tensor[]",
             _meta_add, impl=_foreach_add, **fe)
     declare("_foreach_add_(Tensor(a!)[] self, Any other, *, Scalar alpha=1) -> ()",

@@ -17,6 +17,7 @@ tensors.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as _dt
 from ..device import get_device_type
@@ -297,7 +298,7 @@ _ADAM = ("(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, "
 
 
 def _declare_all() -> None:
-    kw = dict(family="fused_optim", method=False, out=False, differentiable=False)
+    kw: dict[str, Any] = dict(family="fused_optim", method=False, out=False, differentiable=False)
     declare("_fused_adam_" + _ADAM, _meta_adam("_fused_adam_"), impl=_fused_adam_, **kw)
     declare("_fused_adamw_" + _ADAM, _meta_adam("_fused_adamw_"), impl=_fused_adamw_, **kw)
     declare("_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "

@@ -12,6 +12,7 @@ the weights, as in PyTorch (nearest gives the grid none).
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -111,7 +112,8 @@ def _gather(flat, positions: list, sizes: tuple):
     (values (N, C, *out), in-range mask (N, 1, *out))."""
     n, c = flat._shape[:2]
     out_shape = positions[0]._shape
-    valid, index = None, None
+    valid: Any = None
+    index: Any = None
     for pos, size in zip(positions, sizes):
         ok = (pos >= 0) & (pos <= size - 1)
         valid = ok if valid is None else valid & ok
@@ -140,7 +142,7 @@ def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     fracs = [c - lo for c, lo in zip(coords, lows)]
     out = None
     for corner in itertools.product((0, 1), repeat=d):
-        weight = None
+        weight: Any = None
         for k, f in zip(corner, fracs):
             w = f if k else 1 - f
             weight = w if weight is None else weight * w
@@ -215,7 +217,7 @@ def _affine_grid(theta, size, align_corners):
 
 
 def _declare_all() -> None:
-    fn = dict(family="nn", method=False, out=False)
+    fn: dict[str, Any] = dict(family="nn", method=False, out=False)
     declare("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
             "bool align_corners) -> Tensor", _meta_grid_sampler, impl=_grid_sampler, **fn)
     declare("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor",

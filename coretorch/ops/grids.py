@@ -2,6 +2,8 @@
 stack and cat (differentiated through them)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..tensor.impl import shape_numel
 from .declare import IMPLICIT, declare, op_named as _op
 from .meta_rules import common_device, promote
@@ -102,7 +104,7 @@ def _block_diag(tensors):
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="shape", out=False, method=False, function=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False, method=False, function=False)
     declare("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]", _meta_meshgrid,
             impl=_meshgrid, **comp)
     declare("cartesian_prod(Tensor[] tensors) -> Tensor", _meta_cartesian_prod,

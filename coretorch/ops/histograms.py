@@ -8,8 +8,10 @@ host); only the finiteness check reads values. bincount's length depends on the 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .searching import searchsorted_positions
 from .sorting import holds_data
@@ -17,7 +19,7 @@ from .special import VALUES_ONLY
 
 __all__: list[str] = []
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _op(name: str):
@@ -170,7 +172,7 @@ def _bincount(self, weights, minlength):
 
 
 def _declare_all() -> None:
-    count = dict(family="reduction", method=True, **VALUES_ONLY)
+    count: dict[str, Any] = dict(family="reduction", method=True, **VALUES_ONLY)
     declare("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", _meta_histc,
             impl=_histc, **count)
     declare("histogram(Tensor self, Any bins=100, *, float[]? range=None, Tensor? weight=None, "

@@ -4,6 +4,8 @@ col2im sums blocks back into the image with ``index_add``; the two are adjoint, 
 gradient is the other's work, done by autograd through the ops they call."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..tensor.impl import shape_numel
 from .declare import declare, op_named as _op
@@ -127,7 +129,7 @@ def _col2im(self, output_size, kernel_size, dilation, padding, stride):
 
 
 def _declare_all() -> None:
-    fn = dict(family="nn", method=False, function=False, out=False)
+    fn: dict[str, Any] = dict(family="nn", method=False, function=False, out=False)
     declare("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, "
             "int[2] stride) -> Tensor", _meta_im2col, impl=_im2col, **fn)
     declare("col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, "

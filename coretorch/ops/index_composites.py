@@ -3,6 +3,8 @@ take_along_dim, put, index_copy, index_fill, select_scatter, slice_scatter, mask
 argwhere. Each writes functionally (a new tensor), so gradients come from the ops it calls."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..device import get_device_type
 from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
@@ -237,7 +239,7 @@ def _argwhere(self):
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="indexing", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="indexing", out=False)
     declare("take(Tensor self, Tensor index) -> Tensor", _meta_take, impl=_take, **comp)
     declare("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
             _meta_take_along_dim, impl=_take_along_dim, **comp)

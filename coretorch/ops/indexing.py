@@ -15,15 +15,17 @@ backend kit has one: cross-entropy runs them every training step) serves autogra
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..device import get_device_type
 from ..dispatch.keys import DispatchKey
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import shape_numel
+from ..tensor.tensor import Tensor
 from .declare import EXPLICIT, IMPLICIT, declare, op_named as _op
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device
 
-_T = TensorImpl
+_T = Tensor
 _INDEX_DTYPES = (dt.int32, dt.int64)
 _SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=) as scatter_reduce
 
@@ -471,7 +473,7 @@ def _index_put_inplace(self, indices, values, accumulate):
 
 
 def _declare_all() -> None:
-    ix = dict(family="indexing")
+    ix: dict[str, Any] = dict(family="indexing")
     declare("_index(Tensor self, Tensor?[] indices) -> Tensor", _meta_index,
             derivative=_d_index, saves=(),
             doc="Advanced indexing ``input[indices]`` with index tensors (None keeps a dim): "
@@ -483,7 +485,7 @@ def _declare_all() -> None:
     declare("_nonzero(Tensor self) -> Tensor", differentiable=False,
             doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
                 "order: the primitive behind nonzero.", **ix)
-    exp = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
+    exp: dict[str, Any] = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
     declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src, *, "
             "str? reduce=None) -> Tensor",
             _meta_scatter, impl=_scatter, derivative=_d_scatter, **exp)
@@ -493,7 +495,7 @@ def _declare_all() -> None:
     declare("index_add(Tensor self, Dim dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
             "Tensor", _meta_index_add, impl=_index_add, derivative=_d_index_add,
             flops=_flops_source, **exp)
-    comp = dict(kind=IMPLICIT, **ix)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, **ix)
     declare("index_select(Tensor self, Dim dim, Tensor index) -> Tensor", _meta_index_select,
             impl=_index_select, **comp)
     declare("gather(Tensor self, Dim dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -506,6 +508,7 @@ def _declare_all() -> None:
     declare("index(Tensor self, Tensor?[] indices) -> Tensor", impl=_index, method=False, **comp)
     d = declare("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
                 "-> Tensor", impl=_index_put, inplace=True, **comp)
+    assert d.inplace_op is not None  # declared inplace=True
     d.inplace_op.register(DispatchKey.CompositeImplicitAutograd, _index_put_inplace)
     declare("masked_select(Tensor self, Tensor mask) -> Tensor", impl=_masked_select, **comp)
 

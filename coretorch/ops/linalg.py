@@ -2,6 +2,8 @@
 dot, mv, outer, linear written with them. FLOPs of a product: 2*M*N*K."""
 from __future__ import annotations
 
+from typing import Any
+
 from .declare import EXPLICIT, IMPLICIT, declare, op_named
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
@@ -260,7 +262,7 @@ def _declare_all() -> None:
     declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
             "Tensor", _meta_addmm, impl=_addmm, kind=EXPLICIT, family="linalg",
             derivative=_d_addmm, saves=("mat1", "mat2"), flops=flops_addmm)
-    comp = dict(kind=IMPLICIT, family="linalg", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="linalg", out=False)
     declare("matmul(Tensor self, Tensor other) -> Tensor", _meta_matmul, impl=_matmul, **comp)
     declare("dot(Tensor self, Tensor other) -> Tensor", meta_dot("dot"), impl=_dot, **comp)
     declare("mv(Tensor self, Tensor vec) -> Tensor", _meta_mv, impl=_mv, **comp)

@@ -11,6 +11,7 @@ values / eigenvalues (svdvals and eigvalsh have their own derivatives for repeat
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..device import get_device_type
@@ -23,7 +24,7 @@ from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["lu_unpack_impl", "svd_backward", "eigh_backward", "cholesky_backward"]
 
-_FACTOR = dict(family="linalg")
+_FACTOR: dict[str, Any] = dict(family="linalg")
 
 
 # ---- svd ----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ vecdot, linalg.diagonal, householder_product, tensorinv and tensorsolve."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from .declare import declare
@@ -14,7 +15,7 @@ from .meta_rules import broadcast_shapes, common_device, promote
 
 __all__ = ["chain_order_product"]
 
-_L = dict(family="linalg", method=False, function=False)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 def _spec(t, shape=None, dtype=None):
@@ -200,7 +201,7 @@ def chain_order_product(mats: list):
     O(n^3) dynamic program over split points)."""
     n = len(mats)
     dims = [mats[0]._shape[0]] + [m._shape[1] for m in mats]
-    cost = [[0] * n for _ in range(n)]
+    cost: list[list[float]] = [[0] * n for _ in range(n)]
     split = [[0] * n for _ in range(n)]
     for length in range(1, n):
         for i in range(n - length):

@@ -4,6 +4,7 @@ which picks one of them as PyTorch does."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .declare import declare
 from .linalg_common import check_float, check_matrix, op
@@ -12,7 +13,7 @@ from .reductions import flops_reduction
 
 __all__ = ["matrix_norm_impl"]
 
-_L = dict(family="linalg", method=False, function=False, flops=flops_reduction)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False, flops=flops_reduction)
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 

@@ -11,6 +11,8 @@ factorizations.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from .declare import declare
 from .linalg_common import (batch_error, check_float, check_matrix, check_same_dtype,
@@ -21,7 +23,7 @@ from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["is_vector_rhs", "lu_solve_impl"]
 
-_L = dict(family="linalg", method=False, function=False)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 def _spec(t, shape=None, dtype=None):

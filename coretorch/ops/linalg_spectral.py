@@ -6,6 +6,7 @@ pinv as PyTorch's linalg_lstsq_backward does.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from .declare import declare
@@ -15,7 +16,7 @@ from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["svd_rank_threshold"]
 
-_L = dict(family="linalg", method=False, function=False)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 # ---- svdvals, eigvalsh --------------------------------------------------------------------------

@@ -4,6 +4,8 @@ Every error names the op, what was expected and what was given, with PyTorch's e
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
@@ -62,7 +64,8 @@ def _tensors(args):
 def common_device(op: str, *args):
     """The device shared by the tensor arguments (zero-dim cpu tensors may join any device, as
     in PyTorch); the default device when there are none."""
-    dev = first = None
+    dev: Any = None
+    first: Any = None
     for t in _tensors(args):
         d = t._device
         if dev is None:

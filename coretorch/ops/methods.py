@@ -20,7 +20,9 @@ def _op(name: str):
 
 
 def _inplace(name: str):
-    return REGISTRY[name].inplace_op.entry
+    op = REGISTRY[name].inplace_op
+    assert op is not None, f"{name} is declared with an in-place form"
+    return op.entry
 
 
 def bind_methods() -> None:

@@ -9,6 +9,8 @@ omitted). Output sizes (``ceil_mode`` included) arrive as the output's shape.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..dispatch.arguments import to_int_list
 from ..tensor.impl import shape_numel
@@ -479,7 +481,7 @@ def _d_embedding(ctx, grad):
 
 def _declare_all() -> None:
     nn = dict(family="nn")
-    fn = dict(method=False, **nn)
+    fn: dict[str, Any] = dict(method=False, **nn)
     declare("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
             "Any padding=0, int[2] dilation=1, int groups=1) -> Tensor",
             _meta_conv2d, precomputed=("pads",), out=False, derivative=_d_conv2d,

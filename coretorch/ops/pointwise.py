@@ -11,16 +11,16 @@ and `activations.py`. FLOPs: one per output element.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 
 __all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def flops_pointwise(result, *args) -> int:
@@ -344,14 +344,14 @@ def _d_where(ctx, g):
 
 
 def _declare_all() -> None:
-    unary = dict(family="unary", inplace=True, flops=flops_pointwise)
+    unary: dict[str, Any] = dict(family="unary", inplace=True, flops=flops_pointwise)
     for name, (fn, reads) in UNARY_FLOAT.items():
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "float"),
                 derivative=_unary_derivative(name, fn), saves=("self",) if reads == "self" else (),
                 save_result=reads == "result", doc=_UNARY_DOCS[name], **unary)
-    for name, fn in UNARY_SAME.items():
+    for name, d_fn in UNARY_SAME.items():
         declare(f"{name}(Tensor self) -> Tensor", _unary_meta(name, "same"),
-                derivative=_unary_derivative(name, fn), saves=("self",) if fn else (),
+                derivative=_unary_derivative(name, d_fn), saves=("self",) if d_fn else (),
                 doc=_UNARY_DOCS[name], **unary)
     declare("bitwise_not(Tensor self) -> Tensor", _unary_meta("bitwise_not", "int"),
             family="unary", inplace=True, differentiable=False,
@@ -364,7 +364,7 @@ def _declare_all() -> None:
             differentiable=False,
             doc="True where the sign bit of an element of `input` is set (-0.0 included).")
 
-    binary = dict(family="binary", inplace=True, flops=flops_pointwise)
+    binary: dict[str, Any] = dict(family="binary", inplace=True, flops=flops_pointwise)
     declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
             derivative=_d_add, saves=(), doc="input + alpha * other, broadcast.", **binary)
     declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", binary_meta("mul", "promote"),

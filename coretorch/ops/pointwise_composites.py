@@ -8,16 +8,17 @@ wastefully (clamp's boundaries, fmax's NaN rule, logaddexp's stability, ...).
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import broadcast_shapes, common_device, float_result, promote
 from .pointwise import binary_meta, binary_spec, flops_pointwise
 
 __all__ = ["where"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def where(cond, a, b):
@@ -490,7 +491,7 @@ def _equal(self, other) -> bool:
 
 
 def _declare_all() -> None:
-    unary = dict(family="unary", inplace=True, flops=flops_pointwise)
+    unary: dict[str, Any] = dict(family="unary", inplace=True, flops=flops_pointwise)
     declare("frac(Tensor self) -> Tensor", _meta_frac, impl=_frac, **unary)
     declare("square(Tensor self) -> Tensor", _meta_square, impl=_square, **unary)
     declare("positive(Tensor(a) self) -> Tensor(a)", _meta_positive, impl=_positive, family="unary",
@@ -498,7 +499,8 @@ def _declare_all() -> None:
     declare("exp2(Tensor self) -> Tensor", _float, impl=_exp2, **unary)
     declare("rsqrt(Tensor self) -> Tensor", _float, impl=_rsqrt, **unary)
     declare("reciprocal(Tensor self) -> Tensor", _float, impl=_reciprocal, **unary)
-    pred = dict(family="unary", differentiable=False)
+    pred: dict[str, Any] = dict(family="unary", differentiable=False)
+    fn: Callable[..., Any]
     for name, fn in (("isnan", _isnan), ("isinf", _isinf), ("isposinf", _isposinf),
                      ("isneginf", _isneginf), ("isfinite", _isfinite)):
         declare(f"{name}(Tensor self) -> Tensor", _bool, impl=fn, **pred)
@@ -506,12 +508,12 @@ def _declare_all() -> None:
     declare("nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) "
             "-> Tensor", _meta_nan_to_num, impl=_nan_to_num, family="unary", inplace=True)
 
-    binary = dict(family="binary", inplace=True, flops=flops_pointwise)
+    binary: dict[str, Any] = dict(family="binary", inplace=True, flops=flops_pointwise)
     declare("sub(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_sub,
             impl=_sub, derivative=_d_sub, saves=(), **binary)
     declare("rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_rsub,
             impl=_rsub, family="binary", method=False)
-    cmp = dict(family="binary", inplace=True, differentiable=False)
+    cmp: dict[str, Any] = dict(family="binary", inplace=True, differentiable=False)
     for name, fn in (("ne", _ne), ("gt", _gt), ("ge", _ge)):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta(name, "bool"),
                 impl=fn, **cmp)
@@ -544,7 +546,7 @@ def _declare_all() -> None:
             binary_meta("xlogy", "float"),
             impl=_xlogy, derivative=_d_xlogy, **binary)
 
-    ternary = dict(family="ternary", inplace=True, flops=flops_pointwise)
+    ternary: dict[str, Any] = dict(family="ternary", inplace=True, flops=flops_pointwise)
     declare("clamp(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor",
             _meta_clamp, impl=_clamp, derivative=_d_clamp, **ternary)
     declare("clamp_min(Tensor self, Tensor|Scalar min) -> Tensor", _meta_clamp_min,
@@ -558,7 +560,7 @@ def _declare_all() -> None:
     declare("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
             _meta_addc("addcdiv"), impl=_addcdiv, **ternary)
 
-    comp = dict(family="comparison", out=False, differentiable=False)
+    comp: dict[str, Any] = dict(family="comparison", out=False, differentiable=False)
     declare("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
             "bool equal_nan=False) -> Tensor", _meta_isclose, impl=_isclose, **comp)
     declare("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "

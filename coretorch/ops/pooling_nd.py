@@ -9,6 +9,7 @@ gathers the value at that index, so the gradient reaches exactly the chosen elem
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import shape_numel
@@ -282,7 +283,7 @@ def _fractional(n: int):
 
 
 def _declare_all() -> None:
-    fn = dict(family="nn", method=False, out=False)
+    fn: dict[str, Any] = dict(family="nn", method=False, out=False)
     pool = "Tensor self, int[3] kernel_size, int[3]? stride=None, int[3] padding=0"
     declare(f"max_pool3d_with_indices({pool}, int[3] dilation=1, bool ceil_mode=False) -> "
             f"(Tensor, Tensor)", _meta_max_pool3d_with_indices, impl=_max_pool3d_with_indices,

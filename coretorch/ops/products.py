@@ -3,6 +3,8 @@ addmv, addr (beta * self + alpha * product, self ignored when beta = 0, as PyTor
 kron, inner, vdot and cdist (through the ``norm`` reduction and its derivative)."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from .declare import REGISTRY, declare
 from .linalg import meta_dot, scaled_sum
@@ -10,7 +12,7 @@ from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
 __all__ = ["tensordot_dims"]
 
-_P = dict(family="linalg")
+_P: dict[str, Any] = dict(family="linalg")
 
 
 def _numel(shape) -> int:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .declare import EXPLICIT, declare
 
@@ -64,7 +65,7 @@ def _geometric_(self, p, generator):
 
 
 def _declare_all() -> None:
-    rnd = dict(kind=EXPLICIT, family="random", differentiable=False)
+    rnd: dict[str, Any] = dict(kind=EXPLICIT, family="random", differentiable=False)
     g = "*, Generator? generator=None) -> Tensor(a!)"
     declare(f"exponential_(Tensor(a!) self, float lambd=1.0, {g}", _meta_exponential_,
             impl=_exponential_,

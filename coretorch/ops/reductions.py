@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import math
 import warnings
+from typing import Any
 
 from .. import dtypes as dt
 from ..dispatch.keys import AUTOGRAD_BIT
@@ -217,7 +218,7 @@ def _argmin(self, dim, keepdim):
 
 def _result_type(name: str) -> type:
     """``coretorch.return_types.<name>``: the (values, indices) namedtuple of max/min."""
-    cls = collections.namedtuple(name, ("values", "indices"))
+    cls = collections.namedtuple(name, ("values", "indices"))  # type: ignore[misc]  # run-time name
     cls.__module__ = "coretorch.return_types"
     setattr(return_types, name, cls)
     return cls
@@ -565,7 +566,7 @@ def _d_nuclear_norm(ctx, grad):
 
 
 def _declare_all() -> None:
-    red = dict(family="reduction", flops=flops_reduction)
+    red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     declare("sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
             "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(),
             doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
@@ -576,7 +577,7 @@ def _declare_all() -> None:
                 "`dtype` (int64 for integer and bool inputs by default).", **red)
     declare("mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
             "-> Tensor", _meta_mean, impl=_mean, **red)
-    extremum = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
+    extremum: dict[str, Any] = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
     declare("amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
             _meta_extremum("amax"),
             doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "

@@ -20,6 +20,8 @@ kernel does it in the same pass), so every output passes a finite-difference che
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as _dt
 from ..autograd.grad_mode import is_grad_enabled
 from .declare import REGISTRY, declare
@@ -74,7 +76,7 @@ def _in_opmath(fn):
             return fn(*tensors)
         return tuple(r.to(dtype) for r in fn(*(t.to(compute) for t in tensors)))
     run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 
@@ -198,7 +200,7 @@ def _gru_cell_backward_flops(result, grad_hy, grad_workspace, hx, workspace) -> 
 
 
 def _declare_all() -> None:
-    common = dict(family="nn", method=False, out=False)
+    common: dict[str, Any] = dict(family="nn", method=False, out=False)
     declare("_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy, Tensor workspace)",
             _meta_lstm_cell, impl=_lstm_cell, derivative=_d_lstm_cell, saves=("gates", "cx"),
             save_result=True, flops=lstm_cell_flops, **common)

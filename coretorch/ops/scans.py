@@ -8,6 +8,8 @@ occurrence of the running extreme (of the last NaN once one is seen), as PyTorch
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
@@ -206,7 +208,7 @@ def _cumulative_trapezoid(y, x, dx, dim):
 
 
 def _declare_all() -> None:
-    red = dict(family="reduction", flops=flops_reduction)
+    red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     for op, pointwise in (("cummax", "maximum"), ("cummin", "minimum")):
         declare(f"{op}(Tensor self, Dim dim) -> (Tensor values, Tensor indices)", _meta_cumext,
                 impl=_cumext(op), derivative=_d_cumext, saves=(), save_result=True,

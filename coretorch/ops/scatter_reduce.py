@@ -11,6 +11,8 @@ meet depends on the data, so a shape-only device (meta) returns self's shape wit
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..device import get_device_type
 from ..tensor.impl import contiguous_strides, shape_numel
@@ -36,7 +38,7 @@ def _meta_scatter_reduce(self, dim, index, src, reduce, include_self):
 def _targets(x, dim: int, index):
     """The flat position in contiguous `x` that each entry of `index` addresses (1-D)."""
     stride = contiguous_strides(x._shape)
-    lin = None
+    lin: Any = None
     for k, c in enumerate(_coordinates(index, dim)):
         term = c * stride[k]
         lin = term if lin is None else lin + term

@@ -9,6 +9,8 @@ output size depends on the data, so it needs a device with data (meta refuses it
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import REGISTRY, declare
@@ -243,7 +245,7 @@ def _multinomial(self, num_samples, replacement, generator):
 
 
 def _declare_all() -> None:
-    search = dict(family="search", differentiable=False, method=False)
+    search: dict[str, Any] = dict(family="search", differentiable=False, method=False)
     declare("searchsorted(Tensor sorted_sequence, Tensor|Scalar self, *, bool out_int32=False, "
             "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
             _meta_searchsorted, impl=_searchsorted, **search)

@@ -7,19 +7,22 @@ Each is differentiated through the ops it calls, so every backend has them with 
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from .. import dtypes as dt
 from ..dispatch.arguments import to_int, to_int_list
-from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
+from ..tensor.impl import shape_numel, wrap_dim
+from ..tensor.tensor import Tensor
 from .declare import IMPLICIT, declare, op_named as _op
 from .meta_rules import broadcast_shapes as _broadcast_shapes
 
-_T = TensorImpl
+_T = Tensor
 
 __all__ = ["broadcast_shapes", "broadcast_tensors", "tensor_varargs", "atleast_1d", "atleast_2d",
            "atleast_3d"]
 
 
-def _spec(self, shape: tuple) -> tuple:
+def _spec(self, shape: Sequence[int]) -> tuple:
     return (tuple(shape), self._dtype, self._device)
 
 
@@ -65,12 +68,12 @@ def _broadcast_to(self, size):
     return self.expand(size)
 
 
-def tensor_varargs(name: str, doc: str):
+def tensor_varargs(name: str, doc: str | None):
     """The public function of an op over a tensor list that PyTorch calls with the tensors as
     separate arguments (``broadcast_tensors(a, b)``; one list or tuple is taken as well)."""
     def fn(*tensors, **kwargs):
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
+            tensors = tuple(tensors[0])
         return _op(name)(list(tensors), **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -391,7 +394,7 @@ def _unsafe_chunk(self, chunks, dim, sections):
 
 
 def _declare_all() -> None:
-    comp = dict(kind=IMPLICIT, family="shape", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
     declare("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", _meta_broadcast_to,
             impl=_broadcast_to, **comp)
     declare("broadcast_tensors(Tensor[] tensors) -> Tensor[]", _meta_broadcast_tensors,
@@ -442,7 +445,7 @@ def _atleast_public(n: int):
         if len(tensors) == 1 and isinstance(tensors[0], _T):
             return op(tensors[0])
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tensors[0]
+            tensors = tuple(tensors[0])
         return tuple(op(t) for t in tensors)
     fn.__name__ = fn.__qualname__ = f"atleast_{n}d"
     fn.__doc__ = op.__doc__

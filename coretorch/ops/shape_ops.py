@@ -2,6 +2,8 @@
 tile, roll, triu, tril written with views, `cat`, `_index` and `where`."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl, wrap_dim
 from .declare import EXPLICIT, IMPLICIT, declare, op_named
@@ -239,7 +241,7 @@ def _declare_all() -> None:
     for name, impl, d in (("triu", _triu, _d_triu), ("tril", _tril, _d_tril)):
         declare(f"{name}(Tensor self, int diagonal=0) -> Tensor", _meta_tri(name), impl=impl,
                 kind=EXPLICIT, family="shape", inplace=True, derivative=d, saves=())
-    comp = dict(kind=IMPLICIT, family="shape", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
     declare("stack(Tensor[] tensors, int dim=0) -> Tensor", _meta_stack, impl=_stack,
             method=False, precomputed=("wrapped",), **comp)
     declare("repeat(Tensor self, int[] repeats) -> Tensor", _meta_repeat, impl=_repeat, **comp)

@@ -6,6 +6,8 @@ Half precision computes in float32, as PyTorch's kernels do; ``dtype=`` casts th
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from .declare import declare
 
@@ -70,7 +72,7 @@ def _d_log_softmax(ctx, grad):
 
 
 def _declare_all() -> None:
-    common = dict(family="reduction", saves=(), save_result=True, flops=flops_softmax)
+    common: dict[str, Any] = dict(family="reduction", saves=(), save_result=True, flops=flops_softmax)
     declare("softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",
             _meta_softmax("softmax"), impl=_softmax, derivative=_d_softmax, **common)
     declare("log_softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",

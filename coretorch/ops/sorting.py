@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import collections
 import math
+from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl, shape_numel
+from ..tensor.impl import shape_numel
+from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare, return_types
 from .meta_rules import reduced_shape
 from .reductions import flops_reduction
 
 __all__ = ["sorted_along", "holds_data"]
 
-_T = TensorImpl
+_T = Tensor
 
 
 def _op(name: str):
@@ -145,7 +147,7 @@ def _kthvalue(self, k, dim, keepdim):
 # ---- median, nanmedian, mode ---------------------------------------------------------------------
 
 def _result_type(name: str, fields: tuple = ("values", "indices")) -> type:
-    cls = collections.namedtuple(name, fields)
+    cls = collections.namedtuple(name, fields)  # type: ignore[misc]  # named at run time
     cls.__module__ = "coretorch.return_types"
     setattr(return_types, name, cls)
     return cls
@@ -307,7 +309,7 @@ def _quantile_impl(op: str):
 
 
 def _declare_all() -> None:
-    red = dict(family="reduction", flops=flops_reduction)
+    red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     declare("sort(Tensor self, Dim dim=-1, bool descending=False, *, bool? stable=False) -> "
             "(Tensor values, Tensor indices)", _meta_sort, derivative=_d_sort, saves=(),
             save_result=True,

@@ -12,9 +12,9 @@ The ``torch.special`` namespace is `coretorch.special`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import dtypes as dt
-from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
 from .meta_rules import float_result
@@ -23,9 +23,9 @@ from .sorting import holds_data
 
 __all__ = ["UNARY_SPECIAL", "BINARY_SPECIAL", "POLYNOMIALS", "VALUES_ONLY", "typed_binary_meta"]
 
-_T = TensorImpl
+_T = Tensor
 # outputs that never require grad, as PyTorch's (differentiated as one op that has no derivative)
-VALUES_ONLY = dict(kind="composite_explicit", differentiable=False)
+VALUES_ONLY: dict[str, Any] = dict(kind="composite_explicit", differentiable=False)
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _LOG_PI = math.log(math.pi)
 
@@ -348,7 +348,7 @@ def _polynomial(name: str):
 # ---- declarations -----------------------------------------------------------------------------
 
 def _declare_all() -> None:
-    prim = dict(differentiable=False, flops=flops_pointwise, method=False)
+    prim: dict[str, Any] = dict(differentiable=False, flops=flops_pointwise, method=False)
     declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
             family="unary",
             doc="The scipy.special-style function `name` of each element of `input` (the "
@@ -358,7 +358,7 @@ def _declare_all() -> None:
             doc="The two-argument special function `name` of `input` and `other`, broadcast "
                 "(the primitive behind gcd, nextafter, zeta, ...).", **prim)
 
-    un = dict(family="unary", flops=flops_pointwise)
+    un: dict[str, Any] = dict(family="unary", flops=flops_pointwise)
     declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
             derivative=_d_lgamma, saves=("self",), inplace=True, **un)
     declare("digamma(Tensor self) -> Tensor", _float_meta("digamma"), impl=_digamma,
@@ -374,14 +374,14 @@ def _declare_all() -> None:
     declare("logit(Tensor self, float? eps=None) -> Tensor", _meta_logit, impl=_logit,
             derivative=_d_logit, saves=("self",), inplace=True, **un)
 
-    sp = dict(method=False, function=False, **un)
-    with_result = dict(saves=("self",), save_result=True)
+    sp: dict[str, Any] = dict(method=False, function=False, **un)
+    with_result: dict[str, Any] = dict(saves=("self",), save_result=True)
     for name, fn, deriv, saves in (
             ("special_i0e", "i0e", _d_i0e, with_result),
             ("special_i1", "i1", _d_i1, with_result),
             ("special_i1e", "i1e", _d_i1e, with_result),
             ("special_erfcx", "erfcx", _d_erfcx, with_result),
-            ("special_ndtri", "ndtri", _d_ndtri, dict(saves=(), save_result=True)),
+            ("special_ndtri", "ndtri", _d_ndtri, {"saves": (), "save_result": True}),
             ("special_log_ndtr", "log_ndtr", _d_log_ndtr, with_result)):
         declare(f"{name}(Tensor self) -> Tensor", _float_meta(name), impl=_scipy_unary(name, fn),
                 derivative=deriv, **saves, **sp)
@@ -402,16 +402,16 @@ def _declare_all() -> None:
     declare("special_entr(Tensor self) -> Tensor", _float_meta("special_entr"), impl=_entr,
             derivative=_d_entr, saves=("self",), **sp)
 
-    bi = dict(family="binary", flops=flops_pointwise, method=False, function=False)
+    bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise, method=False, function=False)
     declare("special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             binary_meta("special_xlog1py", "float"),
             impl=_xlog1py, derivative=_d_xlog1py, **bi)
     declare("special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
             binary_meta("special_zeta", "float"),
             impl=_zeta, derivative=_d_zeta, **bi)
-    for name, fn in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
+    for name, impl in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
         declare(f"{name}(Tensor self, Tensor other) -> Tensor",
-                typed_binary_meta(name, "float"), impl=fn, derivative=_d_gammainc,
+                typed_binary_meta(name, "float"), impl=impl, derivative=_d_gammainc,
                 **bi)
     for name in POLYNOMIALS:
         declare(f"special_{name}(Tensor|Scalar self, Tensor|Scalar n) -> Tensor",
@@ -430,5 +430,6 @@ def _polygamma_inplace(self, n: int) -> Tensor:
 
 
 _declare_all()
-Tensor.polygamma = _polygamma_method
-Tensor.polygamma_ = _polygamma_inplace
+# methods set on the class at import, as the op methods are
+Tensor.polygamma = _polygamma_method  # type: ignore[method-assign]
+Tensor.polygamma_ = _polygamma_inplace  # type: ignore[method-assign]

@@ -3,6 +3,8 @@ count_nonzero, aminmax. Their gradients come from the ops they call (nansum's is
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from ..dispatch.arguments import to_dims
 from ..tensor.tensor import Tensor
@@ -109,7 +111,7 @@ def _aminmax(self, dim, keepdim):
 
 
 def _declare_all() -> None:
-    red = dict(family="reduction", flops=flops_reduction)
+    red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     sum_args = "(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) " \
                "-> Tensor"
     declare("nansum" + sum_args, _meta_nansum, impl=_nansum, **red)
@@ -146,4 +148,5 @@ def _with_unbiased_overload(name: str):
 
 
 std, var = _with_unbiased_overload("std"), _with_unbiased_overload("var")
-Tensor.std, Tensor.var = std, var  # before bind_methods, which keeps what a class defines
+# before bind_methods, which keeps what a class defines
+Tensor.std, Tensor.var = std, var  # type: ignore[method-assign]

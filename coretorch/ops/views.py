@@ -8,6 +8,8 @@ tensor from them. Ops that may copy (reshape, flatten, contiguous) or return sev
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..memory_formats import dim_order, memory_format_arg, preserve_format
 from ..tensor.impl import (TensorImpl, contiguous_geometry, contiguous_strides, new_impl,
@@ -364,11 +366,11 @@ def _meta_movedim(self, source, destination):
                            f"({list(source)} dims) should contain the same number of dims as "
                            f"destination ({list(destination)} dims)")
     n = len(self._shape)
-    order = [None] * n
+    given: list[int | None] = [None] * n
     for s, d in zip(source, destination):
-        order[d] = s
+        given[d] = s
     rest = iter(i for i in range(n) if i not in source)
-    order = tuple(o if o is not None else next(rest) for o in order)
+    order = tuple(o if o is not None else next(rest) for o in given)
     return _spec(self, tuple(self._shape[i] for i in order) if n else ()), (order,)
 
 
@@ -506,14 +508,14 @@ _VIEWS = (
 
 
 def _declare_all() -> None:
-    views = dict(kind=EXPLICIT, family="view", out=False, precomputed=VIEW_GEOMETRY, saves=())
+    views: dict[str, Any] = dict(kind=EXPLICIT, family="view", out=False, precomputed=VIEW_GEOMETRY, saves=())
     for schema, meta, doc in _VIEWS:
         name = schema.split("(", 1)[0]
         declare(schema, meta, impl=view_kernel, derivative=VIEW_DERIVATIVES[name], doc=doc,
                 **views)
     declare("detach(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_detach, kind=EXPLICIT,
             family="view", out=False, precomputed=VIEW_GEOMETRY, differentiable=False)
-    comp = dict(kind=IMPLICIT, family="view", out=False)
+    comp: dict[str, Any] = dict(kind=IMPLICIT, family="view", out=False)
     declare("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", _meta_reshape, impl=_reshape,
             precomputed=("inferred",), **comp)
     declare("flatten(Tensor(a) self, Dim start_dim=0, Dim end_dim=-1) -> Tensor(a)",

@@ -16,7 +16,9 @@ class _SchedulerList(LRScheduler):
     """Shared by the combinators: argument checks, and a state dict that nests each
     scheduler's own state dict under "_schedulers"."""
 
-    def _check_schedulers(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler],
+    _schedulers: Sequence[LRScheduler]
+
+    def _check_schedulers(self, optimizer: Optimizer | None, schedulers: Sequence[LRScheduler],
                           what: str) -> None:
         name = type(self).__name__
         if len(schedulers) < 1:
@@ -103,6 +105,7 @@ class ChainedScheduler(_SchedulerList):
                  optimizer: Optimizer | None = None) -> None:
         optimizer = optimizer or (schedulers[0].optimizer if len(schedulers) else None)
         self._check_schedulers(optimizer, schedulers, " to be chained")
+        assert optimizer is not None  # the check refuses an empty list
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = group_values(self._schedulers[-1].optimizer, "lr")

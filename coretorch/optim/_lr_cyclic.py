@@ -49,10 +49,10 @@ class CyclicLR(LRScheduler):
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 group["lr"] = lr
         self.max_lrs = format_param("max_lr", optimizer, max_lr)
-        step_size_up = float(step_size_up)
-        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
-        self.total_size = step_size_up + step_size_down
-        self.step_ratio = step_size_up / self.total_size
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError("mode is invalid and scale_fn is None")
         self.mode = mode
@@ -162,7 +162,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError("You must define either total_steps OR (epochs AND "
                              "steps_per_epoch)")
         if three_phase:
-            self._schedule_phases = [
+            self._schedule_phases: list[dict[str, Any]] = [
                 {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr",
                  "end_lr": "max_lr", "start_momentum": "max_momentum",
                  "end_momentum": "base_momentum"},

@@ -97,7 +97,9 @@ class MultiTensorOptimizer(PerParameterOptimizer):
             aten._foreach_add_(counters, 1)
         decl = REGISTRY[self._fused_op_of(group)]
         if not fused:
-            decl.impl(*decl.op.bind(*lists, **scalars))
+            impl = decl.impl
+            assert impl is not None, "the fused optimizer ops are composites"
+            impl(*decl.op.bind(*lists, **scalars))
             return
         found_inf = getattr(self, "found_inf", None)
         decl.op(*lists, **scalars, grad_scale=getattr(self, "grad_scale", None),

@@ -40,9 +40,9 @@ def lazy_state(optimizer: Optimizer, p: Tensor, zeros: tuple[str | None, ...] = 
         state["step"] = scalar_state(like=p if fused else None)
         for name, value in scalars.items():
             state[name] = scalar_state(value)
-        for name in zeros:
-            if name is not None:
-                state[name] = aten.zeros_like(p)
+        for key in zeros:
+            if key is not None:
+                state[key] = aten.zeros_like(p)
     return state
 
 

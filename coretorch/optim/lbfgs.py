@@ -34,7 +34,7 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        self._numel_cache = None
+        self._numel_cache: int | None = None
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
@@ -42,9 +42,10 @@ class LBFGS(Optimizer):
         self._numel_cache = None
 
     def _numel(self) -> int:
-        if self._numel_cache is None:
-            self._numel_cache = sum(p.numel() for p in self._params)
-        return self._numel_cache
+        n = self._numel_cache
+        if n is None:
+            n = self._numel_cache = sum(p.numel() for p in self._params)
+        return n
 
     def _gather_flat_grad(self):
         views = [aten.zeros(p.numel(), dtype=p.dtype, device=p.device) if p.grad is None
@@ -73,7 +74,7 @@ class LBFGS(Optimizer):
         return loss, flat_grad
 
     @step_with_hooks
-    def step(self, closure: Callable):  # type: ignore[override]
+    def step(self, closure: Callable):
         """Run up to `max_iter` L-BFGS iterations; returns the loss of the first evaluation."""
         if closure is None:
             raise RuntimeError("LBFGS.step() requires a closure that reevaluates the model and "

@@ -96,6 +96,10 @@ class StepLR(LRScheduler):
         [1.0, 1.0, 0.5, 0.5, 0.25]
     """
 
+    # hyperparameters, set by _setup
+    step_size: int
+    gamma: float
+
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         self._setup(optimizer, last_epoch, step_size=step_size, gamma=gamma)
@@ -112,6 +116,10 @@ class StepLR(LRScheduler):
 
 class MultiStepLR(LRScheduler):
     """Multiply the lr by `gamma` at each epoch listed in `milestones`."""
+
+    # hyperparameters, set by _setup
+    milestones: Counter[int]
+    gamma: float
 
     def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
@@ -130,6 +138,10 @@ class MultiStepLR(LRScheduler):
 
 class ConstantLR(LRScheduler):
     """Multiply the lr by `factor` until epoch `total_iters`, then restore it."""
+
+    # hyperparameters, set by _setup
+    factor: float
+    total_iters: int
 
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
                  last_epoch: int = -1) -> None:
@@ -152,6 +164,11 @@ class ConstantLR(LRScheduler):
 class LinearLR(LRScheduler):
     """Scale the lr by a factor going linearly from `start_factor` to `end_factor` over
     `total_iters` epochs."""
+
+    # hyperparameters, set by _setup
+    start_factor: float
+    end_factor: float
+    total_iters: int
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
                  end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
@@ -181,6 +198,9 @@ class LinearLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiply the lr by `gamma` every epoch."""
 
+    # hyperparameters, set by _setup
+    gamma: float
+
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self._setup(optimizer, last_epoch, gamma=gamma)
 
@@ -195,6 +215,10 @@ class ExponentialLR(LRScheduler):
 
 class PolynomialLR(LRScheduler):
     """Decay the lr as (1 - epoch / total_iters) ** power, reaching 0 at `total_iters`."""
+
+    # hyperparameters, set by _setup
+    total_iters: int
+    power: float
 
     def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
                  last_epoch: int = -1) -> None:
@@ -219,6 +243,10 @@ def _cosine(eta_min: float, base_lr: float, t_cur: float, t_max: float) -> float
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from the initial lr to `eta_min` over `T_max` epochs (SGDR without
     restarts), in PyTorch's recursive form."""
+
+    # hyperparameters, set by _setup
+    T_max: int
+    eta_min: float
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
@@ -245,6 +273,13 @@ class CosineAnnealingLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """SGDR: cosine annealing from the initial lr to `eta_min` over T_i epochs, then a restart;
     T_0 = `T_0` and T_{i+1} = T_i * `T_mult`. `step(epoch)` accepts fractional epochs."""
+
+    # hyperparameters, set by _setup
+    T_0: int
+    T_i: int
+    T_mult: int
+    eta_min: float
+    T_cur: float
 
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:

@@ -136,7 +136,7 @@ class Optimizer:
         if len(set(ids)) != len(ids):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
                           "future, this will cause an error", stacklevel=3)
-        seen = set()
+        seen: set[int] = set()
         for group in self.param_groups:
             seen.update(id(p) for p in group["params"])
         if seen & set(ids):

@@ -220,7 +220,7 @@ def get_unsafe_globals_in_checkpoint(f: "str | os.PathLike[str] | BinaryIO") -> 
             names = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
             if len(names) != 1:
                 raise corrupt(src.name, "a zip archive without exactly one <name>/data.pkl")
-            streams = [io.BytesIO(zf.read(names[0]))]
+            streams: list[Any] = [io.BytesIO(zf.read(names[0]))]
         elif is_pickle(head):
             cur = src.cursor(0)
             streams = [cur] * 4
@@ -232,9 +232,9 @@ def get_unsafe_globals_in_checkpoint(f: "str | os.PathLike[str] | BinaryIO") -> 
             try:
                 for op, arg, _ in pickletools.genops(stream):
                     if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE"):
-                        strings.append(arg)
+                        strings.append(str(arg))
                     elif op.name == "GLOBAL":
-                        found.add(arg.replace(" ", "."))
+                        found.add(str(arg).replace(" ", "."))
                     elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
                         found.add(f"{strings[-2]}.{strings[-1]}")
             except Exception as e:

@@ -47,9 +47,11 @@ def json_depth(text: bytes) -> int:
 def _no_duplicates(pairs: list) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
-        seen = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise ValueError(f"duplicate key {dup!r}")
+        seen: set = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r}")
+            seen.add(k)
     return out
 
 
@@ -174,4 +176,4 @@ def write_safetensors(f: BinaryIO, entries: Iterable[tuple[str, StoredType, tupl
             raise AssertionError(f"save(): array for {name!r} does not match its header")
         if arr.dtype.byteorder == ">":
             arr = arr.astype(arr.dtype.newbyteorder("<"))
-        f.write(arr.reshape(-1).view(np.uint8))
+        f.write(arr.reshape(-1).view(np.uint8).data)

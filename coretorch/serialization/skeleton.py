@@ -10,6 +10,7 @@ tensor has that tensor's shape, so plain safetensors readers see ordinary tensor
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import OrderedDict
@@ -47,6 +48,14 @@ def location(dev: _device) -> str:
     return f"{dev.type}:0"
 
 
+def _same(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _host_array_shaped(t: Tensor, shape: tuple) -> np.ndarray:
+    return host_array(t).reshape(shape)
+
+
 def host_array(t: Tensor) -> np.ndarray:
     """The values of `t` as a numpy array (no copy for a cpu tensor)."""
     t = t.detach()
@@ -59,7 +68,8 @@ class _Group:
     __slots__ = ("key", "members")
 
     def __init__(self, key: str):
-        self.key, self.members = key, []
+        self.key = key
+        self.members: list[tuple[dict, Tensor]] = []
 
 
 class _Encoder:
@@ -142,7 +152,7 @@ class _Encoder:
 
     def entries(self) -> list[tuple[str, Any, tuple, Callable[[], np.ndarray]]]:
         """The safetensors entries; fills each tensor record's storage key and offset."""
-        out = []
+        out: list[tuple[str, Any, tuple, Callable[[], np.ndarray]]] = []
         for g in self.groups.values():
             used = [t for _, t in g.members if t.numel()]
             lo = min((t.storage_offset() for t in used), default=0)
@@ -158,9 +168,9 @@ class _Encoder:
                 shape = (hi - lo,)
             span = first.detach().as_strided((hi - lo,), (1,), lo)
             out.append((g.key, stored_type_of(first.dtype), shape,
-                        lambda span=span, shape=shape: host_array(span).reshape(shape)))
+                        functools.partial(_host_array_shaped, span, shape)))
         for key, a in self.arrays:
-            out.append((key, BY_NAME[a.dtype.name], a.shape, lambda a=a: a))
+            out.append((key, BY_NAME[a.dtype.name], a.shape, functools.partial(_same, a)))
         # widest items first: every entry then starts aligned to its item size
         out.sort(key=lambda e: -e[1].itemsize)
         return out
@@ -189,7 +199,7 @@ class _Decoder:
 
     def decode(self, node: Any) -> Any:
         if isinstance(node, list):
-            out = []
+            out: Any = []
             for v in node:
                 out.append(self.decode(v))
             return out

@@ -108,7 +108,7 @@ class Source:
             arr = self._map[offset:offset + nbytes].view(dtype)
             return arr if arr.ctypes.data % dtype.alignment == 0 else arr.copy()
         arr = np.empty(count, dtype)
-        view = memoryview(arr.view(np.uint8)) if nbytes else memoryview(b"")
+        view = arr.view(np.uint8).data if nbytes else memoryview(b"")
         self.f.seek(self.start + offset)
         got = 0
         while got < nbytes:

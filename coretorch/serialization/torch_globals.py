@@ -81,7 +81,8 @@ class StorageRef:
     @property
     def nbytes(self) -> int:
         """Size of the referenced storage in bytes."""
-        return self.numel * (1 if self.stype.untyped else self.stype.stored.itemsize)
+        stored = self.stype.stored
+        return self.numel * (1 if stored is None else stored.itemsize)
 
     def base(self, stored: StoredType) -> Tensor:
         """The storage's data as a flat tensor of the `stored` type (a view when the reference
@@ -113,7 +114,9 @@ def _over(storage: Any, offset: Any, size: Any, stride: Any, stored: StoredType 
             raise corrupt(src, f"storage {storage.key!r} is untyped and the tensor names no dtype")
     elif stored is not None and stored is not storage.stype.stored:
         raise corrupt(src, f"a {stored.name} tensor over {storage.stype.name} {storage.key!r}")
-    base = storage.base(stored or storage.stype.stored)
+    stored = stored or storage.stype.stored
+    assert stored is not None  # an untyped storage's tensor names its dtype (checked above)
+    base = storage.base(stored)
     return view_of(base, offset, size, stride, src, f"a tensor over storage {storage.key!r}")
 
 
@@ -280,7 +283,7 @@ def _coretorch_path(module: str) -> str | None:
 
 
 def _import_coretorch(module: str, name: str, src: str) -> Any:
-    ct_module = _coretorch_path(module)
+    ct_module = "coretorch" + module[len("torch"):]  # a torch module (the caller checks)
     try:
         obj: Any = importlib.import_module(ct_module)
         for part in name.split("."):

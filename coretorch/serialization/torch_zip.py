@@ -8,13 +8,14 @@ each storage by offset (or memory-maps it) when a tensor first uses it.
 """
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import secrets
 import struct
 import zipfile
 from collections import OrderedDict
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, ClassVar
 
 from .. import dtypes as _dt
 from ..device import device as _device
@@ -124,6 +125,7 @@ def load_torch_zip(ctx: LoadContext) -> Any:
         return ref
 
     data = record("data.pkl")
+    assert data is not None  # the record found above
     return unpickle(ctx, io.BytesIO(data), persistent_load)
 
 
@@ -168,7 +170,8 @@ class _StorageOut:
         self.key, self.stored = key, stored_type_of(t.dtype)
         self.numel = t.untyped_storage().nbytes // t.dtype.itemsize
         self.tensor = t.detach().as_strided((self.numel,), (1,), 0)
-        stype = _torch_name("torch", self.stored.storage_class) if typed else _UNTYPED_STORAGE
+        cls = self.stored.storage_class  # there is one when typed
+        stype = _torch_name("torch", cls) if typed and cls else _UNTYPED_STORAGE
         count = self.numel if typed else self.numel * t.dtype.itemsize
         self.pid = ("storage", stype, key, location(t.device), count)
 
@@ -177,7 +180,12 @@ class _CheckpointPickler(pickle._Pickler):
     """Pickles like ``torch.save``: tensors become PyTorch rebuild calls over storages named by
     persistent ids; dtypes, devices and sizes become PyTorch's own globals."""
 
-    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch: ClassVar[dict[type, Callable[[Any, Any], None]]] = dict(pickle._Pickler.dispatch)
+    if TYPE_CHECKING:  # the pure-Python pickler's methods used below, which typeshed leaves out
+        def write(self, data: bytes) -> None: ...
+        def memoize(self, obj: Any) -> None: ...
+        def save(self, obj: Any) -> None: ...
+        def save_reduce(self, func: Any, args: tuple, *, obj: Any = None) -> None: ...
 
     def __init__(self, file: BinaryIO, protocol: int):
         super().__init__(file, protocol)
@@ -202,7 +210,7 @@ class _CheckpointPickler(pickle._Pickler):
         s = self.storages.get(gk)
         if s is None:
             s = self.storages[gk] = _StorageOut(str(len(self.storages)), t, typed)
-        args = (s, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad,
+        args: tuple = (s, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad,
                 OrderedDict())
         return (_REBUILD_V2, args) if typed else (_REBUILD_V3, args + (t.dtype,))
 
@@ -262,10 +270,12 @@ def plan_torch_zip(obj: Any, protocol: int = 2) -> Callable[[BinaryIO], None]:
             for name, payload in (("data.pkl", data), (".format_version", b"1"),
                                   (".storage_alignment", str(_ALIGN).encode()),
                                   ("byteorder", b"little")):
-                _write_record(zf, f, "archive/" + name, len(payload), lambda p=payload: p)
+                _write_record(zf, f, "archive/" + name, len(payload),
+                              functools.partial(bytes, payload))
             for s in storages:
                 _write_record(zf, f, f"archive/data/{s.key}", s.numel * s.stored.itemsize,
-                              lambda s=s: host_array(s.tensor), align=True)
+                              functools.partial(host_array, s.tensor), align=True)
             for name, payload in (("version", b"3\n"), (".data/serialization_id", serial)):
-                _write_record(zf, f, "archive/" + name, len(payload), lambda p=payload: p)
+                _write_record(zf, f, "archive/" + name, len(payload),
+                              functools.partial(bytes, payload))
     return write

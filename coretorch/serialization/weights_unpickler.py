@@ -60,15 +60,19 @@ class WeightsUnpickler:
             raise EOFError("the pickle ended early")
         return data
 
+    stack: list
+    metastack: list
+    memo: dict
+
     def _pop_mark(self) -> list:
         items = self.stack
         self.stack = self.metastack.pop()
         return items
 
     def _run(self) -> Any:
-        self.stack: list = []
-        self.metastack: list = []
-        self.memo: dict = {}
+        self.stack = []
+        self.metastack = []
+        self.memo = {}
         ops = _OPS
         while True:
             key = self.read(1)

@@ -38,7 +38,7 @@ def sum(input: Tensor, dim=None, dtype=None) -> Tensor:  # torch.sparse.sum's na
     return _F.sum(input, dim, dtype)
 
 
-def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+def softmax(input: SparseTensor, dim: int, dtype=None) -> Tensor:
     """Softmax along sparse dim `dim` over the specified elements only (unspecified ones are
     treated as -inf): a sparse tensor on the same indices."""
     return _F.softmax(input, dim, dtype)
@@ -61,7 +61,7 @@ def _legacy_constructor(name: str, dtype):
         raise TypeError(f"sparse.{name}(): expected (indices, values[, size]) tensors or sizes "
                         f"(ints), got ({', '.join(type(a).__name__ for a in args)})")
     construct.__name__ = construct.__qualname__ = name
-    construct.__doc__ = _legacy_constructor.__doc__.replace("FloatTensor", name)
+    construct.__doc__ = (_legacy_constructor.__doc__ or "").replace("FloatTensor", name)
     return construct
 
 

@@ -169,6 +169,7 @@ def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError("mm(): sparse @ sparse is not supported; call .to_dense() on one "
                            "operand")
     if not isinstance(mat1, SparseTensor):
+        assert isinstance(mat2, SparseTensor)  # this kernel runs when one operand is sparse
         return mm(transpose2d(mat2), mat1.t()).t()
     _need_matrix("mm", mat1)
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:

@@ -2,6 +2,8 @@
 other op called with a sparse tensor (naming the op, never a wrong result)."""
 from __future__ import annotations
 
+from typing import Callable
+
 from ..dispatch.keys import DispatchKey
 from ..dispatch.operator import register_fallback
 from ..ops.declare import REGISTRY
@@ -99,7 +101,7 @@ def _copy_(self, src, non_blocking):
     return self
 
 
-_KERNELS = {"mm": _mm, "matmul": _matmul, "sum": _sum, "t": _t, "clone": _clone,
+_KERNELS: dict[str, Callable] = {"mm": _mm, "matmul": _matmul, "sum": _sum, "t": _t, "clone": _clone,
             "detach": _detach, "add": _add, "mul": _mul, "neg": _neg, "copy_": _copy_}
 
 

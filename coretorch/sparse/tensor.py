@@ -26,7 +26,8 @@ def make_sparse(indices: Tensor, values: Tensor, size: tuple, coalesced: bool) -
     """A sparse tensor over `indices` and `values` (no checks: `sparse_coo_tensor` checks)."""
     t = object.__new__(SparseTensor)
     t._indices_t, t._values_t, t._coalesced = indices, values, coalesced
-    t._storage, t._shape, t._stride, t._offset = None, tuple(size), (), 0
+    t._storage = None  # type: ignore[assignment]  # a sparse tensor has no storage of its own
+    t._shape, t._stride, t._offset = tuple(size), (), 0
     t._dtype, t._device = values._dtype, values._device
     t._keys = SPARSE_COO_BIT | (values._keys & BACKEND_MASK)
     t._vc, t._autograd, t._base, t._cache = [0], None, None, None
@@ -46,6 +47,9 @@ class SparseTensor(Tensor):
     `coretorch.sparse_coo_tensor` or `Tensor.to_sparse`."""
 
     __slots__ = ("_coalesced", "_indices_t", "_values_t")
+    _coalesced: bool
+    _indices_t: Tensor
+    _values_t: Tensor
 
     layout = sparse_coo
     is_sparse = property(lambda self: True, doc="Always True for a sparse tensor.")
@@ -136,7 +140,7 @@ class SparseTensor(Tensor):
     def grad_fn(self):
         return self._values_t.grad_fn
 
-    @property
+    @property  # type: ignore[override]  # read-only: the gradient lives on the values
     def grad(self) -> SparseTensor | None:
         """The sparse gradient of a sparse leaf with respect to the tensor it stands for, as
         PyTorch gives it: on its indices (coalesced when they repeat: one entry per position)."""
@@ -185,7 +189,8 @@ class SparseTensor(Tensor):
         from ..ops.methods import cuda_device
         return self.to(cuda_device(device))
 
-    def __repr__(self, *, tensor_contents=None) -> str:
+    # the ignore: mypy finds this signature, the same as Tensor's, incompatible (a dunder quirk)
+    def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
         from ..tensor.printing import sparse_coo_repr
         return sparse_coo_repr(self)
 

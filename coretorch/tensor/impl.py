@@ -3,9 +3,14 @@ set, version counter, autograd metadata). `Tensor` adds the user-facing methods 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .storage import Storage
+
+if TYPE_CHECKING:
+    from ..autograd.node import AccumulateGrad, Node
+    from ..device import device
+    from ..dtypes import dtype
 
 __all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
            "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry", "new_autograd_meta"]
@@ -19,6 +24,9 @@ class AutogradMeta:
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
                  "post_accumulate_grad_hooks", "grad_accumulator", "name")
+    grad: Any  # a Tensor or None
+    grad_fn: Node | None
+    grad_accumulator: AccumulateGrad | None
 
     def __init__(self, requires_grad: bool = False, grad_fn=None, output_nr: int = 0):
         self.requires_grad = requires_grad
@@ -55,6 +63,18 @@ class TensorImpl:
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_keys", "_vc",
                  "_autograd", "_base", "_cache", "__weakref__", "__dict__")
+    # the slots' types, for the type checker (annotations only: no class attributes are made)
+    _storage: Storage
+    _shape: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    _dtype: dtype
+    _device: device
+    _keys: int
+    _vc: list[int]
+    _autograd: AutogradMeta | None
+    _base: Any
+    _cache: Any
 
     @property
     def _version(self) -> int:

@@ -15,7 +15,7 @@ from .. import dtypes as dt
 
 _PRECISION = 4
 _EDGE = 3          # items shown at each edge of a summarized dim
-_THRESHOLD = 1000  # summarize above this many elements
+_THRESHOLD: float = 1000  # summarize above this many elements (inf: never)
 _LINEWIDTH = 80
 _SCI_MODE: bool | None = None  # None: chosen from the values
 _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),

@@ -5,11 +5,13 @@ conversions, indexing, sharing); methods whose work lives in a layer above this 
 autograd, multiprocessing) call it through `_late`. The ~200 op methods (``t.add``, ``t.sum``,
 ...) and the Python operators are the ops' own entry points, generated from their schemas and
 set on the class by `coretorch.ops.methods.bind_methods` when the ops are declared; the stub
-``tensor.pyi`` (``make stubs``) lists them for editors and type checkers.
+``tensor_ops.pyi`` (``make stubs``) declares them, as the base class `TensorOps` that type
+checkers and editors see.
 """
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 from .. import dtypes as _dt
 from .. import memory_formats as _mf
@@ -17,6 +19,11 @@ from ..dtypes import dtype as _dtype_cls
 from ..layout import strided as _strided
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
 from .size import Size
+
+if TYPE_CHECKING:
+    from .tensor_ops import TensorOps
+else:
+    TensorOps = object  # the op methods are set on Tensor at run time
 
 _tuple_new = tuple.__new__
 
@@ -42,7 +49,7 @@ class _Late:
 _late = _Late()
 
 
-def cast_method(name: str, dtype: _dtype_cls):
+def cast_method(name: str, dtype: _dtype_cls) -> Callable[..., "Tensor"]:
     """The method ``t.<name>()``: ``t.to(dtype)`` (self when it has the dtype already); also
     the casts of tensor containers such as `PackedSequence`."""
     def cast(self, memory_format=None) -> "Tensor":
@@ -51,7 +58,7 @@ def cast_method(name: str, dtype: _dtype_cls):
         return self.to(dtype, memory_format=memory_format)
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
-    cast.dtype = dtype
+    cast.dtype = dtype  # type: ignore[attr-defined]  # read by containers' casts
     return cast
 
 
@@ -60,7 +67,7 @@ def _on_device(type_name: str) -> property:
                     doc=f"Whether the tensor is on a '{type_name}' device.")
 
 
-class Tensor(TensorImpl):
+class Tensor(TensorImpl, TensorOps):
     """A multi-dimensional array on a device, with autograd support (mirrors ``torch.Tensor``).
 
     Create tensors with factories (`coretorch.tensor`, `zeros`, `randn`, ...), not this class.
@@ -219,7 +226,7 @@ class Tensor(TensorImpl):
         """Every dim of a dense tensor is dense."""
         return len(self._shape)
 
-    def _sparse_only(self, op: str):
+    def _sparse_only(self, op: str) -> NoReturn:
         raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got Strided "
                            f"(call .to_sparse() first)")
 
@@ -436,18 +443,6 @@ class Tensor(TensorImpl):
         """This tensor on a cuda device (the current one, or `device`: an index or a name)."""
         return _late.methods.to(self, _late.methods.cuda_device(device))
 
-    # t.float() ... t.char(): conversions to one dtype
-    float = cast_method("float", _dt.float32)
-    double = cast_method("double", _dt.float64)
-    half = cast_method("half", _dt.float16)
-    bfloat16 = cast_method("bfloat16", _dt.bfloat16)
-    int = cast_method("int", _dt.int32)
-    long = cast_method("long", _dt.int64)
-    short = cast_method("short", _dt.int16)
-    bool = cast_method("bool", _dt.bool)
-    byte = cast_method("byte", _dt.uint8)
-    char = cast_method("char", _dt.int8)
-
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
         `dtype` (a dtype or a type name such as ``'torch.DoubleTensor'``)."""
@@ -589,6 +584,19 @@ class Tensor(TensorImpl):
             new.requires_grad_(True)
         memo[id(self)] = new
         return new
+
+    # t.float() ... t.char(): conversions to one dtype (last in the class body, so that `int`,
+    # `float` and `bool` in the annotations above are the builtins)
+    float = cast_method("float", _dt.float32)
+    double = cast_method("double", _dt.float64)
+    half = cast_method("half", _dt.float16)
+    bfloat16 = cast_method("bfloat16", _dt.bfloat16)
+    int = cast_method("int", _dt.int32)
+    long = cast_method("long", _dt.int64)
+    short = cast_method("short", _dt.int16)
+    bool = cast_method("bool", _dt.bool)
+    byte = cast_method("byte", _dt.uint8)
+    char = cast_method("char", _dt.int8)
 
 
 def _autograd_meta(t: TensorImpl) -> AutogradMeta:

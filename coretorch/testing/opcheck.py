@@ -14,7 +14,7 @@ class OpCheckError(AssertionError):
     """An op call disagrees with its meta rule, its autograd registration or the cpu result."""
 
 
-def _resolve(op) -> tuple[Callable, Any, str]:
+def _resolve(op) -> tuple[Any, Any, str]:
     """(callable, OpDecl or None, name) for an op name, Operator, OpDecl or plain function."""
     from ..ops import REGISTRY
     from ..ops.declare import OpDecl
@@ -26,7 +26,7 @@ def _resolve(op) -> tuple[Callable, Any, str]:
     if isinstance(op, OpDecl):
         return op.op, op, op.name
     decl = getattr(op, "decl", None)
-    name = getattr(op, "name", None) or getattr(op, "__name__", repr(op))
+    name = str(getattr(op, "name", None) or getattr(op, "__name__", repr(op)))
     if decl is not None and getattr(decl, "inplace_op", None) is op:
         return op, decl, decl.name + "_"
     return op, decl, name

@@ -184,12 +184,14 @@ class OpInfo:
         if fn is None and not method:
             return None
         name = self.name
+        torch_fn = fn
 
         def ref(x, *a, **k):
             # the Tensor method takes varargs sizes (x.view(2, 3)); torch.<name> takes lists
             if method and isinstance(x, torch.Tensor):
                 return getattr(x, name)(*a, **k)
-            return fn(x, *a, **k)
+            assert torch_fn is not None  # `method` is False here, so torch has the function
+            return torch_fn(x, *a, **k)
         return ref
 
     # ---- samples --------------------------------------------------------------------------

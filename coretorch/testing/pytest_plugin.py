@@ -29,7 +29,7 @@ def selected_device_types(config) -> list[str]:
     from coretorch.device import device_types
     from coretorch.plugins import backends
     wanted = config.getoption("backend")
-    out = []
+    out: list = []
     for info in backends().values():
         if info.status != "loaded":
             continue
@@ -168,7 +168,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     tr = terminalreporter
     full = bool(config.getoption("backend")) or config.getoption("conformance_table")
     tr.section("coretorch conformance per op")
-    counts = {d: {} for d in devices}
+    counts: dict[str, dict] = {d: {} for d in devices}
     rows = []
     for n in names:
         row = []

@@ -210,7 +210,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    from ..nn import Sequential
+    from ..nn.modules.container import Sequential
     if isinstance(functions, Sequential):
         functions = list(functions.children())
 

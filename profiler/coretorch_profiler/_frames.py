@@ -5,7 +5,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
-from types import CodeType
+from types import CodeType, FrameType
 
 # id(code object) -> whether it belongs to coretorch or one of its distributions, asked once
 # per op by the profiler and the anomaly detector. Keyed by id: hashing a code object hashes its
@@ -40,7 +40,7 @@ def mark_launcher(code: CodeType) -> None:
 
 def user_frame(depth: int = 1):
     """(code, lineno) of the innermost frame outside coretorch, or None."""
-    f = sys._getframe(depth)
+    f: FrameType | None = sys._getframe(depth)
     while f is not None:
         if not _is_internal(f):
             return f.f_code, f.f_lineno
@@ -67,12 +67,12 @@ class StackRecorder:
         self.limit = limit
         self.stacks: list[tuple] = []
         self._ids: dict[tuple, int] = {}
-        self._anchor = None
+        self._anchor: FrameType | None = None
         self._outer: tuple = ()
 
     def start(self, depth: int = 1) -> None:
         """Anchor at the innermost user frame calling this (if it is still running later)."""
-        f = sys._getframe(depth)
+        f: FrameType | None = sys._getframe(depth)
         while f is not None and _is_internal(f):
             if id(f.f_code) in _launchers:
                 return

@@ -91,7 +91,7 @@ def _numpy_all_finite(read: Callable, t) -> bool:
 
 
 _checks: dict[str, Callable | None] = {}
-_UNKNOWN = object()
+_UNKNOWN: Any = object()
 
 
 def _check(dev_type: str) -> Callable | None:

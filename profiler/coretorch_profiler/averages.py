@@ -127,7 +127,7 @@ def key_averages(events: EventList, group_by_input_shape: bool = False,
 
 def owning_module(e: FunctionEvent) -> FunctionEvent | None:
     """The innermost module region (forward or backward) enclosing `e`, itself included."""
-    p = e
+    p: FunctionEvent | None = e
     while p is not None and p.kind not in (EventKind.MODULE, EventKind.MODULE_BACKWARD):
         p = p.cpu_parent
     return p
@@ -135,7 +135,7 @@ def owning_module(e: FunctionEvent) -> FunctionEvent | None:
 
 def module_row(m: FunctionEvent) -> str:
     """The row name of a module region: its path, '(backward)' for its backward nodes."""
-    return m.module + (BACKWARD_SUFFIX if m.kind is EventKind.MODULE_BACKWARD else "")
+    return f"{m.module}{BACKWARD_SUFFIX if m.kind is EventKind.MODULE_BACKWARD else ''}"
 
 
 def module_averages(events: EventList) -> EventList:

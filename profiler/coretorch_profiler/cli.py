@@ -148,7 +148,7 @@ def _run_program(script: str | None, module: str | None) -> None:
     """Run the user's program (its frames start below this one)."""
     if script:
         runpy.run_path(script, run_name="__main__")
-    else:
+    elif module:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                    profile_memory=opts.memory or bool(opts.memory_timeline),
                    with_stack=opts.with_stack, with_flops=opts.flops,
                    with_modules=opts.with_modules, schedule=sched)
-    code, failure = 0, None
+    code = 0
+    failure: BaseException | None = None
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [script if script else opts.module, *prog_args]
     if sys.path:

@@ -51,7 +51,7 @@ COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::to", "aten::_copy_
 # small model, measured. Input shapes and stacks are therefore interned, and devices kept by
 # name.
 
-_MISSING = object()
+_MISSING: Any = object()
 _flop_fns: dict[str, Callable | None] = {}
 _flop_failed: set[str] = set()
 

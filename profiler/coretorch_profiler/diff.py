@@ -85,7 +85,7 @@ class ProfileDiff:
         self.has_overhead = any(r["overhead"] for r in (*ra.values(), *rb.values()))
         for key in set(ra) | set(rb):
             x, y = ra.get(key, _ZERO), rb.get(key, _ZERO)
-            row = {"kind": key[0], "name": key[1]}
+            row: dict[str, Any] = {"kind": key[0], "name": key[1]}
             for f in _FIELDS:
                 row[f + "_a"], row[f + "_b"] = x[f] / da, y[f] / db
             row["time_delta"] = row["time_b"] - row["time_a"]

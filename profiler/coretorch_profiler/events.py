@@ -44,6 +44,22 @@ class MemoryProperties:
         """
         raise NotImplementedError
 
+    def memory_usage(self, device_type: str = "cpu") -> int:
+        """Bytes allocated minus freed on `device_type` in this region and its children.
+
+        Raises:
+            NotImplementedError: in a class that does not define it.
+        """
+        raise NotImplementedError
+
+    def self_memory_usage(self, device_type: str = "cpu") -> int:
+        """Bytes allocated minus freed on `device_type` in this region itself.
+
+        Raises:
+            NotImplementedError: in a class that does not define it.
+        """
+        raise NotImplementedError
+
     @property
     def cpu_memory_usage(self) -> int:
         """Net bytes (allocated minus freed) on the cpu, children included."""
@@ -237,7 +253,7 @@ class EventList(list):
         self._total_self_cpu = total_self_cpu
 
     def _like(self, events, **overrides) -> "EventList":
-        kw = dict(profile_memory=self.profile_memory, with_flops=self.with_flops,
+        kw: dict[str, Any] = dict(profile_memory=self.profile_memory, with_flops=self.with_flops,
                   memory_devices=self.memory_devices, has_device_time=self.has_device_time,
                   has_kernel_time=self.has_kernel_time)
         kw.update(overrides)
@@ -502,7 +518,8 @@ def _place_module_backward(raw: RawProfile, events: list[FunctionEvent],
             return None
         c = chains.get(id(m))
         if c is None:
-            c, p = [], m
+            c = []
+            p: FunctionEvent | None = m
             while p is not None:
                 if p.kind is EventKind.MODULE:
                     c.append(p)
@@ -517,8 +534,8 @@ def _place_module_backward(raw: RawProfile, events: list[FunctionEvent],
 
 
 def _group_backward(kids: list[FunctionEvent], depth: int, chain, box) -> None:
-    runs: list[tuple[FunctionEvent, int, int]] = []  # (module event, first, last)
-    cur = None
+    runs: list[list] = []  # [module event, first, last]
+    cur: list | None = None
     for i, k in enumerate(kids):
         if k.kind is not EventKind.BACKWARD_FUNCTION:
             continue
@@ -534,10 +551,10 @@ def _group_backward(kids: list[FunctionEvent], depth: int, chain, box) -> None:
             cur = [m, i, i]
             runs.append(cur)
     for m, first, last in reversed(runs):
-        ev = FunctionEvent(MODULE_PREFIX + m.module + BACKWARD_SUFFIX, EventKind.MODULE_BACKWARD,
+        ev = FunctionEvent(f"{MODULE_PREFIX}{m.module}{BACKWARD_SUFFIX}", EventKind.MODULE_BACKWARD,
                            kids[first].start_ns, kids[last].end_ns, kids[first].thread,
                            kids[first]._t0, stack=kids[first]._stack,
-                           extra={"module": m.module, "module_type": m.extra["module_type"]})
+                           extra={"module": m.module, "module_type": (m.extra or {})["module_type"]})
         _wrap(kids, first, last + 1, ev, box)
         _group_backward(ev.cpu_children, depth + 1, chain, ev)
 
@@ -553,7 +570,7 @@ def _prefix_of(owner: FunctionEvent | None) -> list:
     if owner is None or owner.kind is EventKind.STEP:
         return [] if owner is None else _prefix_of(owner.cpu_parent)
     if owner.kind is EventKind.PYTHON:
-        return owner.extra["prefix"]
+        return (owner.extra or {})["prefix"]
     return [c for c, _ in _frames_outermost_first(owner._stack)]
 
 
@@ -623,7 +640,8 @@ def memory_owners(events: list[FunctionEvent], raw: RawProfile) -> list[Function
     for tid, idxs in idx_by_thread.items():
         evs = by_thread.get(tid, [])
         idxs.sort(key=lambda n: raw.memory[n][R.M_TIME])
-        i, open_ = 0, []
+        i = 0
+        open_: list = []
         for n in idxs:
             t = raw.memory[n][R.M_TIME]
             while i < len(evs) and evs[i].start_ns <= t:

@@ -54,7 +54,7 @@ def _context(owner: FunctionEvent | None) -> tuple[str | None, FunctionEvent | N
     if owner is None:
         return None, None
     backward = None
-    p = owner
+    p: FunctionEvent | None = owner
     while p is not None:
         if p.name.startswith(_DATALOADER):
             return "input", p
@@ -92,9 +92,9 @@ def allocations(raw: RawProfile, events: EventList) -> list[dict[str, Any]]:
             open_[(dev, addr)] = a
             out.append(a)
         else:
-            a = open_.pop((dev, addr), None)
-            if a is not None:
-                a["free_time"], a["free_owner"] = m[R.M_TIME], owners[n]
+            freed = open_.pop((dev, addr), None)
+            if freed is not None:
+                freed["free_time"], freed["free_owner"] = m[R.M_TIME], owners[n]
     if raw.memory_categories is None:
         _categorize(out, events, raw)
     return out
@@ -120,6 +120,7 @@ def _categorize(allocs: list[dict[str, Any]], events: EventList, raw: RawProfile
         a["context"] = ctx
         a["alive_at_end"] = free is None
         if ctx == "optimizer":
+            assert region is not None  # a context names its region
             a["survives"] = free is None or free > region.end_ns
         else:
             # a gradient outlives the backward pass: alive at the end, or freed by zero_grad
@@ -190,7 +191,7 @@ def allocation_site(a: dict[str, Any]) -> str:
     if owner is None:
         return "(outside every region)"
     parts, mod, frame = [owner.name], None, None
-    p = owner
+    p: FunctionEvent | None = owner
     while p is not None:
         if mod is None and p.kind in (EventKind.MODULE, EventKind.MODULE_BACKWARD):
             mod = p.name

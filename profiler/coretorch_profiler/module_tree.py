@@ -50,7 +50,7 @@ def module_table(events: EventList, max_depth: int | None = None) -> str:
         t.add_row("  " * depth + path.rsplit(".", 1)[-1] if depth else path,
                   format_time(fwd.cpu_time_total) if fwd else "--",
                   format_time(bwd.cpu_time_total) if bwd else "--",
-                  format_time(self_t), str(fwd.count if fwd else bwd.count),
+                  format_time(self_t), str(fwd.count if fwd else bwd.count if bwd else 0),
                   format_flops(flops) if flops else "--", f"{100.0 * total / window:.1f}%")
     buf = io.StringIO()
     Console(file=buf, width=100_000, color_system=None, highlight=False).print(t)

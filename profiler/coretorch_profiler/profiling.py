@@ -129,7 +129,7 @@ class profile:
         self._collector: Collector | None = None   # recording now
         self._result: ProfileResult | None = None  # the last finished window
         self._counter = StepCounter()
-        self._opt_hook = None
+        self._opt_hook: Any = None  # the optimizer-step hook's handle while started
         self._started = False
 
     # ---- lifecycle ----
@@ -205,11 +205,13 @@ class profile:
         self._mark_step()
 
     def _mark_step(self) -> None:
+        assert self._collector is not None  # recording
         self._collector.step_marks.append((time.perf_counter_ns(), threading.get_ident(),
                                            self.step_num))
 
     def _finish(self) -> None:
         col, self._collector = self._collector, None
+        assert col is not None  # recording
         col.stop()
         if len(col.step_marks) == 1 and not self.record_steps:
             col.step_marks.clear()  # no step ended in the window: no ProfilerStep region

@@ -58,13 +58,20 @@ def device_label(dev: str) -> str:
     return _DEVICE_LABEL.get(dev, dev.capitalize())
 
 
+def _memory_column(dev: str, own: bool) -> Callable[[Any], Any]:
+    """The memory of a row on device type `dev`: its own (`own`) or with its children's."""
+    if own:
+        return lambda e: e.self_memory_usage(dev)
+    return lambda e: e.memory_usage(dev)
+
+
 def _columns(events, time_unit: str | None = None
              ) -> list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]]:
     """(header, raw value getter, formatter) of each column the table shows."""
     total = events.self_cpu_time_total or 1e-12
     pct = (lambda v: f"{v:.2f}%")
     tfmt = (lambda v: format_time(v, time_unit))
-    cols = [
+    cols: list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]] = [
         ("Name", lambda e: e.key, str),
         ("Self CPU %", lambda e: 100.0 * e.self_cpu_time_total / total, pct),
         ("Self CPU", lambda e: e.self_cpu_time_total, tfmt),
@@ -89,9 +96,8 @@ def _columns(events, time_unit: str | None = None
     if events.profile_memory:
         for dev in ["cpu"] + [d for d in events.memory_devices if d != "cpu"]:
             label = device_label(dev)
-            cols.append((f"{label} Mem", lambda e, d=dev: e.memory_usage(d), format_memory))
-            cols.append((f"Self {label} Mem", lambda e, d=dev: e.self_memory_usage(d),
-                         format_memory))
+            cols.append((f"{label} Mem", _memory_column(dev, own=False), format_memory))
+            cols.append((f"Self {label} Mem", _memory_column(dev, own=True), format_memory))
     cols.append(("# of Calls", lambda e: e.count, str))
     if events.group_by_input_shape or (
             not events.group_by_stack_n and any(getattr(e, "_shapes", None) for e in events)):
@@ -101,7 +107,7 @@ def _columns(events, time_unit: str | None = None
     if events.with_flops:
         scale, unit = flops_scale(events)
         cols.append((f"Total {unit}", lambda e: int(e.flops or 0),
-                     lambda v, s=scale: f"{v * s:,.3f}" if v > 0 else "--"))
+                     lambda v: f"{v * scale:,.3f}" if v > 0 else "--"))
     return cols
 
 

@@ -37,7 +37,7 @@ def _load_json(path: str) -> dict[str, Any]:
 
 
 def _kind(e: dict[str, Any]) -> EventKind | None:
-    kind = _KIND_OF_CAT.get(e.get("cat"))
+    kind = _KIND_OF_CAT.get(e.get("cat", ""))
     if kind is EventKind.USER_SCOPE and e["name"].startswith("ProfilerStep#"):
         return EventKind.STEP
     if kind is EventKind.PYTHON and "Module" in (e.get("args") or {}):

@@ -24,7 +24,7 @@ _addressof, _from_buffer = ctypes.addressof, ctypes.c_char.from_buffer
 
 def _aligned(nbytes: int) -> tuple[np.ndarray, int]:
     raw = _empty(nbytes + ALIGN, _u8)
-    addr = _addressof(_from_buffer(raw))
+    addr = _addressof(_from_buffer(raw))  # type: ignore[arg-type]  # an ndarray is a buffer
     start = -addr % ALIGN
     return raw[start:start + nbytes], addr + start
 
@@ -35,7 +35,7 @@ class _Chunk:
     __slots__ = ("buf", "addr", "used")
 
     def __init__(self) -> None:
-        self.buf: np.ndarray | None = None
+        self.buf: np.ndarray = _empty(0, _u8)  # replaced on first use (used > CHUNK)
         self.addr = 0
         self.used = CHUNK + 1   # no chunk yet
 

@@ -60,7 +60,7 @@ def loops():
 
 # numba computes in float32/float64 only (it has no float16 or bfloat16 arithmetic): the 16-bit
 # floats are converted, computed in float32 and rounded back, as PyTorch computes them
-JIT_FLOAT = {dt.float16: _F32, dt.bfloat16: _F32, dt.float32: _F32,
+JIT_FLOAT: dict[dt.dtype, np.dtype] = {dt.float16: _F32, dt.bfloat16: _F32, dt.float32: _F32,
              dt.float64: np.dtype(np.float64)}
 
 

@@ -25,7 +25,7 @@ def _gnu_openmp_started() -> bool:
     import numba
     if numba.threading_layer() != "omp":
         return False
-    from numba.np.ufunc import omppool
+    from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # built with OpenMP
     return getattr(omppool, "openmp_vendor", "") == "GNU"
 
 
@@ -33,7 +33,7 @@ def _single_threaded_openmp_in_child() -> None:
     if not _gnu_openmp_started():
         return
     import numba
-    from numba.np.ufunc import omppool
+    from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # built with OpenMP
     # launch_threads records the calling process as the layer's owner (the check that stops
     # forked children) and sets OpenMP's default team size
     ctypes.CFUNCTYPE(None, ctypes.c_int)(omppool.launch_threads)(1)

@@ -103,14 +103,14 @@ def follow_input_layout(fn):
                 order = dense_order(src._shape, src._stride) \
                     if o.size >= _MIN_NUMEL and o.flags.c_contiguous else None
                 if order is not None:
-                    buf = scratch("layout", [o.shape[i] for i in order], o.dtype)
+                    buf = scratch("layout", tuple(o.shape[i] for i in order), o.dtype)
                     fn(wrap_numpy(buf.transpose(np.argsort(order))), *args, **kwargs)
                     _copy_in_order(o, buf, order)
                     return None
         return fn(out, *args, **kwargs)
     run.__name__ = getattr(fn, "__name__", "kernel")
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

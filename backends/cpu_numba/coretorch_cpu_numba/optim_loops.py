@@ -37,7 +37,8 @@ def _as_pointer(typingctx, address, like):
 @_jit
 def _buffer(addrs, i, j, n, like):
     """Buffer `j` of parameter `i` (n elements of `like`'s type)."""
-    return carray(_as_pointer(addrs[i, j], like), n)
+    # an @intrinsic: numba passes its typing context first, which the stub cannot express
+    return carray(_as_pointer(addrs[i, j], like), n)  # type: ignore[call-arg]
 
 
 @_jit

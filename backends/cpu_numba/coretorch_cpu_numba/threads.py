@@ -14,5 +14,6 @@ def set_num_threads(n: int) -> None:
     NUMBA_NUM_THREADS) and in BLAS calls."""
     import numba
     from threadpoolctl import threadpool_limits
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    # numba.config's attributes are set at import from the environment
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     threadpool_limits(limits=n, user_api="blas")  # stays in force: the object is not entered

@@ -29,7 +29,7 @@ if EMULATED:
     xp: Any = np
 else:
     try:
-        import cupy as xp  # noqa: F811
+        import cupy as xp  # type: ignore[no-redef]  # noqa: F811
     except Exception as e:  # noqa: BLE001 - any import failure makes the backend unavailable
         xp, _import_error = np, e
 

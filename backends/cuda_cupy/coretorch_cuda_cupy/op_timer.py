@@ -82,7 +82,9 @@ class CudaOpTimer:
         """Kernel-time events: name, device index, stream, start_ns/end_ns on the host clock,
         and `host`: (thread ident, start_ns) of the launching op's RecordFunction."""
         base, t0 = self._base, self._base_ns
-        out = []
+        out: list[dict] = []
+        if base is None:  # nothing was recorded
+            return out
         for name, start, end, index, stream, host in self._records:
             s = t0 + int(base.elapsed_time(start) * 1e6)
             e = t0 + int(base.elapsed_time(end) * 1e6)

@@ -8,7 +8,7 @@ The table and the FP-quiet guard come from `coretorch.backend_kit` (shared with 
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from coretorch.backend_kit import KernelTable, quiet_fp
 
@@ -17,7 +17,7 @@ from . import array_module as am
 __all__ = ["TABLE", "KERNELS", "kernel"]
 
 
-def _first_device(args) -> object:
+def _first_device(args) -> Any:
     for a in args:
         d = getattr(a, "_device", None)
         if d is not None:
@@ -41,7 +41,7 @@ def _guarded(name: str, fn: Callable) -> Callable:
             return fn(*args, **kwargs)
     run.__name__ = getattr(fn, "__name__", name)
     run.__doc__ = fn.__doc__
-    run.__wrapped__ = fn
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
 
 

@@ -186,7 +186,9 @@ class Event:
         if self._cupy is not None:
             end_event.synchronize()
             return float(am.xp.cuda.get_elapsed_time(self._cupy, end_event._cupy))
-        return (end_event._host_ns - self._host_ns) / 1e6
+        start_ns, end_ns = self._host_ns, end_event._host_ns
+        assert start_ns is not None and end_ns is not None  # both recorded (checked above)
+        return (end_ns - start_ns) / 1e6
 
     def __repr__(self) -> str:
         label = " (emulated: host clock)" if am.EMULATED else ""

@@ -23,6 +23,7 @@ import socket
 import sys
 import time
 import zlib
+from typing import Callable
 
 import numpy as np
 from coretorch.distributed.errors import DistBackendError
@@ -66,7 +67,7 @@ class FaultMonitor:
         self.dead: set[int] = set()
         self.broken: str | None = None
         self._announced = False
-        self._prev_hook = None
+        self._prev_hook: Callable | None = None
 
     # ---- while waiting ----
     def poll(self) -> None:

@@ -79,9 +79,9 @@ class NCCLBackend(Backend):
         device = _local_rank() % cupy.cuda.runtime.getDeviceCount()
         cupy.cuda.Device(device).use()
         # the id is 128 signed chars: sent as their unsigned bytes
-        uid = ([b & 0xFF for b in nccl.get_unique_id()] if bootstrap.rank() == 0
-               else [0] * _UNIQUE_ID_BYTES)
-        buf = coretorch.tensor(uid, dtype=coretorch.uint8)
+        sent = ([b & 0xFF for b in nccl.get_unique_id()] if bootstrap.rank() == 0
+                else [0] * _UNIQUE_ID_BYTES)
+        buf = coretorch.tensor(sent, dtype=coretorch.uint8)
         bootstrap.broadcast(buf, 0).wait()
         uid = tuple(int(b) if b < 128 else int(b) - 256 for b in buf.tolist())
         comm = nccl.NcclCommunicator(bootstrap.size(), uid, bootstrap.rank())

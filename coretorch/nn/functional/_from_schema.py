@@ -8,7 +8,7 @@ plus PyTorch's ``inplace=False`` when the op has an in-place form.
 from __future__ import annotations
 
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 from ...ops import REGISTRY
 
@@ -38,7 +38,8 @@ def functional(op_name: str, *, hide: tuple = (), inplace: bool | None = None,
     if inplace:
         lines.append(f"    if inplace:\n        return _op_({call})")
     lines.append(f"    return _op({call})")
-    g = {"_op": decl.op.entry, "_op_": decl.inplace_op.entry if inplace else None,
+    g: dict[str, Any] = {"_op": decl.op.entry,
+                         "_op_": decl.inplace_op.entry if inplace and decl.inplace_op else None,
          "_D": {a.name: a.default for a in args if not a.required},
          "__name__": "coretorch.nn.functional"}
     exec(compile("\n".join(lines) + "\n", f"<coretorch functional {fname}>", "exec"), g)  # noqa: S102

@@ -113,8 +113,11 @@ def multi_head_attention_forward(
     attn_mask = _float_mask(attn_mask, "attn_mask", dtype)
 
     if not use_separate_proj_weight:
+        assert in_proj_weight is not None  # the packed projection is used
         w_q, w_k, w_v = in_proj_weight.chunk(3)
     else:
+        assert q_proj_weight is not None and k_proj_weight is not None \
+            and v_proj_weight is not None  # the separate projections are used
         w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
     b_q = b_k = b_v = None
     if in_proj_bias is not None:

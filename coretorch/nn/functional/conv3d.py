@@ -4,6 +4,8 @@
 A composite stand-in until a backend provides a native 3-D convolution."""
 from __future__ import annotations
 
+from typing import Any
+
 from ...amp.autocast_mode import autocast_function
 from ...ops import aten
 from ...ops.nn_ops import check_conv_ranks
@@ -51,7 +53,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
                            f"{list(d)})")
     d_out = (depth - span) // s[0] + 1
     xd = x.transpose(1, 2)  # (N, D, C, H, W): depth slices become batch entries
-    out = None
+    out: Any = None
     for a in range(k[0]):
         start = a * d[0]
         sl = xd[:, start:start + s[0] * (d_out - 1) + 1:s[0]]

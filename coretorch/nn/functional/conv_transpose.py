@@ -43,7 +43,7 @@ def _phases(k: int, s: int, d: int) -> list:
     """Per phase r in [0, s): (first tap, tap step, number of taps, input offset c0, input
     dilation) — or None when no tap lands on that phase."""
     g = math.gcd(d, s)
-    out = []
+    out: list[tuple | None] = []
     for r in range(s):
         taps = [t for t in range(k) if (t * d - r) % s == 0]
         if not taps:
@@ -117,7 +117,7 @@ def _conv_transpose(op: str, n: int, input: Tensor, weight: Tensor, bias: Tensor
 
 
 def _product(ranges: list) -> list:
-    out = [()]
+    out: list[tuple] = [()]
     for rng in ranges:
         out = [prev + (v,) for prev in out for v in rng]
     return out

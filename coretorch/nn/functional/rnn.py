@@ -13,7 +13,7 @@ These functions are the composite stand-ins of PyTorch's fused ``_VF.lstm`` / ``
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ...ops import aten
 from ...tensor.tensor import Tensor
@@ -103,6 +103,7 @@ def _project(mode: str, x: Tensor, w_ih: Tensor, b_ih: Tensor | None,
     step (GRU keeps b_hh apart: its new gate scales h w_hhᵀ + b_hh by r)."""
     if mode == "GRU" or b_ih is None:
         return linear(x, w_ih, b_ih), b_hh
+    assert b_hh is not None  # the biases come in pairs
     return linear(x, w_ih, b_ih + b_hh), None
 
 
@@ -184,7 +185,7 @@ def rnn_forward(mode: str, input: Tensor, hx, weights: Sequence[Tensor], has_bia
     if not packed and batch_first:
         x = x.transpose(0, 1)
     h0 = hx[0] if lstm else hx
-    c0 = hx[1] if lstm else None
+    c0: Any = hx[1] if lstm else None
     finals_h, finals_c = [], []
     for layer in range(num_layers):
         outs = []
@@ -196,7 +197,7 @@ def rnn_forward(mode: str, input: Tensor, hx, weights: Sequence[Tensor], has_bia
             w_hr_t = w[-1].t() if proj_size else None
             xp, b_step = _project(mode, x, w_ih, b_ih, b_hh)
             state = (h0[k], c0[k]) if lstm else h0[k]
-            if packed:
+            if batch_sizes is not None:  # packed
                 out, final = _run_packed(step, xp, state, w_hh.t(), b_step, w_hr_t, d == 1,
                                          batch_sizes)
             else:

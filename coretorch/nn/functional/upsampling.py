@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -95,7 +96,7 @@ def _cubic_1d(x: Tensor, dim: int, out: int, scale: float | None,
               align_corners: bool) -> Tensor:
     size = x.shape[dim]
     base, t, ftype = _base_and_fraction(x, dim, out, scale, align_corners, True)
-    res = None
+    res: Any = None
     for k, w in enumerate(cubic_weights(t)):
         idx = np.clip(base - 1 + k, 0, size - 1)
         term = x.index_select(dim, _index(idx, x.device)) * _weights(w.astype(ftype), x, dim)
@@ -193,9 +194,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if mode in ("nearest", "nearest-exact"):
             x = _nearest_1d(x, dim, out[i], scales[i], mode == "nearest-exact")
         elif mode == "bicubic":
-            x = _cubic_1d(x, dim, out[i], scales[i], align_corners)
+            x = _cubic_1d(x, dim, out[i], scales[i], bool(align_corners))
         else:
-            x = _linear_1d(x, dim, out[i], scales[i], align_corners)
+            x = _linear_1d(x, dim, out[i], scales[i], bool(align_corners))
     return x
 
 

@@ -21,12 +21,12 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     if input.dim() < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
                            f"input with {input.dim()} dimension(s)")
-    *lead, c, h, w = input.shape
+    *lead_dims, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
                            f"divisible by the square of upscale_factor, but input.size(-3)={c} "
                            f"is not divisible by {r * r}")
-    lead = tuple(lead)
+    lead = tuple(lead_dims)
     k = len(lead)
     x = input.reshape(lead + (c // (r * r), r, r, h, w))
     x = x.permute(tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
@@ -39,14 +39,14 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if input.dim() < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
                            f"got input with {input.dim()} dimension(s)")
-    *lead, c, h, w = input.shape
+    *lead_dims, c, h, w = input.shape
     if h % r or w % r:
         which = "height" if h % r else "width"
         size = h if h % r else w
         raise RuntimeError(f"pixel_unshuffle expects {which} to be divisible by "
                            f"downscale_factor, but input.size({-2 if h % r else -1})={size} is "
                            f"not divisible by {r}")
-    lead = tuple(lead)
+    lead = tuple(lead_dims)
     k = len(lead)
     x = input.reshape(lead + (c, h // r, r, w // r, r))
     x = x.permute(tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))

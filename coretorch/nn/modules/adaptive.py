@@ -52,9 +52,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def reset_parameters(self) -> None:
         """Re-initialize the head and every tail projection."""
         self.head.reset_parameters()
-        for i2h, h2o in self.tail:
-            i2h.reset_parameters()
-            h2o.reset_parameters()
+        for projection in self.tail:
+            for layer in projection.children():
+                layer.reset_parameters()
 
     def _full_log_prob(self, input):
         """(N, n_classes) log-probabilities: the head's shortlist, then each cluster's

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._factory import new_param
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -52,11 +53,11 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         device=device, dtype=dtype)
+        self.bias_k: Parameter | None = None
+        self.bias_v: Parameter | None = None
         if add_bias_kv:
             self.bias_k = new_param((1, 1, embed_dim), device, dtype)
             self.bias_v = new_param((1, 1, embed_dim), device, dtype)
-        else:
-            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 

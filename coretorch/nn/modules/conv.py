@@ -47,7 +47,7 @@ class _ConvNd(Module):
                                  f"['valid', 'same']")
             if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-            self.padding = padding
+            self.padding: str | tuple = padding
         else:
             self.padding = _ntuple("padding", padding, n)
         self.output_padding = (0,) * n

@@ -22,8 +22,8 @@ def _device_ids(device_ids) -> list:
 
 
 def _module_device(module: Module):
-    for t in module.parameters():
-        return t.device
+    for p in module.parameters():
+        return p.device
     for t in module.buffers():
         return t.device
     return None

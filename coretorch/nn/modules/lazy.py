@@ -5,6 +5,8 @@ from the first input they see; until then their parameters are `UninitializedPar
 (``LazyLinear`` -> ``Linear``), as in PyTorch."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ... import dtypes as _dt
 from ...autograd.grad_mode import no_grad
 from ...ops import aten
@@ -15,6 +17,14 @@ from .conv import Conv1d, Conv2d
 from .conv_transpose import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
+from .module import Module
+
+# what the mixins below are mixed into, for the type checker (plain mixins at run time)
+if TYPE_CHECKING:
+    _TensorBase = Tensor
+    _ModuleBase = Module
+else:
+    _TensorBase = _ModuleBase = object
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
            "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
@@ -22,7 +32,7 @@ __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class _Uninitialized:
+class _Uninitialized(_TensorBase):
     """What the uninitialized tensors share: no shape until `materialize`."""
 
     __slots__ = ()
@@ -44,11 +54,12 @@ class _Uninitialized:
                            "`forward` to initialize the parameters before accessing their "
                            "attributes.")
 
-    def __repr__(self) -> str:
+    # the ignore: mypy finds this signature, the same as Tensor's, incompatible (a dunder quirk)
+    def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
         return f"<{type(self).__name__}>"
 
 
-class UninitializedParameter(_Uninitialized, Parameter):
+class UninitializedParameter(_Uninitialized, Parameter):  # type: ignore[misc]  # the __repr__ quirk
     """A parameter whose shape is not known yet (a lazy layer's, until its first call)."""
 
     __slots__ = ()
@@ -76,7 +87,7 @@ def _is_uninitialized(t) -> bool:
     return isinstance(t, _Uninitialized)
 
 
-class LazyModuleMixin:
+class LazyModuleMixin(_ModuleBase):
     """A layer whose parameters are built by ``initialize_parameters(*inputs)`` on its first
     call (a forward pre-hook); it then becomes ``cls_to_become``."""
 
@@ -103,6 +114,8 @@ class _LazyLayer(LazyModuleMixin):
     input gives (`in_features`, `in_channels` or `num_features`)."""
 
     _inferred: str
+    cls_to_become: type  # set by _lazy_class
+    weight: Parameter  # an UninitializedParameter until the first call
 
     def _lazy_init(self, out_attr: str, out_size: int, bias: bool, device, dtype) -> None:
         # An uninitialized weight (and bias) of a layer with `out_size` outputs.
@@ -114,7 +127,13 @@ class _LazyLayer(LazyModuleMixin):
     def reset_parameters(self) -> None:
         # Nothing to reset until the first input has given the parameters their shapes.
         if not self.has_uninitialized_params() and getattr(self, self._inferred) != 0:
-            super().reset_parameters()
+            super().reset_parameters()  # type: ignore[misc]  # the layer mixed in has it
+
+
+def _materialize(p: Tensor | None, shape: tuple) -> None:
+    """Give `p` its `shape` if it is still uninitialized (a layer without bias has None)."""
+    if isinstance(p, _Uninitialized):
+        p.materialize(shape)
 
 
 def _infer_parameters(module, args):
@@ -142,13 +161,19 @@ class LazyLinear(_LazyLayer, Linear):
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
+                _materialize(self.weight, (self.out_features, self.in_features))
+                _materialize(self.bias, (self.out_features,))
                 self.reset_parameters()
 
 
 class _LazyConvMixin(_LazyLayer):
+    # set by the convolution classes it is mixed into
+    _n: int
+    in_channels: int
+    out_channels: int
+    groups: int
+    transposed: bool
+    kernel_size: tuple[int, ...]
     _inferred = "in_channels"
 
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
@@ -174,9 +199,8 @@ class _LazyConvMixin(_LazyLayer):
                 shape = (self.in_channels, self.out_channels // self.groups)
             else:
                 shape = (self.out_channels, self.in_channels // self.groups)
-            self.weight.materialize(shape + tuple(self.kernel_size))
-            if self.bias is not None:
-                self.bias.materialize((self.out_channels,))
+            _materialize(self.weight, shape + tuple(self.kernel_size))
+            _materialize(self.bias, (self.out_channels,))
             self.reset_parameters()
 
 
@@ -221,12 +245,13 @@ class _LazyNormMixin(_LazyLayer):
 
 
 class _LazyInstanceNormMixin(_LazyNormMixin):
+    _spatial: int  # set by the instance-norm class it is mixed into
     def _feature_dim(self, input) -> int:
         # an unbatched instance-norm input has its channels first
         return 0 if input.dim() == self._spatial + 1 else 1
 
 
-def _lazy_class(mixin: type, base: type) -> type:
+def _lazy_class(mixin: type[_LazyLayer], base: type) -> type:
     """The lazy form of `base`: `mixin` first (its __init__ and initialize_parameters), and
     it becomes `base` after its first call."""
     name = "Lazy" + base.__name__

@@ -20,7 +20,8 @@ __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
 
 from ...utils.hooks import RemovableHandle  # noqa: E402  (re-exported: nn's hooks return it)
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_IncompatibleKeys = namedtuple(  # type: ignore[name-match]  # PyTorch's repr names it so
+    "IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 # hooks run around every module's forward (PyTorch's global module hooks); `_global_hooks_on`
@@ -453,7 +454,7 @@ class Module:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
     def state_dict(self, *args, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
+                   keep_vars: bool = False) -> "dict[str, Tensor]":
         """An ordered dict of every parameter and persistent buffer by dotted name (detached
         tensors sharing memory with the module's)."""
         if args:
@@ -466,6 +467,7 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+        assert destination is not None
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
@@ -486,7 +488,7 @@ class Module:
                     missing_keys.append(key)
                 continue
             value = state_dict[key]
-            if not isinstance(value, TensorImpl):
+            if not isinstance(value, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected '
                                   f'Tensor-like object from checkpoint but received '
                                   f'{type(value)}')

@@ -74,7 +74,7 @@ ConstantPad1d, ConstantPad2d, ConstantPad3d = (
              __name__, _n=n) for n in (1, 2, 3))
 
 
-class _ZeroPad:
+class _ZeroPad(_ConstantPadNd):
     def __init__(self, padding) -> None:
         super().__init__(padding, 0.0)
 

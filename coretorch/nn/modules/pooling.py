@@ -1,6 +1,8 @@
 """Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from .. import functional as F
 from ._layer import SHOWN, functional_layer, options_repr
 from .module import Module
@@ -70,7 +72,7 @@ class AvgPool1d(_PoolNd):
 
 
 class _AvgPoolNd(_PoolNd):
-    _fn = None
+    _fn: Callable[..., Any]  # the functional pooling (per subclass)
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import Any, Callable
 
 from ...ops import aten
 from .. import init
@@ -83,7 +84,7 @@ class RNNBase(Module):
             for direction in range(dirs):
                 layer_input = input_size if layer == 0 else real_hidden * dirs
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih", (gate_size, layer_input)),
+                shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (gate_size, layer_input)),
                           ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
@@ -437,7 +438,7 @@ class RNNCell(RNNCellBase):
 class _GatedCell(RNNCellBase):
     """A cell of `_chunks` gates whose step is the functional `_cell` over `_states` states."""
     _chunks = _states = 1
-    _cell = None
+    _cell: Callable[..., Any]  # the functional cell (per subclass)
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
                  dtype=None) -> None:

@@ -16,6 +16,7 @@ class Upsample(Module):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
+        self.scale_factor: float | tuple[float, ...] | None
         if isinstance(scale_factor, tuple):
             self.scale_factor = tuple(float(f) for f in scale_factor)
         else:

@@ -48,12 +48,12 @@ class DistributedDataParallel(Module):
         if dim != 0:
             raise NotImplementedError("DistributedDataParallel(): only dim=0 is implemented")
         self.module = module
-        self.process_group = process_group if process_group is not None else \
-            dist.group.WORLD
-        if self.process_group is None:
+        group = process_group if process_group is not None else dist.group.WORLD
+        if group is None:
             raise ValueError("DistributedDataParallel(): the default process group has not been "
                              "initialized; call coretorch.distributed.init_process_group() "
                              "first")
+        self.process_group = group
         self.device_ids = device_ids
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters

@@ -9,7 +9,7 @@ has started, the reducer waits for all of them and copies the averaged gradients
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from ...autograd import no_grad
 from ...autograd.node import AccumulateGrad
@@ -27,7 +27,7 @@ class _Bucket:
         p0 = all_params[params[0]]
         self.buffer = coretorch.zeros(numel, dtype=p0.dtype, device=p0.device)
         self.pending = len(params)
-        self.work = None
+        self.work: Any = None  # the bucket's all-reduce in flight
 
 
 def assign_buckets(params: list, cap_bytes: int, first_cap_bytes: int) -> list[list[int]]:
@@ -76,7 +76,8 @@ class Reducer:
         self.armed = False
         self.ready = [False] * len(params)
         self.next_bucket = 0
-        self.used_work = self.used = None
+        self.used_work: Any = None  # the all-reduce of `used` in flight
+        self.used: Any = None  # the int32 tensor of which parameters got gradients
 
     # ---- per iteration ----
     def prepare_for_backward(self, outputs) -> None:

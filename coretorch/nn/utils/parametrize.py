@@ -12,7 +12,7 @@ import collections.abc
 import copyreg
 from contextlib import contextmanager
 from copy import deepcopy
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ...autograd.grad_mode import no_grad
 from ...tensor.tensor import Tensor
@@ -170,7 +170,7 @@ def _inject_new_class(module: Module) -> None:
         replica = self.__new__(self.__class__)
         memo[id(self)] = replica
         replica.__dict__ = deepcopy(self.__dict__, memo)
-        for slot in copyreg._slotnames(self.__class__):
+        for slot in copyreg._slotnames(self.__class__):  # type: ignore[attr-defined]  # private
             if hasattr(self, slot):
                 setattr(replica, slot, deepcopy(getattr(self, slot), memo))
         return replica
@@ -179,7 +179,7 @@ def _inject_new_class(module: Module) -> None:
         raise RuntimeError("Serialization of parametrized modules is only supported through "
                            "state_dict().")
 
-    dct = {"__getstate__": getstate}
+    dct: dict[str, Callable] = {"__getstate__": getstate}
     if not hasattr(cls, "__deepcopy__"):
         dct["__deepcopy__"] = default_deepcopy
     module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), dct)

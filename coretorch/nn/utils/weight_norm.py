@@ -15,7 +15,7 @@ __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 class WeightNorm:
     """The forward pre-hook of `weight_norm` (``name = g · v / ‖v‖``)."""
 
-    def __init__(self, name: str, dim: int) -> None:
+    def __init__(self, name: str, dim: int | None) -> None:
         self.name = name
         self.dim = -1 if dim is None else dim
 
@@ -71,8 +71,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 def remove_hook(module: Module, kind: type, what: str, name: str) -> Module:
     """Remove the forward pre-hook of class `kind` for tensor `name` (undoing its change)."""
     for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, kind) and hook.name == name:
-            hook.remove(module)
+        if isinstance(hook, kind) and getattr(hook, "name", None) == name:
+            hook.remove(module)  # type: ignore[attr-defined]  # the hook classes all have it
             del module._forward_pre_hooks[k]
             return module
     raise ValueError(f"{what} of '{name}' not found in {module}")

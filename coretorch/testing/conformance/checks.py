@@ -75,6 +75,7 @@ def _widen_bf16(x):
 
 
 def _ref(opinfo: OpInfo, s: SampleInput):
+    assert opinfo.ref is not None  # callers check that there is one
     args, kwargs = to_numpy_args(s.all_args()), to_numpy_args(s.kwargs)
     if not any(is_tensor(t) and t.dtype is _dt.bfloat16 for t in tensors_in(s.all_args())):
         return opinfo.ref(*args, **kwargs)
@@ -254,6 +255,7 @@ def check_inplace(opinfo: OpInfo, dtype, device) -> None:
     version and holds the reference's values (cast to its dtype) / the cpu metadata."""
     fails = _Failures("in-place", opinfo, dtype, device)
     op_ = opinfo.inplace_op
+    assert op_ is not None  # checked for ops that have an in-place form
     data = has_data(device)
     for i, (s, twin) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
         if not _inplace_eligible(opinfo, s):
@@ -394,6 +396,7 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
     has no reference for, and the dtype oracle for all)."""
     fails = _Failures("torch parity", opinfo, dtype, device)
     tref = opinfo.torch_ref
+    assert tref is not None  # checked for ops that have a torch reference
     for i, s in enumerate(opinfo.sample_inputs(device, dtype)):
         if opinfo.random:
             continue
@@ -407,10 +410,10 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
             if opinfo.check_values:
                 _compare_values(opinfo, dtype, actual, expected, check_dtype=True)
             else:
-                a, e = np.asarray(actual), np.asarray(expected)
-                if a.shape != e.shape or a.dtype != e.dtype:
+                a, want = np.asarray(actual), np.asarray(expected)
+                if a.shape != want.shape or a.dtype != want.dtype:
                     raise AssertionError(f"(shape, dtype) {a.shape, a.dtype} != torch's "
-                                         f"{e.shape, e.dtype}")
+                                         f"{want.shape, want.dtype}")
         except AssertionError as e:
             fails.add(i, s, str(e))
         except Exception as e:  # noqa: BLE001

@@ -78,6 +78,7 @@ attach_error_cases(OPS, _ERRORS)
 
 def _weight_errors(op, m, dtype):
     """Refused weights (keyword arguments, so built here rather than by error_case)."""
+    assert _ERRORS_COV is not None  # the cov entry has error cases
     yield from _ERRORS_COV(op, m, dtype)
     x = m.make((2, 3))
     yield ErrorInput(SampleInput(x, (), dict(fweights=m.make((3,), dtype=_dt.float32)),

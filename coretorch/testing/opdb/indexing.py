@@ -3,6 +3,7 @@ that are distinct where a race would make the result order-dependent."""
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, OpInfo, SampleInput
@@ -94,7 +95,7 @@ def _index_reduce_ref(x, dim, index, source, reduce, include_self=True):
 
 
 def _scatter_reduce_ref(x, dim, index, src, reduce, include_self=True):
-    combine = {"sum": np.sum, "prod": np.prod, "mean": np.sum, "amax": np.max, "amin": np.min}
+    combine: dict[str, Any] = {"sum": np.sum, "prod": np.prod, "mean": np.sum, "amax": np.max, "amin": np.min}
     out = x.copy()
     dim = dim % max(x.ndim, 1)
     groups: dict = {}
@@ -235,7 +236,7 @@ def _index_put(x, indices, values, accumulate=False):
     out = x.copy()
     key = tuple(slice(None) if i is None else i for i in indices)
     if accumulate:
-        np.add.at(out, key, values)
+        np.add.at(out, key, values)  # type: ignore[arg-type]  # numpy's stub omits slices
     else:
         out[key] = values
     return out

@@ -45,8 +45,8 @@ def per_matrix(fn, *arrays, n_out: int = 1):
     """`fn` (one matrix per argument -> `n_out` arrays) over the broadcast batch of `arrays`
     (their last two dims are the matrices), results stacked."""
     batch = np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
-    arrays = [np.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
-    results = [fn(*(a[idx] for a in arrays)) for idx in np.ndindex(*batch)]
+    views = [np.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
+    results = [fn(*(a[idx] for a in views)) for idx in np.ndindex(*batch)]
     if n_out == 1:
         results = [(r,) for r in results]
     outs = []

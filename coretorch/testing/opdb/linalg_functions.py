@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sl
@@ -15,7 +16,7 @@ from .linalg_common import (LINALG_DTYPES, TOL, matrix, matrix_values, per_matri
                             torch_linalg)
 
 INF = math.inf
-_O = dict(dtypes=LINALG_DTYPES, tol=TOL)
+_O: dict[str, Any] = dict(dtypes=LINALG_DTYPES, tol=TOL)
 
 
 def _general_samples(shapes=((3, 3), (4, 2), (2, 4), (2, 3, 3)), kind="general", **kw):
@@ -141,8 +142,8 @@ def _svd_top_torch(a, some=True, compute_uv=True):
     from .linalg_common import canonical_svd, torch_column_signs
     if not compute_uv:
         return torch.svd(a, some, compute_uv)
-    u, s, vh = canonical_svd(*torch.linalg.svd(a, full_matrices=not some), torch_column_signs,
-                             torch.cat)
+    u, s, vh = torch.linalg.svd(a, full_matrices=not some)
+    u, s, vh = canonical_svd(u, s, vh, torch_column_signs, torch.cat)
     return u, s, vh.mT
 
 
@@ -431,7 +432,7 @@ def _linalg(name: str, ref, samples, **kw) -> OpInfo:
                   sample_inputs_func=samples, **{**_O, **kw})
 
 
-_WITH_INT = dict(dtypes=FLOATS + (_dt.int64,))
+_WITH_INT: dict[str, Any] = dict(dtypes=FLOATS + (_dt.int64,))
 OPS: list[OpInfo] = [
     _linalg("svdvals", _svdvals_ref, _general_samples()),
     _linalg("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO), _eigvalsh_samples),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sl
+from typing import Any
 
 from ... import dtypes as _dt
 from ..opinfo import OpInfo, SampleInput
@@ -261,7 +262,7 @@ def _tl(name):
     return torch_linalg(name)
 
 
-_O = dict(dtypes=LINALG_DTYPES, tol=TOL)
+_O: dict[str, Any] = dict(dtypes=LINALG_DTYPES, tol=TOL)
 OPS: list[OpInfo] = [
     OpInfo("linalg_lu_factor_ex", ref=_lu_factor_ex_ref, torch_ref=_tl("lu_factor_ex"),
            sample_inputs_func=_lu_samples, **_O),

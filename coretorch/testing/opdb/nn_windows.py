@@ -322,7 +322,7 @@ def _fractional_ref(x, kernel_size, output_size, samples):
 
 def _fractional_samples(op, m, dtype):
     n = 2 if op.name.endswith("2d") else 3
-    cases = {2: [((2, 2, 7, 8), (2, 3), (3, 4), "batched"), ((3, 6, 6), (2, 2), (4, 5),
+    cases: dict[int, list] = {2: [((2, 2, 7, 8), (2, 3), (3, 4), "batched"), ((3, 6, 6), (2, 2), (4, 5),
                                                             "unbatched"),
                  ((1, 2, 5, 5), (2, 2), (1, 1), "single-window")],
              3: [((1, 2, 5, 6, 6), (2, 2, 3), (3, 4, 2), "batched"),

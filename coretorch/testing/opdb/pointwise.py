@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ def _sign(x):
 
 
 # name: (numpy ref, dtypes, sample options)
-_UNARY = {
+_UNARY: dict[str, tuple[Any, Any, dict]] = {
     "abs": (np.abs, ALL + F16, dict(special=True)),
     "neg": (np.negative, ALL + F16, dict(special=True)),
     "sign": (_sign, ALL + BOOL, dict(special=True)),
@@ -126,7 +127,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 # extra samples with keyword arguments
-_UNARY_KWARGS = {
+_UNARY_KWARGS: dict[str, list] = {
     "round": [dict(decimals=2)],
     "nan_to_num": [dict(nan=1.5, posinf=100.0, neginf=-100.0)],
     "leaky_relu": [dict(negative_slope=0.2)],
@@ -153,7 +154,7 @@ _TORCH_NAMES = {"log_sigmoid": "logsigmoid"}
 
 
 # extra refusals: name -> [(args, kwargs, dtype the input must have, error type, match)]
-_UNARY_ERRORS = {
+_UNARY_ERRORS: dict[str, list] = {
     "relu": [((), {}, _dt.bool, RuntimeError, "Boolean inputs not supported")],
     "neg": [((), {}, _dt.bool, RuntimeError, "Negation, the `-` operator, on a bool")],
     "abs": [((), {}, _dt.bool, NotImplementedError, "not implemented for 'Bool'")],
@@ -178,7 +179,7 @@ def _unary_errors(name: str):
     return errors
 
 
-_BINARY_ERRORS = {
+_BINARY_ERRORS: dict[str, list] = {
     "sub": [(_dt.bool, {}, RuntimeError, "Subtraction, the `-` operator, with a bool")],
     "div": [(None, dict(rounding_mode="round"), ValueError, "expected rounding_mode")],
     "add": [(_dt.int64, dict(alpha=0.5), RuntimeError, "alpha must not be a floating")],
@@ -237,7 +238,7 @@ def _xlogy(x, y):
     return np.where(x == 0, np.where(np.isnan(y), np.nan, 0.0), x * np.log(y))
 
 
-_BINARY = {
+_BINARY: dict[str, tuple[Any, Any, dict]] = {
     # name: (ref, dtypes, sample options)
     "add": (_add, ALL + F16 + BOOL, {}),
     "sub": (_sub, ALL + F16, {}),
@@ -275,7 +276,7 @@ _BINARY = {
                                                           rhs_low=0, rhs_high=4)),
 }
 
-_BINARY_KWARGS = {
+_BINARY_KWARGS: dict[str, list] = {
     "add": [dict(alpha=2)],
     "sub": [dict(alpha=2)],
     "rsub": [dict(alpha=2)],
@@ -427,7 +428,7 @@ def _ternary_infos() -> list[OpInfo]:
         OpInfo("clamp_max", dtypes=ALL, ref=lambda x, hi: _clamp_ref(x, None, hi),
                sample_inputs_func=_one_bound_samples),
         OpInfo("threshold", dtypes=FLOATS + INTS,
-               ref=lambda x, t, v: np.where(x > t, x, v).astype(x.dtype),
+               ref=lambda x, t, v: np.asarray(np.where(x > t, x, v)).astype(x.dtype),
                torch_ref=torch_nn("threshold"), sample_inputs_func=_threshold_samples),
         OpInfo("glu", dtypes=FLOATS, ref=_glu, torch_ref=torch_nn("glu"),
                sample_inputs_func=_glu_samples),

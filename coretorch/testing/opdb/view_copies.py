@@ -27,12 +27,13 @@ def _packed(samples):
 def _renamed_errors(view: OpInfo):
     """The view's error cases, their messages naming ``<view>_copy`` where the argument
     binding does (it names the op called) and the view where its meta rule does."""
-    if view.error_inputs_func is None:
+    errors = view.error_inputs_func
+    if errors is None:
         return None
     name = re.escape(view.name)
 
     def gen(op, m, dtype):
-        for e in view.error_inputs_func(op, m, dtype):
+        for e in errors(op, m, dtype):
             match = e.match.replace(f"{name}\\(", f"{name}(_copy)?\\(")
             yield dataclasses.replace(e, match=match)
     return gen

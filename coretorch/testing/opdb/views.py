@@ -58,8 +58,8 @@ def _expand_samples(op, m, dtype):
     yield _s(m.make((1, 4), layout="sliced"), (0, 4), name="to-zero-size")
 
 
-def _expand_ref(x, *sizes):
-    sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+def _expand_ref(x, *given):
+    sizes = given[0] if len(given) == 1 and isinstance(given[0], (tuple, list)) else given
     lead = len(sizes) - x.ndim
     return np.broadcast_to(x, tuple(x.shape[i - lead] if n == -1 else n
                                     for i, n in enumerate(sizes)))

@@ -36,7 +36,8 @@ def default_convert(data):
         return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
-            return type(data)({k: default_convert(v) for k, v in data.items()})
+            # its own type
+            return type(data)({k: default_convert(v) for k, v in data.items()})  # type: ignore[call-arg]
         except TypeError:
             return {k: default_convert(v) for k, v in data.items()}
     if _is_namedtuple(data):
@@ -45,7 +46,8 @@ def default_convert(data):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
         try:
-            return type(data)([default_convert(d) for d in data])
+            # its own type
+            return type(data)([default_convert(d) for d in data])  # type: ignore[call-arg]
         except TypeError:
             return [default_convert(d) for d in data]
     return data
@@ -95,7 +97,8 @@ def default_collate(batch):
         return batch
     if isinstance(elem, collections.abc.Mapping):
         try:
-            return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})
+            # its own type
+            return type(elem)({key: default_collate([d[key] for d in batch]) for key in elem})  # type: ignore[call-arg]
         except TypeError:
             return {key: default_collate([d[key] for d in batch]) for key in elem}
     if _is_namedtuple(elem):
@@ -109,7 +112,8 @@ def default_collate(batch):
         if isinstance(elem, tuple):
             return [default_collate(samples) for samples in transposed]
         try:
-            return type(elem)([default_collate(samples) for samples in transposed])
+            # its own type
+            return type(elem)([default_collate(samples) for samples in transposed])  # type: ignore[call-arg]
         except TypeError:
             return [default_collate(samples) for samples in transposed]
     raise TypeError(_ERR.format(type(elem)))

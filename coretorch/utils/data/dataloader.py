@@ -19,7 +19,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader"]
 
 
-class _InfiniteConstantSampler(Sampler):
+class _InfiniteConstantSampler(Sampler[None]):
     """None, forever: the sampler of an IterableDataset (whose samples come from iterating it)."""
 
     def __iter__(self) -> Iterator[None]:
@@ -145,8 +145,8 @@ class DataLoader:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
-        self._IterableDataset_len_called = None
-        self._iterator = None
+        self._IterableDataset_len_called: int | None = None
+        self._iterator: _BaseDataLoaderIter | None = None
         self._initialized = True
         self.check_worker_number_rationality()
 

@@ -34,7 +34,8 @@ class IterableDataset(Dataset[T_co]):
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
-    def __add__(self, other: "IterableDataset") -> "ChainDataset":
+    # the ignore: chaining (not concatenating) is what adding iterable datasets means
+    def __add__(self, other: "IterableDataset") -> "ChainDataset":  # type: ignore[override]
         return ChainDataset([self, other])
 
 
@@ -83,8 +84,8 @@ class StackDataset(Dataset):
         if not args and not kwargs:
             raise ValueError("At least one dataset should be passed")
         parts = list(args or kwargs.values())
-        self._length = len(parts[0])
-        if any(self._length != len(d) for d in parts):
+        self._length = len(parts[0])  # type: ignore[arg-type]  # sized
+        if any(self._length != len(d) for d in parts):  # type: ignore[arg-type]  # sized
             raise ValueError("Size mismatch between datasets")
         self.datasets: tuple | dict = args or kwargs
 
@@ -96,7 +97,8 @@ class StackDataset(Dataset):
     def __getitems__(self, indices: list) -> list:
         named = isinstance(self.datasets, dict)
         columns = {}
-        for k, d in (self.datasets.items() if named else enumerate(self.datasets)):
+        datasets = self.datasets
+        for k, d in (datasets.items() if isinstance(datasets, dict) else enumerate(datasets)):
             if callable(getattr(d, "__getitems__", None)):
                 items = d.__getitems__(indices)
                 if len(items) != len(indices):
@@ -127,7 +129,8 @@ class Subset(Dataset):
 
     def __getitems__(self, indices: list[int]) -> list:
         if callable(getattr(self.dataset, "__getitems__", None)):
-            return self.dataset.__getitems__([self.indices[i] for i in indices])
+            return self.dataset.__getitems__(  # type: ignore[attr-defined]  # checked above
+                [self.indices[i] for i in indices])
         return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
@@ -144,7 +147,8 @@ class ConcatDataset(Dataset):
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))
+        # sized
+        self.cumulative_sizes = list(accumulate(len(d) for d in self.datasets))  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
@@ -177,7 +181,7 @@ class ChainDataset(IterableDataset):
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
                 raise AssertionError("ChainDataset only supports IterableDataset")
-            total += len(d)
+            total += len(d)  # type: ignore[arg-type]  # sized
         return total
 
 
@@ -207,7 +211,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=Non
         ValueError: Sum of input lengths does not equal the length of the input dataset!
     """
     generator = default_generator if generator is None else generator
-    n = len(dataset)
+    n = len(dataset)  # type: ignore[arg-type]  # sized
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []
         for i, frac in enumerate(lengths):

@@ -43,7 +43,7 @@ class ExceptionWrapper:
         if self.exc_type is KeyError:
             msg = KeyErrorMessage(msg)
         elif getattr(self.exc_type, "message", None):
-            raise self.exc_type(message=msg)
+            raise self.exc_type(message=msg)  # type: ignore[call-arg]  # it takes message=
         try:
             exception = self.exc_type(msg)
         except Exception:

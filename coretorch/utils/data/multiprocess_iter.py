@@ -38,6 +38,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        assert loader.prefetch_factor is not None  # the loader sets 2 with workers
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         if self._prefetch_factor <= 0:

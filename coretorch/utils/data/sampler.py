@@ -1,7 +1,7 @@
 """Samplers: the order in which a DataLoader visits indices."""
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Generic, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -24,17 +24,20 @@ def _boolean(name: str, value, error: type = ValueError) -> None:
         raise error(f"{name} should be a boolean value, but got {name}={value}")
 
 
-class Sampler:
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
     """Base class: an iterable of dataset indices."""
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[_T_co]:
         raise NotImplementedError
 
     def __init__(self, data_source=None) -> None:
         pass
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """0, 1, ..., len(data_source) - 1."""
 
     def __init__(self, data_source) -> None:
@@ -55,7 +58,7 @@ def _generator_or_fresh(generator):
     return Generator().manual_seed(seed)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """A random permutation (or, with `replacement`, `num_samples` uniform draws) drawn from
     `generator`; a new one each epoch."""
 
@@ -92,7 +95,7 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """The given indices in a random order."""
 
     def __init__(self, indices: Sequence[int], generator=None) -> None:
@@ -130,7 +133,7 @@ def multinomial_indices(weights: np.ndarray, num_samples: int, replacement: bool
     return np.argsort(-keys, kind="stable")[:num_samples].tolist()
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """`num_samples` indices in ``[0, len(weights))`` drawn with probabilities proportional to
     `weights` (not necessarily summing to one), with or without replacement, from
     `generator`."""
@@ -156,7 +159,7 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Groups the indices of `sampler` into lists of `batch_size` (the last may be short unless
     `drop_last`)."""
 

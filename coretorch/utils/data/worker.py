@@ -148,7 +148,8 @@ def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_so
                     data = fetcher.fetch(index)
                 except Exception as e:
                     if isinstance(e, StopIteration) and dataset_kind == ITERABLE:
-                        data = IterableDatasetStopIteration(worker_id)
+                        # a marker
+                        data = IterableDatasetStopIteration(worker_id)  # type: ignore[assignment]
                         iteration_end = True
                     else:
                         data = ExceptionWrapper(

@@ -110,11 +110,13 @@ class SummaryWriter:
         ``<log_dir>/<main_tag>_<key>``, as PyTorch does."""
         walltime = time.time() if walltime is None else walltime
         logdir = self._get_file_writer().get_logdir()
+        writers = self.all_writers
+        assert writers is not None  # made with the file writer
         for tag, value in tag_scalar_dict.items():
             fw_tag = logdir + "/" + main_tag.replace("/", "_") + "_" + tag
-            fw = self.all_writers.get(fw_tag)
+            fw = writers.get(fw_tag)
             if fw is None:
-                fw = self.all_writers[fw_tag] = FileWriter(fw_tag, self.max_queue,
+                fw = writers[fw_tag] = FileWriter(fw_tag, self.max_queue,
                                                            self.flush_secs, self.filename_suffix)
             fw.add_summary(S.scalar(main_tag, value), global_step, walltime)
 
@@ -174,7 +176,7 @@ class SummaryWriter:
         logdir = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
         with SummaryWriter(log_dir=logdir) as w:
             for s in summaries:
-                w.file_writer.add_summary(s, global_step)
+                w._get_file_writer().add_summary(s, global_step)
             for k, v in metric_dict.items():
                 w.add_scalar(k, v, global_step)
 

@@ -16,7 +16,7 @@ from coretorch.ops.fused_optim import adagrad_clrs, adam_coefficients, skip_upda
 from ..registry import kernel
 
 _NO_COEF = np.zeros((0, 2))  # loops without per-parameter coefficients
-_LOOP_DTYPES = {dt.float32: np.dtype(np.float32), dt.float64: np.dtype(np.float64)}
+_LOOP_DTYPES: dict[dt.dtype, np.dtype] = {dt.float32: np.dtype(np.float32), dt.float64: np.dtype(np.float64)}
 _loops = None
 
 
