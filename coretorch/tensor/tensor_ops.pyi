@@ -334,6 +334,9 @@ class TensorOps:
     def as_strided(self, size: Sequence[_int] | _int, stride: Sequence[_int] | _int, storage_offset: _int | None = ...) -> Tensor:
         """A view of `input`'s storage with explicit `size`, `stride` and `storage_offset`."""
         ...
+    def as_strided_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.as_strided(...)`` (same storage, new shape and strides)."""
+        ...
     def asin(self, *, out: Tensor | None = ...) -> Tensor:
         """The arcsine of each element of `input` (NaN outside [-1, 1])."""
         ...
@@ -1700,6 +1703,9 @@ class TensorOps:
     def squeeze(self, *dim: _int | Sequence[_int]) -> Tensor:
         """A view of `input` without its size-1 dimensions (only those in `dim` when given)."""
         ...
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.squeeze(...)`` (same storage, new shape and strides)."""
+        ...
     def std(input: Any, dim: Any = ..., *args: Any, **kwargs: Any) -> Any:
         """Standard deviation: the square root of `var` (same arguments)."""
         ...
@@ -1733,11 +1739,20 @@ class TensorOps:
     def swapaxes(self, dim0: _int, dim1: _int) -> Tensor:
         """A view of `input` with dimensions `dim0` and `dim1` swapped."""
         ...
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.transpose(...)`` (same storage, new shape and strides)."""
+        ...
     def swapdims(self, dim0: _int, dim1: _int) -> Tensor:
         """A view of `input` with dimensions `dim0` and `dim1` swapped."""
         ...
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.transpose(...)`` (same storage, new shape and strides)."""
+        ...
     def t(self) -> Tensor:
         """The transpose of a matrix `input` (0-d and 1-d inputs are returned as they are)."""
+        ...
+    def t_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.t(...)`` (same storage, new shape and strides)."""
         ...
     def take(self, index: Tensor) -> Tensor:
         """The elements of the flattened `self` at `index` (negative indices count from the end);
@@ -1780,6 +1795,9 @@ class TensorOps:
         ...
     def transpose(self, dim0: _int, dim1: _int) -> Tensor:
         """A view of `input` with dimensions `dim0` and `dim1` swapped."""
+        ...
+    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.transpose(...)`` (same storage, new shape and strides)."""
         ...
     def triangular_solve(self, A: Tensor, upper: _bool = ..., transpose: _bool = ..., unitriangular: _bool = ..., *, out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
         """(X, A's copy) with A X = self (A^T X = self when transpose), A triangular."""
@@ -1845,6 +1863,9 @@ class TensorOps:
         ...
     def unsqueeze(self, dim: _int) -> Tensor:
         """A view of `input` with a new size-1 dimension inserted at `dim`."""
+        ...
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """In place: this tensor becomes ``self.unsqueeze(...)`` (same storage, new shape and strides)."""
         ...
     def var(input: Any, dim: Any = ..., *args: Any, **kwargs: Any) -> Any:
         """Variance over `dim` with Bessel's `correction` (``unbiased=False`` means correction=0)."""
