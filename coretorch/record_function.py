@@ -110,7 +110,8 @@ class RecordFunction:
 
     def __init__(self, name: str, scope: RecordScope, args: tuple = (), kwargs: dict | None = None,
                  seq_nr: int = -1, callbacks: tuple | None = None):
-        self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
+        self.name, self.scope, self.args, self.kwargs = name, scope, args, kwargs
+        self.seq_nr = seq_nr
         self.outputs = self.parent = self.extra = self._states = None
         self.thread_id = self.fwd_thread_id = _get_ident()
         self.start_ns = self.end_ns = 0
