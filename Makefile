@@ -31,8 +31,9 @@ TEST_PLUGINS := $(patsubst %/pyproject.toml,%,$(sort $(filter-out tests/plugins/
                   $(wildcard tests/plugins/*/pyproject.toml))))
 # tensorboard: the optional extra behind coretorch.utils.tensorboard (its tests skip without it)
 # mkdocs-material, mkdocstrings (ruff formats its signatures) and markdown-exec: the documentation
-# site, whose build is a test
-DOCS_DEPS := mkdocs-material mkdocstrings-python markdown-exec ruff
+# site, whose build is a test; matplotlib: its benchmark charts (benchmarks/plots.py); ruff at the
+# release whose formatting tests/test_lint.py checks
+DOCS_DEPS := mkdocs-material mkdocstrings-python markdown-exec ruff==0.17.6 matplotlib
 TEST_DEPS := pytest safetensors scikit-learn numba tensorboard $(DOCS_DEPS) \
              $(if $(filter 1,$(TORCH)),$(TORCH_REQ))
 
