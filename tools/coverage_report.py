@@ -1,5 +1,5 @@
-"""Line coverage per package from the .coverage data of a test run (``make test`` writes it), and
-the guard: exit 1 when a package falls below its floor in FLOORS.
+"""Line coverage per package from the .coverage data of a test run (``make test COV=1`` writes
+it), and the guard: exit 1 when a package falls below its floor in FLOORS.
 
     python tools/coverage_report.py [--worst N] [--no-check] [--data-file .coverage]
 
