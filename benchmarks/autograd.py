@@ -15,6 +15,7 @@ import argparse
 import timeit
 
 import coretorch as ct
+from _results import Results, add_json_option
 
 TARGET = 5.0
 
@@ -51,6 +52,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--number", type=int, default=2000, help="calls per timing (a + b)")
     parser.add_argument("--repeat", type=int, default=5, help="timings (the best is kept)")
+    add_json_option(parser)
     args = parser.parse_args()
     numbers = {"a + b": args.number, "chain200 fwd+bwd": max(args.number // 100, 5)}
     ours = {k: per_call_us(f, numbers[k], args.repeat) for k, f in cases(ct).items()}
@@ -58,8 +60,10 @@ def main() -> int:
         import torch
         torch.set_num_threads(1)
         theirs = {k: per_call_us(f, numbers[k], args.repeat) for k, f in cases(torch).items()}
+        results = Results("autograd.py", f"torch {torch.__version__} (1 thread)")
     except ImportError:
         theirs = None
+        results = Results("autograd.py", "torch (not installed)")
     print(f"{'case':<20}{'coretorch us':>14}{'torch us':>12}{'ratio':>8}{'target':>8}")
     ok = True
     for k, t in ours.items():
@@ -67,8 +71,10 @@ def main() -> int:
             print(f"{k:<20}{t:>14.2f}{'-':>12}{'-':>8}{TARGET:>7.1f}x")
             continue
         r = t / theirs[k]
+        results.add(k, t * 1e-6, theirs[k] * 1e-6, TARGET)
         ok = ok and r <= TARGET
         print(f"{k:<20}{t:>14.2f}{theirs[k]:>12.2f}{r:>7.2f}x{TARGET:>7.1f}x")
+    results.write(args.json)
     return 0 if ok else 1
 
 

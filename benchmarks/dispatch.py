@@ -13,6 +13,7 @@ import argparse
 import timeit
 
 import coretorch as ct
+from _results import Results, add_json_option
 
 TARGETS = {"a + b": 1.0, "A @ B": 2.0, "bA @ B": 2.0}
 
@@ -37,6 +38,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--number", type=int, default=5000, help="calls per timing")
     parser.add_argument("--repeat", type=int, default=5, help="timings (the best is kept)")
+    add_json_option(parser)
     args = parser.parse_args()
     try:
         import torch
@@ -46,15 +48,18 @@ def main() -> int:
     theirs = ({k: per_call_us(f, args.number, args.repeat) for k, f in cases(torch).items()}
               if torch is not None else {})
     peer = f"torch {torch.__version__} meta" if torch is not None else "torch (not installed)"
+    results = Results("dispatch.py", peer)
     print(f"{'op (meta)':<8} {'coretorch':>12} {peer:>26} {'ratio':>7} {'target':>7}")
     for name, us in ours.items():
         if name in theirs:
             ratio = us / theirs[name]
+            results.add(name, us * 1e-6, theirs[name] * 1e-6, TARGETS[name])
             verdict = "ok" if ratio <= TARGETS[name] else "MISSED"
             print(f"{name:<8} {us:>9.2f} µs {theirs[name]:>23.2f} µs {ratio:>6.2f}x "
                   f"{'<= %.1fx' % TARGETS[name]:>7} {verdict}")
         else:
             print(f"{name:<8} {us:>9.2f} µs {'-':>26}")
+    results.write(args.json)
     return 0
 
 

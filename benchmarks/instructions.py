@@ -125,7 +125,8 @@ def layers(n: int, torch: bool) -> None:
         print(f"{label:<46} {stmt:<28} {c / 1e3:8.1f}k", flush=True)
     if torch:
         setup = "a = ct.ones(4); b = ct.ones(4); ag = ct.ones(4, requires_grad=True)"
-        for stmt, c in zip(("a + b", "ag + b"), phase_counts("torch", setup, ["a + b", "ag + b"], n)):
+        stmts = ["a + b", "ag + b"]
+        for stmt, c in zip(stmts, phase_counts("torch", setup, stmts, n)):
             print(f"{'torch':<46} {stmt:<28} {c / 1e3:8.1f}k", flush=True)
 
 

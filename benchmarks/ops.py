@@ -18,6 +18,7 @@ import timeit
 from typing import Callable
 
 import numpy as np
+from _results import Results, add_json_option
 
 THREADS = 2
 
@@ -47,6 +48,7 @@ def startup(cold: bool) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
+    add_json_option(ap)
     args = ap.parse_args()
     rep = 3 if args.quick else 7
 
@@ -110,6 +112,17 @@ def main() -> None:
     warm = startup(cold=False)
     cold = startup(cold=True)
     _print(rows, warm, cold, torch is not None)
+    if torch is not None:
+        _results(rows, f"torch {torch.__version__} ({THREADS} threads)").write(args.json)
+
+
+def _results(rows, peer: str) -> Results:
+    """The rows measured against PyTorch, each target as a bound on the time ratio."""
+    results = Results("ops.py", peer)
+    for name, t_ct, t_t, _, target, kind, _ in rows:
+        if t_ct is not None and t_t is not None:
+            results.add(name, t_ct, t_t, target if kind == "overhead" else 1 / target)
+    return results
 
 
 def _conv_cases(ct, torch, rng) -> list:

@@ -29,6 +29,7 @@ from rich.table import Table
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
 import coretorch as ct  # noqa: E402
+from _results import Results, add_json_option  # noqa: E402
 from _timing import alternating_medians  # noqa: E402
 
 
@@ -112,6 +113,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description="coretorch vs PyTorch training-step benchmarks")
     p.add_argument("--repeat", type=int, default=20, help="timed repetitions per row")
     p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    add_json_option(p)
     args = p.parse_args()
     repeat = 5 if args.quick else args.repeat
     try:
@@ -126,6 +128,8 @@ def main() -> None:
         ("LeNet CNN, batch 64, SGD momentum step", _lenet_step, repeat, 1.5),
         ("digits CNN, one epoch (45 steps, AdamW)", _digits_epoch, max(2, repeat // 5), None),
     ]
+    results = Results("train.py",
+                      f"torch {torch.__version__}" if torch else "torch (not installed)")
     table = Table(title="training benchmarks (median wall time)")
     for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
@@ -136,6 +140,7 @@ def main() -> None:
             torch.manual_seed(0)
             theirs = _median_time(make(torch), n)
             ratio = ours / theirs
+            results.add(name, ours, theirs, target)
             ok = "" if target is None else ("  ok" if ratio <= target else "  MISSED")
             table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
                           (f"<= {target}x" if target else "printed") + ok)
@@ -145,7 +150,8 @@ def main() -> None:
     if torch is not None:
         Console().print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
                         f"coretorch {ct.__version__}")
-        Console().print(_adam_table(torch, repeat))
+        Console().print(_adam_table(torch, repeat, results))
+    results.write(args.json)
 
 
 # ---- Adam: the fused optimizer step, coretorch and PyTorch alternating ------------------------
@@ -171,7 +177,7 @@ def _adam_mlp(lib, step_only: bool):
     return opt.step
 
 
-def _adam_table(torch, repeat: int) -> Table:
+def _adam_table(torch, repeat: int, results: Results) -> Table:
     """MLP step with Adam and Adam.step() alone (targets: <= 1.0x PyTorch), measured in
     alternation, with the machine's load average before and after."""
     table = Table(title="Adam (median wall time, coretorch and PyTorch alternating)")
@@ -185,6 +191,7 @@ def _adam_table(torch, repeat: int) -> Table:
         ours, theirs = alternating_medians(_adam_mlp(ct, step_only),
                                             _adam_mlp(torch, step_only), repeat)
         ratio = ours / theirs
+        results.add(name, ours, theirs, 1.0)
         table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
                       "<= 1.0x" + ("  ok" if ratio <= 1.0 else "  MISSED"))
     table.caption = (f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after "

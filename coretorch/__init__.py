@@ -5,30 +5,45 @@ import through the ``coretorch.backends`` entry-point group.
 """
 from __future__ import annotations
 
+import sys as _sys
+
 __version__ = "0.1.0"
 
 import builtins as _builtins
 from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from . import dtypes as _dtypes
-from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
-                     float32, float64, half, float, double, short, int, long, dtype,
-                     promote_types, result_type, set_default_dtype, get_default_dtype, finfo,
-                     iinfo)
-from .device import device, set_default_device, get_default_device
-from .tensor.tensor import Tensor
-from .tensor.size import Size
-from .memory_formats import (memory_format, contiguous_format, channels_last, channels_last_3d,
-                             preserve_format)
-from .random import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state
+# `name as name`: an explicit re-export (the linter and type checkers read it as public API)
+from .dtypes import bool as bool, uint8 as uint8, int8 as int8, int16 as int16  # noqa: A004
+from .dtypes import int32 as int32, int64 as int64, float16 as float16, bfloat16 as bfloat16
+from .dtypes import float32 as float32, float64 as float64, half as half, double as double
+from .dtypes import float as float, int as int, short as short, long as long  # noqa: A004
+from .dtypes import dtype as dtype, finfo as finfo, iinfo as iinfo
+from .dtypes import promote_types as promote_types, result_type as result_type
+from .dtypes import set_default_dtype as set_default_dtype
+from .dtypes import get_default_dtype as get_default_dtype
+from .device import device as device, set_default_device as set_default_device
+from .device import get_default_device as get_default_device
+from .tensor.tensor import Tensor as Tensor
+from .tensor.size import Size as Size
+from .memory_formats import memory_format as memory_format
+from .memory_formats import contiguous_format as contiguous_format
+from .memory_formats import channels_last as channels_last
+from .memory_formats import channels_last_3d as channels_last_3d
+from .memory_formats import preserve_format as preserve_format
+from .random import Generator as Generator, manual_seed as manual_seed, seed as seed
+from .random import initial_seed as initial_seed
+from .random import get_rng_state as get_rng_state, set_rng_state as set_rng_state
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
-from .ops.factories_public import tensor, as_tensor, asarray, from_numpy
-from .dlpack import from_dlpack
-from . import autograd
-from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-                       is_inference_mode_enabled)
+from .ops.factories_public import tensor as tensor, as_tensor as as_tensor
+from .ops.factories_public import asarray as asarray, from_numpy as from_numpy
+from .dlpack import from_dlpack as from_dlpack
+from . import autograd as autograd
+from .autograd import no_grad as no_grad, enable_grad as enable_grad
+from .autograd import set_grad_enabled as set_grad_enabled, inference_mode as inference_mode
+from .autograd import is_grad_enabled as is_grad_enabled
+from .autograd import is_inference_mode_enabled as is_inference_mode_enabled
 from . import plugins as _plugins
 
 # every declared op with a PyTorch-style free function becomes coretorch.<name>
@@ -95,15 +110,12 @@ _plugins.load_backends()
 
 
 def _expose_device_modules() -> None:
-    import sys
     from .device import device_types
     g = globals()
     for _name, _entry in device_types().items():
         if _entry.module is not None and _name not in g:
             g[_name] = _entry.module
-            sys.modules.setdefault(f"{__name__}.{_name}", _entry.module)
-    if "cuda" not in g:  # PyTorch scripts ask coretorch.cuda.is_available() on any machine
-        g["cuda"] = sys.modules.setdefault(f"{__name__}.cuda", _no_cuda_module())
+            _sys.modules.setdefault(f"{__name__}.{_name}", _entry.module)
 
 
 def _no_cuda_module():
@@ -115,6 +127,9 @@ def _no_cuda_module():
 
 cuda: _ModuleType  # set by _expose_device_modules (the backend's module, or a stand-in)
 _expose_device_modules()
+# PyTorch scripts ask coretorch.cuda.is_available() on any machine: the cuda backend's module when
+# one is loaded (set just above), else one answering as PyTorch without CUDA
+cuda = globals().get("cuda") or _sys.modules.setdefault(f"{__name__}.cuda", _no_cuda_module())
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
 from . import distributions, linalg, nn, optim, special, utils  # noqa: E402,F401
@@ -144,25 +159,28 @@ globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy c
 
 # PyTorch's other spellings: op aliases (clip, arccos_, ...) and the layer functions it also
 # offers at the top level (conv3d, layer_norm, batch_norm with ATen's argument order, ...)
-from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
-from .ops.inplace_views import bind_inplace_views as _bind_inplace_views  # noqa: E402
+from math import e as e, inf as inf, nan as nan, pi as pi  # noqa: E402  (`float` is a dtype)
+
 from . import nn_forms as _nn_forms  # noqa: E402
+from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
+from .ops.declare import can_cast as can_cast  # noqa: E402
+from .ops.inplace_views import bind_inplace_views as _bind_inplace_views  # noqa: E402
+from .ops.random_forms import normal as normal  # noqa: E402
+from .parallelism import get_num_threads as get_num_threads  # noqa: E402
+from .parallelism import set_num_threads as set_num_threads  # noqa: E402
+from .random import default_generator as default_generator  # noqa: E402
+from .tensor.printing import set_printoptions as set_printoptions  # noqa: E402
 
 _bind_inplace_views(Tensor)  # first: the aliases of these (swapaxes_) are bound to them
-_bind_aliases(__import__("sys").modules[__name__], Tensor, frozenset(_INPLACE_FUNCTIONS))
+_bind_aliases(_sys.modules[__name__], Tensor, frozenset(_INPLACE_FUNCTIONS))
 for _name in _nn_forms.SAME_AS_FUNCTIONAL:
     globals().setdefault(_name, getattr(nn.functional, _name))
 for _name in _nn_forms.__all__[1:]:
     globals().setdefault(_name, getattr(_nn_forms, _name))
-from .random import default_generator  # noqa: E402,F401
-from .ops.declare import can_cast  # noqa: E402,F401
-from .ops.random_forms import normal  # noqa: E402,F401
-
-from math import e, inf, nan, pi  # noqa: E402,F401  (torch.pi, ...; `float` is a dtype here)
 newaxis = None
 
 
-def typename(obj) -> "str":
+def typename(obj) -> _builtins.str:
     """PyTorch's type name of `obj`: ``'torch.FloatTensor'`` for a float32 cpu tensor (as
     ``Tensor.type()``), else the class's qualified name."""
     if isinstance(obj, Tensor):
@@ -185,5 +203,3 @@ def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
 def is_signed(input: Tensor) -> _builtins.bool:
     """Whether `input`'s dtype holds negative values."""
     return input.is_signed()
-from .parallelism import get_num_threads, set_num_threads  # noqa: E402,F401
-from .tensor.printing import set_printoptions  # noqa: E402,F401

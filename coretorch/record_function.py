@@ -108,9 +108,10 @@ class RecordFunction:
                  "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra",
                  "kernel_ns")
 
-    def __init__(self, name: str, scope: RecordScope, args: Sequence = (), kwargs: dict | None = None,
-                 seq_nr: int = -1, callbacks: tuple | None = None):
-        self.name, self.scope, self.args, self.kwargs, self.seq_nr = name, scope, args, kwargs, seq_nr
+    def __init__(self, name: str, scope: RecordScope, args: Sequence = (),
+                 kwargs: dict | None = None, seq_nr: int = -1, callbacks: tuple | None = None):
+        self.name, self.scope, self.args, self.kwargs = name, scope, args, kwargs
+        self.seq_nr = seq_nr
         self.outputs: Any = None
         self.parent: RecordFunction | None = None
         self.extra: dict | None = None

@@ -39,7 +39,8 @@ def _real_gpu() -> bool:
 
 
 needs_cuda = pytest.mark.skipif(
-    not _usable(), reason=f"cuda is not usable here ({getattr(ct.cuda, 'unavailable_reason', lambda: '')()}); "
+    not _usable(),
+    reason=f"cuda is not usable here ({getattr(ct.cuda, 'unavailable_reason', lambda: '')()}); "
                           f"these run on a GPU or with {EMULATE}=1 (make test's second run)")
 needs_gpu = pytest.mark.skipif(
     not _real_gpu(), reason="needs a real CUDA GPU: emulation (numpy) cannot run CUDA kernels "

@@ -48,7 +48,7 @@ def _operand(kind: str, name: str):
 
 # (operand a, operand b, expected) from PyTorch's documented rules, checked without torch
 RESULT_TYPE_CASES = [
-    (("tensor", "int32"), ("scalar", "float32"), "float32"),     # a float scalar raises the category
+    (("tensor", "int32"), ("scalar", "float32"), "float32"),  # a float scalar raises the category
     (("tensor", "float16"), ("scalar", "float32"), "float16"),   # ... but not the width
     (("tensor", "bfloat16"), ("scalar", "float32"), "bfloat16"),
     (("tensor", "bfloat16"), ("scalar", "int64"), "bfloat16"),

@@ -202,15 +202,18 @@ def test_stack_and_copies():
 @pytest.mark.parametrize("call, exc, match", [
     (lambda: ct.cat(m(2)), TypeError, r"cat\(\): argument 'tensors'"),
     (lambda: ct.cat([m(2, 3), m(2, 4)]), RuntimeError,
-     r"cat\(\): Sizes of tensors must match except in dimension 0. Expected 3 in dimension 1 but "
+     r"cat\(\): Sizes of tensors must match except in "
+     r"dimension 0. Expected 3 in dimension 1 but "
      r"got 4 for tensor number 1"),
     (lambda: ct.cat([m(2, 3), m(2, 3, 4)]), RuntimeError,
-     r"cat\(\): Tensors must have same number of dimensions: expected 2-D tensors, but got 3-D"),
+     r"cat\(\): Tensors must have same number of "
+     r"dimensions: expected 2-D tensors, but got 3-D"),
     (lambda: ct.cat([m(), m(2)]), RuntimeError, r"cat\(\): zero-dimensional tensor \(at position "
                                                 r"0\) cannot be concatenated"),
     (lambda: ct.cat([m(2, 3), m(2, 3)], 2), IndexError, r"cat\(\): Dimension out of range"),
     (lambda: ct.stack([m(2, 3), m(2, 4)]), RuntimeError,
-     r"stack\(\): stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 and "
+     r"stack\(\): stack expects each tensor to be "
+     r"equal size, but got \[2, 3\] at entry 0 and "
      r"\[2, 4\] at entry 1"),
     (lambda: ct.flip(m(2, 3), "0"), TypeError,
      r"flip\(\): argument 'dims' \(position 2\) must be tuple of ints, not str"),
@@ -328,7 +331,8 @@ def test_indexing_op_shapes(call, shape, dtype):
     (lambda: ct.scatter_add(m(3, 4), 0, ix(2, 2), 1.0), TypeError,
      r"scatter_add\(\): argument 'src' \(position 4\) must be Tensor, not float"),
     (lambda: ct.index_add(m(3, 4), 0, ix(2), m(2, 4, dtype=F64)), RuntimeError,
-     r"index_add\(\): self \(float32\) and source \(float64\) must have the same scalar type"),
+     r"index_add\(\): self \(float32\) and source "
+     r"\(float64\) must have the same scalar type"),
     (lambda: ct.index_add(m(3, 4), 0, ix(2), m(3, 4)), RuntimeError,
      r"index_add\(\): Number of indices \(2\) should be equal to source.size\(dim\): \(3\)"),
     (lambda: m(3, 4).masked_fill(m(3, 4), 1), RuntimeError,
@@ -338,7 +342,8 @@ def test_indexing_op_shapes(call, shape, dtype):
     (lambda: m(3).masked_fill_(m(2, 3, dtype=BOOL), 1.0), RuntimeError,
      r"masked_fill_\(\): output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"),
     (lambda: ct.index(m(3, 4), [ix(2), ix(3)]), IndexError,
-     r"index\(\): shape mismatch: indexing tensors could not be broadcast together with shapes "
+     r"index\(\): shape mismatch: indexing tensors "
+     r"could not be broadcast together with shapes "
      r"\[2\], \[3\]"),
     (lambda: ct.index(m(3, 4), [ix(2), ix(2), ix(2)]), IndexError,
      r"index\(\): too many indices for tensor of dimension 2 \(got 3\)"),
@@ -415,14 +420,17 @@ def test_max_pool_dilation_and_softmax_embedding():
 
 @pytest.mark.parametrize("call, exc, match", [
     (lambda: ct.conv2d(m(1, 4, 5, 5), m(8, 3, 3, 3)), RuntimeError,
-     r"conv2d\(\): Given groups=1, weight of size \[8, 3, 3, 3\], expected input\[1, 4, 5, 5\] "
+     r"conv2d\(\): Given groups=1, weight of size "
+     r"\[8, 3, 3, 3\], expected input\[1, 4, 5, 5\] "
      r"to have 3 channels, but got 4 channels instead"),
     (lambda: ct.conv2d(m(1, 6, 5, 5), m(4, 3, 3, 3), groups=3), RuntimeError,
      r"conv2d\(\): Given groups=3, expected weight to be divisible by 3 at dimension 0"),
     (lambda: ct.conv2d(m(1, 3, 2, 2), m(4, 3, 3, 3)), RuntimeError,
-     r"conv2d\(\): Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\)"),
+     r"conv2d\(\): Calculated padded input size per "
+     r"channel: \(2 x 2\). Kernel size: \(3 x 3\)"),
     (lambda: ct.conv2d(m(1, 3, 5, 5), m(4, 3, 3, 3), m(3)), RuntimeError,
-     r"conv2d\(\): Given weight of size \[4, 3, 3, 3\], expected bias to be 1-dimensional with 4 "
+     r"conv2d\(\): Given weight of size \[4, 3, 3, "
+     r"3\], expected bias to be 1-dimensional with 4 "
      r"elements, but got bias of size \[3\]"),
     (lambda: ct.conv2d(m(1, 3, 5, 5), m(4, 3, 2, 2), padding="same", stride=2), RuntimeError,
      r"conv2d\(\): padding='same' is not supported for strided convolutions"),
@@ -433,17 +441,21 @@ def test_max_pool_dilation_and_softmax_embedding():
     (lambda: ct.conv2d(m(1, 3, 5, 5), m(4, 3, 3, 3), stride=0), RuntimeError,
      r"conv2d\(\): non-positive stride is not supported"),
     (lambda: ct.conv2d(m(1, 3, 5, 5, dtype=F64), m(4, 3, 3, 3)), RuntimeError,
-     r"conv2d\(\): expected input and weight of the same non-bool dtype, got input float64 and "
+     r"conv2d\(\): expected input and weight of the "
+     r"same non-bool dtype, got input float64 and "
      r"weight float32"),
     (lambda: ct.conv2d(m(3, 5), m(4, 3, 3, 3)), RuntimeError,
-     r"conv2d\(\): Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of "
+     r"conv2d\(\): Expected 3D \(unbatched\) or 4D "
+     r"\(batched\) input to conv2d, but got input of "
      r"size: \[3, 5\]"),
     (lambda: ct.max_pool2d(m(1, 2, 5, 5), 3, padding=2), RuntimeError,
-     r"max_pool2d\(\): pad should be at most half of kernel size, but got pad=2, kernel_size=3"),
+     r"max_pool2d\(\): pad should be at most half "
+     r"of kernel size, but got pad=2, kernel_size=3"),
     (lambda: ct.avg_pool2d(m(1, 2, 5, 5), 2, padding=2), RuntimeError,
      r"avg_pool2d\(\): pad should be at most half of kernel size"),
     (lambda: ct.max_pool2d(m(1, 2, 1, 1), 2), RuntimeError,
-     r"max_pool2d\(\): Given input size: \(2x1x1\). Calculated output size: \(2x0x0\). Output "
+     r"max_pool2d\(\): Given input size: \(2x1x1\). "
+     r"Calculated output size: \(2x0x0\). Output "
      r"size is too small"),
     (lambda: ct.max_pool2d(m(2, 5), 2), RuntimeError,
      r"max_pool2d\(\): non-empty 3D or 4D \(batch mode\) tensor expected for input"),
@@ -455,7 +467,8 @@ def test_max_pool_dilation_and_softmax_embedding():
      r"softmax\(\): not implemented for int64"),
     (lambda: ct.log_softmax(m(2, 3), 2), IndexError, r"log_softmax\(\): Dimension out of range"),
     (lambda: ct.embedding(m(10, 4), m(3)), RuntimeError,
-     r"embedding\(\): Expected tensor for argument #1 'indices' to have one of the following "
+     r"embedding\(\): Expected tensor for argument "
+     r"#1 'indices' to have one of the following "
      r"scalar types: Long, Int; but got float32"),
     (lambda: ct.embedding(m(10, 4), ix(3), padding_idx=10), AssertionError,
      r"embedding\(\): Padding_idx must be within num_embeddings"),

@@ -80,7 +80,8 @@ def test_failing_script_still_writes_trace_and_table_then_traceback(tmp_path):
     assert r.returncode == 1
     assert "aten::add" in r.stdout and "Trace written to t.json.gz" in r.stdout
     assert "Traceback (most recent call last)" in r.stderr
-    assert 'bad.py", line 8, in <module>' in r.stderr and "ValueError: boom in the script" in r.stderr
+    assert 'bad.py", line 8, in <module>' in r.stderr
+    assert "ValueError: boom in the script" in r.stderr
     assert "runpy" not in r.stderr and "cli.py" not in r.stderr  # the user's frames only
     with gzip.open(tmp_path / "t.json.gz", "rt") as f:
         check_trace(json.load(f))

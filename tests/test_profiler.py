@@ -72,7 +72,8 @@ def test_group_by_input_shape_and_stack(device):
     with profile(record_shapes=True, with_stack=True) as prof:
         a + 1
         a + 1
-        b + 1; line_b = sys._getframe().f_lineno  # noqa: E702
+        line_b = sys._getframe().f_lineno + 1  # the next line's: one statement per line
+        b + 1
     rows = prof.key_averages(group_by_input_shape=True).rows()
     shapes = {r["Input Shapes"]: r["# of Calls"] for r in rows if r["Name"] == "aten::add"}
     assert shapes == {"[[2, 3], [], []]": 2, "[[7], [], []]": 1}  # alpha too, as PyTorch

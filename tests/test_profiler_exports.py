@@ -107,8 +107,8 @@ def test_tensorboard_handler_writes_pytorchs_file_layout(tmp_path):
     names = sorted(os.listdir(out))
     assert len(names) == 2
     assert re.fullmatch(r"w0\.\d+\.pt\.trace\.json", names[1])
-    assert re.fullmatch(rf"{re.escape(socket.gethostname())}_{os.getpid()}\.\d+\.pt\.trace\.json\.gz",
-                        names[0])
+    host = re.escape(socket.gethostname())
+    assert re.fullmatch(rf"{host}_{os.getpid()}\.\d+\.pt\.trace\.json\.gz", names[0])
     with gzip.open(out / names[0], "rt") as f:
         check_trace(json.load(f))
 

@@ -128,7 +128,8 @@ def test_trace_follows_the_rules(device, tmp_path, suffix):
     # memory: instant events and a counter track for the device, matching the allocation sizes
     mem = [e for e in by_ph["i"] if e["name"] == "[memory]"]
     assert {e["args"]["Device Type"] for e in mem} == {device}
-    assert sorted(e["args"]["Bytes"] for e in mem if e["args"]["Bytes"] > 0) == [256] * 4  # a, b, c, d
+    allocated = sorted(e["args"]["Bytes"] for e in mem if e["args"]["Bytes"] > 0)
+    assert allocated == [256] * 4  # a, b, c, d
     assert any(e["args"]["Bytes"] == -256 for e in mem)  # `del b`
     counters = [e for e in by_ph["C"] if e["name"] == f"Memory ({device})"]
     assert len(counters) == len(mem) + 1

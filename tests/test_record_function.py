@@ -75,7 +75,8 @@ def test_scalar_and_list_inputs(recorder, device):
     recorder.add()
     a + 2.5
     rf = recorder.started[0]
-    assert rf.input_shapes() == [[2], [], []] and rf.input_dtypes() == ["float32", "Scalar", "Scalar"]
+    assert rf.input_shapes() == [[2], [], []]
+    assert rf.input_dtypes() == ["float32", "Scalar", "Scalar"]
 
 
 def test_sequence_number_for_ops_on_tensors_requiring_grad(recorder, device):

@@ -5,7 +5,7 @@ backward `Node` per op from the op's declared derivative; `engine.py` runs the g
 """
 from __future__ import annotations
 
-from . import functional, grad_mode
+from . import functional as functional, grad_mode as grad_mode
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,

@@ -12,9 +12,9 @@ a kernel for every primitive op in two lines, then overrides the ones it runs fa
 
 The kernels are plain functions in one module per family (`pointwise`, `reductions`,
 `indexing`, `shape`, `linalg`, `conv`, `pooling`, `factories`, `random`, ...), each module's
-``KERNELS`` mapping op names to them. A kernel finds the array module and accessor of its output's device
-with `kit_of(out)`. The cpu backend (numpy) and the cuda backend (CuPy) are built this way and
-override only what they accelerate (numba loops, fused CUDA kernels).
+``KERNELS`` mapping op names to them. A kernel finds the array module and accessor of its output's
+device with `kit_of(out)`. The cpu backend (numpy) and the cuda backend (CuPy) are built this way
+and override only what they accelerate (numba loops, fused CUDA kernels).
 
 The core never imports a backend: this package only imports numpy, scipy and core modules.
 """

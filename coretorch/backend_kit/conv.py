@@ -18,12 +18,12 @@ def _batched(a):
 
 def _padded(xp, x, pads):
     """`x` (N, C, H, W) zero-padded by ((top, bottom), (left, right))."""
-    (t, b), (l, r) = pads
-    if not (t or b or l or r):
+    (t, b), (lft, r) = pads
+    if not (t or b or lft or r):
         return x
     n, c, h, w = x.shape
-    res = xp.zeros((n, c, h + t + b, w + l + r), x.dtype)
-    res[:, :, t:t + h, l:l + w] = x
+    res = xp.zeros((n, c, h + t + b, w + lft + r), x.dtype)
+    res[:, :, t:t + h, lft:lft + w] = x
     return res
 
 

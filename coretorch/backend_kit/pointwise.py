@@ -404,5 +404,6 @@ def where(out, condition, self, other):
 
 
 KERNELS = {name: fn for name, fn in list(globals().items())
-           if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", "") == __name__
+           if callable(fn) and not name.startswith("_")
+           and getattr(fn, "__module__", "") == __name__
            and name not in ("kit_of", "opmath", "scalar_as")}

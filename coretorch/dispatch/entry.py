@@ -1,10 +1,10 @@
 """Entry points: one Python function per operator, generated from its schema.
 
-The entry point is what a user calls (``coretorch.add``, ``Tensor.add``, ``coretorch.ops.aten.add``).
-In one frame it binds the call to the schema, normalizing every argument into the **argument
-record** (the positional tuple in schema order that every later layer receives: the autograd
-kernel, the meta rule, the backend kernel, the derivative), collects the dispatch keys of the
-tensor arguments, and calls the kernel for the resulting key set. For ``add``:
+The entry point is what a user calls (``coretorch.add``, ``Tensor.add``,
+``coretorch.ops.aten.add``). In one frame it binds the call to the schema, normalizing every
+argument into the **argument record** (the positional tuple in schema order that every later layer
+receives: the autograd kernel, the meta rule, the backend kernel, the derivative), collects the
+dispatch keys of the tensor arguments, and calls the kernel for the resulting key set. For ``add``:
 
     def add(input, other, *, alpha=1, out=None):
         try:

@@ -1,9 +1,9 @@
 """Dispatch keys and immutable dispatch-key sets.
 
 A key set is a bitset in a Python int: a higher bit means a higher priority. Functionality keys
-(SparseCOO, Python, Autocast, Autograd, BackendSelect) have fixed high bits; backend keys are allocated from
-bit 0 upwards when a backend registers, so any number of backends can coexist. Alias keys
-(CompositeImplicitAutograd, CompositeExplicitAutograd) have no bit: they exist only for
+(SparseCOO, Python, Autocast, Autograd, BackendSelect) have fixed high bits; backend keys are
+allocated from bit 0 upwards when a backend registers, so any number of backends can coexist.
+Alias keys (CompositeImplicitAutograd, CompositeExplicitAutograd) have no bit: they exist only for
 registration and expand to real keys when a kernel is looked up.
 """
 from __future__ import annotations

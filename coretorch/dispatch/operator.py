@@ -175,8 +175,8 @@ class Operator:
             fn = self._bind(e, below)
             self._cache[bits] = fn
             return fn
-        raise NotImplementedError(f"{self.name}(): no backend to run on (no tensor arguments and no "
-                                  f"device); pass device= or load a backend")
+        raise NotImplementedError(f"{self.name}(): no backend to run on (no tensor arguments "
+                                  "and no device); pass device= or load a backend")
 
     def _bind(self, e: _Entry, below: int) -> Callable:
         if e.boxed:

@@ -2,7 +2,7 @@
 
     softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
     add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor
-    max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2]? stride=None, ...) -> (Tensor, Tensor)
+    max_pool2d_with_indices(Tensor self, int[2] kernel_size, ...) -> (Tensor, Tensor)
     sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)
 

@@ -10,15 +10,14 @@ import importlib
 import pkgutil
 
 from ..dispatch.operator import get_operator
-from . import declare as _declare_mod
+from .declare import REGISTRY, OpDecl, declare, primitives
 
 # every module of this package declares its ops when imported (a new file needs no line here;
 # sorted, so the order ops are declared in is the same everywhere)
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name not in ("methods",):
         importlib.import_module(f"{__name__}.{_info.name}")
-from . import methods as _methods
-from .declare import REGISTRY, OpDecl, declare, primitives
+from . import methods as _methods  # noqa: E402  (binds Tensor methods to the ops declared above)
 
 _methods.bind_methods()
 

@@ -1,4 +1,4 @@
-"""Operator declarations: one `declare(schema, ...)` per op holds everything the core knows about it.
+"""Operator declarations: one `declare(schema, ...)` per op holds all the core knows about it.
 
     declare("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
             impl=softplus, derivative=softplus_backward, saves=("self",))

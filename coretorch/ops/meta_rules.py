@@ -36,8 +36,8 @@ def broadcast_shapes(op: str, *shapes: tuple) -> tuple:
                     out[off + i] = d
                 elif d != 1:
                     raise RuntimeError(
-                        f"{op}(): The size of tensor a ({cur}) must match the size of tensor b ({d}) "
-                        f"at non-singleton dimension {off + i} (shapes "
+                        f"{op}(): The size of tensor a ({cur}) must match the size of tensor b "
+                        f"({d}) at non-singleton dimension {off + i} (shapes "
                         f"{' and '.join(str(list(x)) for x in shapes)})")
     return tuple(out)
 

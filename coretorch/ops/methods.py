@@ -26,7 +26,7 @@ def _inplace(name: str):
 
 
 def bind_methods() -> None:
-    """Make every declared op with a method variant a Tensor method (``t.add(b)``, ``t.add_(b)``)."""
+    """Make each declared op with a method variant a Tensor method (``t.add(b)``, ``t.add_(b)``)."""
     for name, d in REGISTRY.items():
         if d.method and not name.startswith("_") and name not in Tensor.__dict__:
             setattr(Tensor, name, d.op.entry)

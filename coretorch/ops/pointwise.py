@@ -259,7 +259,7 @@ def _meta_where(condition, self, other):
     return (shape, promote(self, other), common_device("where", condition, self, other))
 
 
-# ---- derivatives of the binary ops ----------------------------------------------------------------
+# ---- derivatives of the binary ops ---------------------------------------------------------
 
 def _d_add(ctx, g):
     if not ctx.needs_input_grad[1]:

@@ -471,7 +471,8 @@ _VIEWS = (
      "(else use reshape)."),
     ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", _meta_view_as,
      "``input.view(other.shape)``: a view of `input` with the shape of `other`."),
-    ("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
+    ("as_strided(Tensor(a) self, int[] size, int[] stride, "
+     "int? storage_offset=None) -> Tensor(a)",
      _meta_as_strided,
      "A view of `input`'s storage with explicit `size`, `stride` and `storage_offset`."),
     ("transpose(Tensor(a) self, Dim dim0, Dim dim1) -> Tensor(a)", _meta_transpose,

@@ -18,7 +18,8 @@ from ..ops.factories_public import from_numpy
 from ..tensor.tensor import Tensor
 from .errors import CheckpointError, corrupt
 
-__all__ = ["Placement", "UserCodeError", "int_list", "view_of", "meta_tensor", "finish", "empty_base"]
+__all__ = ["Placement", "UserCodeError", "int_list", "view_of", "meta_tensor", "finish",
+           "empty_base"]
 
 
 def int_list(value: Any, src: str, what: str) -> tuple[int, ...]:
@@ -161,7 +162,8 @@ def meta_tensor(dtype: _dt.dtype, size: Any, stride: Any, src: str, what: str) -
 def finish(t: Tensor, requires_grad: Any, parameter: bool, src: str, what: str) -> Tensor:
     """Apply the saved autograd flags: a Parameter, or a leaf that requires grad."""
     if type(requires_grad) is not bool:
-        raise corrupt(src, f"{what}: requires_grad must be true or false, got {requires_grad!r:.40}")
+        raise corrupt(src, f"{what}: requires_grad must be true or false, "
+                           f"got {requires_grad!r:.40}")
     if requires_grad and not t.dtype.is_floating_point:
         raise corrupt(src, f"{what}: a {t.dtype.name} tensor cannot require grad")
     if parameter:

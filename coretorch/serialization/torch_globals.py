@@ -146,8 +146,9 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     if state:
+        shown = sorted(state)[:5] if isinstance(state, dict) else state
         raise unsupported(active.get().name, "holds a Parameter with Python attributes "
-                                             f"({sorted(state)[:5] if isinstance(state, dict) else state!r:.60}), "
+                                             f"({shown!r:.60}), "
                                              "which coretorch parameters cannot carry")
     return _rebuild_parameter(data, requires_grad, backward_hooks)
 

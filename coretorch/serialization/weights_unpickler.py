@@ -209,7 +209,8 @@ def _reduce(u):
     args = u.stack.pop()
     func = u.stack[-1]
     if not is_allowed_value(func):
-        raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func!r:.80}")
+        raise pickle.UnpicklingError("Trying to call reduce for unrecognized function "
+                                     f"{func!r:.80}")
     if not isinstance(args, tuple):
         raise _Malformed("REDUCE arguments are not a tuple")
     u.stack[-1] = func(*args)

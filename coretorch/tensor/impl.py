@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from ..dtypes import dtype
 
 __all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
-           "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry", "new_autograd_meta"]
+           "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry",
+           "new_autograd_meta"]
 
 # device type name -> dispatch-key bit of its backend; filled by backend registration
 device_key_bits: dict[str, int] = {}

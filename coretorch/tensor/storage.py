@@ -15,13 +15,15 @@ class MemoryEvent:
 
     __slots__ = ("address", "nbytes", "device", "total_allocated", "total_reserved")
 
-    def __init__(self, address: int, nbytes: int, device, total_allocated: int, total_reserved: int):
+    def __init__(self, address: int, nbytes: int, device, total_allocated: int,
+                 total_reserved: int):
         self.address, self.nbytes, self.device = address, nbytes, device
         self.total_allocated, self.total_reserved = total_allocated, total_reserved
 
     def __repr__(self) -> str:
         kind = "alloc" if self.nbytes >= 0 else "free"
-        return f"MemoryEvent({kind}, {abs(self.nbytes)} bytes, {self.device}, addr={self.address:#x})"
+        return (f"MemoryEvent({kind}, {abs(self.nbytes)} bytes, {self.device}, "
+                f"addr={self.address:#x})")
 
 
 _hooks: list[Callable[[MemoryEvent], None]] = []

@@ -323,8 +323,8 @@ class Tensor(TensorImpl, TensorOps):
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), which "
-                        "never executes code when loading")
+        raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), "
+                        "which never executes code when loading")
 
     # ---- autograd (the machinery lives in coretorch.autograd) ------------------------------
     @property

@@ -1,7 +1,7 @@
 """`opcheck`: check one op call of a backend against the op's declaration and the cpu result."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from .comparison import assert_close
 from .make_tensor import same_layout_copy

@@ -17,9 +17,9 @@ from .make_tensor import Maker, stable_rng
 from .trees import is_tensor
 from .torch_arrays import numpy_from_torch, torch_from_numpy
 
-__all__ = ["SampleInput", "ErrorInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo", "to_numpy_args",
-           "to_torch_args", "from_torch", "NO_BFLOAT16", "BF16_STEPS_TOL", "FLOATS", "INTS",
-           "ALL_INT", "ALL"]
+__all__ = ["SampleInput", "ErrorInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo",
+           "to_numpy_args", "to_torch_args", "from_torch", "NO_BFLOAT16", "BF16_STEPS_TOL",
+           "FLOATS", "INTS", "ALL_INT", "ALL"]
 
 # bfloat16 runs wherever float32 does, except the ops in NO_BFLOAT16 (below)
 FLOATS = (_dt.float32, _dt.float64, _dt.bfloat16)

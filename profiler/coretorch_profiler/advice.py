@@ -134,10 +134,12 @@ def slow_kernels(result, events) -> list[Hint]:
         rate = flops / (us * 1e3) if us else 0.0
         if us / window >= 0.1 and rate < SLOW_KERNEL_FRACTION * peak:
             out.append(Hint("slow-kernel", f"{name} runs far below this machine's FLOP rate", {
-                "achieved": f"{rate:.2f} GFLOP/s", "machine (float32 matmul)": f"{peak:.1f} GFLOP/s",
+                "achieved": f"{rate:.2f} GFLOP/s",
+                "machine (float32 matmul)": f"{peak:.1f} GFLOP/s",
                 "calls": n, "share of the run": f"{100 * us / window:.0f}%"},
                 "Check the shapes (thin or tiny matrices cannot use the hardware well; batch "
-                "them), the layout (transposed or strided inputs are copied first) and the dtype "
+                "them), the layout (transposed or strided "
+                "inputs are copied first) and the dtype "
                 "(float64 halves the rate)."))
     return out
 

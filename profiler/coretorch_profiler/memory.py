@@ -265,7 +265,7 @@ def _print_peak(con: Console, raw: RawProfile, allocs: list[dict[str, Any]], dev
         s[1] += 1
     if not sites:
         return
-    con.print(f"Allocations made in the window and live at the peak, largest first:")
+    con.print("Allocations made in the window and live at the peak, largest first:")
     st = Table(box=box.SIMPLE_HEAD, show_edge=False)
     for h in ("Bytes", "Tensors", "Category", "Made by"):
         st.add_column(h, justify="right" if h in ("Bytes", "Tensors") else "left", no_wrap=True)

@@ -69,8 +69,13 @@ def _columns(events, time_unit: str | None = None
              ) -> list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]]:
     """(header, raw value getter, formatter) of each column the table shows."""
     total = events.self_cpu_time_total or 1e-12
-    pct = (lambda v: f"{v:.2f}%")
-    tfmt = (lambda v: format_time(v, time_unit))
+
+    def pct(v):
+        return f"{v:.2f}%"
+
+    def tfmt(v):
+        return format_time(v, time_unit)
+
     cols: list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]] = [
         ("Name", lambda e: e.key, str),
         ("Self CPU %", lambda e: 100.0 * e.self_cpu_time_total / total, pct),

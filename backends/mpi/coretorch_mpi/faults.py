@@ -108,7 +108,8 @@ class FaultMonitor:
         """The DistBackendError for a call `what` that waited `waited` seconds for the other ranks
         (recorded as this rank's failure)."""
         return self._failed(DistBackendError(
-            f"{what}: timed out after {waited:.1f} s (group timeout {self.timeout:g} s) waiting "
+            f"{what}: timed out after {waited:.1f} s "
+            f"(group timeout {self.timeout:g} s) waiting "
             f"for the other ranks; a rank is stuck, or called a different collective (set "
             f"TORCH_DISTRIBUTED_DEBUG=DETAIL to compare the calls across ranks)"))
 

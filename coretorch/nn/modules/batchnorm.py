@@ -1,5 +1,6 @@
 """BatchNorm1d/2d/3d and SyncBatchNorm: batch statistics in training (updating
-running_mean/running_var with `momentum`, or a cumulative average when momentum is None), running statistics in eval."""
+running_mean/running_var with `momentum`, or a cumulative average when momentum is None),
+running statistics in eval."""
 from __future__ import annotations
 
 from ... import dtypes as _dt

@@ -1,11 +1,12 @@
 """The gradient reducer of `DistributedDataParallel` (PyTorch's ``Reducer``).
 
 Parameters are assigned to buckets in reverse registration order (roughly the order backward
-produces their gradients), one dtype per bucket, the first bucket small so communication
-starts early. A post-accumulate-grad hook on each parameter copies its gradient, divided by the group
-size, into its bucket's flat buffer; when a bucket is full it is all-reduced asynchronously, so it travels while backward computes the remaining gradients. Buckets start
-in bucket order on every rank (the collectives must match across ranks). When the last bucket
-has started, the reducer waits for all of them and copies the averaged gradients back.
+produces their gradients), one dtype per bucket, the first bucket small so communication starts
+early. A post-accumulate-grad hook on each parameter copies its gradient, divided by the group size,
+into its bucket's flat buffer; when a bucket is full it is all-reduced asynchronously, so it travels
+while backward computes the remaining gradients. Buckets start in bucket order on every rank (the
+collectives must match across ranks). When the last bucket has started, the reducer waits for all of
+them and copies the averaged gradients back.
 """
 from __future__ import annotations
 

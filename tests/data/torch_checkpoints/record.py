@@ -36,7 +36,8 @@ def main() -> None:
         for k, v in obj.items():
             if isinstance(v, torch.Tensor) and v.device.type != "meta":
                 v = v.detach()
-                expected[f"{prefix}/{k}"] = (v.float() if v.dtype == torch.bfloat16 else v).numpy().copy()
+                v = v.float() if v.dtype == torch.bfloat16 else v
+                expected[f"{prefix}/{k}"] = v.numpy().copy()
 
     model = small_model()
     sd = model.state_dict()

@@ -1,6 +1,6 @@
 """Neural-network kernels the cpu backend runs faster than the backend kit's array-API ones: max and
-average pooling and their backwards as numba loops. conv2d and its backward (numba im2col/col2im + BLAS GEMM) are in
-`conv.py`; softmax is in `softmax.py`."""
+average pooling and their backwards as numba loops. conv2d and its backward (numba im2col/col2im
++ BLAS GEMM) are in `conv.py`; softmax is in `softmax.py`."""
 from __future__ import annotations
 
 import numba
