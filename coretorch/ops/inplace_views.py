@@ -1,6 +1,7 @@
 """PyTorch's in-place view ops (``t_``, ``transpose_``, ``squeeze_``, ``unsqueeze_``,
-``as_strided_``; ``swapaxes_`` and ``swapdims_`` are aliases of ``transpose_``): the tensor itself takes the shape and strides of
-the view the out-of-place op returns (same storage, no data moved).
+``as_strided_``; ``swapaxes_`` and ``swapdims_`` are aliases of ``transpose_``): the tensor
+itself takes the shape and strides of the view the out-of-place op returns (same storage, no
+data moved).
 
 Autograd sees the change as the view op applied to the tensor's history: its ``grad_fn``
 becomes the view's (``UnsqueezeBackward0`` after its old node), and its version counter moves
