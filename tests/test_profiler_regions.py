@@ -158,7 +158,17 @@ def helper(x):
     return y * 2
 
 
-def test_python_functions_between_ops_own_their_time():
+def _nested(depth: int, fn):
+    return fn() if depth == 0 else _nested(depth - 1, fn)
+
+
+@pytest.mark.parametrize("depth", [0, 40])
+def test_python_functions_between_ops_own_their_time(depth):
+    # depth 40: a program that runs far below its entry point (deeper than a stack is kept)
+    _nested(depth, _python_functions_between_ops)
+
+
+def _python_functions_between_ops():
     x = ct.ones(3)
     with profile(with_stack=True) as prof:
         helper(x)
@@ -175,6 +185,6 @@ def test_python_functions_between_ops_own_their_time():
         assert h.self_cpu_time_total >= 0  # the Python between the two ops
     block = next(e for e in evs if e.name == "block")
     assert [c.name for c in block.cpu_children] == [helpers[1].name, "aten::sub"]
-    # the test function itself holds everything it called
-    me = next(e for e in py if e.name.endswith("test_python_functions_between_ops_own_their_time"))
+    # the function that opened the profiler holds everything it called
+    me = next(e for e in py if e.name.endswith("_python_functions_between_ops"))
     assert me.cpu_parent is None or me.cpu_parent.kind is EventKind.PYTHON

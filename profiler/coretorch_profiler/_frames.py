@@ -92,7 +92,10 @@ class StackRecorder:
         if i < 0:
             stack = tuple(zip(codes, map(_line, codes, offsets)))
             if outer:
-                stack = (stack + self._outer)[:self.limit]
+                # the frames outside the anchor are the same for every op of the window: kept
+                # whole (not cut to `limit` with the op's own), so stacks of ops at different
+                # depths still share their outermost frames, which regions are matched by
+                stack = stack + self._outer
             i = self._ids[key] = len(self.stacks)
             self.stacks.append(stack)
         return i
