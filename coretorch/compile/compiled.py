@@ -17,6 +17,7 @@ from ..autograd.grad_mode import no_grad
 from ..frames import user_stacklevel
 from ..tensor.tensor import Tensor
 from .guards import StateGuard, describe_mismatch, discover, flatten, rebuild, signature
+from .hyperparams import bind_live_hyperparameters
 from .ir import Program
 from .passes import run_passes
 from .recorder import Capture
@@ -156,6 +157,7 @@ class CompiledFunction:
             return result
         program = _program(cap, slots, outs, allocated, slot_ids)
         program = run_passes(program, {"fuse": self.fuse})
+        guard.live = bind_live_hyperparameters(program, optims)
         guard.watch_grads({id(t._storage) for s in program.steps for t in (*s.reads, *s.written)})
         writebacks = [i for i, s in enumerate(slots) if s._vc[0] != 0]
         v.replayer = Replayer(program, self.name, writebacks)

@@ -177,7 +177,11 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
 # ---- the state guard ---------------------------------------------------------------------------
 
 def _same(a: Any, b: Any) -> bool:
-    return a is b or (isinstance(a, _PLAIN) and type(a) is type(b) and a == b)
+    if a is b:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):  # Adam's betas
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return isinstance(a, _PLAIN) and type(a) is type(b) and a == b
 
 
 class StateGuard:
@@ -213,6 +217,7 @@ class StateGuard:
                       for p in ps]
             self.optims.append((o, groups, params, states))
         self.names = names
+        self.live: dict[tuple[int, int], set] = {}  # hyper-parameters replay reads (hyperparams)
         self.grads_entry = [_grad(p) for p in self.params]
         self.grads_read: list[tuple[Tensor, Tensor]] = []  # set by `watch_grads`
         self.grads_exit: list[tuple[Tensor, Tensor | None]] = []
@@ -247,9 +252,14 @@ class StateGuard:
             if len(o.param_groups) != len(groups):
                 return f"{kind}: the number of param_groups changed"
             for i, (g, old) in enumerate(zip(o.param_groups, groups)):
+                live = self.live.get((id(o), i), ())
                 for k, v in old:
-                    if not _same(g.get(k), v):
-                        return f"{kind}.param_groups[{i}][{k!r}]: {v!r} -> {g.get(k)!r}"
+                    now = g.get(k)
+                    if k in live:  # read at replay; only turning zero or non-zero matters
+                        if k != "betas" and bool(now) is not bool(v):
+                            return f"{kind}.param_groups[{i}][{k!r}]: {v!r} -> {now!r}"
+                    elif not _same(now, v):
+                        return f"{kind}.param_groups[{i}][{k!r}]: {v!r} -> {now!r}"
                 now = g["params"]
                 if len(g) != len(old) + 1 or len(now) != len(params[i]) or any(
                         a is not b for a, b in zip(now, params[i])):
