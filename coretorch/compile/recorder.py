@@ -129,8 +129,7 @@ class Capture:
             return
         stack = _rf._local.stack
         outer = stack[0].name.split("::")[-1] if stack else op
-        name = op if outer == op else f"{outer} (through {op})"
-        self.graph_break(f"{name}()", why)
+        self.graph_break(f"{outer}()" if outer == op else f"{outer}() (through {op})", why)
 
     def graph_break(self, what: str, why: str, site: str | None = None) -> None:
         """End the capture: raise with ``fullgraph=True``, else note why (once)."""
