@@ -56,12 +56,22 @@ def user_site() -> str:
     return f"{name}:{f.f_lineno}: {line}" if line else f"{name}:{f.f_lineno}"
 
 
+_HOST_READS = frozenset({"item", "tolist", "numpy", "__bool__", "__float__", "__int__",
+                         "__index__", "__repr__", "__str__", "__format__", "__array__"})
+
+
 def _user_api() -> str:
-    """The coretorch function the user's code called (the frame just inside coretorch)."""
-    f, inner = sys._getframe(1), None
+    """The coretorch function the user's code called (the frame just inside coretorch), with the
+    host read it made when that is another function: ``"step() (through item())"``."""
+    f, names = sys._getframe(1), []
     while f is not None and is_internal(f):
-        inner, f = f, f.f_back
-    return inner.f_code.co_name if inner is not None else "?"
+        names.append(f.f_code.co_name)
+        f = f.f_back
+    if not names:
+        return "?()"
+    outer = names[-1]
+    inner = next((n for n in reversed(names) if n in _HOST_READS), outer)
+    return f"{outer}()" if inner == outer else f"{outer}() (through {inner}())"
 
 
 class _WatchedAllocator:
@@ -143,8 +153,8 @@ class Capture:
         def hooked(*a, **k):
             if not self.depth and get_ident() == self.thread:
                 stack = _rf._local.stack
-                what = stack[0].name.split("::")[-1] if stack else _user_api()
-                self.graph_break(f"{what}()", why)
+                what = f"{stack[0].name.split('::')[-1]}()" if stack else _user_api()
+                self.graph_break(what, why)
             return fn(*a, **k)
         return hooked
 

@@ -8,6 +8,7 @@ child region per step.
 """
 from __future__ import annotations
 
+from time import perf_counter_ns as _now
 from typing import Callable
 
 from .. import record_function as _rf
@@ -67,7 +68,9 @@ class Replayer:
                     continue
                 _rf._begin(r)
                 try:
+                    t = _now()
                     s.fn(*s.args)
+                    r.kernel_ns = _now() - t  # the whole step is its kernel: no dispatch
                     r.outputs = s.args[0] if s.out_first else None
                 finally:
                     _rf._end(r)
