@@ -6,9 +6,10 @@ guards a replay checks and the graph breaks, with their reason and the user's li
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
-from .compiled import CompiledFunction, _Variant
+from .compiled import CompiledFunction, CompileWarning, _Variant
 
 __all__ = ["Explanation", "explain"]
 
@@ -65,8 +66,13 @@ def _guard_lines(v: _Variant) -> list[str]:
             lines.append(f"grad of {g.name(p)}: same tensor (the step accumulates into it)")
         for o, groups, _, states in g.optims:
             for i, items in enumerate(groups):
-                hp = ", ".join(f"{k}={v!r}" for k, v in items)
+                live = g.live.get((id(o), i), set())
+                hp = ", ".join(f"{k}={v!r}" for k, v in items if k not in live)
                 lines.append(f"{type(o).__name__}.param_groups[{i}]: {hp}")
+                if live:
+                    lines.append(f"{type(o).__name__}.param_groups[{i}]: "
+                                 f"{', '.join(sorted(live))} read at each replay (only a change "
+                                 f"to or from zero re-records)")
             lines.append(f"{type(o).__name__}.state: the same {len(states)} state entries")
     return lines
 
@@ -75,7 +81,9 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> Explanation:
     """Record one call of `fn(*args, **kwargs)` (it runs) and print and return the report."""
     cf = fn if isinstance(fn, CompiledFunction) else CompiledFunction(fn)
     probe = CompiledFunction(cf.fn, fullgraph=False, fuse=cf.fuse, warmup=0)
-    probe(*args, **kwargs)
+    with warnings.catch_warnings():  # the report says it all
+        warnings.simplefilter("ignore", CompileWarning)
+        probe(*args, **kwargs)
     v = next(iter(probe.variants.values()))
     cap = v.last_capture
     kernels = [f"{s.op.split('::')[-1]:<24s} {s.site}" for s in cap.steps] if cap else []
@@ -83,7 +91,7 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> Explanation:
     if v.eager_reason and not breaks:
         breaks.append(v.eager_reason)
     notes = list(v.replayer.program.notes) if v.replayer is not None else []
-    report = Explanation(cf.name if hasattr(cf, "name") else probe.name, kernels,
+    report = Explanation(probe.name, kernels,
                          _guard_lines(v), breaks, notes)
     print(report)
     return report

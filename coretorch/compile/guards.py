@@ -131,46 +131,50 @@ def _names(code: CodeType) -> set[str]:
 
 
 def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
-    """The modules and optimizers the function reaches (see the module docstring)."""
+    """The modules and optimizers the function reaches (see the module docstring): a list of
+    ``(name, module)`` (every submodule, named by its path from where it was found, e.g.
+    ``model.0``) and a list of optimizers."""
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
-    modules: dict[int, Any] = {}
+    modules: dict[int, tuple[str, Any]] = {}
     optims: dict[int, Any] = {}
 
-    def visit(obj: Any, depth: int) -> None:
+    def visit(obj: Any, label: str, depth: int) -> None:
         if isinstance(obj, Module):
-            for m in obj.modules():
-                modules.setdefault(id(m), m)
+            for path, m in obj.named_modules():
+                modules.setdefault(id(m), (f"{label}.{path}" if path else label, m))
         elif isinstance(obj, Optimizer):
             optims.setdefault(id(obj), obj)
         elif depth > 0 and isinstance(obj, (list, tuple)):
-            for x in obj[:64]:
-                visit(x, depth - 1)
+            for i, x in enumerate(obj[:64]):
+                visit(x, f"{label}[{i}]", depth - 1)
         elif depth > 0 and isinstance(obj, dict):
-            for x in list(obj.values())[:64]:
-                visit(x, depth - 1)
+            for k, x in list(obj.items())[:64]:
+                visit(x, f"{label}[{k!r}]", depth - 1)
         elif depth > 0 and hasattr(obj, "__dict__") and not isinstance(obj, type) \
                 and not callable(obj) and not isinstance(obj, Tensor):
-            for x in list(vars(obj).values())[:64]:
-                visit(x, depth - 1)
+            for k, x in list(vars(obj).items())[:64]:
+                visit(x, f"{label}.{k}", depth - 1)
 
-    roots = [*args, *kwargs.values()]
+    roots: list[tuple[str, Any]] = [(f"argument {i}", a) for i, a in enumerate(args)]
+    roots += list(kwargs.items())
     target = getattr(fn, "__func__", fn)
     self = getattr(fn, "__self__", None)
     if self is not None:
-        roots.append(self)
-        roots.extend(vars(self).values() if hasattr(self, "__dict__") else ())
+        roots.append(("self", self))
+        if hasattr(self, "__dict__"):
+            roots += [(f"self.{k}", x) for k, x in vars(self).items()]
     code = getattr(target, "__code__", None)
     if code is not None:
         g = target.__globals__
-        roots.extend(g[n] for n in _names(code) if n in g)
-        for cell in target.__closure__ or ():
+        roots += [(n, g[n]) for n in sorted(_names(code)) if n in g]
+        for name, cell in zip(code.co_freevars, target.__closure__ or ()):
             try:
-                roots.append(cell.cell_contents)
+                roots.append((name, cell.cell_contents))
             except ValueError:  # an empty cell
                 pass
-    for r in roots:
-        visit(r, 2)
+    for label, r in roots:
+        visit(r, label, 2)
     return list(modules.values()), list(optims.values())
 
 
@@ -190,16 +194,16 @@ class StateGuard:
     def __init__(self, modules: list, optimizers: list):
         self.slots: list[tuple[dict, str, Any, Any, str]] = []  # (dict, key, tensor, storage, name)
         names = {}
-        for m in modules:
+        for label, m in modules:
             for d in (m._parameters, m._buffers):
                 for k, t in d.items():
-                    where = f"{type(m).__name__}.{k}"
+                    where = f"{label}.{k}"
                     self.slots.append((d, k, t, None if t is None else t._storage, where))
                     if t is not None:
                         names.setdefault(id(t), where)
         self.params: list[Tensor] = []
         seen: set[int] = set()
-        for m in modules:
+        for _, m in modules:
             for t in m._parameters.values():
                 if t is not None and id(t) not in seen:
                     seen.add(id(t))
