@@ -12,6 +12,7 @@ from time import perf_counter_ns as _now
 from typing import Callable
 
 from .. import record_function as _rf
+from ..backend_kit.registry import quiet_fp
 from ..dispatch.keys import BACKEND_MASK
 from ..ops.declare import REGISTRY, alloc
 from ..tensor.tensor import Tensor
@@ -20,6 +21,15 @@ from .ir import Program
 __all__ = ["Replayer", "copy_kernel"]
 
 _copy_kernels: dict[int, Callable] = {}
+
+
+def _run_calls(calls: list) -> None:
+    for fn, args in calls:
+        fn(*args)
+
+
+# numpy's floating-point warnings off once around the whole replay (PyTorch never warns)
+_run_quietly = quiet_fp("compiled replay", _run_calls)
 
 
 def copy_kernel(t: Tensor) -> Callable:
@@ -37,7 +47,9 @@ class Replayer:
     def __init__(self, program: Program, name: str, writebacks: list[int]):
         self.program = program
         self.name = f"compiled::{name}"
-        self.calls = program.calls()
+        # kernels that only silence numpy's floating-point warnings run bare inside one
+        # errstate for the whole replay (saves a context-variable set and reset per kernel)
+        self.calls = [(getattr(fn, "quiet_fp_inner", fn), args) for fn, args in program.calls()]
         self.inputs = [(slot, copy_kernel(slot)) for slot in program.inputs]
         self.bumps = program.version_bumps
         self.writebacks = writebacks  # indices of inputs the step writes
@@ -49,8 +61,7 @@ class Replayer:
         if _rf.state.active:
             self._run_observed()
         else:
-            for fn, args in self.calls:
-                fn(*args)
+            _run_quietly(self.calls)
         for vc, n in self.bumps:
             vc[0] += n
         for i in self.writebacks:
