@@ -36,6 +36,19 @@ def build_model(nn=nn) -> "nn.Sequential":
         nn.Flatten(), nn.Linear(32 * 2 * 2, 64), nn.ReLU(), nn.Dropout(0.1), nn.Linear(64, 10))
 
 
+def make_step(model, opt, loss_fn=F.cross_entropy):
+    """One training step on a batch: zero the gradients, forward, loss, backward, update.
+    Returns the loss (a tensor: reading it with ``float()`` is left to the caller, so that the
+    step can be compiled whole)."""
+    def step(xb, yb):
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def load_data(seed: int, device: str):
     """The 1797 digits as (N, 1, 8, 8) float32 in [0, 1], split 80/20 with a seeded shuffle."""
     from sklearn.datasets import load_digits

@@ -20,14 +20,19 @@ class Case:
         self.model, self.opt, self.batches, self.step = model, opt, batches, step
 
 
+def _example():
+    """examples/train_digits.py as a module (its model and its training step)."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
+    spec = importlib.util.spec_from_file_location("_train_digits", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _sgd_step(model, opt, loss_fn):
-    def step(x, y):
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    return _example().make_step(model, opt, loss_fn)
 
 
 def mlp(dtype=ct.float64, n_batches: int = 4, **opt_kw) -> Case:
@@ -42,14 +47,8 @@ def mlp(dtype=ct.float64, n_batches: int = 4, **opt_kw) -> Case:
 
 def digits_cnn(dtype=ct.float64, n_batches: int = 4, batch: int = 32) -> Case:
     """examples/train_digits.py's CNN (conv, pool, dropout) with AdamW, on 8x8 images."""
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
-    spec = importlib.util.spec_from_file_location("_train_digits", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
     ct.manual_seed(0)
-    model = mod.build_model().to(dtype)
+    model = _example().build_model().to(dtype)
     opt = ct.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-4)
     batches = [(ct.rand(batch, 1, 8, 8, dtype=dtype), ct.randint(0, 10, (batch,)))
                for _ in range(n_batches)]

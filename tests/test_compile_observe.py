@@ -17,7 +17,7 @@ def test_explain_lists_kernels_guards_and_breaks(capsys):
     printed = capsys.readouterr().out
     assert str(report) in printed
     assert printed.startswith("coretorch.compile.explain(step): 38 kernels captured, 0 graph breaks")
-    assert report.kernels[0].startswith("mm ") and "loss = loss_fn(model(x), y)" in report.kernels[0]
+    assert report.kernels[0].startswith("mm ") and "loss = loss_fn(model(xb), yb)" in report.kernels[0]
     assert report.kernels[-1].startswith("_fused_sgd_ ") and "opt.step()" in report.kernels[-1]
     assert any("loss.backward()" in k for k in report.kernels)
     assert "argument 0: tensor shape=[32, 32] strides=[32, 1] dtype=float64 device=cpu " \

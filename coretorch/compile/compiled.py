@@ -128,8 +128,8 @@ class CompiledFunction:
         with no_grad():
             slots = [t.clone() for t in user]
         call_args, call_kwargs = rebuild(template, slots)
-        modules, optims = discover(self.fn, args, kwargs)
-        guard = StateGuard(modules, optims)
+        modules, optims, leaves = discover(self.fn, args, kwargs)
+        guard = StateGuard(modules, optims, leaves)
         cap = Capture(self.fullgraph)
         v.last_capture = cap
         cap.start()

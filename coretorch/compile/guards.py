@@ -131,16 +131,20 @@ def _names(code: CodeType) -> set[str]:
 
 
 def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
-    """The modules and optimizers the function reaches (see the module docstring): a list of
-    ``(name, module)`` (every submodule, named by its path from where it was found, e.g.
-    ``model.0``) and a list of optimizers."""
+    """The modules, optimizers and leaf tensors that require grad the function reaches (see
+    the module docstring): lists of ``(name, module)`` (every submodule, named by its path from
+    where it was found, e.g. ``model.0``), of optimizers and of ``(name, tensor)``."""
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
     modules: dict[int, tuple[str, Any]] = {}
     optims: dict[int, Any] = {}
+    leaves: dict[int, tuple[str, Tensor]] = {}
 
     def visit(obj: Any, label: str, depth: int) -> None:
-        if isinstance(obj, Module):
+        if isinstance(obj, Tensor):
+            if obj.requires_grad and obj.grad_fn is None:  # a leaf outside any module
+                leaves.setdefault(id(obj), (label, obj))
+        elif isinstance(obj, Module):
             for path, m in obj.named_modules():
                 modules.setdefault(id(m), (f"{label}.{path}" if path else label, m))
         elif isinstance(obj, Optimizer):
@@ -175,7 +179,7 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
                 pass
     for label, r in roots:
         visit(r, label, 2)
-    return list(modules.values()), list(optims.values())
+    return list(modules.values()), list(optims.values()), list(leaves.values())
 
 
 # ---- the state guard ---------------------------------------------------------------------------
@@ -191,7 +195,7 @@ def _same(a: Any, b: Any) -> bool:
 class StateGuard:
     """The state a capture saw on entry (see the module docstring)."""
 
-    def __init__(self, modules: list, optimizers: list):
+    def __init__(self, modules: list, optimizers: list, leaves: list = ()):
         self.slots: list[tuple[dict, str, Any, Any, str]] = []  # (dict, key, tensor, storage, name)
         names = {}
         for label, m in modules:
@@ -203,6 +207,11 @@ class StateGuard:
                         names.setdefault(id(t), where)
         self.params: list[Tensor] = []
         seen: set[int] = set()
+        for label, t in leaves:
+            seen.add(id(t))
+            self.params.append(t)
+            names.setdefault(id(t), label)
+            self.slots.append(({"t": t}, "t", t, t._storage, label))
         for _, m in modules:
             for t in m._parameters.values():
                 if t is not None and id(t) not in seen:

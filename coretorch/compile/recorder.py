@@ -39,6 +39,9 @@ class GraphBreak(RuntimeError):
         super().__init__(f"coretorch.compile: graph break in {what}: {why} (at {site})")
 
 
+_sites: dict[tuple, str] = {}  # (code, line) -> the site's text: a capture asks once per kernel
+
+
 def user_site() -> str:
     """``"file.py:12: source"`` of the innermost frame of the user's code (outside coretorch)."""
     f = sys._getframe(1)
@@ -46,14 +49,22 @@ def user_site() -> str:
         f = f.f_back
     if f is None:
         return "<unknown>"
-    name = f.f_code.co_filename
+    key = (f.f_code, f.f_lineno)
+    site = _sites.get(key)
+    if site is None:
+        site = _sites[key] = _describe_site(f.f_code.co_filename, f.f_lineno)
+    return site
+
+
+def _describe_site(name: str, lineno: int) -> str:
+    path = name
     try:
         rel = os.path.relpath(name)
         name = rel if not rel.startswith("..") else name
     except ValueError:
         pass
-    line = linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
-    return f"{name}:{f.f_lineno}: {line}" if line else f"{name}:{f.f_lineno}"
+    line = linecache.getline(path, lineno).strip()
+    return f"{name}:{lineno}: {line}" if line else f"{name}:{lineno}"
 
 
 _HOST_READS = frozenset({"item", "tolist", "numpy", "__bool__", "__float__", "__int__",
