@@ -114,3 +114,16 @@ def test_compile_module_and_explain_are_reachable():
     assert callable(ct.compile) and callable(ct.compile.explain)
     import coretorch.compile.recorder as rec  # submodules import normally
     assert rec.GraphBreak is ct.compile.GraphBreak
+
+
+def test_compiling_a_module_guards_its_parameters():
+    lin = ct.nn.Linear(3, 2)
+    f = ct.compile(lin)
+    with ct.no_grad():
+        for _ in range(3):
+            r = f(ct.ones(1, 3))
+        assert ct.equal(r, lin(ct.ones(1, 3)))
+        lin.weight = ct.nn.Parameter(ct.zeros(2, 3))
+        with pytest.warns(UserWarning, match="re-recording Linear: self.weight was replaced"):
+            r = f(ct.ones(1, 3))
+    assert ct.equal(r, lin.bias.detach().reshape(1, 2))

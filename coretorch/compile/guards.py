@@ -163,6 +163,8 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
     roots: list[tuple[str, Any]] = [(f"argument {i}", a) for i, a in enumerate(args)]
     roots += list(kwargs.items())
     target = getattr(fn, "__func__", fn)
+    if not hasattr(target, "__code__"):  # a module (or other callable object) compiled itself
+        roots.append(("self", fn))
     self = getattr(fn, "__self__", None)
     if self is not None:
         roots.append(("self", self))
