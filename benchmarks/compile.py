@@ -20,15 +20,16 @@ import os
 import statistics
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
-import coretorch as ct  # noqa: E402
-from train import _median_time  # noqa: E402
-from train_digits import build_model, make_step  # noqa: E402
+from train import _median_time
+from train_digits import build_model, make_step
+
+import coretorch as ct
 
 try:
     import torch

@@ -4,13 +4,13 @@ backward and the optimizer update."""
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import coretorch as ct
-import coretorch.nn as nn
 import coretorch.nn.functional as F
+from coretorch import nn
 
-__all__ = ["CASES", "Case", "mlp", "digits_cnn", "gpt_block", "lstm", "batchnorm_mlp"]
+__all__ = ["CASES", "Case", "batchnorm_mlp", "digits_cnn", "gpt_block", "lstm", "mlp"]
 
 
 class Case:

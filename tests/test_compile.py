@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from compile_cases import CASES, digits_cnn, mlp
 
 import coretorch as ct
-from compile_cases import CASES, digits_cnn, mlp
 
 STEPS = 50
 
@@ -127,3 +127,24 @@ def test_compiling_a_module_guards_its_parameters():
         with pytest.warns(UserWarning, match="re-recording Linear: self.weight was replaced"):
             r = f(ct.ones(1, 3))
     assert ct.equal(r, lin.bias.detach().reshape(1, 2))
+
+
+def test_method_decorator_and_nested_compiled_functions():
+    class Trainer:
+        def __init__(self):
+            self.case = mlp()
+
+        @ct.compile
+        def step(self, x, y):
+            return inner(x, y)
+
+    def plain(x, y):
+        return trainer.case.step(x, y)
+    inner = ct.compile(plain)  # called inside a capture: runs inline, recorded by the outer
+    trainer, ref = Trainer(), mlp()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(5):
+            assert trainer.step(*trainer.case.batches[i % 4]).item() == \
+                ref.step(*ref.batches[i % 4]).item()
+    assert all(v.replayer is None for v in inner.variants.values())  # inline in the outer

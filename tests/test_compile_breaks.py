@@ -74,8 +74,8 @@ def test_graph_break_raises_with_fullgraph(name, capsys):
 
 
 def test_adam_single_tensor_path_breaks_at_its_step_read():
-    import coretorch.nn as nn
     import coretorch.nn.functional as F
+    from coretorch import nn
     ct.manual_seed(0)
     model = nn.Linear(4, 2)
     opt = ct.optim.Adam(model.parameters(), foreach=False, fused=False)
@@ -93,7 +93,7 @@ def test_adam_single_tensor_path_breaks_at_its_step_read():
 
 
 def test_forward_only_result_with_a_graph_runs_eagerly():
-    import coretorch.nn as nn
+    from coretorch import nn
     lin = nn.Linear(2, 1)
     f = ct.compile(lambda x: lin(x))
     with warnings.catch_warnings(record=True) as w:

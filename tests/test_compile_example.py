@@ -12,8 +12,9 @@ import pytest
 pytest.importorskip("sklearn")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
-import coretorch as ct  # noqa: E402
-import train_digits  # noqa: E402
+import train_digits
+
+import coretorch as ct
 
 
 def test_train_digits_compiled_matches_eager(tmp_path, monkeypatch):
@@ -29,5 +30,6 @@ def test_train_digits_compiled_matches_eager(tmp_path, monkeypatch):
     for k, v in runs[False][1].items():
         assert ct.equal(v, runs[True][1][k]), k
     compile_msgs = [m for m in runs[True][2] if "coretorch.compile" in m]
-    assert compile_msgs == ["coretorch.compile: recording a new variant of step: argument 0: "
-                            "shape (32, 1, 8, 8) -> (29, 1, 8, 8)"]
+    expected = ("coretorch.compile: recording a new variant of step: argument 0: "
+                "shape (32, 1, 8, 8) -> (29, 1, 8, 8)")
+    assert compile_msgs == [expected]

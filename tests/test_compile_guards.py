@@ -6,11 +6,11 @@ import re
 import warnings
 
 import pytest
+from compile_cases import mlp
 
 import coretorch as ct
-import coretorch.nn as nn
+from coretorch import nn
 from coretorch.compile import CompileWarning
-from compile_cases import mlp
 
 
 def _calls(fn, *args, n=3):
@@ -160,7 +160,7 @@ def test_rerecord_limit_runs_eagerly():
 
 @pytest.mark.parametrize("why,make", [
     ("requires grad", lambda: (ct.ones(2, requires_grad=True), ct.ones(2))),
-    ("shares memory", lambda: (lambda t: (t, t))(ct.ones(2))),
+    ("shares memory", lambda: (ct.ones(2),) * 2),
 ])
 def test_inputs_that_cannot_be_copied_run_eagerly(why, make):
     f = ct.compile(lambda a, b: a * b)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, Callable, overload
+from collections.abc import Callable
+from typing import Any, overload
 
 from .compiled import CompiledFunction, CompileWarning
 from .explain import Explanation, explain
@@ -24,8 +25,17 @@ from .ir import Program, Step
 from .passes import register_pass
 from .recorder import GraphBreak
 
-__all__ = ["compile", "explain", "CompiledFunction", "CompileWarning", "GraphBreak",
-           "Explanation", "Program", "Step", "register_pass"]
+__all__ = [
+    "CompileWarning",
+    "CompiledFunction",
+    "Explanation",
+    "GraphBreak",
+    "Program",
+    "Step",
+    "compile",
+    "explain",
+    "register_pass",
+]
 
 
 @overload
@@ -39,7 +49,7 @@ def compile(fn: None = None, *, fullgraph: bool = False, fuse: bool = True,
 
 
 def compile(fn: Callable | None = None, *, fullgraph: bool = False, fuse: bool = True,
-            cache_size_limit: int = 8) -> Any:  # noqa: A001 - torch.compile's name
+            cache_size_limit: int = 8) -> Any:
     """Compile `fn` (a function, bound method or module): ``coretorch.compile(fn)``, or as a
     decorator, ``@coretorch.compile`` / ``@coretorch.compile(fullgraph=True)``.
 

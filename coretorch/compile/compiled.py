@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import record_function as _rf
 from ..autograd.grad_mode import no_grad
@@ -23,7 +24,7 @@ from .passes import run_passes
 from .recorder import Capture
 from .replay import Replayer, fresh_copy
 
-__all__ = ["CompiledFunction", "CompileWarning"]
+__all__ = ["CompileWarning", "CompiledFunction"]
 
 
 class CompileWarning(UserWarning):
@@ -37,8 +38,17 @@ def _warn(msg: str) -> None:
 class _Variant:
     """The captured state of one input signature."""
 
-    __slots__ = ("key", "calls", "replayer", "guard", "template", "eager_reason", "records",
-                 "last_capture", "out_kinds")
+    __slots__ = (
+        "calls",
+        "eager_reason",
+        "guard",
+        "key",
+        "last_capture",
+        "out_kinds",
+        "records",
+        "replayer",
+        "template",
+    )
 
     def __init__(self, key: tuple):
         self.key = key

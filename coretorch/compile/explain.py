@@ -7,7 +7,8 @@ guards a replay checks and the graph breaks, with their reason and the user's li
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .compiled import CompiledFunction, CompileWarning, _Variant
 
@@ -28,8 +29,9 @@ class Explanation:
         return len(self.breaks)
 
     def __str__(self) -> str:
-        lines = [f"coretorch.compile.explain({self.name}): {len(self.kernels)} kernels captured, "
-                 f"{len(self.breaks)} graph breaks"]
+        head = (f"coretorch.compile.explain({self.name}): {len(self.kernels)} kernels captured, "
+                f"{len(self.breaks)} graph breaks")
+        lines = [head]
         if self.breaks:
             lines.append("graph breaks:")
             lines += [f"  {b}" for b in self.breaks]

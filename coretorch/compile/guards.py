@@ -23,7 +23,7 @@ from typing import Any
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor.tensor import Tensor
 
-__all__ = ["signature", "describe_mismatch", "discover", "StateGuard", "flatten"]
+__all__ = ["StateGuard", "describe_mismatch", "discover", "flatten", "signature"]
 
 _PLAIN = (int, float, bool, str, type(None))
 
@@ -52,7 +52,7 @@ class _Leaf:
 
 
 class _Node:
-    __slots__ = ("kind", "items", "named")
+    __slots__ = ("items", "kind", "named")
 
     def __init__(self, kind: type, items: list, named: bool = False):
         self.kind, self.items, self.named = kind, items, named

@@ -9,7 +9,8 @@ kernels the optimizer runs (SGD's momentum buffer), so the guard still checks th
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..ops.declare import REGISTRY
 from .ir import Program

@@ -18,11 +18,11 @@ any callable with any arguments, as long as `reads`/`writes` say which tensors i
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..tensor.tensor import Tensor
 
-__all__ = ["Step", "Program"]
+__all__ = ["Program", "Step"]
 
 
 def _tensors(x) -> list[Tensor]:
@@ -45,7 +45,7 @@ class Step:
     written: the tensors the call writes (computed at capture from the convention and schema).
     """
 
-    __slots__ = ("fn", "args", "op", "out_first", "site", "written")
+    __slots__ = ("args", "fn", "op", "out_first", "site", "written")
 
     def __init__(self, fn: Callable, args: tuple, op: str, out_first: bool, site: str,
                  written: tuple[Tensor, ...]):
@@ -82,7 +82,7 @@ class Program:
         to its version counter, as the eager step's in-place writes did.
     """
 
-    __slots__ = ("steps", "inputs", "outputs", "externals", "version_bumps", "notes")
+    __slots__ = ("externals", "inputs", "notes", "outputs", "steps", "version_bumps")
 
     def __init__(self, steps: list[Step], inputs: list[Tensor], outputs: list[Tensor],
                  externals: list[Tensor], version_bumps: list[tuple[Tensor, int]]):

@@ -7,7 +7,7 @@ did to ``program.notes`` (`explain` prints them).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .ir import Program
 

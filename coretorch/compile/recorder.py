@@ -17,14 +17,14 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+from collections.abc import Callable
 from threading import get_ident
-from typing import Any, Callable
+from typing import Any
 
 from .. import record_function as _rf
 from ..device import device_types
 from ..dispatch.operator import get_operator
 from ..frames import is_internal
-from ..tensor.tensor import Tensor
 from .ir import Step, _tensors
 
 __all__ = ["Capture", "GraphBreak", "user_site"]

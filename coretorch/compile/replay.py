@@ -8,8 +8,8 @@ child region per step.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter_ns as _now
-from typing import Callable
 
 from .. import record_function as _rf
 from ..backend_kit.registry import quiet_fp
