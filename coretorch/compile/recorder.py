@@ -25,6 +25,7 @@ from .. import record_function as _rf
 from ..device import device_types
 from ..dispatch.operator import get_operator
 from ..frames import is_internal
+from ..tensor.tensor import Tensor
 from .ir import Step, _tensors
 
 __all__ = ["Capture", "GraphBreak", "user_site"]
