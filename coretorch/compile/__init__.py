@@ -1,0 +1,1 @@
+"""Capture and replay of training steps, and the elementwise fusion replay uses (`fusion`)."""
