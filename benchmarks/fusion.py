@@ -4,7 +4,9 @@
 
     .venv/bin/python benchmarks/fusion.py [--repeat R] [--links N]
 
-The chain cycles ``t * 0.97``, ``t + y``, ``tanh(t)``, ``t - 0.01``, ``maximum(t, y)``.
+The "mixed" chain cycles ``t * 0.97``, ``t + y``, ``tanh(t)``, ``t - 0.01``, ``maximum(t, y)``
+(at 1M floats its 20 tanh per element bound the fused loop); the "arithmetic" one leaves tanh
+out (memory-bound: eager reads and writes 100 temporaries).
 "fused" calls the kernel with its tensors (``kernel(outs, ins)``, views and strides prepared on
 each call); "fused bound" replays a call prepared once (`FusedKernel.bind`), as a captured step
 does. The first call's compile time (or disk-cache load) is printed too.
@@ -19,14 +21,15 @@ from _timing import alternating_medians
 import coretorch as ct
 from coretorch.compile.fusion import ChainBuilder, compile_chain
 
-_CYCLE = ("mul", "add", "tanh", "sub", "maximum")
+CYCLES = {"mixed": ("mul", "add", "tanh", "sub", "maximum"),
+          "arithmetic": ("mul", "add", "sub", "maximum")}
 
 
-def eager_chain(lib, x, y, links: int):
+def eager_chain(lib, x, y, links: int, cycle: tuple):
     """The chain run op by op with `lib` (coretorch or torch: the same API)."""
     t = x
     for i in range(links):
-        op = _CYCLE[i % len(_CYCLE)]
+        op = cycle[i % len(cycle)]
         if op == "mul":
             t = t * 0.97
         elif op == "add":
@@ -40,13 +43,13 @@ def eager_chain(lib, x, y, links: int):
     return t
 
 
-def fused_chain(n: int, links: int):
+def fused_chain(n: int, links: int, cycle: tuple):
     """The chain as one fused kernel over `n` float32 elements."""
     b = ChainBuilder()
     x, y = b.input((n,), ct.float32), b.input((n,), ct.float32)
     t = x
     for i in range(links):
-        op = _CYCLE[i % len(_CYCLE)]
+        op = cycle[i % len(cycle)]
         args = {"mul": (t, 0.97), "add": (t, y), "tanh": (t,), "sub": (t, 0.01),
                 "maximum": (t, y)}[op]
         t = b.call(op, *args)
@@ -55,20 +58,21 @@ def fused_chain(n: int, links: int):
     return kernel, start
 
 
-def run_case(n: int, links: int, repeat: int) -> None:
+def run_case(n: int, links: int, repeat: int, cycle_name: str) -> None:
+    cycle = CYCLES[cycle_name]
     g = ct.Generator().manual_seed(0)
     x, y = ct.randn(n, generator=g), ct.randn(n, generator=g)
-    kernel, start = fused_chain(n, links)
+    kernel, start = fused_chain(n, links, cycle)
     out = ct.empty(n)
     kernel([out], [x, y])
     first = time.perf_counter() - start
     bound = kernel.bind([out], [x, y])
-    expected = eager_chain(ct, x, y, links)
+    expected = eager_chain(ct, x, y, links, cycle)
     err = (out - expected).abs().max().item()
-    t_eager, t_fused = alternating_medians(lambda: eager_chain(ct, x, y, links),
+    t_eager, t_fused = alternating_medians(lambda: eager_chain(ct, x, y, links, cycle),
                                            lambda: kernel([out], [x, y]), repeat)
-    _, t_bound = alternating_medians(lambda: eager_chain(ct, x, y, links), bound, repeat)
-    print(f"{links}-link chain on {n} float32: first fused call {first * 1e3:.0f} ms "
+    _, t_bound = alternating_medians(lambda: eager_chain(ct, x, y, links, cycle), bound, repeat)
+    print(f"{links}-link {cycle_name} chain on {n} float32: first fused call {first * 1e3:.0f} ms "
           f"(compile or disk-cache load); max |fused - eager| = {err:.2g}")
     print(f"  coretorch eager {t_eager * 1e6:10.1f} us")
     print(f"  fused           {t_fused * 1e6:10.1f} us  ({t_eager / t_fused:.1f}x faster)")
@@ -78,7 +82,7 @@ def run_case(n: int, links: int, repeat: int) -> None:
     except ImportError:
         return
     tx, ty = torch.from_numpy(x.numpy().copy()), torch.from_numpy(y.numpy().copy())
-    t_torch, t_bound2 = alternating_medians(lambda: eager_chain(torch, tx, ty, links), bound,
+    t_torch, t_bound2 = alternating_medians(lambda: eager_chain(torch, tx, ty, links, cycle), bound,
                                             repeat)
     print(f"  PyTorch eager   {t_torch * 1e6:10.1f} us  (fused bound = "
           f"{t_bound2 / t_torch:.3f}x PyTorch eager)")
@@ -90,8 +94,9 @@ def main() -> None:
     p.add_argument("--links", type=int, default=100)
     a = p.parse_args()
     print("timings on a shared machine are noisy: ratios come from interleaved runs")
-    run_case(4, a.links, a.repeat)
-    run_case(1 << 20, a.links, max(3, a.repeat // 10))
+    run_case(4, a.links, a.repeat, "mixed")
+    for cycle in CYCLES:
+        run_case(1 << 20, a.links, max(3, a.repeat // 10), cycle)
 
 
 if __name__ == "__main__":
