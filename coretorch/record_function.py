@@ -38,6 +38,12 @@ _new = object.__new__
 
 class _State:
     active = False  # any callback registered anywhere: the dispatcher's one flag check
+    # the capture in progress (`coretorch.compile`): while set, every backend kernel call runs
+    # through ``capture.run(kernel, args, out_first)`` and every call it cannot replay is
+    # reported to ``capture.unreplayable(op, why)``; only ever set while `active` is on
+    capture: Any = None
+    # observers that must see every op run (the anomaly detector): compiled functions run eagerly
+    force_eager = 0
 
 
 state = _State()

@@ -3,6 +3,7 @@
     python examples/train_digits.py                 # train, print test accuracy, save checkpoint
     python examples/train_digits.py --resume        # continue from the checkpoint
     python examples/train_digits.py --epochs 20 --batch-size 64 --lr 5e-3 --seed 1
+    python examples/train_digits.py --compile       # the step captured once, then replayed
 
 The script is PyTorch code with ``torch`` replaced by ``coretorch``: Dataset/DataLoader, an
 nn.Sequential CNN, AdamW, a OneCycle schedule, and a checkpoint holding model + optimizer +
@@ -34,6 +35,19 @@ def build_model(nn=nn) -> "nn.Sequential":
         nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(32 * 2 * 2, 64), nn.ReLU(), nn.Dropout(0.1), nn.Linear(64, 10))
+
+
+def make_step(model, opt, loss_fn=F.cross_entropy):
+    """One training step on a batch: zero the gradients, forward, loss, backward, update.
+    Returns the loss (a tensor: reading it with ``float()`` is left to the caller, so that the
+    step can be compiled whole)."""
+    def step(xb, yb):
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
 
 
 def load_data(seed: int, device: str):
@@ -74,6 +88,8 @@ def main(argv: list[str] | None = None) -> float:
     p.add_argument("--checkpoint", default="digits_checkpoint.safetensors",
                    help="checkpoint path (default: ./digits_checkpoint.safetensors)")
     p.add_argument("--resume", action="store_true", help="continue from --checkpoint")
+    p.add_argument("--compile", action="store_true",
+                   help="run the training step through coretorch.compile (same results)")
     args = p.parse_args(argv)
     console = Console()
 
@@ -91,6 +107,9 @@ def main(argv: list[str] | None = None) -> float:
                                                 steps_per_epoch=len(train_dl))
 
     sched = one_cycle(args.epochs)
+    step = make_step(model, opt)
+    if args.compile:
+        step = ct.compile(step)  # the scheduler's lr and betas are read at each replay
     start_epoch = 0
     if args.resume:
         if not os.path.exists(args.checkpoint):
@@ -124,10 +143,7 @@ def main(argv: list[str] | None = None) -> float:
                                      f"{args.epochs}", loss=float("nan"), acc="…")
             running, seen = 0.0, 0
             for xb, yb in train_dl:
-                opt.zero_grad()
-                loss = F.cross_entropy(model(xb), yb)
-                loss.backward()
-                opt.step()
+                loss = step(xb, yb)
                 sched.step()
                 running += float(loss) * len(yb)
                 seen += len(yb)

@@ -48,6 +48,9 @@ def quiet_fp(name: str, fn: Callable,
                 return fn(*args, **kwargs)
             finally:
                 reset(tok)
+        # a caller that sets the error state once around many kernel calls (a compiled replay)
+        # may call `fn` directly
+        run.quiet_fp_inner = fn
     else:
         def run(*args, **kwargs):
             tok = setvar(ignore)

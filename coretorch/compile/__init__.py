@@ -1,1 +1,85 @@
-"""Capture and replay of training steps, and the elementwise fusion replay uses (`fusion`)."""
+"""`coretorch.compile`: capture a step once, replay its kernels without Python dispatch.
+
+    @coretorch.compile
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+The first call runs eagerly, the second records every backend kernel the step calls (forward,
+backward, optimizer update), later calls replay that list when the guards hold. See
+docs/compile.md for guards, graph breaks and what a replay does.
+"""
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, overload
+
+from .compiled import CompiledFunction, CompileWarning
+from .explain import Explanation, explain
+from .ir import Program, Step
+from .passes import register_pass
+from .recorder import GraphBreak
+
+__all__ = [
+    "CompileWarning",
+    "CompiledFunction",
+    "Explanation",
+    "GraphBreak",
+    "Program",
+    "Step",
+    "compile",
+    "explain",
+    "register_pass",
+]
+
+
+@overload
+def compile(fn: Callable, *, fullgraph: bool = False, fuse: bool = True,
+            cache_size_limit: int = 8) -> CompiledFunction: ...
+
+
+@overload
+def compile(fn: None = None, *, fullgraph: bool = False, fuse: bool = True,
+            cache_size_limit: int = 8) -> Callable[[Callable], CompiledFunction]: ...
+
+
+def compile(fn: Callable | None = None, *, fullgraph: bool = False, fuse: bool = True,
+            cache_size_limit: int = 8) -> Any:
+    """Compile `fn` (a function, bound method or module): ``coretorch.compile(fn)``, or as a
+    decorator, ``@coretorch.compile`` / ``@coretorch.compile(fullgraph=True)``.
+
+    Args:
+        fn: the step to compile; it should run the whole step (forward, ``loss.backward()``,
+            ``optimizer.step()``) and return what the caller keeps (the loss).
+        fullgraph: raise `GraphBreak` (naming the op and the line) at the first thing that
+            cannot be captured, instead of running that step eagerly with a warning.
+        fuse: let the fusion pass rewrite chains of elementwise kernels (when one is present).
+        cache_size_limit: the most variants (input signatures) and re-records per variant
+            kept before the function runs eagerly.
+
+    Returns:
+        A `CompiledFunction`, called as `fn` is.
+    """
+    def wrap(f: Callable) -> CompiledFunction:
+        return CompiledFunction(f, fullgraph=fullgraph, fuse=fuse,
+                                cache_size_limit=cache_size_limit)
+    if fn is None:
+        return wrap
+    return wrap(fn)
+
+
+class _CallableModule(types.ModuleType):
+    """``coretorch.compile`` is this package, and calling it calls `compile` (so both
+    ``coretorch.compile(fn)`` and ``coretorch.compile.explain(fn, *args)`` work, and submodules
+    import normally)."""
+
+    def __call__(self, fn: Callable | None = None, **options: Any) -> Any:
+        return compile(fn, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -10,6 +10,7 @@ import difflib
 import inspect
 from typing import Callable
 
+from ..record_function import state as _rf_state
 from .entry import make_binder, make_entry
 from .keys import BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet
 from .schema import FunctionSchema, parse_schema
@@ -236,6 +237,9 @@ def _meta_checked(meta: Callable, fn: Callable) -> Callable:
     validator: kernels never check their arguments."""
     def kernel(*args):
         meta(*args)
+        cap = _rf_state.capture
+        if cap is not None:  # coretorch.compile records it: it writes its `!` list arguments
+            return cap.run(fn, args, False)
         return fn(*args)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     kernel.__wrapped__ = fn
@@ -245,6 +249,10 @@ def _meta_checked(meta: Callable, fn: Callable) -> Callable:
 def _returns_checked(op: Operator, fn: Callable) -> Callable:
     """A backend kernel of an op that is not structured must return its result."""
     def kernel(*args, **kwargs):
+        cap = _rf_state.capture
+        if cap is not None:  # its result is made by the kernel: a replay has nowhere to put it
+            cap.unreplayable(op.name, "its kernel allocates its own result (an output size "
+                                      "that depends on the data)")
         r = fn(*args, **kwargs)
         if r is None:
             raise RuntimeError(f"{op.name}(): the kernel {getattr(fn, '__qualname__', fn)!r} "

@@ -185,6 +185,8 @@ def cpu_fallback(op, keyset, args: tuple, kwargs: dict):
                       f"(arguments are copied to cpu and back); register a native kernel to "
                       f"avoid the copies", CPUFallbackWarning, stacklevel=user_stacklevel())
     if _rf.state.active:
+        if _rf.state.capture is not None:
+            _rf.state.capture.unreplayable(op.name, "it runs through the CPU fallback")
         rf = _rf.RecordFunction(f"{name} (cpu fallback)", _rf.RecordScope.FALLBACK, args, kwargs)
         if rf._cbs:
             with rf:

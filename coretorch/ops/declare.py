@@ -445,7 +445,11 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
 
 def _timed(kernel: Callable, *args):
     """Run a backend kernel while an observer records: its time goes to the op's
-    `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead)."""
+    `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead). A
+    capture in progress (`coretorch.compile`) records the call: ``args[0]`` is what it writes."""
+    cap = _rf_state.capture
+    if cap is not None:
+        return cap.run(kernel, args, True)
     t = _now()
     try:
         return kernel(*args)

@@ -230,9 +230,12 @@ class detect_anomaly:
         self._modules.start()
         self._handles = [_rf.add_global_callback(self._fwd_start, self._fwd_end, scopes=(F,)),
                          _rf.add_global_callback(self._bwd_start, self._bwd_end, scopes=(B,))]
+        _rf.state.force_eager += 1  # compiled functions run eagerly, so every op is checked
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._handles:
+            _rf.state.force_eager -= 1
         for h in self._handles:
             _rf.remove_callback(h)
         self._handles = []

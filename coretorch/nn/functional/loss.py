@@ -128,10 +128,12 @@ def _check_index_target(name: str, input: Tensor, target: Tensor, class_dim: int
 
 def _contains(t: Tensor, value: int) -> bool:
     """Whether `value` occurs in the integer tensor `t` (True on shape-only devices such as meta,
-    which cannot be asked: the masked form that True selects has the same shapes)."""
+    which cannot be asked: the masked form that True selects has the same shapes; True too while
+    `coretorch.compile` captures: the masked form is right for every target)."""
     from ...device import get_device_type
+    from ...record_function import state
     dt = get_device_type(t.device)
-    if not dt.has_data:
+    if not dt.has_data or state.capture is not None:
         return True
     # one host read instead of two dispatched ops: targets are small and sync anyway
     return bool((dt.read_numpy(t) == value).any())
