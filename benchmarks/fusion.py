@@ -9,7 +9,9 @@ The "mixed" chain cycles ``t * 0.97``, ``t + y``, ``tanh(t)``, ``t - 0.01``, ``m
 out (memory-bound: eager reads and writes 100 temporaries).
 "fused" calls the kernel with its tensors (``kernel(outs, ins)``, views and strides prepared on
 each call); "fused bound" replays a call prepared once (`FusedKernel.bind`), as a captured step
-does. The first call's compile time (or disk-cache load) is printed too.
+does. The first call's compile time (or disk-cache load) is printed too. Last, compiled
+training steps (benchmarks/compile.py's MLP and chain cases) with ``fuse=False`` and
+``fuse=True``.
 """
 from __future__ import annotations
 
@@ -88,6 +90,30 @@ def run_case(n: int, links: int, repeat: int, cycle_name: str) -> None:
           f"{t_bound2 / t_torch:.3f}x PyTorch eager)")
 
 
+def compiled_rows(repeat: int) -> None:
+    """Compiled training steps (benchmarks/compile.py's cases) with and without the fusion
+    pass, beside PyTorch eager: the replay's per-kernel cost is what fusion removes."""
+    import compile as cases  # benchmarks/compile.py
+    for name, make in (("MLP 32-64-10 step, batch 32", cases.mlp),
+                       ("100-link chain on 4 floats, fwd+bwd", cases.chain)):
+        fns, labels = [], []
+        for fuse in (False, True):
+            step, args = make(ct)
+            compiled = ct.compile(step, fuse=fuse)
+            fns.append(lambda c=compiled, a=args: c(*a))
+            labels.append(f"fuse={fuse}")
+        if cases.torch is not None:
+            tstep, targs = make(cases.torch)
+            fns.append(lambda s=tstep, a=targs: s(*a))
+            labels.append("PyTorch eager")
+        times = cases._interleaved(fns, repeat)
+        ratios = "" if cases.torch is None else \
+            "  (" + ", ".join(f"{lab} {t / times[-1]:.2f}x" for lab, t in
+                              zip(labels[:2], times[:2])) + " PyTorch eager)"
+        print(f"{name}: " + ", ".join(f"{lab} {t * 1e6:.0f} us" for lab, t in
+                                       zip(labels, times)) + ratios)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=30)
@@ -97,6 +123,7 @@ def main() -> None:
     run_case(4, a.links, a.repeat, "mixed")
     for cycle in CYCLES:
         run_case(1 << 20, a.links, max(3, a.repeat // 10), cycle)
+    compiled_rows(a.repeat)
 
 
 if __name__ == "__main__":
