@@ -167,3 +167,44 @@ def test_inputs_that_cannot_be_copied_run_eagerly(why, make):
     r, msgs = _calls(f, *make())
     _only(msgs, why)
     assert r.tolist() == [1.0, 1.0]
+
+
+def test_data_dependent_choice_on_an_input_is_checked_each_call():
+    """cross_entropy picks its fast form when no target is ignore_index: recorded as a value
+    guard on the targets; a call whose targets differ runs eagerly (warned once)."""
+    eager, comp = mlp(), mlp()
+    cstep = ct.compile(comp.step)
+    x, y = eager.batches[0]
+    y_ignored = y.clone()
+    y_ignored[:4] = -100
+    msgs = []
+    for i, target in enumerate([y, y, y, y_ignored, y, y_ignored]):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert eager.step(x, target).item() == cstep(x, target).item(), i
+        msgs += [str(m.message) for m in w]
+    _only(msgs, r"step ran eagerly for a call where whether the targets contain "
+                r"ignore_index=-100 \(argument 1\) is True, recorded with False")
+    v = next(iter(cstep.variants.values()))
+    assert v.records == 1 and len(v.value_guards) == 1
+
+
+def test_targets_made_inside_the_step_take_the_form_right_for_any_data():
+    eager, comp = mlp(), mlp()
+
+    def make(case):
+        def step(x, y):
+            case.opt.zero_grad()
+            t = ct.where(y > 7, -100, y)  # some targets ignored, decided by the data
+            loss = ct.nn.functional.cross_entropy(case.model(x), t)
+            loss.backward()
+            case.opt.step()
+            return loss
+        return step
+    se, sc = make(eager), ct.compile(make(comp))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(6):
+            assert se(*eager.batches[i % 4]).item() == sc(*comp.batches[i % 4]).item()
+    v = next(iter(sc.variants.values()))
+    assert v.replayer is not None and v.value_guards == []

@@ -48,6 +48,8 @@ class _Variant:
         "records",
         "replayer",
         "template",
+        "value_guards",
+        "value_warned",
     )
 
     def __init__(self, key: tuple):
@@ -58,6 +60,8 @@ class _Variant:
         self.template: Any = None
         self.out_kinds: list = []  # per output leaf: ("copy", t) | ("same", obj) | ("input", i)
         self.eager_reason: str | None = None
+        self.value_guards: list = []  # data-dependent choices checked on the inputs (recorder)
+        self.value_warned = False
         self.records = 0
         self.last_capture: Capture | None = None
 
@@ -141,6 +145,7 @@ class CompiledFunction:
         modules, optims, leaves = discover(self.fn, args, kwargs)
         guard = StateGuard(modules, optims, leaves)
         cap = Capture(self.fullgraph)
+        cap.inputs = {id(s._storage): i for i, s in enumerate(slots)}
         v.last_capture = cap
         cap.start()
         try:
@@ -171,7 +176,7 @@ class CompiledFunction:
         guard.watch_grads({id(t._storage) for s in program.steps for t in (*s.reads, *s.written)})
         writebacks = [i for i, s in enumerate(slots) if s._vc[0] != 0]
         v.replayer = Replayer(program, self.name, writebacks)
-        v.guard, v.template = guard, out_template
+        v.guard, v.template, v.value_guards = guard, out_template, cap.value_guards
         v.out_kinds = _out_kinds(outs, slots, allocated)
         return rebuild(out_template, [_materialize(k, user) for k in v.out_kinds])
 
@@ -192,6 +197,13 @@ class CompiledFunction:
     def _replay(self, v: _Variant, args: tuple, kwargs: dict):
         user: list[Tensor] = []
         flatten((args, kwargs), user)
+        for i, predicate, value, what, read in v.value_guards:
+            if predicate(read(user[i])) != value:  # this call takes the other branch: eager
+                if not v.value_warned:
+                    v.value_warned = True
+                    _warn(f"{self.name} ran eagerly for a call where {what} (argument {i}) is "
+                          f"{predicate(read(user[i]))!r}, recorded with {value!r}")
+                return self.fn(*args, **kwargs)
         v.replayer.run(user)
         v.guard.restore()
         return rebuild(v.template, [_materialize(k, user) for k in v.out_kinds])

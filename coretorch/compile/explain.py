@@ -57,6 +57,9 @@ def _guard_lines(v: _Variant) -> list[str]:
         else:
             lines.append(f"argument {i}: {a[-1]!r}")
     lines.append(f"grad mode {'enabled' if v.key[-1] else 'disabled'}")
+    for i, _, value, what, _ in v.value_guards:
+        lines.append(f"argument {i}: {what}: {value!r} (checked on each call; another value "
+                     f"runs that call eagerly)")
     g = v.guard
     if g is not None:
         for _, _, t, _, where in g.slots:

@@ -25,6 +25,7 @@ from .. import record_function as _rf
 from ..device import device_types
 from ..dispatch.operator import get_operator
 from ..frames import is_internal
+from ..tensor.tensor import Tensor
 from .ir import Step, _tensors
 
 __all__ = ["Capture", "GraphBreak", "user_site"]
@@ -111,6 +112,10 @@ class Capture:
         self.thread = get_ident()
         self.allocated: list = []
         self.versions: dict[int, tuple[list, int]] = {}  # id(vc) -> (vc, version first seen)
+        self.inputs: dict[int, int] = {}  # id(storage) of each input buffer -> its index
+        # (input index, predicate on its host array, value seen, what the choice is, host read)
+        self.value_guards: list[tuple[int, Callable, Any, str, Callable]] = []
+        self._host_reads: dict[str, Callable] = {}  # device type -> its unhooked read_numpy
         self._patched: list[tuple[Any, str, Any]] = []
         self._handle: int | None = None
         self.ran_backward = False  # the step ran autograd's backward (its result may have a graph)
@@ -152,6 +157,20 @@ class Capture:
         outer = stack[0].name.split("::")[-1] if stack else op
         self.graph_break(f"{outer}()" if outer == op else f"{outer}() (through {op})", why)
 
+    def value_guard(self, t: Tensor, predicate: Callable[[Any], Any], what: str) -> Any:
+        """A data-dependent choice in library code, ``predicate(host array of t)``: when `t`
+        is an input of the step that no kernel has written yet, the value is computed, kept as
+        a guard (a replay checks it on the new input first) and returned; otherwise None (the
+        caller then takes its form that is right for any data)."""
+        index = self.inputs.get(id(t._storage))
+        if index is None or self.depth or any(id(w._storage) == id(t._storage)
+                                              for s in self.steps for w in s.written):
+            return None
+        read = self._host_reads[t._device.type]
+        value = predicate(read(t))
+        self.value_guards.append((index, predicate, value, what, read))
+        return value
+
     def graph_break(self, what: str, why: str, site: str | None = None) -> None:
         """End the capture: raise with ``fullgraph=True``, else note why (once)."""
         site = site or user_site()
@@ -180,6 +199,8 @@ class Capture:
                               ("write_numpy", "it writes host data into a tensor"),
                               ("wrap_numpy", "it makes a tensor from host data")):
                 fn = getattr(entry, name)
+                if name == "read_numpy" and fn is not None:
+                    self._host_reads[entry.name] = fn
                 if fn is not None:
                     self._patch(entry, name, self._host_access(fn, why))
         # a thread-local observer turns the dispatcher's observed path on (kernels then run

@@ -128,13 +128,19 @@ def _check_index_target(name: str, input: Tensor, target: Tensor, class_dim: int
 
 def _contains(t: Tensor, value: int) -> bool:
     """Whether `value` occurs in the integer tensor `t` (True on shape-only devices such as meta,
-    which cannot be asked: the masked form that True selects has the same shapes; True too while
-    `coretorch.compile` captures: the masked form is right for every target)."""
+    which cannot be asked: the masked form that True selects has the same shapes). While
+    `coretorch.compile` captures, the answer becomes a guard its replays check on the new
+    targets, or, where it cannot (targets computed in the step), True: the masked form is right
+    for every target."""
     from ...device import get_device_type
     from ...record_function import state
     dt = get_device_type(t.device)
-    if not dt.has_data or state.capture is not None:
+    if not dt.has_data:
         return True
+    if state.capture is not None:
+        seen = state.capture.value_guard(t, lambda a: bool((a == value).any()),
+                                         f"whether the targets contain ignore_index={value}")
+        return True if seen is None else seen
     # one host read instead of two dispatched ops: targets are small and sync anyway
     return bool((dt.read_numpy(t) == value).any())
 
