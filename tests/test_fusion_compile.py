@@ -7,9 +7,10 @@ import math
 import warnings
 
 import pytest
-from compile_cases import CASES, mlp
+from compile_cases import CASES, Case, _sgd_step, mlp
 
 import coretorch as ct
+import coretorch.nn.functional as F
 from coretorch.compile.fusion_pass import FusedCall
 
 STEPS = 50
@@ -41,6 +42,27 @@ def test_fused_training_matches_eager(name):
         ct.testing.assert_close(p, q, rtol=1e-10, atol=1e-12)
     fused = [s for s in _program(step).steps if s.op.startswith("fused::")]
     assert fused and all(isinstance(s.fn, FusedCall) for s in fused)
+
+
+@pytest.mark.parametrize("opt_cls,kw,update", [
+    (ct.optim.SGD, {"lr": 0.05, "momentum": 0.9, "foreach": False, "fused": False}, "add+add"),
+    (ct.optim.RMSprop, {"lr": 1e-3, "foreach": False}, "mul+addcmul+sqrt+add+addcdiv"),
+])
+def test_per_parameter_optimizer_updates_fuse_in_place(opt_cls, kw, update):
+    """The single-tensor optimizer paths update parameters and state with in-place elementwise
+    kernels: each parameter's update becomes one fused kernel writing its buffers in place."""
+    def case():
+        c = mlp()
+        opt = opt_cls(c.model.parameters(), **kw)
+        return Case(c.model, opt, c.batches, _sgd_step(c.model, opt, F.cross_entropy))
+    eager_losses, eager_params, _ = _train(case(), None, steps=20)
+    losses, params, step = _train(case(), True, steps=20)
+    for a, b in zip(losses, eager_losses):
+        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0)
+    for p, q in zip(params, eager_params):
+        ct.testing.assert_close(p, q, rtol=1e-10, atol=1e-12)
+    ops = [s.op for s in _program(step).steps]
+    assert ops.count(f"fused::{update}") == len(params)
 
 
 def test_fuse_false_replays_the_recorded_kernels():
