@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numpy as np
@@ -223,3 +224,18 @@ def test_generated_kernels_are_cached_on_disk_across_processes(tmp_path):
     assert runs[0][0] == runs[1][0] and runs[0][0].startswith(str(tmp_path))
     assert runs[0][1] == "0", "the first process found a cached kernel in an empty cache"
     assert runs[1][1] == "1", "the second process compiled the kernel again"
+
+
+def test_an_unwritable_cache_directory_falls_back_to_the_temp_dir(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("CORETORCH_FUSION_CACHE", str(blocked / "sub"))
+    b = ChainBuilder()
+    x = b.input((3,), ct.float64)
+    # a chain no other test compiles, so the module is written now
+    kernel = compile_chain(b.chain([b.call("atan2", b.call("mul", x, 1.25), x)]), "cpu")
+    assert kernel.module.__file__.startswith(
+        os.path.join(tempfile.gettempdir(), f"coretorch-fused-{os.getuid()}"))
+    out = ct.empty(3, dtype=ct.float64)
+    kernel([out], [ct.ones(3, dtype=ct.float64)])
+    assert_close(out, ct.full((3,), 0.8960553845713439, dtype=ct.float64))

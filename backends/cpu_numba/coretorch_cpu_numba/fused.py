@@ -156,14 +156,7 @@ def cache_dir() -> Path:
 _MODULES: dict = {}
 
 
-def _load(source: str):
-    """Import `source` from a file named by its hash (written once, atomically: numba's disk
-    cache is keyed on the file, which must never change)."""
-    name = "coretorch_fused_" + hashlib.sha256(source.encode()).hexdigest()[:24]
-    mod = _MODULES.get(name)
-    if mod is not None:
-        return mod
-    d = cache_dir()
+def _write_once(d: Path, name: str, source: str) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"{name}.py"
     if not path.exists():
@@ -171,6 +164,21 @@ def _load(source: str):
         with os.fdopen(fd, "w") as f:
             f.write(source)
         os.replace(tmp, path)
+    return path
+
+
+def _load(source: str):
+    """Import `source` from a file named by its hash (written once, atomically: numba's disk
+    cache is keyed on the file, which must never change)."""
+    name = "coretorch_fused_" + hashlib.sha256(source.encode()).hexdigest()[:24]
+    mod = _MODULES.get(name)
+    if mod is not None:
+        return mod
+    try:
+        path = _write_once(cache_dir(), name, source)
+    except OSError:   # an unwritable cache directory: this user's one under the temp dir
+        path = _write_once(Path(tempfile.gettempdir()) / f"coretorch-fused-{os.getuid()}",
+                           name, source)
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
