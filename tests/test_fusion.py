@@ -155,6 +155,16 @@ def test_fused_kernel_reads_a_partly_overlapping_input_before_writing():
     assert base.tolist() == [0.0] + [float(i + 1) for i in range(9)]
 
 
+def test_bound_call_rereads_a_partly_overlapping_input_each_time():
+    base = ct.zeros(6, dtype=ct.float64)
+    b = ChainBuilder()
+    v = b.call("add", b.input((5,), ct.float64), 1.0)
+    run = compile_chain(b.chain([v]), "cpu").bind([base[1:]], [base[:-1]])
+    run()
+    run()   # reads what the first call wrote, as two eager calls would
+    assert base.tolist() == [0.0, 1.0, 2.0, 2.0, 2.0, 2.0]
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 def test_fused_kernel_above_the_parallel_threshold(transposed):
     from coretorch_cpu_numba.elementwise import PARALLEL_MIN

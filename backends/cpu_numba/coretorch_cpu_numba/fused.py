@@ -24,6 +24,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from coretorch.tensor.impl import TensorImpl
 
 from .elementwise import PARALLEL_MIN, as_numpy
@@ -231,13 +233,12 @@ class FusedKernel:
         if flat is not None:
             fn = self.module.flat_par if par else self.module.flat
             views, out_views = flat
-            args = (*views, *self.params, *out_views)
-        else:
-            lay = operand_layouts(outs, [ins[k] for k in self.used], shape)
-            nrows = lay.nrows
-            fn = self.module.rows_par if par and nrows > 1 else self.module.rows
-            args = (nrows, lay.shape, *lay.inputs, *self.params, *lay.outputs)
-        return _Call(fn, args, self.program)
+            return _Call(fn, (*views, *self.params, *out_views), self.program, ())
+        lay = operand_layouts(outs, [ins[k] for k in self.used], shape)
+        nrows = lay.nrows
+        fn = self.module.rows_par if par and nrows > 1 else self.module.rows
+        args = (nrows, lay.shape, *lay.inputs, *self.params, *lay.outputs)
+        return _Call(fn, args, self.program, lay.refresh)
 
     def __call__(self, outs, ins) -> None:
         self.bind(outs, ins)()
@@ -248,12 +249,14 @@ def _nothing() -> None:
 
 
 class _Call:
-    __slots__ = ("args", "fn", "program")
+    __slots__ = ("args", "fn", "program", "refresh")
 
-    def __init__(self, fn, args, program):
-        self.fn, self.args, self.program = fn, args, program
+    def __init__(self, fn, args, program, refresh: tuple):
+        self.fn, self.args, self.program, self.refresh = fn, args, program, refresh
 
     def __call__(self) -> None:
+        for copy, src in self.refresh:
+            np.copyto(copy, src)
         try:
             self.fn(*self.args)
         except Exception as e:

@@ -14,13 +14,15 @@ __all__ = ["Layouts", "operand_layouts"]
 
 
 class Layouts(NamedTuple):
-    """`shape` (int64 array, at least 1-D), the number of rows (all but the last dimension), and
-    the flat ``(buffer, strides, offset)`` triples of the inputs and of the outputs."""
+    """`shape` (int64 array, at least 1-D), the number of rows (all but the last dimension), the
+    flat ``(buffer, strides, offset)`` triples of the inputs and of the outputs, and the
+    ``(copy, source view)`` pairs to refresh before every call (inputs that overlap an output)."""
 
     shape: np.ndarray
     nrows: int
     inputs: tuple
     outputs: tuple
+    refresh: tuple
 
 
 def _buffer(t) -> np.ndarray:
@@ -65,16 +67,19 @@ def _coalesce(shape: tuple, strides: list) -> tuple:
 
 def operand_layouts(outs, ins, shape: tuple) -> Layouts:
     """The strided-loop operands of `outs` and `ins` over `shape`. An input sharing memory with
-    an output other than element for element is copied first (the loop would read what it
-    already wrote)."""
+    an output other than element for element is read through a copy (the loop would read what
+    it already wrote), refreshed before each call."""
     entries = []   # (buffer, strides, offset)
+    refresh = []
     for t in ins:
         st = _broadcast_strides(t, shape)
         clash = any(t._storage is o._storage and (t._offset != o._offset
                                                   or st != _broadcast_strides(o, shape))
                     for o in outs)
-        if clash:
-            copy = np.ascontiguousarray(np.broadcast_to(as_numpy(t), shape))
+        if clash:  # read through a copy, taken anew before each call
+            src = np.broadcast_to(as_numpy(t), shape)
+            copy = np.empty(shape, t._dtype.numpy)
+            refresh.append((copy, src))
             entries.append((copy.reshape(-1), _contiguous(shape), 0))
         else:
             entries.append((_buffer(t), st, t._offset))
@@ -88,4 +93,5 @@ def operand_layouts(outs, ins, shape: tuple) -> Layouts:
     for n in dims[:-1]:
         nrows *= n
     k = 3 * len(ins)
-    return Layouts(np.array(dims, np.int64), nrows, tuple(flat[:k]), tuple(flat[k:]))
+    return Layouts(np.array(dims, np.int64), nrows, tuple(flat[:k]), tuple(flat[k:]),
+                   tuple(refresh))
