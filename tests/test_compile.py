@@ -148,3 +148,17 @@ def test_method_decorator_and_nested_compiled_functions():
             assert trainer.step(*trainer.case.batches[i % 4]).item() == \
                 ref.step(*ref.batches[i % 4]).item()
     assert all(v.replayer is None for v in inner.variants.values())  # inline in the outer
+
+
+def test_pytorch_compile_arguments():
+    def f(x):
+        return x + 1
+    assert ct.compile(f, disable=True) is f
+    assert ct.compile(f, mode="reduce-overhead", dynamic=True).fuse is True
+    assert ct.compile(f, backend="eager").fuse is False
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        ct.compile(f, mode="fast")
+    with pytest.raises(NotImplementedError, match="backend='cudagraphs' is not supported"):
+        ct.compile(f, backend="cudagraphs")
+    with pytest.raises(NotImplementedError, match="options are not supported"):
+        ct.compile(f, options={"triton.cudagraphs": True})

@@ -39,18 +39,26 @@ __all__ = [
 ]
 
 
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
 @overload
-def compile(fn: Callable, *, fullgraph: bool = False, fuse: bool = True,
+def compile(fn: Callable, *, fullgraph: bool = False, dynamic: bool | None = None,
+            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
+            disable: bool = False, fuse: bool = True,
             cache_size_limit: int = 8) -> CompiledFunction: ...
 
 
 @overload
-def compile(fn: None = None, *, fullgraph: bool = False, fuse: bool = True,
+def compile(fn: None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
+            disable: bool = False, fuse: bool = True,
             cache_size_limit: int = 8) -> Callable[[Callable], CompiledFunction]: ...
 
 
-def compile(fn: Callable | None = None, *, fullgraph: bool = False, fuse: bool = True,
-            cache_size_limit: int = 8) -> Any:
+def compile(fn: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
+            disable: bool = False, fuse: bool = True, cache_size_limit: int = 8) -> Any:
     """Compile `fn` (a function, bound method or module): ``coretorch.compile(fn)``, or as a
     decorator, ``@coretorch.compile`` / ``@coretorch.compile(fullgraph=True)``.
 
@@ -59,15 +67,34 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, fuse: bool =
             ``optimizer.step()``) and return what the caller keeps (the loss).
         fullgraph: raise `GraphBreak` (naming the op and the line) at the first thing that
             cannot be captured, instead of running that step eagerly with a warning.
+        dynamic: accepted for PyTorch code; every input shape is recorded as its own variant.
+        backend: ``"inductor"`` (the default: replay, with fusion when `fuse`) or ``"eager"``
+            (replay without fusion); other backends raise NotImplementedError.
+        mode: one of PyTorch's modes, accepted for PyTorch code (a replay is always the
+            reduce-overhead kind).
+        options: PyTorch's backend options; none is supported (a non-empty dict raises).
+        disable: return `fn` itself, uncompiled.
         fuse: let the fusion pass rewrite chains of elementwise kernels (when one is present).
         cache_size_limit: the most variants (input signatures) and re-records per variant
             kept before the function runs eagerly.
 
     Returns:
-        A `CompiledFunction`, called as `fn` is.
+        A `CompiledFunction`, called as `fn` is (or `fn` itself with `disable`).
     """
-    def wrap(f: Callable) -> CompiledFunction:
-        return CompiledFunction(f, fullgraph=fullgraph, fuse=fuse,
+    if mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           f"{', '.join(str(m) for m in _MODES[1:])}")
+    if backend not in ("inductor", "eager"):
+        raise NotImplementedError(f"coretorch.compile(): backend={backend!r} is not supported; "
+                                  f"coretorch replays captured kernels ('inductor', 'eager')")
+    if options:
+        raise NotImplementedError(f"coretorch.compile(): options are not supported (got "
+                                  f"{sorted(options)})")
+
+    def wrap(f: Callable) -> Any:
+        if disable:
+            return f
+        return CompiledFunction(f, fullgraph=fullgraph, fuse=fuse and backend == "inductor",
                                 cache_size_limit=cache_size_limit)
     if fn is None:
         return wrap

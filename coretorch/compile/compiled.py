@@ -145,7 +145,7 @@ class CompiledFunction:
         modules, optims, leaves = discover(self.fn, args, kwargs)
         guard = StateGuard(modules, optims, leaves)
         cap = Capture(self.fullgraph)
-        cap.inputs = {id(s._storage): i for i, s in enumerate(slots)}
+        cap.inputs = {id(s._storage): (i, s) for i, s in enumerate(slots)}
         v.last_capture = cap
         cap.start()
         try:

@@ -112,7 +112,7 @@ class Capture:
         self.thread = get_ident()
         self.allocated: list = []
         self.versions: dict[int, tuple[list, int]] = {}  # id(vc) -> (vc, version first seen)
-        self.inputs: dict[int, int] = {}  # id(storage) of each input buffer -> its index
+        self.inputs: dict[int, tuple[int, Tensor]] = {}  # id(storage) -> (index, input buffer)
         # (input index, predicate on its host array, value seen, what the choice is, host read)
         self.value_guards: list[tuple[int, Callable, Any, str, Callable]] = []
         self._host_reads: dict[str, Callable] = {}  # device type -> its unhooked read_numpy
@@ -162,10 +162,14 @@ class Capture:
         is an input of the step that no kernel has written yet, the value is computed, kept as
         a guard (a replay checks it on the new input first) and returned; otherwise None (the
         caller then takes its form that is right for any data)."""
-        index = self.inputs.get(id(t._storage))
-        if index is None or self.depth or any(id(w._storage) == id(t._storage)
+        found = self.inputs.get(id(t._storage))
+        if found is None or self.depth or any(id(w._storage) == id(t._storage)
                                               for s in self.steps for w in s.written):
             return None
+        index, slot = found
+        if (t._shape, t._stride, t._offset, t._dtype) != \
+                (slot._shape, slot._stride, slot._offset, slot._dtype):
+            return None  # a view of an input: the replay checks whole inputs only
         read = self._host_reads[t._device.type]
         value = predicate(read(t))
         self.value_guards.append((index, predicate, value, what, read))
