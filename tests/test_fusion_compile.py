@@ -95,3 +95,36 @@ def test_explain_lists_the_fused_kernels(capsys):
     assert any("(add+relu)" in n and "loss = loss_fn(model(xb), yb)" in n for n in fused)
     assert any("loss.backward()" in n for n in fused)
     assert "(add+relu)" in capsys.readouterr().out
+
+
+def _compiled_program(fn, *args):
+    step = ct.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            result = step(*args)
+    return result, _program(step)
+
+
+def test_a_run_writes_what_the_caller_keeps_and_drops_the_rest():
+    def fn(x):
+        y = x * 2
+        z = y + 1
+        return z * z, y
+    x = ct.linspace(-1, 1, 12, dtype=ct.float64).reshape(3, 4)
+    (w, y), program = _compiled_program(fn, x)
+    assert [s.op for s in program.steps] == ["fused::mul+add+mul"]
+    assert len(program.steps[0].written) == 2   # y and the result, not z
+    ct.testing.assert_close(w, (x * 2 + 1) ** 2, rtol=0, atol=0)
+    ct.testing.assert_close(y, x * 2, rtol=0, atol=0)
+
+
+def test_reading_a_view_of_a_run_value_ends_the_run():
+    def fn(x):
+        y = x * 2
+        z = y.t() + 1      # same shape, another element order than the run computes in
+        return z * 3
+    x = ct.arange(16, dtype=ct.float64).reshape(4, 4)
+    out, program = _compiled_program(fn, x)
+    assert [s.op for s in program.steps] == ["aten::mul", "fused::add+mul"]
+    ct.testing.assert_close(out, (x * 2).t().add(1).mul(3), rtol=0, atol=0)
