@@ -19,6 +19,7 @@ import types
 from collections.abc import Callable
 from typing import Any, overload
 
+from . import fusion_pass  # noqa: F401  (registers the elementwise fusion pass)
 from .compiled import CompiledFunction, CompileWarning
 from .explain import Explanation, explain
 from .ir import Program, Step

@@ -229,24 +229,27 @@ def pow_int_scalar(a, n, out):
 
 
 @_jit
+def int_pow1(base, e):
+    """base ** e of two integers (int64), with PyTorch's rule for negative e."""
+    if e < 0:
+        if base == 1:
+            return 1
+        if base == -1:
+            return 1 if e % 2 == 0 else -1
+        return 0
+    r = 1
+    while e:
+        if e & 1:
+            r *= base
+        base *= base
+        e >>= 1
+    return r
+
+
+@_jit
 def int_pow(a, b, out):
     for i in range(a.shape[0]):
-        base, e = a[i], b[i]
-        if e < 0:
-            if base == 1:
-                out[i] = 1
-            elif base == -1:
-                out[i] = 1 if e % 2 == 0 else -1
-            else:
-                out[i] = 0
-        else:
-            r = 1
-            while e:
-                if e & 1:
-                    r *= base
-                base *= base
-                e >>= 1
-            out[i] = r
+        out[i] = int_pow1(a[i], b[i])
 
 
 # ---- multi-threaded arithmetic (large contiguous float operands) ------------------------------
