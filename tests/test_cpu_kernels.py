@@ -543,6 +543,9 @@ CONV_CASES = [  # N, C_in, H, W, C_out, kh, kw, stride, padding, dilation, group
     (2, 3, 7, 6, 4, 4, 2, 1, "same", (1, 2), 1),
     (2, 3, 5, 5, 4, 3, 3, 1, "valid", 1, 1),
     (1, 6, 5, 5, 6, 3, 3, 1, 1, 1, 6),  # depthwise
+    # products over one sample too large for one BLAS thread: the batch-wide column layout
+    (2, 16, 18, 18, 32, 3, 3, 1, 1, 1, 1),
+    (3, 8, 40, 40, 32, 3, 3, (2, 1), 1, 1, 2),
 ]
 
 
