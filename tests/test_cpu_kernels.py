@@ -586,6 +586,25 @@ def test_convolution_backward(case):
         assert_same(got, want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("mask", [(False, True, True), (True, False, False), (False, False, True)])
+@pytest.mark.parametrize("case", [CONV_CASES[1], CONV_CASES[-2]])
+def test_convolution_backward_output_mask(case, mask):
+    """Left-out gradients are empty; the others equal the unmasked ones."""
+    n, cin, h, w, cout, kh, kw, stride, padding, dilation, groups = case
+    x = ct_(make((n, cin, h, w), np.float64, seed=1))
+    wt = ct_(make((cout, cin // groups, kh, kw), np.float64, seed=2))
+    params = tuple((v, v) if isinstance(v, int) else v for v in (stride, padding, dilation))
+    out = F.conv2d(th(as_numpy(x)), th(as_numpy(wt)), None, *params, groups)
+    g = ct_(make(tuple(out.shape), np.float64, "transposed", 3))
+    full = ct.convolution_backward(g, x, wt, *params, groups)
+    part = ct.convolution_backward(g, x, wt, *params, groups, mask)
+    for got, want, m in zip(part, full, mask):
+        if m:
+            assert_same(got, as_numpy(want), rtol=0, atol=0)
+        else:
+            assert got.shape == (0,)
+
+
 MAXPOOL_CASES = [  # shape, kernel, stride, padding, dilation, ceil_mode
     ((2, 3, 7, 8), 3, None, 1, 1, False),
     ((2, 3, 7, 8), 3, 2, 1, 1, True),

@@ -283,9 +283,11 @@ def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
 
 
 @kernel("convolution_backward")
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups):
+def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups,
+                         output_mask):
     """(grad_input, grad_weight, grad_bias) of conv2d: GEMMs over the input's columns for
-    grad_weight (grad_bias folded in per sample) and into columns for grad_input, then col2im"""
+    grad_weight (grad_bias folded in per sample) and into columns for grad_input, then col2im;
+    grad_input only where output_mask asks for it (the others are cheap beside it)"""
     gi_t, gw_t, gb_t = out
     x0 = arr(input)
     cdt = acc_float(x0.dtype)
@@ -299,15 +301,21 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
     else:
         go_l = _buffer("go_t", (cout, n, L), cdt)
         np.copyto(go_l, go.reshape(n, cout, L).transpose(1, 0, 2), casting="unsafe")
-    gw, gw_copy = writable_target(gw_t, cdt, (groups, geo.og, geo.kg))
-    gb, gb_copy = writable_target(gb_t, cdt, (cout,))
-    gx, gx_copy = writable_target(gi_t, cdt, x.shape)
+    # a left-out output is empty: computed into scratch, not written
+    gw, gw_copy = (writable_target(gw_t, cdt, (groups, geo.og, geo.kg)) if output_mask[1]
+                   else (_buffer("gw", (groups, geo.og, geo.kg), cdt), False))
+    gb, gb_copy = (writable_target(gb_t, cdt, (cout,)) if output_mask[2]
+                   else (_buffer("gb", (cout,), cdt), False))
+    gx, gx_copy = writable_target(gi_t, cdt, x.shape) if output_mask[0] else (None, False)
     if go.size and x.size:
-        _weight_and_bias_grads(go_l, columns(x, geo), geo, gw, gb)
-        conv_input_grad(go_l, w, geo, gx)
+        if output_mask[1] or output_mask[2]:
+            _weight_and_bias_grads(go_l, columns(x, geo), geo, gw, gb)
+        if gx is not None:
+            conv_input_grad(go_l, w, geo, gx)
     else:
         gw[...] = 0
-        gx[...] = 0
+        if gx is not None:
+            gx[...] = 0
         gb[...] = go_l.reshape(n, cout, L).sum(axis=(0, 2)) if geo.per_sample else \
             go_l.reshape(cout, -1).sum(axis=1)
     for t, a, copy in ((gi_t, gx, gx_copy), (gw_t, gw, gw_copy), (gb_t, gb, gb_copy)):
