@@ -24,6 +24,13 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 # ---- activations ------------------------------------------------------------------------------
 
 @_jit
+def relu(x, out):
+    for i in range(x.shape[0]):
+        v = x[i]
+        out[i] = 0.0 if v < 0.0 else v  # NaN is not < 0: it propagates
+
+
+@_jit
 def sigmoid(x, out):
     for i in range(x.shape[0]):
         out[i] = 1.0 / (1.0 + math.exp(-x[i]))

@@ -164,7 +164,11 @@ def gelu(out, self, approximate):
 
 @kernel("relu")
 def relu(out, self):
-    """out = max(self, 0), NaN propagating"""
+    """out = max(self, 0), NaN propagating (a numba loop for floats: numpy's NaN-propagating
+    maximum takes 3-4x as long on float32)"""
+    if out._dtype.is_floating_point:
+        jit_apply("relu", out, (self,), JIT_FLOAT[out._dtype])
+        return
     x = as_numpy(self)
     np.maximum(x, x.dtype.type(0), out=as_numpy(out), casting="unsafe")
 
