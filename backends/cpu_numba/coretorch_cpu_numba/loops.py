@@ -31,6 +31,12 @@ def relu(x, out):
 
 
 @_jit
+def threshold_backward(g, x, threshold, out):
+    for i in range(x.shape[0]):
+        out[i] = 0.0 if x[i] <= threshold else g[i]  # NaN in x passes g
+
+
+@_jit
 def sigmoid(x, out):
     for i in range(x.shape[0]):
         out[i] = 1.0 / (1.0 + math.exp(-x[i]))
