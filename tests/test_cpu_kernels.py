@@ -546,6 +546,7 @@ CONV_CASES = [  # N, C_in, H, W, C_out, kh, kw, stride, padding, dilation, group
     # products over one sample too large for one BLAS thread: the batch-wide column layout
     (2, 16, 18, 18, 32, 3, 3, 1, 1, 1, 1),
     (3, 8, 40, 40, 32, 3, 3, (2, 1), 1, 1, 2),
+    (2, 16, 48, 48, 8, 3, 3, 1, 1, 1, 1),  # columns over 1 MB a sample: one sample at a time
 ]
 
 
