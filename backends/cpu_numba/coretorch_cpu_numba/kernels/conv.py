@@ -35,6 +35,9 @@ __all__ = ["im2col", "col2im", "columns", "add_columns", "conv_forward", "conv_i
 # BLAS runs its own threads right after, and numba's OpenMP workers spinning on the cores the
 # GEMM needs made forward and LeNet steps 1.3-1.6x slower than the serial loops (2 cores).
 
+# the batch-wide layout's column buffer per chunk of samples (`_Geometry.chunk`)
+_CHUNK_BYTES = 1 << 21
+
 # OpenBLAS computes a GEMM of at most this many multiply-adds (M x N x K) on one thread
 # (SMP_THRESHOLD_MIN x GEMM_MULTITHREAD_THRESHOLD in its interface/gemm.c)
 _ONE_THREAD_GEMM = 65536 * 4
@@ -112,6 +115,19 @@ class _Geometry:
         self.kg = w_shape[1] * int(np.prod(self.k))
         self.L = int(np.prod(out))
         self.per_sample = self.n > 1 and self.og * self.kg * self.L <= _ONE_THREAD_GEMM
+
+    def chunk(self, itemsize: int) -> int:
+        """How many samples the batch-wide layout takes at a time: as many as keep the columns
+        in the cache (about 2 MB; the GEMM then reads what im2col just wrote: 8% faster on
+        64x32x14x14), all of them for the per-sample layout."""
+        if self.per_sample:
+            return self.n
+        return max(1, _CHUNK_BYTES // (self.groups * self.kg * self.L * itemsize))
+
+    def for_samples(self, x_shape: tuple, w_shape: tuple) -> "_Geometry":
+        """The geometry of a chunk of samples (input of shape `x_shape`)."""
+        return _Geometry(x_shape, w_shape, self.groups, self.stride, self.pads, self.dilation,
+                         self.out)
 
     def loop_args(self, cols_shape_rows: int) -> tuple:
         """The layout and geometry ints of im2col/col2im (2-D geometry as depth 1)."""
@@ -198,21 +214,15 @@ def _with_bias_column(w: np.ndarray, b, geo: _Geometry) -> np.ndarray:
     return wb
 
 
-# The batch-wide forward runs over chunks of samples whose columns stay in the cache (about
-# 2 MB): the GEMM reads what im2col just wrote (8% faster on 64x32x14x14, same results)
-_CHUNK_BYTES = 1 << 21
-
-
 def conv_forward(x: np.ndarray, w: np.ndarray, b, geo: _Geometry, y: np.ndarray) -> None:
     """y (N, C_out, *out) = the convolution of x (N, C_in, *in) with w (C_out, C_in/g, *k)
     plus b (or None). All arrays of one float dtype, x and y C-contiguous."""
     n, g, og, kg, L = geo.n, geo.groups, geo.og, geo.kg, geo.L
-    step = max(1, _CHUNK_BYTES // (g * kg * L * x.itemsize))
-    if not geo.per_sample and step < n:
+    step = geo.chunk(x.itemsize)
+    if step < n:
         for s in range(0, n, step):
             xs = x[s:s + step]
-            conv_forward(xs, w, b, _Geometry(xs.shape, w.shape, g, geo.stride, geo.pads,
-                                             geo.dilation, geo.out), y[s:s + step])
+            conv_forward(xs, w, b, geo.for_samples(xs.shape, w.shape), y[s:s + step])
         return
     cols = columns(x, geo)
     if geo.per_sample:
@@ -286,12 +296,28 @@ def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
         write(out, y.reshape(o.shape))
 
 
+def _backward(go: np.ndarray, x: np.ndarray, w: np.ndarray, geo: _Geometry, gw, gb, gx) -> None:
+    """gw and gb (None: not wanted) and gx (None: not wanted) of the convolution of x with w,
+    from the output gradient go (N, C_out, *out); all in the compute dtype but go."""
+    n, cout, L = go.shape[0], go.shape[1], geo.L
+    if geo.per_sample:
+        go_l = np.ascontiguousarray(go, dtype=x.dtype).reshape(n, cout, L)
+    else:
+        go_l = _buffer("go_t", (cout, n, L), x.dtype)
+        np.copyto(go_l, go.reshape(n, cout, L).transpose(1, 0, 2), casting="unsafe")
+    if gw is not None:
+        _weight_and_bias_grads(go_l, columns(x, geo), geo, gw, gb)
+    if gx is not None:
+        conv_input_grad(go_l, w, geo, gx)
+
+
 @kernel("convolution_backward")
 def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups,
                          output_mask):
     """(grad_input, grad_weight, grad_bias) of conv2d: GEMMs over the input's columns for
-    grad_weight (grad_bias folded in per sample) and into columns for grad_input, then col2im;
-    grad_input only where output_mask asks for it (the others are cheap beside it)"""
+    grad_weight (grad_bias folded in per sample) and into columns for grad_input, then col2im,
+    over chunks of samples; grad_input only where output_mask asks for it (the others are cheap
+    beside it)"""
     gi_t, gw_t, gb_t = out
     x0 = arr(input)
     cdt = acc_float(x0.dtype)
@@ -299,29 +325,31 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
     x = np.ascontiguousarray(_batched(x0, 2), dtype=cdt)
     w = np.ascontiguousarray(arr(weight), dtype=cdt)
     geo = _Geometry(x.shape, w.shape, groups, stride, padding, dilation, go.shape[2:])
-    n, cout, L = go.shape[0], go.shape[1], geo.L
-    if geo.per_sample:
-        go_l = np.ascontiguousarray(go, dtype=cdt).reshape(n, cout, L)
-    else:
-        go_l = _buffer("go_t", (cout, n, L), cdt)
-        np.copyto(go_l, go.reshape(n, cout, L).transpose(1, 0, 2), casting="unsafe")
+    n, cout = go.shape[:2]
     # a left-out output is empty: computed into scratch, not written
     gw, gw_copy = (writable_target(gw_t, cdt, (groups, geo.og, geo.kg)) if output_mask[1]
                    else (_buffer("gw", (groups, geo.og, geo.kg), cdt), False))
     gb, gb_copy = (writable_target(gb_t, cdt, (cout,)) if output_mask[2]
                    else (_buffer("gb", (cout,), cdt), False))
     gx, gx_copy = writable_target(gi_t, cdt, x.shape) if output_mask[0] else (None, False)
-    if go.size and x.size:
-        if output_mask[1] or output_mask[2]:
-            _weight_and_bias_grads(go_l, columns(x, geo), geo, gw, gb)
-        if gx is not None:
-            conv_input_grad(go_l, w, geo, gx)
-    else:
+    if not (go.size and x.size):
         gw[...] = 0
+        gb[...] = go.sum(axis=(0, 2, 3))
         if gx is not None:
             gx[...] = 0
-        gb[...] = go_l.reshape(n, cout, L).sum(axis=(0, 2)) if geo.per_sample else \
-            go_l.reshape(cout, -1).sum(axis=1)
+    else:
+        want_wb = output_mask[1] or output_mask[2]
+        step = geo.chunk(cdt.itemsize)
+        part_w, part_b = _buffer("gw_part", gw.shape, cdt), _buffer("gb_part", gb.shape, cdt)
+        for s in range(0, n, step):
+            xs = x[s:s + step]
+            first = s == 0
+            _backward(go[s:s + step], xs, w, geo.for_samples(xs.shape, w.shape),
+                      (gw if first else part_w) if want_wb else None, gb if first else part_b,
+                      None if gx is None else gx[s:s + step])
+            if want_wb and not first:
+                gw += part_w
+                gb += part_b
     for t, a, copy in ((gi_t, gx, gx_copy), (gw_t, gw, gw_copy), (gb_t, gb, gb_copy)):
         if copy:
             write(t, a.reshape(arr(t).shape))
