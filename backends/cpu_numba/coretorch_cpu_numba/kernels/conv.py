@@ -5,10 +5,11 @@ The loops are written for 3-D convolutions (N, C, D, H, W); a 2-D convolution is
 1. Two column layouts, chosen per call by the size of one sample's GEMM (`_per_sample`):
 
 - **batch-wide** (rows, N, L), rows = groups x C/groups x kD x kH x kW and L = OD x OH x OW: one
-  GEMM per group over all N x L output positions (forward, grad_weight, grad_input); the result
-  is (C_out, N, L) and one pass lays it out as (N, C_out, L), adding the bias on the way. On the
-  64x32x14x14 shape one large GEMM is as fast as N per-sample ones on one thread, and with BLAS
-  threads the per-sample ones pay a thread hand-off each (measured 5-8x slower on 2 cores).
+  GEMM per group over all N x L output positions (forward, grad_weight, grad_input) of a chunk
+  of samples whose columns fit in about 2 MB of cache; the result is (C_out, N, L) and one pass
+  lays it out as (N, C_out, L), adding the bias on the way. On the 64x32x14x14 shape one large
+  GEMM is as fast as N per-sample ones on one thread, and with BLAS threads the per-sample ones
+  pay a thread hand-off each (measured 5-8x slower on 2 cores).
 - **per sample** (N, groups, rows/groups + 1, L): a batched GEMM of N small products writes the
   output in its own layout (no transposing pass), and the last row of each group is ones, so the
   bias is one more weight column and grad_bias one more grad_weight column. For small products
