@@ -2,7 +2,8 @@
 buffers, BLAS GEMMs over them, the bias folded in, float32 kept float32.
 
 The loops are written for 3-D convolutions (N, C, D, H, W); a 2-D convolution is one with depth
-1. Two column layouts, chosen per call by the size of one sample's GEMM (`_per_sample`):
+1. Two column layouts, chosen per call by the size of one sample's GEMM
+(`_Geometry.per_sample`):
 
 - **batch-wide** (rows, N, L), rows = groups x C/groups x kD x kH x kW and L = OD x OH x OW: one
   GEMM per group over all N x L output positions (forward, grad_weight, grad_input) of a chunk
@@ -149,6 +150,7 @@ class _Geometry:
                                              self.dilation, self.out))
 
     def cols_shape(self) -> tuple:
+        """The column buffer's shape in this layout."""
         g, kg, n, L = self.groups, self.kg, self.n, self.L
         return (n, g, kg + 1, L) if self.per_sample else (g, kg, n * L)
 
