@@ -27,7 +27,7 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 def relu(x, out):
     for i in range(x.shape[0]):
         v = x[i]
-        out[i] = 0.0 if v < 0.0 else v  # NaN is not < 0: it propagates
+        out[i] = 0.0 if v < 0.0 else v  # noqa: FURB136 - NaN is not < 0: it propagates
 
 
 @_jit

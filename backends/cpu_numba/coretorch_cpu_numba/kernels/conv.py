@@ -126,7 +126,7 @@ class _Geometry:
             return self.n
         return max(1, _CHUNK_BYTES // (self.groups * self.kg * self.L * itemsize))
 
-    def for_samples(self, x_shape: tuple, w_shape: tuple) -> "_Geometry":
+    def for_samples(self, x_shape: tuple, w_shape: tuple) -> _Geometry:
         """The geometry of a chunk of samples (input of shape `x_shape`)."""
         return _Geometry(x_shape, w_shape, self.groups, self.stride, self.pads, self.dilation,
                          self.out)

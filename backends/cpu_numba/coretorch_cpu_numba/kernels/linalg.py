@@ -9,7 +9,7 @@ import numpy as np
 from coretorch.backend_kit.array_kit import opmath
 
 from ..registry import kernel
-from ._common import arr, write, writable_target
+from ._common import arr, writable_target, write
 
 
 @kernel("addmm")
