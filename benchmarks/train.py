@@ -1,6 +1,6 @@
 """Training-step benchmarks: coretorch against PyTorch (CPU) in one run.
 
-    .venv/bin/python benchmarks/train.py [--repeat N] [--quick]
+    .venv/bin/python benchmarks/train.py [--repeat N] [--quick] [--threads N] [--only TEXT]
 
 Rows (median wall time of one full step: zero_grad, forward, cross-entropy, backward, SGD
 momentum update):
@@ -10,7 +10,13 @@ momentum update):
   batch 64                           (target: <= 1.5x PyTorch)
 - the digits CNN of examples/train_digits.py, one epoch (ratio printed)
 
-Then, measured with coretorch and PyTorch in alternation (and the machine's load average):
+Each row runs coretorch and PyTorch in alternation (a loaded machine slows both alike).
+``--threads N`` caps both at N threads (BLAS, numba and PyTorch's pools): on a machine shared
+with other work, ``--threads 1`` gives ratios that stay put from run to run, where two threads
+per library on two busy cores mostly measure how their thread pools spin. ``--only TEXT`` runs
+the rows whose name contains TEXT.
+
+Then (the machine's load average printed):
 - MLP 784-1024-1024-10, batch 256, one Adam step (target: <= 1.0x PyTorch)
 - Adam.step() alone on that MLP's 1.9M parameters (target: <= 1.0x PyTorch)
 """
@@ -114,12 +120,17 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=20, help="timed repetitions per row")
     p.add_argument("--quick", action="store_true", help="fewer repetitions")
     add_json_option(p)
+    p.add_argument("--threads", type=int, default=None,
+                   help="cap coretorch (BLAS, numba) and PyTorch at this many threads")
+    p.add_argument("--only", default="", help="run only the rows whose name contains this")
     args = p.parse_args()
     repeat = 5 if args.quick else args.repeat
     try:
         import torch
     except ImportError:
         torch = None
+    if args.threads:
+        _limit_threads(args.threads, torch)
     rows = [
         ("MLP 784-1024-1024-10, batch 256, SGD momentum step",
          lambda lib: _mlp_step(lib, [784, 1024, 1024, 10], 256), repeat, 1.2),
@@ -134,24 +145,35 @@ def main() -> None:
     for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
     for name, make, n, target in rows:
+        if args.only.lower() not in name.lower():
+            continue
         ct.manual_seed(0)
-        ours = _median_time(make(ct), n)
         if torch is not None:
             torch.manual_seed(0)
-            theirs = _median_time(make(torch), n)
+            ours, theirs = alternating_medians(make(ct), make(torch), n)
             ratio = ours / theirs
             results.add(name, ours, theirs, target)
             ok = "" if target is None else ("  ok" if ratio <= target else "  MISSED")
             table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
                           (f"<= {target}x" if target else "printed") + ok)
         else:
-            table.add_row(name, _fmt(ours), "n/a", "n/a", "torch not installed")
+            table.add_row(name, _fmt(_median_time(make(ct), n)), "n/a", "n/a",
+                          "torch not installed")
     Console().print(table)
     if torch is not None:
         Console().print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
                         f"coretorch {ct.__version__}")
-        Console().print(_adam_table(torch, repeat, results))
+        if "adam" in args.only.lower() or not args.only:
+            Console().print(_adam_table(torch, repeat, results))
     results.write(args.json)
+
+
+def _limit_threads(n: int, torch) -> None:
+    """Cap coretorch (BLAS and numba, `coretorch.set_num_threads`) and PyTorch at `n` threads
+    for the rest of the run."""
+    ct.set_num_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
 
 
 # ---- Adam: the fused optimizer step, coretorch and PyTorch alternating ------------------------

@@ -543,6 +543,10 @@ CONV_CASES = [  # N, C_in, H, W, C_out, kh, kw, stride, padding, dilation, group
     (2, 3, 7, 6, 4, 4, 2, 1, "same", (1, 2), 1),
     (2, 3, 5, 5, 4, 3, 3, 1, "valid", 1, 1),
     (1, 6, 5, 5, 6, 3, 3, 1, 1, 1, 6),  # depthwise
+    # products over one sample too large for one BLAS thread: the batch-wide column layout
+    (2, 16, 18, 18, 32, 3, 3, 1, 1, 1, 1),
+    (3, 8, 40, 40, 32, 3, 3, (2, 1), 1, 1, 2),
+    (2, 16, 48, 48, 8, 3, 3, 1, 1, 1, 1),  # columns over 1 MB a sample: one sample at a time
 ]
 
 
@@ -581,6 +585,25 @@ def test_convolution_backward(case):
                                          p(dilation), groups)
     for got, want in ((gi, x.grad), (gw, wt.grad), (gb, b.grad)):
         assert_same(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("mask", [(False, True, True), (True, False, False), (False, False, True)])
+@pytest.mark.parametrize("case", [CONV_CASES[1], CONV_CASES[-2]])
+def test_convolution_backward_output_mask(case, mask):
+    """Left-out gradients are empty; the others equal the unmasked ones."""
+    n, cin, h, w, cout, kh, kw, stride, padding, dilation, groups = case
+    x = ct_(make((n, cin, h, w), np.float64, seed=1))
+    wt = ct_(make((cout, cin // groups, kh, kw), np.float64, seed=2))
+    params = tuple((v, v) if isinstance(v, int) else v for v in (stride, padding, dilation))
+    out = F.conv2d(th(as_numpy(x)), th(as_numpy(wt)), None, *params, groups)
+    g = ct_(make(tuple(out.shape), np.float64, "transposed", 3))
+    full = ct.convolution_backward(g, x, wt, *params, groups)
+    part = ct.convolution_backward(g, x, wt, *params, groups, mask)
+    for got, want, m in zip(part, full, mask):
+        if m:
+            assert_same(got, as_numpy(want), rtol=0, atol=0)
+        else:
+            assert got.shape == (0,)
 
 
 MAXPOOL_CASES = [  # shape, kernel, stride, padding, dilation, ceil_mode

@@ -65,8 +65,10 @@ def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
     k.write(out, res.reshape(o.shape))
 
 
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups):
-    """(grad_input, grad_weight, grad_bias) of conv2d, by GEMMs over the im2col columns"""
+def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups,
+                         output_mask):
+    """(grad_input, grad_weight, grad_bias) of conv2d, by GEMMs over the im2col columns; those
+    output_mask leaves out are empty outputs, not written (grad_input not computed)"""
     gi_t, gw_t, gb_t = out
     k = kit_of(gi_t)
     xp, arr = k.xp, k.arr
@@ -90,6 +92,8 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
             cols = win[:, ci].transpose(1, 2, 3, 0, 4, 5).reshape(cg * kh * kw, n * oh * ow)
             gog = go[:, co].transpose(1, 0, 2, 3).reshape(og, n * oh * ow)
             gw[co] = xp.matmul(gog, cols.T).reshape(og, cg, kh, kw)
+            if not output_mask[0]:
+                continue
             dcols = xp.matmul(w[co].reshape(og, cg * kh * kw).T, gog).reshape(
                 cg, kh, kw, n, oh, ow)
             for i in range(kh):
@@ -99,9 +103,10 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
                         ws:ws + stride[1] * (ow - 1) + 1:stride[1]] += \
                         dcols[:, i, j].transpose(1, 0, 2, 3)
     gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-    k.write(gi_t, gx.reshape(arr(gi_t).shape))
-    k.write(gw_t, gw)
-    k.write(gb_t, go.sum(axis=(0, 2, 3)))
+    for t, v, m in ((gi_t, gx, output_mask[0]), (gw_t, gw, output_mask[1]),
+                    (gb_t, go.sum(axis=(0, 2, 3)), output_mask[2])):
+        if m:
+            k.write(t, v.reshape(arr(t).shape))
 
 
 KERNELS = {"conv2d": conv2d, "convolution_backward": convolution_backward}

@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
-from .declare import declare
-from .meta_rules import float_result
+from .declare import declare, op_named
+from .meta_rules import broadcast_shapes, common_device, float_result, promote
 from .pointwise import flops_pointwise
 from .pointwise_composites import where
 
@@ -44,7 +44,27 @@ def _relu(self):
 
 
 def _d_relu(ctx, g):
-    return (g * (ctx.result > 0),)
+    return (_threshold_backward_op(g, ctx.result, 0),)
+
+
+def _meta_threshold_backward(grad_output, self, threshold):
+    op = "threshold_backward"
+    if grad_output._dtype is dt.bool or self._dtype is dt.bool:
+        raise RuntimeError(f"{op}(): \"threshold_backward\" not implemented for 'Bool'")
+    return (broadcast_shapes(op, grad_output._shape, self._shape), promote(grad_output, self),
+            common_device(op, grad_output, self))
+
+
+def _threshold_backward(grad_output, self, threshold):
+    """grad_output where self > threshold, else 0 (NaN in self passes the gradient): the
+    gradient of relu and threshold, as PyTorch's."""
+    res = where(self <= threshold, 0, grad_output)
+    d = promote(grad_output, self)
+    return res if res._dtype is d else res.to(d)
+
+
+def _d_threshold_backward(ctx, g):
+    return (_threshold_backward_op(g, ctx.self, ctx.threshold), None)
 
 
 def _leaky_relu(self, negative_slope):
@@ -281,6 +301,9 @@ def _declare_all() -> None:
     act: dict[str, Any] = dict(family="activation", flops=flops_pointwise)
     declare("relu(Tensor self) -> Tensor", _no_bool("relu", "same"), impl=_relu,
             derivative=_d_relu, saves=(), save_result=True, inplace=True, **act)
+    declare("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+            _meta_threshold_backward, impl=_threshold_backward, derivative=_d_threshold_backward,
+            saves=("self",), method=False, function=False, out=False, **act)
     declare("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
             _no_bool("leaky_relu"), impl=_leaky_relu, derivative=_d_leaky_relu,
             saves=("self",), inplace=True, **act)
@@ -325,3 +348,4 @@ def _declare_all() -> None:
 
 
 _declare_all()
+_threshold_backward_op = op_named("threshold_backward")  # relu's derivative calls it

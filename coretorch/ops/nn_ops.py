@@ -198,14 +198,15 @@ def _d_conv2d(ctx, grad):
     g = grad if batched else grad.unsqueeze(0)
     h, w = x._shape[2:]
     x = _pad_high(x, pb - pt, pr - pl)
-    gi, gw, gb = _op("convolution_backward")(g, x, weight, stride, (pt, pl), dilation, ctx.groups)
+    need = ctx.needs_input_grad
+    mask = (need[0], need[1], ctx.bias is not None and need[2])
+    gi, gw, gb = _op("convolution_backward")(g, x, weight, stride, (pt, pl), dilation, ctx.groups,
+                                             mask)
     if pb != pt or pr != pl:
         gi = gi.narrow(2, 0, h).narrow(3, 0, w)
-    if not batched:
+    if not batched and mask[0]:
         gi = gi.squeeze(0)
-    need = ctx.needs_input_grad
-    return (gi if need[0] else None, gw if need[1] else None,
-            gb if ctx.bias is not None and need[2] else None)
+    return tuple(v if m else None for v, m in zip((gi, gw, gb), mask))
 
 
 def flops_conv2d(result, input, weight, bias=None, *args) -> int:
@@ -215,8 +216,11 @@ def flops_conv2d(result, input, weight, bias=None, *args) -> int:
     return 2 * n * c_in_g * kh * kw + (n if bias is not None else 0)
 
 
-def _meta_convolution_backward(grad_output, input, weight, stride, padding, dilation, groups):
+def _meta_convolution_backward(grad_output, input, weight, stride, padding, dilation, groups,
+                               output_mask):
     op = "convolution_backward"
+    if len(output_mask) != 3:
+        raise RuntimeError(f"{op}(): expected output_mask of 3 bools, got {list(output_mask)}")
     if len(input._shape) != 4 or len(grad_output._shape) != 4:
         raise RuntimeError(f"{op}(): expected 4-D grad_output and input, got "
                            f"{len(grad_output._shape)}-D and {len(input._shape)}-D")
@@ -228,8 +232,9 @@ def _meta_convolution_backward(grad_output, input, weight, stride, padding, dila
         raise RuntimeError(f"{op}(): expected grad_output of shape {list(expected)}, got "
                            f"{list(grad_output._shape)}")
     dev = common_device(op, grad_output, input, weight)
-    return [(input._shape, input._dtype, dev), (weight._shape, weight._dtype, dev),
-            ((weight._shape[0],), weight._dtype, dev)]
+    shapes = (input._shape, weight._shape, (weight._shape[0],))
+    # a gradient left out by output_mask is an empty tensor (PyTorch's is undefined)
+    return [(shape if m else (0,), weight._dtype, dev) for shape, m in zip(shapes, output_mask)]
 
 
 def _d_convolution_backward(ctx, g_input, g_weight, g_bias):
@@ -238,6 +243,9 @@ def _d_convolution_backward(ctx, g_input, g_weight, g_bias):
     go, x, w = ctx.grad_output, ctx.input, ctx.weight
     params = (ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
     need = ctx.needs_input_grad
+    # the gradients of outputs left out by output_mask (empty tensors) are not terms
+    g_input, g_weight, g_bias = (g if m else None for g, m in
+                                 zip((g_input, g_weight, g_bias), ctx.output_mask))
     conv_bwd, conv = _op("convolution_backward"), _op("conv2d")
     g_go = None
     if need[0]:
@@ -252,17 +260,19 @@ def _d_convolution_backward(ctx, g_input, g_weight, g_bias):
             g_go = t if g_go is None else g_go + t
     g_x = g_w = None
     if need[1] and g_weight is not None:
-        g_x = conv_bwd(go, x, g_weight, *params)[0]
+        g_x = conv_bwd(go, x, g_weight, *params, (True, False, False))[0]
     if need[2] and g_input is not None:
-        g_w = conv_bwd(go, g_input, w, *params)[1]
+        g_w = conv_bwd(go, g_input, w, *params, (False, True, False))[1]
     return (g_go, g_x, g_w)
 
 
-def _flops_convolution_backward(result, grad_output, input, weight, *args) -> int:
-    """Two convolutions' worth (grad_input and grad_weight) plus the bias sum."""
+def _flops_convolution_backward(result, grad_output, input, weight, stride, padding, dilation,
+                                groups, output_mask) -> int:
+    """A convolution's worth for each of grad_input and grad_weight, plus the bias sum (those
+    that output_mask asks for)."""
     c_in_g, kh, kw = weight._shape[1:]
     n = grad_output.numel()
-    return 4 * n * c_in_g * kh * kw + n
+    return (output_mask[0] + output_mask[1]) * 2 * n * c_in_g * kh * kw + output_mask[2] * n
 
 
 def _meta_conv1d(input, weight, bias, stride, padding, dilation, groups):
@@ -490,11 +500,12 @@ def _declare_all() -> None:
                 "weight (C_out, C_in/groups, kH, kW); padding an int, a pair, 'valid' or "
                 "'same'.", **fn)
     declare("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, "
-            "int[2] stride, int[2] padding, int[2] dilation, int groups) -> (Tensor, Tensor, "
-            "Tensor)", _meta_convolution_backward, derivative=_d_convolution_backward,
+            "int[2] stride, int[2] padding, int[2] dilation, int groups, "
+            "bool[3] output_mask=[True, True, True]) -> (Tensor, Tensor, Tensor)",
+            _meta_convolution_backward, derivative=_d_convolution_backward,
             flops=_flops_convolution_backward,
             doc="(grad_input, grad_weight, grad_bias) of conv2d over a 4-D input with "
-                "symmetric padding.", **fn)
+                "symmetric padding; those that output_mask leaves out are empty.", **fn)
     declare("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
             "Any padding=0, int[1] dilation=1, int groups=1) -> Tensor",
             _meta_conv1d, impl=_conv1d, out=False, **fn)

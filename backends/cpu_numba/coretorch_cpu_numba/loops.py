@@ -24,6 +24,19 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 # ---- activations ------------------------------------------------------------------------------
 
 @_jit
+def relu(x, out):
+    for i in range(x.shape[0]):
+        v = x[i]
+        out[i] = 0.0 if v < 0.0 else v  # noqa: FURB136 - NaN is not < 0: it propagates
+
+
+@_jit
+def threshold_backward(g, x, threshold, out):
+    for i in range(x.shape[0]):
+        out[i] = 0.0 if x[i] <= threshold else g[i]  # NaN in x passes g
+
+
+@_jit
 def sigmoid(x, out):
     for i in range(x.shape[0]):
         out[i] = 1.0 / (1.0 + math.exp(-x[i]))

@@ -4,6 +4,8 @@ inputs list the calls each op refuses (the same exception on every backend: the 
 the only validators)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ... import dtypes as _dt
 from ...ops.nn_ops import conv_output_size, pool_output_size
 from ..opinfo import FLOATS, ErrorInput, OpInfo, SampleInput
@@ -225,6 +227,35 @@ def _max_bwd_errors(op, m, dtype):
                                    r"grad_output and indices of shape \[1, 2, 2, 2\]")
 
 
+def _threshold_bwd_samples(op, m, dtype):
+    """(grad_output, self, threshold): self from relu's output (zeros included), a NaN in self,
+    a threshold between values, self broadcast against grad_output, a transposed grad. A self
+    with values at the threshold (the kink) takes no gradient."""
+    relu_out = [0, 1, 0, 2, 3, 0, 4, 0, 5, 6, 0, 7]
+    yield SampleInput(m.make((3, 4)), (m.make((3, 4), values=relu_out, requires_grad=False), 0),
+                      name="relu-output")
+    if dtype.is_floating_point:
+        nan = [float("nan"), -1, 2, 0.25, 3, -4]
+        yield SampleInput(m.make((2, 3)), (m.make((2, 3), values=nan, requires_grad=False), 0.5),
+                          name="nan-threshold")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (m.make((3,)), -1), name="broadcast")
+
+
+def _threshold_bwd_errors(op, m, dtype):
+    yield ErrorInput(SampleInput(m.make((2,)), (m.make((2,), dtype=_dt.bool), 0), name="bool"),
+                     RuntimeError, r"threshold_backward\(\): \"threshold_backward\" not "
+                                   r"implemented for 'Bool'")
+
+
+def _threshold_bwd_ref(g, x, threshold):
+    return np.where(x <= threshold, 0, g).astype(np.result_type(g, x))
+
+
+def _torch_threshold_bwd(g, x, threshold):
+    import torch
+    return torch.ops.aten.threshold_backward(g, x, threshold)
+
+
 def _embedding_samples(op, m, dtype):
     yield SampleInput(m.make((5, 3)), (m.index((4,), 5),), name="1d-indices")
     yield SampleInput(m.make((5, 3)), (m.index((2, 3), 5),), name="2d-indices")
@@ -300,6 +331,9 @@ OPS: list[OpInfo] = [
     OpInfo("max_pool2d_with_indices_backward", dtypes=FLOATS, ref=None,
            torch_ref=_torch_max_bwd, sample_inputs_func=_max_bwd_samples, tol=_TOL,
            error_inputs_func=_max_bwd_errors),
+    OpInfo("threshold_backward", dtypes=FLOATS + (_dt.int64,), ref=_threshold_bwd_ref,
+           torch_ref=_torch_threshold_bwd, sample_inputs_func=_threshold_bwd_samples,
+           error_inputs_func=_threshold_bwd_errors),
     OpInfo("embedding", dtypes=FLOATS, ref=lambda w, idx, padding_idx=None, **_: w[idx],
            torch_ref=_torch_embedding, sample_inputs_func=_embedding_samples,
            error_inputs_func=_embedding_errors),
