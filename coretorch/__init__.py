@@ -11,7 +11,7 @@ from . import dtypes as _dtypes
 from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16,  # noqa: A004
                      float32, float64, half, float, double, short, int, long, dtype,
                      promote_types, result_type, set_default_dtype, get_default_dtype, finfo,
-                     iinfo)
+                     iinfo, complex64, complex128, cfloat, cdouble)
 from .device import device, set_default_device, get_default_device
 from .tensor.tensor import Tensor
 from .tensor.size import Size
@@ -83,6 +83,11 @@ def numel(t: Tensor) -> "int":
 def is_floating_point(t: Tensor) -> "bool":
     """Whether `t` has a floating-point dtype."""
     return t.is_floating_point()
+
+
+def is_complex(t: Tensor) -> "bool":
+    """Whether `t` has a complex dtype (complex64 or complex128)."""
+    return t.is_complex()
 
 
 _plugins.load_backends()

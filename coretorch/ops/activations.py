@@ -12,7 +12,7 @@ import math
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare
-from .meta_rules import float_result
+from .meta_rules import float_result, refuse_complex
 from .pointwise import flops_pointwise
 from .pointwise_composites import where
 
@@ -31,6 +31,7 @@ def _no_bool(name: str, result: str = "float"):
     def meta(self, *params):
         if self._dtype is dt.bool:
             raise RuntimeError(f"{name}(): Boolean inputs not supported for {name}")
+        refuse_complex(name, self)
         d = float_result(self._dtype) if result == "float" else self._dtype
         return (self._shape, d, self._device)
     meta.__name__ = f"meta_{name}"

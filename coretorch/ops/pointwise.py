@@ -16,7 +16,7 @@ from typing import Callable
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare
-from .meta_rules import broadcast_shapes, common_device, float_result, promote
+from .meta_rules import broadcast_shapes, common_device, float_result, promote, refuse_complex
 
 __all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
@@ -116,25 +116,39 @@ UNARY_SAME: dict[str, Callable | None] = {
 }
 
 
+# elementwise ops PyTorch refuses for complex tensors (an ordering or a real line is needed)
+_REAL_ONLY = frozenset({"erf", "erfc", "erfinv", "sign", "floor", "ceil", "trunc", "lt", "le",
+                        "maximum", "minimum", "atan2", "hypot", "remainder", "fmod"})
+
+
 def _unary_meta(name: str, result: str) -> Callable:
     """The meta rule of unary op `name` whose result dtype is "float" (a float dtype), "same"
     (the input's) or "int" (integer or bool inputs only)."""
-    if result == "float":
+    if result == "float" and name in _REAL_ONLY:
+        def meta(self):
+            refuse_complex(name, self)
+            return (self._shape, float_result(self._dtype), self._device)
+    elif result == "float":
         def meta(self):
             return (self._shape, float_result(self._dtype), self._device)
     elif result == "int":
         def meta(self):
-            if self._dtype.is_floating_point:
+            if self._dtype.is_floating_point or self._dtype.is_complex:
                 raise TypeError(f"{name}(): expected an integer or bool tensor, got "
                                 f"{self._dtype.name}")
             return (self._shape, self._dtype, self._device)
     else:
         bool_error = _NOT_FOR_BOOL.get(name)
 
+        real = name == "abs"  # abs of a complex tensor is its real-valued magnitude
+        real_only = name in _REAL_ONLY
+
         def meta(self):
             if self._dtype is dt.bool and bool_error is not None:
                 raise bool_error[0](bool_error[1])
-            return (self._shape, self._dtype, self._device)
+            if real_only:
+                refuse_complex(name, self)
+            return (self._shape, self._dtype.to_real() if real else self._dtype, self._device)
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -188,22 +202,32 @@ def binary_spec(name: str, a, b, result: str) -> tuple:
         d = float_result(d)
     elif result == "bool":
         d = dt.bool
-    elif result == "int" and d.is_floating_point:
+    elif result == "int" and (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{name}(): expected integer or bool tensors, got {d.name}")
     return (shape, d, dev)
 
 
 def binary_meta(name: str, result: str) -> Callable:
-    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`."""
-    def meta(self, other):
-        return binary_spec(name, self, other, result)
+    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`
+    (refusing complex tensors for the ops of `_REAL_ONLY`)."""
+    if name in _REAL_ONLY:
+        def meta(self, other):
+            refuse_complex(name, self, other)
+            return binary_spec(name, self, other, result)
+    else:
+        def meta(self, other):
+            return binary_spec(name, self, other, result)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
 def _meta_compare(name: str) -> Callable:
     """Comparisons give bool results and pass on the dtype the operands are compared in."""
+    real_only = name in _REAL_ONLY
+
     def meta(self, other):
+        if real_only:
+            refuse_complex(name, self, other)
         spec = binary_spec(name, self, other, "bool")
         return spec, (promote(self, other),)
     meta.__name__ = f"meta_{name}"
@@ -214,7 +238,7 @@ def _meta_add(self, other, alpha):
     spec = binary_spec("add", self, other, "promote")
     if spec[1] is dt.bool and not isinstance(alpha, bool) and alpha != 1:
         raise RuntimeError("add(): Boolean alpha only supported for Boolean results.")
-    if not spec[1].is_floating_point:
+    if not (spec[1].is_floating_point or spec[1].is_complex):
         if isinstance(alpha, float):
             raise RuntimeError("add(): For integral input tensors, argument alpha must not be "
                                "a floating point number.")
@@ -242,6 +266,7 @@ def _meta_pow(self, exponent):
 
 def _meta_no_bool(name: str, result: str = "promote") -> Callable:
     def meta(self, other):
+        refuse_complex(name, self, other)
         spec = binary_spec(name, self, other, result)
         if spec[1] is dt.bool:
             raise NotImplementedError(f"{name}(): not implemented for 'Bool'")

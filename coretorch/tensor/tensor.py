@@ -249,8 +249,20 @@ class Tensor(TensorImpl):
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        """Whether the dtype is complex (never: no complex dtypes exist here)."""
-        return False
+        """Whether the dtype is complex (complex64 or complex128)."""
+        return self._dtype.is_complex
+
+    @property
+    def real(self) -> "Tensor":
+        """The real part, as a view (the tensor itself when it is real)."""
+        from ..ops.declare import REGISTRY
+        return REGISTRY["real"].op.entry(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        """The imaginary part of a complex tensor, as a view (real tensors raise)."""
+        from ..ops.declare import REGISTRY
+        return REGISTRY["imag"].op.entry(self)
 
     def get_device(self) -> int:
         """The device index: -1 on the CPU, else the index (0 when unset)."""
