@@ -115,7 +115,7 @@ def _no_cuda_module():
 _expose_device_modules()
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, linalg, nn, optim, special, utils  # noqa: E402,F401
+from . import distributions, fft, linalg, nn, optim, special, utils  # noqa: E402,F401
 from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401

@@ -16,6 +16,7 @@ from typing import Callable
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare
+from .derivative_utils import holomorphic
 from .meta_rules import broadcast_shapes, common_device, float_result, promote, refuse_complex
 
 __all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
@@ -110,7 +111,8 @@ _NOT_FOR_BOOL = {
                           "operator instead."),
 }
 UNARY_SAME: dict[str, Callable | None] = {
-    "abs": lambda g, x, r: g * x.sign(),
+    # complex: g * sgn(x) with a real g (the holomorphic wrapper never sees a complex g here)
+    "abs": lambda g, x, r: g * (x.sgn() if x._dtype.is_complex else x.sign()),
     "neg": lambda g, x, r: g.neg(),
     "sign": None, "floor": None, "ceil": None, "trunc": None,   # zero gradient
 }
@@ -161,7 +163,7 @@ def _unary_derivative(name: str, fn: Callable | None) -> Callable:
         def formula(ctx, g):
             return (fn(g, ctx.self, ctx.result),)
     formula.__name__ = f"{name}_backward"
-    return formula
+    return holomorphic(formula)
 
 
 def _meta_round(self, decimals):
@@ -393,13 +395,13 @@ def _declare_all() -> None:
     declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
             derivative=_d_add, saves=(), doc="input + alpha * other, broadcast.", **binary)
     declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", binary_meta("mul", "promote"),
-            derivative=_d_mul, doc="input * other, broadcast.", **binary)
+            derivative=holomorphic(_d_mul), doc="input * other, broadcast.", **binary)
     declare("div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
-            _meta_div, derivative=_d_div,
+            _meta_div, derivative=holomorphic(_d_div),
             doc="input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' "
                 "rounds the quotient (keeping integer dtypes).", **binary)
     declare("pow(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor", _meta_pow,
-            derivative=_d_pow, save_result=True,
+            derivative=holomorphic(_d_pow), save_result=True,
             doc="input ** exponent, broadcast (either may be a Python number).", **binary)
     for name in ("maximum", "minimum"):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",

@@ -557,8 +557,8 @@ def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
                                "want to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         return
-    if flag and not t._dtype.is_floating_point:
-        raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
+    if flag and not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients "
                            f"(got {t._dtype.name})")
     _autograd_meta(t).requires_grad = bool(flag)
     t._keys = (t._keys | AUTOGRAD_BIT) if flag else (t._keys & ~AUTOGRAD_BIT)
