@@ -128,6 +128,18 @@ def _conj_physical(self):
     return _conj(self) if self._dtype.is_complex else self.clone()
 
 
+def _meta_bool(self):
+    return (self._shape, dt.bool, self._device)
+
+
+def _isreal(self):
+    """True where an element is real: its imaginary part is 0 (every element of a real
+    tensor)."""
+    if self._dtype.is_complex:
+        return _imag(self).eq(0)
+    return _op("ones")(self._shape, dtype=dt.bool, device=self._device)
+
+
 def _resolve_conj(self):
     """`input` itself: coretorch materializes conjugates, so there is no conj bit to resolve."""
     return self
@@ -207,6 +219,12 @@ def _declare_all() -> None:
             **comp)
     declare("is_conj(Tensor self) -> bool", impl=_is_conj, family="complex",
             differentiable=False)
+    declare("resolve_neg(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_resolve_conj,
+            doc="`input` itself: coretorch has no lazy negation bit to resolve.", **comp)
+    declare("is_neg(Tensor self) -> bool", impl=_is_conj, family="complex",
+            differentiable=False, doc="False: coretorch has no lazy negation bit.")
+    declare("isreal(Tensor self) -> Tensor", _meta_bool, impl=_isreal, family="complex",
+            out=False, differentiable=False)
     declare("angle(Tensor self) -> Tensor", _meta_angle, impl=_angle, family="complex",
             flops=flops_pointwise)
     declare("complex(Tensor real, Tensor imag) -> Tensor", _meta_complex, impl=_complex,

@@ -334,6 +334,12 @@ def _declare_transforms() -> None:
         _transform("irfft" + suffix, "c2r", False, _sizes_c2r_nd(all_dims),
                       f"The inverse of `rfft{suffix}`: a real signal of sizes `s` over `dim` from "
                       f"its spectrum, one-sided along the last dim.")
+        _transform("hfft" + suffix, "c2r", True, _sizes_c2r_nd(all_dims),
+                   f"The {what} transform of a signal Hermitian along the last of `dim`, given "
+                   f"by its one-sided half: a real result of sizes `s`.")
+        _transform("ihfft" + suffix, "r2c", False, _sizes_nd(all_dims, True),
+                   f"The inverse of `hfft{suffix}`: the {what} inverse transform of real "
+                   f"`input`, one-sided along the last of `dim`.")
 
 
 # ---- frequencies and shifts -------------------------------------------------------------------

@@ -458,6 +458,8 @@ class Tensor(TensorImpl):
     bool = cast_method("bool", _dt.bool)
     byte = cast_method("byte", _dt.uint8)
     char = cast_method("char", _dt.int8)
+    cfloat = cast_method("cfloat", _dt.complex64)
+    cdouble = cast_method("cdouble", _dt.complex128)
 
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
@@ -518,6 +520,19 @@ class Tensor(TensorImpl):
     def mT(self) -> "Tensor":
         """The last two dimensions swapped (a view): the batched matrix transpose."""
         return self.transpose(-2, -1)
+
+    @property
+    def mH(self) -> "Tensor":
+        """The conjugate transpose of the last two dimensions (``mT`` for a real tensor)."""
+        return self.transpose(-2, -1).conj()
+
+    @property
+    def H(self) -> "Tensor":
+        """The conjugate transpose of a matrix (``T`` for a real one)."""
+        if len(self._shape) != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{len(self._shape)}-D tensor.")
+        return self.t().conj()
 
     # ---- sharing between processes (coretorch.multiprocessing) ------------------------------
     def share_memory_(self) -> "Tensor":

@@ -76,6 +76,12 @@ def _angle_samples(op, m, dtype):
         yield SampleInput(m.make((4,), values=[-1.0, 0.0, 2.0, float("nan")]), name="signs-nan")
 
 
+def _isreal_samples(op, m, dtype):
+    yield from _unary_samples(op, m, dtype)
+    if dtype.is_complex:
+        yield SampleInput(m.make((4,), values=[1.0, 2j, 0.0, -3 + 0j]), name="some-real")
+
+
 def _view_as_real_ref(x):
     return np.stack([x.real, x.imag], -1)
 
@@ -125,6 +131,12 @@ OPS: list[OpInfo] = [
            sample_inputs_func=_unary_samples, grad_dtypes=GRAD_COMPLEX + (_dt.float64,)),
     OpInfo("is_conj", dtypes=COMPLEX + REAL, ref=lambda x: False,
            sample_inputs_func=_unary_samples, supports_autograd=False),
+    OpInfo("is_neg", dtypes=COMPLEX + REAL, ref=lambda x: False,
+           sample_inputs_func=_unary_samples, supports_autograd=False),
+    OpInfo("resolve_neg", dtypes=COMPLEX + REAL, ref=lambda x: x,
+           sample_inputs_func=_unary_samples, grad_dtypes=GRAD_COMPLEX + (_dt.float64,)),
+    OpInfo("isreal", dtypes=COMPLEX + REAL + (_dt.int64,), ref=np.isreal,
+           sample_inputs_func=_isreal_samples, supports_autograd=False),
     OpInfo("angle", dtypes=COMPLEX + REAL + (_dt.int64,), ref=_angle_ref,
            sample_inputs_func=_angle_samples, grad_dtypes=GRAD_COMPLEX),
     OpInfo("complex", dtypes=REAL, ref=_complex_of, sample_inputs_func=_pair_samples,

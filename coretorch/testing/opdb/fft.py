@@ -32,7 +32,8 @@ def _as(result, x, kind: str):
 
 def _ref(name: str, kind: str):
     def ref(x, n=None, dim=None, norm=None, *, s=None):
-        fn = getattr(np.fft, name)
+        import scipy.fft  # numpy.fft has no hfft2 / hfftn / ihfft2 / ihfftn
+        fn = getattr(np.fft, name, None) or getattr(scipy.fft, name)
         if name[-1] not in "2n":  # one-dimensional: n along axis
             return _as(fn(x, n, -1 if dim is None else dim, norm), x, kind)
         if dim is None and s is not None:
@@ -178,7 +179,9 @@ def _entries() -> list:
                                ("ifft2", "complex", COMPLEX + REAL), ("ifftn", "complex",
                                                                         COMPLEX + REAL),
                                ("rfft2", "complex", REAL), ("rfftn", "complex", REAL),
-                               ("irfft2", "real", COMPLEX), ("irfftn", "real", COMPLEX)):
+                               ("irfft2", "real", COMPLEX), ("irfftn", "real", COMPLEX),
+                               ("hfft2", "real", COMPLEX), ("hfftn", "real", COMPLEX),
+                               ("ihfft2", "complex", REAL), ("ihfftn", "complex", REAL)):
         ops.append(OpInfo(f"fft_{name}", dtypes=dtypes, ref=_ref(name, kind),
                           torch_ref=_torch_fft(name), sample_inputs_func=_samples_nd,
                           error_inputs_func=_errors_nd, grad_dtypes=GRADS, tol=_TOL))
