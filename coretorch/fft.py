@@ -16,4 +16,6 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rf
            "rfftfreq", "fftshift", "ifftshift"]
 
 # each public name is the entry point of the declared op fft_<name>
-globals().update({_name: REGISTRY[f"fft_{_name}"].op.entry for _name in __all__})
+(fft, ifft, rfft, irfft, hfft, ihfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn, rfftn, irfftn, hfft2,
+ ihfft2, hfftn, ihfftn, fftfreq, rfftfreq, fftshift, ifftshift) = (
+    REGISTRY[f"fft_{name}"].op.entry for name in __all__)
