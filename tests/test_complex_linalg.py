@@ -1,5 +1,6 @@
-"""linalg.eig / linalg.eigvals: A V = V diag(L), unit eigenvectors with a fixed phase, and the
-same eigenpairs as PyTorch up to their order and each eigenvector's phase."""
+"""linalg.eig / linalg.eigvals: A V = V diag(L), unit eigenvectors whose largest entry is real
+(LAPACK's normalization), and the same eigenpairs as PyTorch up to their order and each
+eigenvector's phase."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,6 @@ def test_eig_decomposes(a):
     np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, atol=tol)
     top = np.take_along_axis(v, np.abs(v).argmax(-2)[..., None, :], -2)
     np.testing.assert_allclose(top.imag, 0, atol=tol)
-    assert (top.real > 0).all()
     np.testing.assert_allclose(ct.linalg.eigvals(A).numpy(), lam)
 
 

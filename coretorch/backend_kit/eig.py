@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .array_kit import kit_of
-from .factorizations import column_signs
 
 __all__ = ["KERNELS"]
 
 
 def linalg_eig(out, A):
-    """out = (eigenvalues, eigenvectors) of the square matrix (batch) A, complex; each
-    eigenvector scaled to make its largest-magnitude entry real and positive"""
+    """out = (eigenvalues, eigenvectors) of the square matrix (batch) A, complex, as LAPACK's
+    geev gives them (the eigenvectors of unit norm, each with its largest entry real), which is
+    what PyTorch returns too"""
     L, V = out
     k = kit_of(L)
     a = k.arr(A)
@@ -23,10 +23,8 @@ def linalg_eig(out, A):
         w, v = xp.linalg.eig(a)
     else:
         w, v = (k.from_host(r) for r in np.linalg.eig(xp.asnumpy(a)))
-    v = v.astype(V._dtype.numpy, copy=False)
-    # sign() of a complex entry is its phase e / |e|: dividing by it makes the entry |e|
     k.write(L, w)
-    k.write(V, v * xp.conj(column_signs(xp, v)))
+    k.write(V, v)
 
 
 KERNELS = {"linalg_eig": linalg_eig}

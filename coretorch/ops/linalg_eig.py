@@ -1,10 +1,10 @@
 """The eigendecomposition of general (non-symmetric) square matrices: ``linalg.eig`` (a
 primitive: backends run LAPACK's geev through numpy) and ``linalg.eigvals`` (its eigenvalues).
 
-Results are complex (complex64 for float32 / complex64 input, complex128 otherwise), in LAPACK's
-order. Each eigenvector has unit norm and is scaled by the phase that makes its largest-magnitude
-entry real and positive, so the result is one fixed choice (an eigenvector is only defined up to
-such a phase). Gradients are not implemented (the backward raises).
+Results are complex (complex64 for float32 / complex64 input, complex128 otherwise) and are
+LAPACK's, as PyTorch's are: eigenvalues in geev's order, each eigenvector of unit norm with its
+largest-magnitude entry real (an eigenvector is only defined up to such a phase). Gradients are
+not implemented (the backward raises).
 """
 from __future__ import annotations
 
@@ -51,5 +51,5 @@ declare_eig = declare("linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigen
                       _meta_eig, derivative=_d_eig, saves=(), **_L,
                       doc="The eigenvalues and eigenvectors of the square matrix (or batch) `A`: "
                           "complex, A @ V = V @ diag(L); each eigenvector of unit norm with its "
-                          "largest entry real and positive.")
+                          "largest entry real (LAPACK's normalization).")
 declare("linalg_eigvals(Tensor A) -> Tensor", _meta_eigvals, impl=_eigvals, **_L)
