@@ -13,18 +13,14 @@ def linalg_eig(out, A):
     """out = (eigenvalues, eigenvectors) of the square matrix (batch) A, complex, as LAPACK's
     geev gives them (the eigenvectors of unit norm, each with its largest entry real), which is
     what PyTorch returns too"""
-    L, V = out
-    k = kit_of(L)
+    k = kit_of(out[0])
     a = k.arr(A)
-    if a.size == 0:
-        return
-    xp = k.xp
-    if hasattr(xp.linalg, "eig"):
-        w, v = xp.linalg.eig(a)
-    else:
-        w, v = (k.from_host(r) for r in np.linalg.eig(xp.asnumpy(a)))
-    k.write(L, w)
-    k.write(V, v)
+    if a.size:
+        eig = getattr(k.xp.linalg, "eig", None)
+        pair = eig(a) if eig is not None else [k.from_host(r)
+                                               for r in np.linalg.eig(k.xp.asnumpy(a))]
+        for o, r in zip(out, pair):
+            k.write(o, r)
 
 
 KERNELS = {"linalg_eig": linalg_eig}
