@@ -128,7 +128,8 @@ def _unary_meta(name: str, result: str) -> Callable:
     (the input's) or "int" (integer or bool inputs only)."""
     if result == "float" and name in _REAL_ONLY:
         def meta(self):
-            refuse_complex(name, self)
+            if self._dtype.is_complex:
+                refuse_complex(name, self)
             return (self._shape, float_result(self._dtype), self._device)
     elif result == "float":
         def meta(self):
@@ -149,7 +150,8 @@ def _unary_meta(name: str, result: str) -> Callable:
             if self._dtype is dt.bool and bool_error is not None:
                 raise bool_error[0](bool_error[1])
             if real_only:
-                refuse_complex(name, self)
+                if self._dtype.is_complex:
+                    refuse_complex(name, self)
             return (self._shape, self._dtype.to_real() if real else self._dtype, self._device)
     meta.__name__ = f"meta_{name}"
     return meta

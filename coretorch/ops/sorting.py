@@ -64,7 +64,8 @@ def sorted_along(self, dim: int, descending: bool = False):
 # ---- sort, argsort, msort ------------------------------------------------------------------------
 
 def _meta_sort(self, dim, descending, stable):
-    refuse_complex("sort", self)
+    if self._dtype.is_complex:
+        refuse_complex("sort", self)
     return _pair(self, self._shape)
 
 
@@ -97,7 +98,8 @@ def _msort(self):
 # ---- topk, kthvalue ------------------------------------------------------------------------------
 
 def _meta_topk(self, k, dim, largest, sorted):  # noqa: A002 - PyTorch's argument name
-    refuse_complex("topk", self)
+    if self._dtype.is_complex:
+        refuse_complex("topk", self)
     n = _size(self, dim)
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, but dim {dim} has "

@@ -458,8 +458,7 @@ class Tensor(TensorImpl):
     bool = cast_method("bool", _dt.bool)
     byte = cast_method("byte", _dt.uint8)
     char = cast_method("char", _dt.int8)
-    cfloat = cast_method("cfloat", _dt.complex64)
-    cdouble = cast_method("cdouble", _dt.complex128)
+    cfloat, cdouble = cast_method("cfloat", _dt.complex64), cast_method("cdouble", _dt.complex128)
 
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """The type name (``'torch.FloatTensor'``, as PyTorch), or this tensor converted to
