@@ -5,7 +5,7 @@ arguments, batching (leading dims are batch dims), dtypes (float32 and float64) 
 derivatives. The factorizations svd, eigh, qr, cholesky, LU and the triangular solve are the
 primitives a backend implements; everything else is composite.
 
-``eig`` and ``eigvals`` (general matrices) give complex results, without gradients;
+``eig`` and ``eigvals`` (general matrices) give complex results;
 ``ldl_factor`` / ``ldl_solve`` are not implemented (NotImplementedError).
 """
 from __future__ import annotations

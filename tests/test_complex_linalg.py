@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import coretorch as ct
+from coretorch.autograd import gradcheck
 
 
 def _matrices():
@@ -58,11 +59,31 @@ def test_eig_matches_pytorch_up_to_order_and_phase(a):
                                                .ravel()), atol=tol)
 
 
-def test_eig_backward_is_refused_by_name():
-    A = ct.randn(3, 3, dtype=ct.float64, requires_grad=True)
-    L, _ = ct.linalg.eig(A)
-    with pytest.raises(NotImplementedError, match="linalg.eig: the derivative"):
-        ct.view_as_real(L).sum().backward()
+# losses that ignore the eigenvectors' phases (the only ones with a defined gradient)
+_LOSSES = {"eigenvalues": lambda A: ct.view_as_real(ct.linalg.eig(A)[0]),
+           "abs-eigenvectors": lambda A: ct.linalg.eig(A)[1].abs(),
+           "eigvals": lambda A: ct.linalg.eigvals(A).abs()}
+
+
+@pytest.mark.parametrize("name", sorted(_LOSSES))
+@pytest.mark.parametrize("is_complex", [False, True])
+def test_eig_gradcheck(name, is_complex):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 4)) + (1j * rng.standard_normal((4, 4)) if is_complex else 0)
+    assert gradcheck(_LOSSES[name], (ct.tensor(a, requires_grad=True),))
+
+
+def test_eig_gradient_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(4).standard_normal((2, 4, 4))
+
+    def loss(lib, A):
+        L, V = lib.linalg.eig(A)
+        return V.abs().sum() + lib.view_as_real(L).pow(2).sum()
+    A, tA = ct.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    g, = ct.autograd.grad(loss(ct, A), [A])
+    tg, = torch.autograd.grad(loss(torch, tA), [tA])
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), atol=1e-9)
 
 
 def test_eig_refuses():
