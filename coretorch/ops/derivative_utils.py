@@ -39,15 +39,14 @@ def conj_of(x):
 
 
 def holomorphic(formula: Callable) -> Callable:
-    """A derivative formula written for real tensors (``g * f'(x)``, linear in the gradient),
-    made right for complex ones too: PyTorch's gradient of a holomorphic function is
-    ``g * conj(f'(x))``, which is ``conj(formula(conj(g)))``. Real gradients run `formula`
-    as is."""
-    def wrapped(ctx, *grads):
-        if not any(isinstance(g, TensorImpl) and g._dtype.is_complex for g in grads):
-            return formula(ctx, *grads)
-        res = formula(ctx, *[conj_of(g) for g in grads])
-        return tuple(conj_of(r) for r in res)
+    """A derivative formula of a one-output op written for real tensors (``g * f'(x)``, linear
+    in the gradient), made right for complex ones too: PyTorch's gradient of a holomorphic
+    function is ``g * conj(f'(x))``, which is ``conj(formula(conj(g)))``. A real gradient runs
+    `formula` as is (one attribute read more on that path)."""
+    def wrapped(ctx, g):
+        if g is None or not g._dtype.is_complex:
+            return formula(ctx, g)
+        return tuple(conj_of(r) for r in formula(ctx, conj_of(g)))
     wrapped.__name__ = wrapped.__qualname__ = getattr(formula, "__name__", "derivative")
     wrapped.__doc__ = formula.__doc__
     for attr in ("saved_args",):
