@@ -34,6 +34,8 @@ from .memory_formats import preserve_format as preserve_format
 from .random import Generator as Generator, manual_seed as manual_seed, seed as seed
 from .random import initial_seed as initial_seed
 from .random import get_rng_state as get_rng_state, set_rng_state as set_rng_state
+from .dtypes import complex64 as complex64, complex128 as complex128
+from .dtypes import cfloat as cfloat, cdouble as cdouble
 from . import dispatch, library, record_function as _record_function_module  # noqa: F401
 from . import ops
 from .ops.factories_public import tensor as tensor, as_tensor as as_tensor
@@ -106,6 +108,11 @@ def is_floating_point(t: Tensor) -> _builtins.bool:
     return t.is_floating_point()
 
 
+def is_complex(t: Tensor) -> "bool":
+    """Whether `t` has a complex dtype (complex64 or complex128)."""
+    return t.is_complex()
+
+
 _plugins.load_backends()
 
 
@@ -132,7 +139,7 @@ _expose_device_modules()
 cuda = globals().get("cuda") or _sys.modules.setdefault(f"{__name__}.cuda", _no_cuda_module())
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, linalg, nn, optim, special, utils  # noqa: E402,F401
+from . import distributions, fft, linalg, nn, optim, special, utils  # noqa: E402,F401
 from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
 from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
 from .serialization import save, load  # noqa: E402,F401

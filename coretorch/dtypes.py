@@ -1,6 +1,6 @@
 """dtype objects and PyTorch's type-promotion rules.
 
-Categories order bool < integer < floating. Promotion between two dtypes is a fixed table
+Categories order bool < integer < floating < complex. Promotion between two dtypes is a fixed table
 (`promote_types`); `result_type` adds PyTorch's three priority levels: tensors with dimensions,
 zero-dimensional tensors, then Python scalars ("weak" types that only matter when they raise the
 category).
@@ -18,17 +18,18 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
     "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype",
-    "finfo", "iinfo", "overflow_error", "INT64_MIN", "INT64_MAX",
+    "finfo", "iinfo", "overflow_error", "INT64_MIN", "INT64_MAX", "complex64", "complex128",
+    "cfloat", "cdouble", "get_default_complex_dtype",
 ]
 
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
     """A tensor element type (``coretorch.float32`` ...). Compare with ``is`` or ``==``."""
 
     __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank",
-                 "is_floating_point")
+                 "is_floating_point", "is_complex")
 
     # `bool` and `int` in this module are dtypes: annotations name the builtins' full names
     def __init__(self, name: str, numpy_dtype: type, category: _builtins.int,
@@ -41,15 +42,21 @@ class dtype:
         self._rank = rank
         # a plain attribute, not a property: meta rules and autograd read it on every op
         self.is_floating_point: _builtins.bool = category == _FLOAT
-
-    @property
-    def is_complex(self) -> _builtins.bool:
-        """Whether this is a complex dtype (never: no complex dtypes exist here)."""
-        return False
+        self.is_complex: _builtins.bool = category == _COMPLEX
 
     def to_real(self) -> "dtype":
-        """The real dtype of the same precision: this dtype itself (every dtype is real)."""
-        return self
+        """The real dtype of the same precision (complex64 -> float32); a real dtype itself."""
+        return _TO_REAL.get(self, self)
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype of the same precision (float64 -> complex128; float16 and bfloat16
+        -> complex64, coretorch having no complex32); a complex dtype itself."""
+        if self.is_complex:
+            return self
+        if not self.is_floating_point:
+            raise RuntimeError(f"to_complex(): expected a floating point or complex dtype, got "
+                               f"{self.name}")
+        return complex128 if self is float64 else complex64
 
     def __repr__(self) -> str:
         return f"coretorch.{self.name}"
@@ -72,9 +79,14 @@ float32 = dtype("float32", np.float32, _FLOAT, True, 7)
 float64 = dtype("float64", np.float64, _FLOAT, True, 8)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+complex64 = dtype("complex64", np.complex64, _COMPLEX, True, 9)
+complex128 = dtype("complex128", np.complex128, _COMPLEX, True, 10)
+cfloat, cdouble = complex64, complex128
+_TO_REAL = {complex64: float32, complex128: float64}
 
+# complex last, so the indices of the real dtypes stay what they were (wire formats use them)
 all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
-                                 bfloat16)
+                                 bfloat16, complex64, complex128)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
 
@@ -105,6 +117,12 @@ def from_numpy_dtype(np_dtype) -> dtype:
 def _promote_pair(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if a.is_complex or b.is_complex:
+        # the complex type whose real part holds both: complex64 + float64 -> complex128
+        ra, rb = a.to_real(), b.to_real()
+        if ra.is_floating_point and rb.is_floating_point and max(ra._rank, rb._rank) == 8:
+            return complex128
+        return complex128 if complex128 in (a, b) else complex64
     if a.category != b.category:
         hi, lo = (a, b) if a.category > b.category else (b, a)
         if hi.category == _FLOAT or lo.category == _BOOL:
@@ -151,14 +169,23 @@ def get_default_dtype() -> dtype:
     return _default.value
 
 
+def get_default_complex_dtype() -> dtype:
+    """The dtype of Python complex numbers: the complex type of the default float dtype
+    (complex64, or complex128 when the default is float64), as PyTorch."""
+    return complex128 if _default.value is float64 else complex64
+
+
 def scalar_dtype(value) -> dtype:
-    """The dtype PyTorch gives a Python scalar: bool, int64, or the default float dtype."""
+    """The dtype PyTorch gives a Python scalar: bool, int64, the default float dtype or the
+    default complex dtype."""
     if isinstance(value, _pybool):
         return bool
     if isinstance(value, _pyint):
         return int64
     if isinstance(value, _pyfloat):
         return _default.value
+    if isinstance(value, _builtins.complex):
+        return get_default_complex_dtype()
     if isinstance(value, np.generic):
         return from_numpy_dtype(value.dtype)
     raise TypeError(f"expected a tensor or a Python scalar (bool, int or float), "
@@ -169,7 +196,13 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     # PyTorch's combine_categories: a lower priority level only counts if it raises the category
     if higher is None:
         return lower
-    if lower is None or higher.category == _FLOAT:
+    if lower is None or higher.category == _COMPLEX:
+        return higher
+    if lower.category == _COMPLEX:
+        # a float keeps its precision (float64 tensor + 1j -> complex128); an integer or bool
+        # takes the lower level's complex type
+        return higher.to_complex() if higher.category == _FLOAT else lower
+    if higher.category == _FLOAT:
         return higher
     if higher.category == _BOOL or lower.category == _FLOAT:
         return _PROMOTE[higher, lower]
@@ -180,7 +213,8 @@ def result_type(*operands) -> dtype:
     """PyTorch's result type of tensors, dtypes and Python scalars.
 
     Three priority levels: tensors with dimensions (and dtype objects), zero-dim tensors, Python
-    scalars. A lower level only counts when it is of a higher category (bool < int < float).
+    scalars. A lower level only counts when it is of a higher category (bool < int < float <
+    complex).
     """
     dim_t = zero_t = scalar_t = None
     for x in operands:
@@ -198,7 +232,7 @@ def result_type(*operands) -> dtype:
     result = _combine(dim_t, _combine(zero_t, scalar_t))
     if result is None:
         raise TypeError("result_type(): expected at least one tensor, dtype or scalar")
-    if scalar_t is not None and result.category != _FLOAT:
+    if scalar_t is not None and result.category < _FLOAT:
         _check_int64_scalars(operands)
     return result
 
@@ -215,7 +249,7 @@ class finfo:
     """Machine limits of a floating dtype (``coretorch.finfo(coretorch.float32).eps``)."""
 
     def __init__(self, d: dtype | None = None):
-        d = d or _default.value
+        d = (d or _default.value).to_real()  # a complex dtype's limits are its parts'
         if not d.is_floating_point:
             raise TypeError(f"finfo(): expected a floating point dtype, got {d!r}")
         i = _ml.finfo(d.numpy)  # numpy's finfo, extended to ml_dtypes' bfloat16

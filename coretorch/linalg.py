@@ -5,7 +5,7 @@ arguments, batching (leading dims are batch dims), dtypes (float32 and float64) 
 derivatives. The factorizations svd, eigh, qr, cholesky, LU and the triangular solve are the
 primitives a backend implements; everything else is composite.
 
-``eig`` and ``eigvals`` need complex dtypes, which coretorch does not have yet: they raise;
+``eig`` and ``eigvals`` (general matrices) give complex results;
 ``ldl_factor`` / ``ldl_solve`` are not implemented (NotImplementedError).
 """
 from __future__ import annotations
@@ -24,7 +24,9 @@ cond = _op("linalg_cond")
 cross = _op("linalg_cross")
 det = _op("linalg_det")
 diagonal = _op("linalg_diagonal")
+eig = _op("linalg_eig")
 eigh = _op("linalg_eigh")
+eigvals = _op("linalg_eigvals")
 eigvalsh = _op("linalg_eigvalsh")
 householder_product = _op("linalg_householder_product")
 inv = _op("linalg_inv")
@@ -54,22 +56,6 @@ tensorsolve = _op("linalg_tensorsolve")
 vander = _op("linalg_vander")
 vecdot = _op("linalg_vecdot")
 vector_norm = _op("linalg_vector_norm")
-
-
-def _needs_complex(name: str):
-    def fn(A, *args, **kwargs):
-        raise RuntimeError(f"linalg.{name}: the eigenvalues of a general (non-symmetric) real "
-                           f"matrix are complex, and coretorch has no complex dtypes yet; for "
-                           f"a symmetric matrix use linalg.eigh / linalg.eigvalsh")
-    fn.__name__ = name
-    fn.__qualname__ = name
-    fn.__doc__ = (f"``torch.linalg.{name}``: not available (needs complex dtypes, which "
-                  f"coretorch lacks); raises RuntimeError.")
-    return fn
-
-
-eig = _needs_complex("eig")
-eigvals = _needs_complex("eigvals")
 
 
 def _not_implemented(name: str):

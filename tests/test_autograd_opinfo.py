@@ -61,7 +61,9 @@ def _grad_outputs(outs, name: str, device):
 def _np(t):
     """A torch gradient as numpy (torch answers some zero gradients with a ZeroTensor)."""
     import torch
-    return torch.zeros_like(t).numpy() if t._is_zerotensor() else t.detach().numpy()
+    if t._is_zerotensor():
+        return torch.zeros_like(t).numpy()
+    return t.detach().resolve_conj().numpy()  # a lazy conjugate has no numpy view
 
 
 def _call(opinfo, fn, args, kwargs):

@@ -51,8 +51,8 @@ def test_from_numpy_non_contiguous_and_offset():
 def test_from_numpy_rejects_negative_strides_and_odd_dtypes():
     with pytest.raises(ValueError, match="negative"):
         ct.from_numpy(np.arange(4.0)[::-1])
-    with pytest.raises(TypeError, match="complex128"):
-        ct.from_numpy(np.zeros(2, dtype=np.complex128))
+    with pytest.raises(TypeError, match="float128"):
+        ct.from_numpy(np.zeros(2, dtype=np.longdouble))
     with pytest.raises(TypeError, match="np.ndarray"):
         ct.from_numpy([1, 2])
 

@@ -400,6 +400,8 @@ class GraphTask:
                 # `is` first: device.__eq__ is a Python call (~1.5k instructions a gradient)
                 if g._dtype is not e.dtype or (g._device is not e.device
                                                and g._device != e.device):
+                    if g._dtype.is_complex and not e.dtype.is_complex:
+                        g = _op("real")(g)  # a real input's gradient: the real part (PyTorch)
                     g, owned = g.to(dtype=e.dtype, device=e.device), True
                 self._buffer(c).add(e.input_nr, g, owned)
             d = deps[c] - 1

@@ -248,7 +248,7 @@ def _record(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
             continue
         if id(o) in arg_ids and id(o) not in dirty:
             o = outs[i] = o.detach()  # an input returned as-is becomes a new tensor (alias)
-        if not o._dtype.is_floating_point:
+        if not (o._dtype.is_floating_point or o._dtype.is_complex):
             continue
         m = o._autograd
         if m is None:

@@ -1,8 +1,13 @@
 """`gradcheck` / `gradgradcheck`: compare autograd's Jacobians with central finite differences.
 
-Use float64 inputs on a device with data. The numerical Jacobian perturbs each input element in
-place by ±eps (inputs keep requires_grad, so `gradgradcheck` can differentiate inside `func`);
-the analytical one comes from `autograd.grad` with one-hot output gradients.
+Use float64 (or complex128) inputs on a device with data. The numerical Jacobian perturbs each
+input element in place by ±eps (inputs keep requires_grad, so `gradgradcheck` can differentiate
+inside `func`); the analytical one comes from `autograd.grad` with one-hot output gradients.
+
+Complex tensors are compared in complex, PyTorch's convention: each complex number is its
+(real, imaginary) pair, so the Jacobians are those of the real and imaginary parts, and the
+gradient autograd gives for a complex input is read as ``dL/dreal + 1j * dL/dimag`` (the
+conjugate Wirtinger derivative times 2), for one-hot real or imaginary output gradients.
 """
 from __future__ import annotations
 
@@ -28,22 +33,35 @@ def _tuple(x) -> tuple:
 
 
 def _read(t: Tensor) -> np.ndarray:
-    return np.array(get_device_type(t._device).read_numpy(t.detach()), dtype=np.float64)
+    """The values of `t` in float64; a complex tensor as (real, imaginary) pairs (a last dim of
+    size 2)."""
+    a = np.asarray(get_device_type(t._device).read_numpy(t.detach()))
+    if t._dtype.is_complex:
+        return np.stack([a.real, a.imag], -1).astype(np.float64)
+    return np.array(a, dtype=np.float64)
 
 
 def _write(t: Tensor, values: np.ndarray) -> None:
+    """Write float64 `values` (pairs for a complex `t`, as `_read` gives) into `t`."""
+    if t._dtype.is_complex:
+        values = values[..., 0] + 1j * values[..., 1]
     get_device_type(t._device).write_numpy(t, values.astype(t._dtype.numpy))
+
+
+def _nreal(t: TensorImpl) -> int:
+    """How many real numbers `t` holds (two per complex element)."""
+    return t.numel() * (2 if t._dtype.is_complex else 1)
 
 
 def _float_outputs(outs: Sequence) -> list:
     return [i for i, o in enumerate(outs) if isinstance(o, TensorImpl)
-            and o._dtype.is_floating_point]
+            and (o._dtype.is_floating_point or o._dtype.is_complex)]
 
 
 def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list, eps: float) -> list:
     """jac[k][j]: d output out_idx[k] / d input diff_idx[j], shape (out numel, in numel)."""
     outs0 = _tuple(func(*inputs))
-    jac = [[np.zeros((outs0[o].numel(), inputs[j].numel())) for j in diff_idx] for o in out_idx]
+    jac = [[np.zeros((_nreal(outs0[o]), _nreal(inputs[j]))) for j in diff_idx] for o in out_idx]
     for jj, j in enumerate(diff_idx):
         x = inputs[j]
         orig = _read(x)
@@ -67,16 +85,17 @@ def _analytical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list) ->
     from .engine import grad
     outs = _tuple(func(*inputs))
     diff_inputs = [inputs[j] for j in diff_idx]
-    jac = [[np.zeros((outs[o].numel(), inputs[j].numel())) for j in diff_idx] for o in out_idx]
+    jac = [[np.zeros((_nreal(outs[o]), _nreal(inputs[j]))) for j in diff_idx] for o in out_idx]
     for kk, o in enumerate(out_idx):
         out = outs[o]
         if not _requires_grad(out):
             continue
-        for r in range(out.numel()):
-            onehot = np.zeros(out.numel())
+        pairs = out._shape + ((2,) if out._dtype.is_complex else ())
+        for r in range(_nreal(out)):
+            onehot = np.zeros(_nreal(out))
             onehot[r] = 1.0
             go = REGISTRY["zeros"].op(out._shape, dtype=out._dtype, device=out._device)
-            _write(go, onehot.reshape(out._shape))
+            _write(go, onehot.reshape(pairs))
             grads = grad(out, diff_inputs, go, retain_graph=True, allow_unused=True)
             for jj, g in enumerate(grads):
                 if g is not None:
@@ -120,8 +139,9 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         if not get_device_type(x._device).has_data:
             raise RuntimeError(f"gradcheck(): input {i} is on {x._device}, which holds no data; "
                                f"use a data device such as 'cpu'")
-        if not x._dtype.is_floating_point:
-            raise ValueError(f"gradcheck(): input {i} must be floating point, got {x._dtype.name}")
+        if not (x._dtype.is_floating_point or x._dtype.is_complex):
+            raise ValueError(f"gradcheck(): input {i} must be floating point or complex, got "
+                             f"{x._dtype.name}")
     outs = _tuple(func(*inputs))
     out_idx = _float_outputs(outs)
     analytical = _analytical(func, inputs, diff_idx, out_idx)
@@ -160,7 +180,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
         for i in out_idx:
             o = outs[i]
             g = REGISTRY["zeros"].op(o._shape, dtype=o._dtype, device=o._device)
-            _write(g, rng.standard_normal(o._shape))
+            _write(g, rng.standard_normal(o._shape + ((2,) if o._dtype.is_complex else ())))
             gos.append(g.requires_grad_(True))
         grad_outputs = tuple(gos)
     grad_outputs = _tuple(grad_outputs)

@@ -208,7 +208,7 @@ def _give_grad_fn(o, node: Node, i: int, args, is_view: bool):
     or is one of the arguments); a floating output gets the grad_fn and the Autograd key."""
     if o._autograd is not None or _is_argument(o, args):
         o = _alias(o)
-    if o._dtype.is_floating_point:
+    if o._dtype.is_floating_point or o._dtype.is_complex:
         o._autograd = new_autograd_meta(node, i)
         o._keys |= _AG
         if is_view and o._base is not None:

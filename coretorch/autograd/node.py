@@ -326,7 +326,7 @@ def materialize(grads: list, out_meta: tuple) -> list:
     for i, g in enumerate(out):
         if g is None and out_meta[i] is not None:
             shape, dtype, device = out_meta[i]
-            if dtype.is_floating_point:
+            if dtype.is_floating_point or dtype.is_complex:
                 out[i] = zeros(shape, dtype=dtype, device=device)
     return out
 
@@ -355,7 +355,8 @@ def _attach_result_history(node: OpNode) -> None:
     res = node.result
     outs = res if isinstance(res, tuple) else (res,)
     for i, o in enumerate(outs):
-        if isinstance(o, TensorImpl) and o._dtype.is_floating_point and o._autograd is None:
+        if isinstance(o, TensorImpl) and (o._dtype.is_floating_point or o._dtype.is_complex) \
+                and o._autograd is None:
             o._autograd = AutogradMeta(False, node, i)
             o._keys |= AUTOGRAD_BIT
 

@@ -88,7 +88,8 @@ def set_data(self, value) -> None:
     if not isinstance(value, TensorImpl):
         raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
     if value._device != self._device or value._dtype is not self._dtype:
-        if _requires_grad(self) and not value._dtype.is_floating_point:
+        if _requires_grad(self) and not (value._dtype.is_floating_point
+                                         or value._dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point")
     self._storage, self._shape, self._stride = value._storage, value._shape, value._stride

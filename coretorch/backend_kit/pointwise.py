@@ -291,7 +291,7 @@ def pow(out, self, exponent):  # noqa: A001
         k.write(out, k.arr(self) if exponent else True)   # x ** True == x, x ** False == 1
         return
     cn = opmath(out._dtype)
-    if out._dtype.is_floating_point:
+    if out._dtype.is_floating_point or out._dtype.is_complex:
         _binary(out, self, exponent, "power", cn)
         return
     k.write(out, _int_pow(k.xp, k.operand(self, cn), k.operand(exponent, cn)))

@@ -16,6 +16,8 @@ backend draws on the device) registers its draws with `register_draws`.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -77,22 +79,31 @@ def draws_of(t) -> Draws:
 def _draw_dtype(out) -> np.dtype:
     """Floats are drawn in float32 up to 4-byte dtypes (float16 is drawn in float32 and
     rounded), else float64 (the meta rules allow floating dtypes only)."""
-    return _F32 if out._dtype.itemsize <= 4 else _F64
+    return _F32 if out._dtype.to_real().itemsize <= 4 else _F64
+
+
+def _draw(draw, out, generator, c):
+    """One draw per element; a complex `out` gets independent real and imaginary parts."""
+    z = draw(out, generator, c)
+    return z + 1j * draw(out, generator, c) if out._dtype.is_complex else z
 
 
 def uniform_(out, self, from_, to, generator):
-    """Fill with samples from U[from_, to)."""
+    """Fill with samples from U[from_, to) (each part of a complex value, as PyTorch)."""
     c = _draw_dtype(out)
-    u = draws_of(out).uniform(out, generator, c)
+    u = _draw(draws_of(out).uniform, out, generator, c)
     if from_ != 0.0 or to != 1.0:
-        u = c.type(from_) + u * c.type(to - from_)
+        u = c.type(from_) * (1 + 1j if out._dtype.is_complex else 1) + u * c.type(to - from_)
     kit_of(out).write(out, u)
 
 
 def normal_(out, self, mean, std, generator):
-    """Fill with samples from N(mean, std**2)."""
+    """Fill with samples from N(mean, std**2); a complex value's parts each have variance
+    std**2 / 2 (PyTorch's complex normal)."""
     c = _draw_dtype(out)
-    z = draws_of(out).normal(out, generator, c)
+    z = _draw(draws_of(out).normal, out, generator, c)
+    if out._dtype.is_complex:
+        std = std / math.sqrt(2.0)
     if mean != 0.0 or std != 1.0:
         z = c.type(mean) + z * c.type(std)
     kit_of(out).write(out, z)

@@ -49,7 +49,7 @@ def to_tensor(op: str, name: str, pos, value):
 
 
 def to_number(op: str, name: str, pos, value):
-    """A ``Scalar``: a Python bool/int/float (numpy scalars and 0-d tensors are read)."""
+    """A ``Scalar``: a Python bool/int/float/complex (numpy scalars and 0-d tensors are read)."""
     if value.__class__ in NUMBER_CLASSES:
         return value
     if isinstance(value, (bool, np.bool_)):
@@ -58,6 +58,8 @@ def to_number(op: str, name: str, pos, value):
         return int(value)
     if isinstance(value, (float, np.floating)):
         return float(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        return complex(value)
     if isinstance(value, Tensor):
         return _item(value, op, name, pos, "Number")
     raise type_error(op, name, pos, "Number", value)
@@ -229,6 +231,8 @@ def to_dtype(op: str, name: str, pos, value):
         return value
     if value in _PY_DTYPES:
         return _dt.get_default_dtype() if value is float else getattr(_dt, _PY_DTYPES[value])
+    if value is complex:
+        return _dt.get_default_complex_dtype()
     raise type_error(op, name, pos, "coretorch.dtype", value)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl
 from .declare import declare, op_named
-from .meta_rules import broadcast_shapes, common_device, float_result, promote
+from .meta_rules import broadcast_shapes, common_device, float_result, promote, refuse_complex
 from .pointwise import flops_pointwise
 from .pointwise_composites import where
 
@@ -32,6 +32,8 @@ def _no_bool(name: str, result: str = "float"):
     def meta(self, *params):
         if self._dtype is dt.bool:
             raise RuntimeError(f"{name}(): Boolean inputs not supported for {name}")
+        if self._dtype.is_complex:  # one attribute read on the real path
+            refuse_complex(name, self)
         d = float_result(self._dtype) if result == "float" else self._dtype
         return (self._shape, d, self._device)
     meta.__name__ = f"meta_{name}"

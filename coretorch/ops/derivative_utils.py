@@ -9,7 +9,7 @@ from typing import Callable
 
 from ..tensor.impl import TensorImpl
 
-__all__ = ["saves", "is_tensor", "op"]
+__all__ = ["saves", "is_tensor", "op", "holomorphic", "conj_of"]
 
 
 def saves(*indices: int) -> Callable[[Callable], Callable]:
@@ -29,3 +29,27 @@ def op(name: str):
     """The operator `name` (looked up when a formula runs, so declaration order never matters)."""
     from .declare import REGISTRY
     return REGISTRY[name].op
+
+
+def conj_of(x):
+    """The complex conjugate of a complex tensor or number; anything else as it is."""
+    if isinstance(x, TensorImpl):
+        return op("conj")(x) if x._dtype.is_complex else x
+    return x.conjugate() if isinstance(x, complex) else x
+
+
+def holomorphic(formula: Callable) -> Callable:
+    """A derivative formula of a one-output op written for real tensors (``g * f'(x)``, linear
+    in the gradient), made right for complex ones too: PyTorch's gradient of a holomorphic
+    function is ``g * conj(f'(x))``, which is ``conj(formula(conj(g)))``. A real gradient runs
+    `formula` as is (one attribute read more on that path)."""
+    def wrapped(ctx, g):
+        if g is None or not g._dtype.is_complex:
+            return formula(ctx, g)
+        return tuple(conj_of(r) for r in formula(ctx, conj_of(g)))
+    wrapped.__name__ = wrapped.__qualname__ = getattr(formula, "__name__", "derivative")
+    wrapped.__doc__ = formula.__doc__
+    for attr in ("saved_args",):
+        if hasattr(formula, attr):
+            setattr(wrapped, attr, getattr(formula, attr))
+    return wrapped

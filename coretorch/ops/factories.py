@@ -266,7 +266,7 @@ def _meta_fill_(self, value):
 
 
 def _float_only(op: str, self) -> None:
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise NotImplementedError(f"{op}(): not implemented for '{self._dtype.name}'; expected a "
                                   f"floating point tensor")
 

@@ -38,7 +38,7 @@ def _to_array(data, op: str) -> np.ndarray:
         except ValueError as e:
             raise ValueError(f"{op}(): expected a sequence of equal-length sequences (a "
                              f"rectangular nested list); {e}") from None
-    if isinstance(data, (bool, int, float, np.ndarray, np.generic)):
+    if isinstance(data, (bool, int, float, complex, np.ndarray, np.generic)):
         return np.asarray(data)
     raise TypeError(f"{op}(): could not infer dtype of {type(data).__name__}; expected a number, "
                     f"a (nested) sequence of numbers, a numpy array or a tensor")
@@ -64,7 +64,7 @@ def _infer_dtype(data, arr: np.ndarray):
     if isinstance(data, _T):
         return data._dtype
     leaf = next(iter(_flat_first(data)), None) if isinstance(data, (list, tuple)) else None
-    if isinstance(leaf, np.generic) and arr.dtype.kind in "biuf":
+    if isinstance(leaf, np.generic) and arr.dtype.kind in "biufc":
         return dt.from_numpy_dtype(arr.dtype)  # numpy scalars keep their dtype, as in torch
     kind = arr.dtype.kind
     if kind == "b":
@@ -73,9 +73,11 @@ def _infer_dtype(data, arr: np.ndarray):
         return dt.int64
     if kind == "f":
         return dt.get_default_dtype()
-    if kind == "O" or kind == "U" or kind == "S" or kind == "c":
+    if kind == "c":
+        return dt.get_default_complex_dtype()
+    if kind == "O" or kind == "U" or kind == "S":
         raise TypeError(f"tensor(): could not convert data of numpy kind {arr.dtype} to a tensor; "
-                        f"coretorch supports bool, integer and float data")
+                        f"coretorch supports bool, integer, float and complex data")
     return dt.from_numpy_dtype(arr.dtype)
 
 

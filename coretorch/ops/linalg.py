@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .declare import EXPLICIT, IMPLICIT, declare, op_named
+from .derivative_utils import holomorphic
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
 __all__ = ["flops_mm", "flops_bmm", "flops_addmm", "meta_dot"]
@@ -254,14 +255,14 @@ def _linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
 
 def _declare_all() -> None:
     declare("mm(Tensor self, Tensor mat2) -> Tensor", _meta_mm, family="linalg",
-            derivative=_d_mm, flops=flops_mm,
+            derivative=holomorphic(_d_mm), flops=flops_mm,
             doc="The matrix product of the (n, k) matrix `input` and the (k, m) matrix `mat2`.")
     declare("bmm(Tensor self, Tensor mat2) -> Tensor", _meta_bmm, family="linalg",
-            derivative=_d_bmm, flops=flops_bmm,
+            derivative=holomorphic(_d_bmm), flops=flops_bmm,
             doc="The batched matrix product of (b, n, k) `input` and (b, k, m) `mat2`.")
     declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
             "Tensor", _meta_addmm, impl=_addmm, kind=EXPLICIT, family="linalg",
-            derivative=_d_addmm, saves=("mat1", "mat2"), flops=flops_addmm)
+            derivative=holomorphic(_d_addmm), saves=("mat1", "mat2"), flops=flops_addmm)
     comp: dict[str, Any] = dict(kind=IMPLICIT, family="linalg", out=False)
     declare("matmul(Tensor self, Tensor other) -> Tensor", _meta_matmul, impl=_matmul, **comp)
     declare("dot(Tensor self, Tensor other) -> Tensor", meta_dot("dot"), impl=_dot, **comp)

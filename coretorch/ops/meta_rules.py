@@ -11,7 +11,8 @@ from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
 
 __all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape",
-           "promote", "float_result", "is_tensor", "dims_arg", "resolve_device"]
+           "promote", "float_result", "is_tensor", "dims_arg", "resolve_device",
+           "refuse_complex"]
 
 
 def is_tensor(x) -> bool:
@@ -86,9 +87,19 @@ def promote(*args):
     return _dt.result_type(*[a for a in args if a is not None])
 
 
+def refuse_complex(op: str, *args) -> None:
+    """RuntimeError for a complex tensor among `args`: ops that need an ordering or a real line
+    (comparisons, max/min, clamp, sort, relu, floor, remainder...) refuse them, as in PyTorch."""
+    for a in args:
+        if isinstance(a, TensorImpl) and a._dtype.is_complex:
+            raise RuntimeError(f"{op}(): not supported for complex tensors (got "
+                               f"{a._dtype.name})")
+
+
 def float_result(dt):
-    """The dtype of a float-valued op (exp, sqrt, div...) on input dtype `dt`."""
-    return dt if dt.is_floating_point else _dt.get_default_dtype()
+    """The dtype of a float-valued op (exp, sqrt, div...) on input dtype `dt` (complex stays
+    complex)."""
+    return dt if dt.is_floating_point or dt.is_complex else _dt.get_default_dtype()
 
 
 def dims_arg(op: str, dim, ndim: int) -> tuple:

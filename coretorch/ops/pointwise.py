@@ -16,7 +16,8 @@ from typing import Any, Callable
 from .. import dtypes as dt
 from ..tensor.tensor import Tensor
 from .declare import declare
-from .meta_rules import broadcast_shapes, common_device, float_result, promote
+from .derivative_utils import holomorphic
+from .meta_rules import broadcast_shapes, common_device, float_result, promote, refuse_complex
 
 __all__ = ["flops_pointwise", "binary_spec", "binary_meta", "UNARY_FLOAT", "UNARY_SAME"]
 
@@ -110,31 +111,48 @@ _NOT_FOR_BOOL = {
                           "operator instead."),
 }
 UNARY_SAME: dict[str, Callable | None] = {
-    "abs": lambda g, x, r: g * x.sign(),
+    # complex: g * sgn(x) with a real g (the holomorphic wrapper never sees a complex g here)
+    "abs": lambda g, x, r: g * (x.sgn() if x._dtype.is_complex else x.sign()),
     "neg": lambda g, x, r: g.neg(),
     "sign": None, "floor": None, "ceil": None, "trunc": None,   # zero gradient
 }
 
 
+# elementwise ops PyTorch refuses for complex tensors (an ordering or a real line is needed)
+_REAL_ONLY = frozenset({"erf", "erfc", "erfinv", "sign", "floor", "ceil", "trunc", "lt", "le",
+                        "maximum", "minimum", "atan2", "hypot", "remainder", "fmod"})
+
+
 def _unary_meta(name: str, result: str) -> Callable:
     """The meta rule of unary op `name` whose result dtype is "float" (a float dtype), "same"
     (the input's) or "int" (integer or bool inputs only)."""
-    if result == "float":
+    if result == "float" and name in _REAL_ONLY:
+        def meta(self):
+            if self._dtype.is_complex:
+                refuse_complex(name, self)
+            return (self._shape, float_result(self._dtype), self._device)
+    elif result == "float":
         def meta(self):
             return (self._shape, float_result(self._dtype), self._device)
     elif result == "int":
         def meta(self):
-            if self._dtype.is_floating_point:
+            if self._dtype.is_floating_point or self._dtype.is_complex:
                 raise TypeError(f"{name}(): expected an integer or bool tensor, got "
                                 f"{self._dtype.name}")
             return (self._shape, self._dtype, self._device)
     else:
         bool_error = _NOT_FOR_BOOL.get(name)
 
+        real = name == "abs"  # abs of a complex tensor is its real-valued magnitude
+        real_only = name in _REAL_ONLY
+
         def meta(self):
             if self._dtype is dt.bool and bool_error is not None:
                 raise bool_error[0](bool_error[1])
-            return (self._shape, self._dtype, self._device)
+            if real_only:
+                if self._dtype.is_complex:
+                    refuse_complex(name, self)
+            return (self._shape, self._dtype.to_real() if real else self._dtype, self._device)
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -147,7 +165,7 @@ def _unary_derivative(name: str, fn: Callable | None) -> Callable:
         def formula(ctx, g):
             return (fn(g, ctx.self, ctx.result),)
     formula.__name__ = f"{name}_backward"
-    return formula
+    return holomorphic(formula)
 
 
 def _meta_round(self, decimals):
@@ -188,22 +206,32 @@ def binary_spec(name: str, a, b, result: str) -> tuple:
         d = float_result(d)
     elif result == "bool":
         d = dt.bool
-    elif result == "int" and d.is_floating_point:
+    elif result == "int" and (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{name}(): expected integer or bool tensors, got {d.name}")
     return (shape, d, dev)
 
 
 def binary_meta(name: str, result: str) -> Callable:
-    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`."""
-    def meta(self, other):
-        return binary_spec(name, self, other, result)
+    """The meta rule ``meta_<name>(self, other)`` of a binary op: `binary_spec` with `result`
+    (refusing complex tensors for the ops of `_REAL_ONLY`)."""
+    if name in _REAL_ONLY:
+        def meta(self, other):
+            refuse_complex(name, self, other)
+            return binary_spec(name, self, other, result)
+    else:
+        def meta(self, other):
+            return binary_spec(name, self, other, result)
     meta.__name__ = f"meta_{name}"
     return meta
 
 
 def _meta_compare(name: str) -> Callable:
     """Comparisons give bool results and pass on the dtype the operands are compared in."""
+    real_only = name in _REAL_ONLY
+
     def meta(self, other):
+        if real_only:
+            refuse_complex(name, self, other)
         spec = binary_spec(name, self, other, "bool")
         return spec, (promote(self, other),)
     meta.__name__ = f"meta_{name}"
@@ -214,7 +242,7 @@ def _meta_add(self, other, alpha):
     spec = binary_spec("add", self, other, "promote")
     if spec[1] is dt.bool and not isinstance(alpha, bool) and alpha != 1:
         raise RuntimeError("add(): Boolean alpha only supported for Boolean results.")
-    if not spec[1].is_floating_point:
+    if not (spec[1].is_floating_point or spec[1].is_complex):
         if isinstance(alpha, float):
             raise RuntimeError("add(): For integral input tensors, argument alpha must not be "
                                "a floating point number.")
@@ -242,6 +270,7 @@ def _meta_pow(self, exponent):
 
 def _meta_no_bool(name: str, result: str = "promote") -> Callable:
     def meta(self, other):
+        refuse_complex(name, self, other)
         spec = binary_spec(name, self, other, result)
         if spec[1] is dt.bool:
             raise NotImplementedError(f"{name}(): not implemented for 'Bool'")
@@ -368,13 +397,13 @@ def _declare_all() -> None:
     declare("add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_add,
             derivative=_d_add, saves=(), doc="input + alpha * other, broadcast.", **binary)
     declare("mul(Tensor|Scalar self, Tensor|Scalar other) -> Tensor", binary_meta("mul", "promote"),
-            derivative=_d_mul, doc="input * other, broadcast.", **binary)
+            derivative=holomorphic(_d_mul), doc="input * other, broadcast.", **binary)
     declare("div(Tensor|Scalar self, Tensor|Scalar other, *, str? rounding_mode=None) -> Tensor",
-            _meta_div, derivative=_d_div,
+            _meta_div, derivative=holomorphic(_d_div),
             doc="input / other, broadcast, in a float dtype; `rounding_mode` 'trunc' or 'floor' "
                 "rounds the quotient (keeping integer dtypes).", **binary)
     declare("pow(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor", _meta_pow,
-            derivative=_d_pow, save_result=True,
+            derivative=holomorphic(_d_pow), save_result=True,
             doc="input ** exponent, broadcast (either may be a Python number).", **binary)
     for name in ("maximum", "minimum"):
         declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from .. import dtypes as dt
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare
-from .meta_rules import broadcast_shapes, common_device, float_result, promote
+from .meta_rules import broadcast_shapes, common_device, float_result, promote, refuse_complex
 from .pointwise import binary_meta, binary_spec, flops_pointwise
 
 __all__ = ["where"]
@@ -284,7 +284,11 @@ def _angle_scale(factor: float):
 
 
 def _sgn(self):
-    """The sign of each element (-1, 0, 1); for real tensors the same as `sign`."""
+    """The sign of each element: -1, 0, 1 for real tensors (as `sign`), ``z / abs(z)`` (0 at 0)
+    for complex ones."""
+    if self._dtype.is_complex:
+        a = self.abs()
+        return REGISTRY["where"].op.entry(a.eq(0), 0, self / a)
     return self.sign()
 
 
@@ -321,9 +325,19 @@ def _d_xlogy(ctx, g):
 
 # ---- clamp, lerp, addcmul, addcdiv ------------------------------------------------------------
 
+def _real_compare(name: str):
+    """The meta rule of gt/ge: bool results, complex operands refused."""
+    def meta(self, other):
+        refuse_complex(name, self, other)
+        return binary_spec(name, self, other, "bool")
+    meta.__name__ = f"meta_{name}"
+    return meta
+
+
 def _meta_clamp(self, min, max):  # noqa: A002 - PyTorch's argument names
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
+    refuse_complex("clamp", self, min, max)
     shapes = [x._shape for x in (self, min, max) if isinstance(x, _T)]
     shape = broadcast_shapes("clamp", *shapes) if len(shapes) > 1 else self._shape
     d = promote(*[x for x in (self, min, max) if x is not None])
@@ -515,7 +529,8 @@ def _declare_all() -> None:
             impl=_rsub, family="binary", method=False)
     cmp: dict[str, Any] = dict(family="binary", inplace=True, differentiable=False)
     for name, fn in (("ne", _ne), ("gt", _gt), ("ge", _ge)):
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta(name, "bool"),
+        meta = binary_meta(name, "bool") if name == "ne" else _real_compare(name)
+        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", meta,
                 impl=fn, **cmp)
     for name, fn in (("logical_and", _logical_and), ("logical_or", _logical_or),
                      ("logical_xor", _logical_xor)):

@@ -157,7 +157,7 @@ def _meta_trace(self):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
                            f"{len(self._shape)}")
     d = self._dtype
-    return ((), dt.int64 if not d.is_floating_point else d, self._device)
+    return ((), d if d.is_floating_point or d.is_complex else dt.int64, self._device)
 
 
 def _trace(self):

@@ -25,7 +25,7 @@ from ..dispatch.tls import local_keys
 from ..frames import user_stacklevel
 from ..tensor.impl import TensorImpl, shape_numel
 from .declare import REGISTRY, declare, return_types
-from .meta_rules import reduced_shape, wrap_dim
+from .meta_rules import reduced_shape, refuse_complex, wrap_dim
 from .pointwise import binary_spec
 
 _T = TensorImpl
@@ -55,7 +55,7 @@ def reduction_dims(self, dim) -> tuple:
 
 def _int_to_long(d):
     """sum/prod/cumsum of bool or integer tensors accumulate in int64, as in PyTorch."""
-    return d if d.is_floating_point else dt.int64
+    return d if d.is_floating_point or d.is_complex else dt.int64
 
 
 def _reduced_count(self, dims: tuple) -> int:
@@ -133,10 +133,10 @@ def _d_prod(ctx, grad):
 
 
 def _meta_mean(self, dim, keepdim, dtype):
-    if dtype is not None and not dtype.is_floating_point:
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either "
                            f"a floating point or complex dtype. Got: {dtype.name}")
-    if dtype is None and not self._dtype.is_floating_point:
+    if dtype is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {self._dtype.name}")
     return (reduced_shape(self._shape, reduction_dims(self, dim), keepdim),
@@ -166,6 +166,8 @@ def _mean(self, dim, keepdim, dtype):
 
 def _meta_extremum(op: str):
     def meta(self, dim, keepdim):
+        if self._dtype.is_complex:
+            refuse_complex(op, self)
         dims = reduction_dims(self, dim)
         if not all(self._shape):
             if not dim:
@@ -198,6 +200,8 @@ def _d_amax(ctx, grad):
 
 def _meta_arg(op: str):
     def meta(self, dim, keepdim):
+        if self._dtype.is_complex:
+            refuse_complex(op, self)
         if self._dtype is dt.bool:
             raise RuntimeError(f"{op}(): does not support bool input")
         if dim is None:
@@ -229,6 +233,8 @@ _RESULT = {"max": _result_type("max"), "min": _result_type("min")}
 
 def _meta_extremum_dim(op: str):
     def meta(self, dim, keepdim):
+        if self._dtype.is_complex:
+            refuse_complex(op, self)
         dims = reduction_dims(self, dim)
         _check_nonempty(op, self, dims)
         shape = reduced_shape(self._shape, dims, keepdim)
@@ -275,6 +281,8 @@ def _meta_max_min(op: str, pointwise: str):
     by_dim = _meta_extremum_dim(op)
 
     def meta(self, dim, keepdim):
+        if self._dtype.is_complex:
+            refuse_complex(op, self)
         if isinstance(dim, _T):
             return binary_spec(pointwise, self, dim, "promote")
         if dim is None:

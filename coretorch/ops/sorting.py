@@ -18,7 +18,7 @@ from .. import dtypes as dt
 from ..tensor.impl import shape_numel
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, declare, return_types
-from .meta_rules import reduced_shape
+from .meta_rules import reduced_shape, refuse_complex
 from .reductions import flops_reduction
 
 __all__ = ["sorted_along", "holds_data"]
@@ -66,6 +66,8 @@ def sorted_along(self, dim: int, descending: bool = False):
 # ---- sort, argsort, msort ------------------------------------------------------------------------
 
 def _meta_sort(self, dim, descending, stable):
+    if self._dtype.is_complex:
+        refuse_complex("sort", self)
     return _pair(self, self._shape)
 
 
@@ -98,6 +100,8 @@ def _msort(self):
 # ---- topk, kthvalue ------------------------------------------------------------------------------
 
 def _meta_topk(self, k, dim, largest, sorted):  # noqa: A002 - PyTorch's argument name
+    if self._dtype.is_complex:
+        refuse_complex("topk", self)
     n = _size(self, dim)
     if not 0 <= k <= n:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, but dim {dim} has "

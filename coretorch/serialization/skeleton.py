@@ -28,7 +28,8 @@ from .context import LoadContext
 from .errors import CheckpointError, corrupt
 from .safetensors_file import MAX_JSON_DEPTH, Entry, parse_json, read_header, write_safetensors
 from .storages import base_from_array, empty_base, finish, meta_tensor, view_of
-from .stored_types import BY_NAME, core_dtype, stored_type_of, to_core_array
+from .stored_types import (BY_NAME, core_dtype, is_paired, paired_storage, stored_type_of,
+                           to_core_array)
 
 __all__ = ["plan_safetensors", "load_safetensors", "NotPlain", "META_KEY", "FORMAT"]
 
@@ -167,8 +168,13 @@ class _Encoder:
             else:
                 shape = (hi - lo,)
             span = first.detach().as_strided((hi - lo,), (1,), lo)
-            out.append((g.key, stored_type_of(first.dtype), shape,
-                        functools.partial(_host_array_shaped, span, shape)))
+            st = paired_storage(first.dtype)
+            if st is None:
+                out.append((g.key, stored_type_of(first.dtype), shape,
+                            functools.partial(_host_array_shaped, span, shape)))
+            else:  # no safetensors code: the real view, (real, imaginary) pairs
+                out.append((g.key, st, shape + (2,), lambda span=span, st=st, shape=shape:
+                            host_array(span).reshape(shape).view(st.raw).reshape(shape + (2,))))
         for key, a in self.arrays:
             out.append((key, BY_NAME[a.dtype.name], a.shape, functools.partial(_same, a)))
         # widest items first: every entry then starts aligned to its item size
@@ -279,16 +285,21 @@ class _Decoder:
             raise corrupt(self.src, f"{what} refers to {key!r:.40}, which is not in the file")
         return self.entries[key]
 
-    def _base(self, key: str, entry: Entry, saved: Any) -> Tensor:
+    def _base(self, key: str, entry: Entry, saved: Any, paired=None) -> Tensor:
+        """The flat tensor over stored bytes `key`; `paired`: the complex dtype whose
+        (real, imaginary) pairs they hold."""
         if not isinstance(saved, str):
             raise corrupt(self.src, f"tensor {key!r} has device {saved!r:.40}, not a string")
         ctx = self.ctx
 
         def make() -> Tensor:
-            dtype = core_dtype(entry.stored, ctx.name)
+            dtype = paired or core_dtype(entry.stored, ctx.name)
+            numel = entry.numel // 2 if paired else entry.numel
             if ctx.placement.skips_data(saved):
-                return empty_base(dtype, entry.numel, "meta")
+                return empty_base(dtype, numel, "meta")
             arr = to_core_array(entry.read(ctx.src), entry.stored, ctx.name, ctx.notes)
+            if paired:
+                arr = arr.view(paired.numpy)
             return ctx.placement.place(base_from_array(arr), saved)
         return ctx.cache.get(key, make)
 
@@ -309,10 +320,11 @@ class _Decoder:
             if key is None:
                 raise corrupt(self.src, f"{what} has no stored bytes and is not a meta tensor")
             entry = self._entry(key, what)
-            if entry.stored.name != dtype.name:
+            paired = is_paired(dtype, entry.stored, entry.shape)
+            if entry.stored.name != dtype.name and not paired:
                 raise corrupt(self.src, f"{what} is {dtype.name}, but its bytes {key!r} are "
                                         f"stored as {entry.stored.safetensors}")
-            base = self._base(key, entry, info.get("device"))
+            base = self._base(key, entry, info.get("device"), dtype if paired else None)
             if self.version >= 2:
                 t = view_of(base, info.get("offset"), info.get("shape"), info.get("stride"),
                             self.src, what)

@@ -3,8 +3,10 @@ their bytes become coretorch arrays.
 
 A stored type coretorch has loads as itself. One it lacks loads as the smallest coretorch dtype
 that holds every value exactly (float8 as float32, uint16 as int32, uint32 as int64,
-uint64 as int64 when every value fits), with one warning per file and type; complex and
-quantized types raise a clear error.
+uint64 as int64 when every value fits), with one warning per file and type; complex32 and
+quantized types raise a clear error. safetensors has a code for complex64 (C64) but none for
+complex128: coretorch stores a complex128 tensor's bytes as float64 pairs (a trailing dim of 2,
+its real view) and the checkpoint's tensor record names the complex dtype (`paired_storage`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from .. import dtypes as _dt
 from .errors import unsupported
 
 __all__ = ["StoredType", "BY_NAME", "BY_SAFETENSORS", "STORAGE_CLASSES", "stored_type_of",
-           "core_dtype", "widened", "to_core_array"]
+           "core_dtype", "widened", "to_core_array", "paired_storage", "is_paired"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,19 @@ _WIDEN = {"float8_e4m3fn": "float32", "float8_e5m2": "float32",
 def stored_type_of(d: _dt.dtype) -> StoredType:
     """The stored type of a coretorch dtype."""
     return BY_NAME[d.name]
+
+
+def paired_storage(d: _dt.dtype) -> StoredType | None:
+    """The stored type of the (real, imaginary) pairs a safetensors file holds complex dtype `d`
+    as, when safetensors has no code for `d` itself (complex128 -> float64); else None."""
+    if d.is_complex and stored_type_of(d).safetensors is None:
+        return stored_type_of(d.to_real())
+    return None
+
+
+def is_paired(d: _dt.dtype, st: StoredType, shape: tuple) -> bool:
+    """Whether bytes of stored type `st` and `shape` are complex dtype `d` stored as pairs."""
+    return paired_storage(d) is st and shape[-1:] == (2,)
 
 
 def _native(d: _dt.dtype | None, st: StoredType) -> _dt.dtype | None:

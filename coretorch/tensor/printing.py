@@ -99,6 +99,21 @@ class _Formatter:
         return " " * (self.max_width - len(ret)) + ret
 
 
+class _ComplexFormatter:
+    """PyTorch's two formatters of a complex tensor: one for the real parts, one for the
+    imaginary parts, an element printed as ``real+imagj``."""
+
+    def __init__(self, values: np.ndarray):
+        self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        value = complex(value)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        # a sign of its own (negative numbers, -0.0) replaces the "+"
+        return self.real.format(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _summarized(a: np.ndarray) -> np.ndarray:
     """The elements a summarized print shows (PyTorch's get_summarized_data)."""
     if a.ndim == 0:
@@ -139,7 +154,9 @@ def _values_str(arr: np.ndarray, dtype, indent: int) -> str:
     if arr.dtype.itemsize == 2 and dtype.is_floating_point:  # float16, bfloat16: print as float32
         arr = arr.astype(np.float32)
     summarize = arr.size > _THRESHOLD
-    fmt = _Formatter(_summarized(arr) if summarize else arr, dtype.is_floating_point)
+    shown = _summarized(arr) if summarize else arr
+    fmt = _ComplexFormatter(shown) if dtype.is_complex else _Formatter(shown,
+                                                                        dtype.is_floating_point)
     return _array_str(arr, indent, summarize, fmt)
 
 
@@ -180,7 +197,8 @@ def tensor_repr(t) -> str:
             suffixes.append(dtype_suffix)
         body = "[]"
     else:
-        if t._dtype not in (dt.get_default_dtype(), dt.int64, dt.bool):
+        if t._dtype not in (dt.get_default_dtype(), dt.get_default_complex_dtype(), dt.int64,
+                            dt.bool):
             suffixes.append(dtype_suffix)
         body = _values_str(np.asarray(t.detach().numpy(force=True)), t._dtype, indent)
     _autograd_suffix(t.grad_fn, t.requires_grad, suffixes)

@@ -257,8 +257,20 @@ class Tensor(TensorImpl, TensorOps):
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        """Whether the dtype is complex (never: no complex dtypes exist here)."""
-        return False
+        """Whether the dtype is complex (complex64 or complex128)."""
+        return self._dtype.is_complex
+
+    @property
+    def real(self) -> "Tensor":
+        """The real part, as a view (the tensor itself when it is real)."""
+        from ..ops.declare import REGISTRY
+        return REGISTRY["real"].op.entry(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        """The imaginary part of a complex tensor, as a view (real tensors raise)."""
+        from ..ops.declare import REGISTRY
+        return REGISTRY["imag"].op.entry(self)
 
     def get_device(self) -> int:
         """The device index: -1 on the CPU, else the index (0 when unset)."""
@@ -564,6 +576,19 @@ class Tensor(TensorImpl, TensorOps):
         """The last two dimensions swapped (a view): the batched matrix transpose."""
         return self.transpose(-2, -1)
 
+    @property
+    def mH(self) -> "Tensor":
+        """The conjugate transpose of the last two dimensions (``mT`` for a real tensor)."""
+        return self.transpose(-2, -1).conj()
+
+    @property
+    def H(self) -> "Tensor":
+        """The conjugate transpose of a matrix (``T`` for a real one)."""
+        if len(self._shape) != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                               f"{len(self._shape)}-D tensor.")
+        return self.t().conj()
+
     # ---- sharing between processes (coretorch.multiprocessing) ------------------------------
     def share_memory_(self) -> "Tensor":
         """Move the underlying storage to shared memory (in place: views see it too) and return
@@ -597,6 +622,8 @@ class Tensor(TensorImpl, TensorOps):
     bool = cast_method("bool", _dt.bool)
     byte = cast_method("byte", _dt.uint8)
     char = cast_method("char", _dt.int8)
+    cfloat = cast_method("cfloat", _dt.complex64)
+    cdouble = cast_method("cdouble", _dt.complex128)
 
 
 def _autograd_meta(t: TensorImpl) -> AutogradMeta:
@@ -615,8 +642,8 @@ def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
                                "want to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         return
-    if flag and not t._dtype.is_floating_point:
-        raise RuntimeError(f"only Tensors of floating point dtype can require gradients "
+    if flag and not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients "
                            f"(got {t._dtype.name})")
     _autograd_meta(t).requires_grad = bool(flag)
     t._keys = (t._keys | AUTOGRAD_BIT) if flag else (t._keys & ~AUTOGRAD_BIT)

@@ -14,7 +14,8 @@ __all__ = ["assert_close", "default_tolerances"]
 
 # torch.testing's defaults: (rtol, atol) per dtype; exact for integers and bool
 _DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.bfloat16: (1.6e-2, 1e-5),
-                _dt.float32: (1.3e-6, 1e-5), _dt.float64: (1e-7, 1e-7)}
+                _dt.float32: (1.3e-6, 1e-5), _dt.float64: (1e-7, 1e-7),
+                _dt.complex64: (1.3e-6, 1e-5), _dt.complex128: (1e-7, 1e-7)}
 
 
 def default_tolerances(*dtypes) -> tuple[float, float]:
@@ -38,7 +39,7 @@ def _is_torch_tensor(x) -> bool:
 
 
 def _is_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float, np.generic))
+    return isinstance(x, (bool, int, float, complex, np.generic))
 
 
 def _value(x) -> _Value:
@@ -142,6 +143,9 @@ def _compare_scalars(actual, expected, rtol, atol, equal_nan, check_dtype, msg, 
     a, e = actual, expected
     if isinstance(a, (bool, np.bool_)) or isinstance(e, (bool, np.bool_)):
         ok = bool(a) == bool(e)
+    elif isinstance(a, (complex, np.complexfloating)) or isinstance(e, (complex,
+                                                                          np.complexfloating)):
+        ok = bool(np.isclose(complex(a), complex(e), rtol=rtol, atol=atol, equal_nan=equal_nan))
     else:
         af, ef = float(a), float(e)
         if math.isnan(af) or math.isnan(ef):
@@ -177,7 +181,8 @@ def _diff(a, e):
 
 def _mismatch_message(a: np.ndarray, e: np.ndarray, adt, edt, rtol, atol, equal_nan) -> str:
     """'' when close, else torch's message: mismatched count, greatest differences and where."""
-    exact = not (adt.is_floating_point or edt.is_floating_point)
+    cplx = adt.is_complex or edt.is_complex  # compared by |actual - expected|, as torch
+    exact = not (adt.is_floating_point or edt.is_floating_point or cplx)
     if a.dtype == np.bool_ or e.dtype == np.bool_:
         a, e = a.astype(np.int64), e.astype(np.int64)
     if exact:
@@ -190,7 +195,8 @@ def _mismatch_message(a: np.ndarray, e: np.ndarray, adt, edt, rtol, atol, equal_
         rel = np.where(e64 == 0, np.where(diff == 0, 0.0, np.inf), rel)
         equal = True
     else:
-        a64, e64 = a.astype(np.float64), e.astype(np.float64)
+        wide = np.complex128 if cplx else np.float64
+        a64, e64 = a.astype(wide), e.astype(wide)
         with np.errstate(all="ignore"):
             close = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=equal_nan)
             if close.all():

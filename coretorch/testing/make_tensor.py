@@ -24,9 +24,12 @@ def stable_rng(*key) -> np.random.Generator:
 def _values(rng: np.random.Generator, shape: tuple, dtype, low, high) -> np.ndarray:
     if dtype is _dt.bool:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
-    if dtype.is_floating_point:
+    if dtype.is_floating_point or dtype.is_complex:
         lo = -9.0 if low is None else float(low)
         hi = 9.0 if high is None else float(high)
+        if dtype.is_complex:  # both parts in [low, high), as torch.testing.make_tensor
+            return (rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)
+                    ).astype(dtype.numpy)
         return rng.uniform(lo, hi, size=shape).astype(dtype.numpy)
     info = np.iinfo(dtype.numpy)
     lo = max(info.min, -9 if low is None else int(np.ceil(low)))
@@ -92,7 +95,7 @@ class Maker:
             arr = np.where(arr == 0, np.ones((), dtype.numpy), arr)
         t = _place(arr, dtype, self.device, layout)
         rg = self.requires_grad if requires_grad is None else requires_grad
-        if rg and dtype.is_floating_point:
+        if rg and (dtype.is_floating_point or dtype.is_complex):
             t.requires_grad_(True)
         return t
 

@@ -23,7 +23,7 @@ def torch_from_numpy(a: np.ndarray):
 def numpy_from_torch(t) -> np.ndarray:
     """The values of torch tensor `t` as a numpy array (bfloat16 as ml_dtypes' bfloat16)."""
     import torch
-    t = t.detach().cpu()
+    t = t.detach().cpu().resolve_conj()  # torch's lazy conjugates have no numpy view
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().view(_BF16)
     return t.numpy()

@@ -135,7 +135,7 @@ def pow_(out, self, exponent):
         if not _float_pow(out, self, exponent):
             kit.pow(out, self, exponent)
         return
-    if out._dtype.name == "bool":
+    if out._dtype.name == "bool" or out._dtype.is_complex:
         kit.pow(out, self, exponent)
         return
     i64 = np.dtype(np.int64)
