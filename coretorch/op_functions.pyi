@@ -34,6 +34,7 @@ __all__ = [
     "amax",
     "amin",
     "aminmax",
+    "angle",
     "any",
     "arange",
     "arccos",
@@ -99,8 +100,11 @@ __all__ = [
     "clone",
     "column_stack",
     "combinations",
+    "complex",
     "concat",
     "concatenate",
+    "conj",
+    "conj_physical",
     "conv1d",
     "conv2d",
     "conv_tbc",
@@ -201,6 +205,7 @@ __all__ = [
     "hypot",
     "i0",
     "i0_",
+    "imag",
     "index",
     "index_add",
     "index_copy",
@@ -211,6 +216,8 @@ __all__ = [
     "index_select",
     "inner",
     "inverse",
+    "is_conj",
+    "is_neg",
     "isclose",
     "isfinite",
     "isin",
@@ -218,6 +225,8 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "isreal",
+    "istft",
     "kron",
     "kthvalue",
     "lcm",
@@ -309,6 +318,7 @@ __all__ = [
     "permute",
     "permute_copy",
     "pinverse",
+    "polar",
     "polygamma",
     "positive",
     "pow",
@@ -326,6 +336,7 @@ __all__ = [
     "randn_like",
     "randperm",
     "ravel",
+    "real",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -336,6 +347,8 @@ __all__ = [
     "repeat",
     "repeat_interleave",
     "reshape",
+    "resolve_conj",
+    "resolve_neg",
     "roll",
     "rot90",
     "round",
@@ -382,6 +395,7 @@ __all__ = [
     "squeeze_copy",
     "stack",
     "std_mean",
+    "stft",
     "sub",
     "subtract",
     "sum",
@@ -428,6 +442,8 @@ __all__ = [
     "unsqueeze_copy",
     "var_mean",
     "vdot",
+    "view_as_complex",
+    "view_as_real",
     "view_copy",
     "vsplit",
     "vstack",
@@ -534,6 +550,11 @@ def amin(input: Tensor, dim: Sequence[_int] | _int = ..., keepdim: _bool = ..., 
 
 def aminmax(input: Tensor, *, dim: _int | None = ..., keepdim: _bool = ..., out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
     """(min, max) over `dim` (over every element when None)."""
+    ...
+
+def angle(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The argument of each element, in (-pi, pi]; for real input 0 (x >= 0) or pi (x < 0),
+    NaN propagating."""
     ...
 
 def any(input: Tensor, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, out: Tensor | None = ...) -> Tensor:
@@ -831,12 +852,24 @@ def combinations(input: Tensor, r: _int = ..., with_replacement: _bool = ...) ->
     itertools order (``with_replacement``: elements may repeat)."""
     ...
 
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The complex tensor ``real + 1j * imag`` (broadcast; float32 or float64 parts)."""
+    ...
+
 def concat(tensors: Sequence[Tensor], dim: _int = ..., *, out: Tensor | None = ...) -> Tensor:
     """`tensors` joined along the existing dimension `dim` (their other sizes must match; empty 1-d tensors are skipped)."""
     ...
 
 def concatenate(tensors: Sequence[Tensor], dim: _int = ..., *, out: Tensor | None = ...) -> Tensor:
     """`tensors` joined along the existing dimension `dim` (their other sizes must match; empty 1-d tensors are skipped)."""
+    ...
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate of `input` (a new tensor; `input` itself for a real tensor)."""
+    ...
+
+def conj_physical(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The complex conjugate of `input`, always a new tensor (a copy for a real tensor)."""
     ...
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = ..., stride: Sequence[_int] | _int = ..., padding: Any = ..., dilation: Sequence[_int] | _int = ..., groups: _int = ...) -> Tensor:
@@ -853,8 +886,8 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: _int = ...) -> Te
     steps at both ends of time: (T + 2 pad - kW + 1, B, C_out)."""
     ...
 
-def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, stride: Sequence[_int] | _int, padding: Sequence[_int] | _int, dilation: Sequence[_int] | _int, groups: _int, *, out: Tensor | None = ...) -> tuple[Tensor, Tensor, Tensor]:
-    """(grad_input, grad_weight, grad_bias) of conv2d over a 4-D input with symmetric padding."""
+def convolution_backward(grad_output: Tensor, input: Tensor, weight: Tensor, stride: Sequence[_int] | _int, padding: Sequence[_int] | _int, dilation: Sequence[_int] | _int, groups: _int, output_mask: Sequence[_bool] = ..., *, out: Tensor | None = ...) -> tuple[Tensor, Tensor, Tensor]:
+    """(grad_input, grad_weight, grad_bias) of conv2d over a 4-D input with symmetric padding; those that output_mask leaves out are empty."""
     ...
 
 def copysign(input: Tensor, other: Tensor | Number, *, out: Tensor | None = ...) -> Tensor:
@@ -1284,6 +1317,10 @@ def i0_(input: Tensor) -> Tensor:
     ``i0``: the special function i0 of each element of `input`."""
     ...
 
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex `input`, as a view."""
+    ...
+
 def index(input: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
     """Advanced indexing ``self[indices]`` (a copy): integer tensors, bool masks, None."""
     ...
@@ -1327,6 +1364,14 @@ def inverse(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """The inverse of a square matrix (``torch.inverse``); raises LinAlgError when singular."""
     ...
 
+def is_conj(input: Tensor) -> _bool:
+    """False: coretorch's `conj` materializes its result (no lazy conj bit)."""
+    ...
+
+def is_neg(input: Tensor) -> _bool:
+    """False: coretorch has no lazy negation bit."""
+    ...
+
 def isclose(input: Tensor, other: Tensor, rtol: _float = ..., atol: _float = ..., equal_nan: _bool = ...) -> Tensor:
     """Elementwise ``|self - other| <= atol + rtol * |other|`` (infinities close only to
     themselves; NaN close to NaN only with `equal_nan`)."""
@@ -1354,6 +1399,16 @@ def isneginf(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
 
 def isposinf(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """True where an element of `input` is +inf."""
+    ...
+
+def isreal(input: Tensor) -> Tensor:
+    """True where an element is real: its imaginary part is 0 (every element of a real
+    tensor)."""
+    ...
+
+def istft(input: Tensor, n_fft: _int, hop_length: _int | None = ..., win_length: _int | None = ..., window: Tensor | None = ..., center: _bool = ..., normalized: _bool = ..., onesided: _bool | None = ..., length: _int | None = ..., return_complex: _bool = ...) -> Tensor:
+    """The inverse short-time Fourier transform of `input` by overlap-add (see the module
+    docstring)."""
     ...
 
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
@@ -1755,6 +1810,10 @@ def pinverse(input: Tensor, rcond: _float = ..., *, out: Tensor | None = ...) ->
     (``torch.pinverse``)."""
     ...
 
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = ...) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + 1j * sin(angle))``."""
+    ...
+
 def polygamma(n: _int, input: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """The n-th derivative of digamma: (-1)^(n+1) n! ζ(n+1, self) for n >= 1."""
     ...
@@ -1827,6 +1886,10 @@ def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (a view when the strides allow)."""
     ...
 
+def real(input: Tensor) -> Tensor:
+    """The real part of `input` as a view (`input` itself for a real tensor)."""
+    ...
+
 def reciprocal(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """1 / self (in a float dtype)."""
     ...
@@ -1872,6 +1935,14 @@ def repeat_interleave(input: Tensor, repeats: Any = ..., dim: _int | None = ...,
 
 def reshape(input: Tensor, *shape: _int | Sequence[_int]) -> Tensor:
     """`view` when the strides allow it, else a contiguous copy of the data with that shape."""
+    ...
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """`input` itself: coretorch materializes conjugates, so there is no conj bit to resolve."""
+    ...
+
+def resolve_neg(input: Tensor) -> Tensor:
+    """`input` itself: coretorch has no lazy negation bit to resolve."""
     ...
 
 def roll(input: Tensor, shifts: Any, dims: Any = ...) -> Tensor:
@@ -1964,7 +2035,8 @@ def selu_(input: Tensor) -> Tensor:
     ...
 
 def sgn(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
-    """The sign of each element (-1, 0, 1); for real tensors the same as `sign`."""
+    """The sign of each element: -1, 0, 1 for real tensors (as `sign`), ``z / abs(z)`` (0 at 0)
+    for complex ones."""
     ...
 
 def sigmoid(input: Tensor, *, out: Tensor | None = ...) -> Tensor:
@@ -2082,6 +2154,10 @@ def stack(tensors: Sequence[Tensor], dim: _int = ...) -> Tensor:
 def std_mean(input: Tensor, dim: Any = ..., unbiased: _bool | None = ..., keepdim: _bool = ..., *, correction: Number | None = ..., out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
     """(std, mean) over `dim` (the arguments of `std`; ``std_mean(t, True)`` passes
     `unbiased`)."""
+    ...
+
+def stft(input: Tensor, n_fft: _int, hop_length: _int | None = ..., win_length: _int | None = ..., window: Tensor | None = ..., center: _bool = ..., pad_mode: _str = ..., normalized: _bool = ..., onesided: _bool | None = ..., return_complex: _bool | None = ...) -> Tensor:
+    """The short-time Fourier transform of `input` (see the module docstring)."""
     ...
 
 def sub(input: Tensor | Number, other: Tensor | Number, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
@@ -2287,6 +2363,14 @@ def var_mean(input: Tensor, dim: Any = ..., unbiased: _bool | None = ..., keepdi
 
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
     """The dot product of two 1-D tensors (real dtypes: ``dot``)."""
+    ...
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a float32/float64 tensor whose last dim (size 2, stride 1) holds real and imaginary parts."""
+    ...
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor: a new last dim of size 2 holds the real and imaginary parts."""
     ...
 
 def view_copy(input: Tensor, *size: _int | Sequence[_int]) -> Tensor:

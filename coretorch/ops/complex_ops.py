@@ -14,6 +14,8 @@ a function of the real and imaginary parts), so the two views' derivatives are e
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 from .. import dtypes as dt
@@ -200,7 +202,7 @@ def _polar(abs, angle):  # noqa: A002
 
 
 def _declare_all() -> None:
-    view = dict(kind=EXPLICIT, family="view", out=False, precomputed=_GEOMETRY, saves=())
+    view: dict[str, Any] = dict(kind=EXPLICIT, family="view", out=False, precomputed=_GEOMETRY, saves=())
     declare("view_as_real(Tensor(a) self) -> Tensor(a)", _meta_view_as_real, impl=_view_as_real,
             derivative=_d_view_as_real, method=False,
             doc="A real view of a complex tensor: a new last dim of size 2 holds the real and "
@@ -209,7 +211,7 @@ def _declare_all() -> None:
             impl=_view_as_complex, derivative=_d_view_as_complex, method=False,
             doc="A complex view of a float32/float64 tensor whose last dim (size 2, stride 1) "
                 "holds real and imaginary parts.", **view)
-    comp = dict(family="complex", out=False)
+    comp: dict[str, Any] = dict(family="complex", out=False)
     declare("real(Tensor(a) self) -> Tensor(a)", _meta_real, impl=_real, method=False, **comp)
     declare("imag(Tensor(a) self) -> Tensor(a)", _meta_imag, impl=_imag, method=False, **comp)
     declare("conj(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_conj, **comp)

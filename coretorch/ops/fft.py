@@ -13,6 +13,8 @@ is r2c of the gradient with the bins that stand for two conjugate bins doubled.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 from .. import dtypes as dt
@@ -24,7 +26,7 @@ __all__ = ["norm_mode"]
 
 _T = TensorImpl
 _NORMS = ("backward", "forward", "ortho")
-_F = dict(family="fft", method=False, function=False)
+_F: dict[str, Any] = dict(family="fft", method=False, function=False)
 
 
 def _op(name: str):
@@ -410,7 +412,7 @@ def _ifftshift(self, dim):
 
 
 def _declare_all() -> None:
-    prim = dict(family="fft", method=False, function=False, flops=_flops_fft)
+    prim: dict[str, Any] = dict(family="fft", method=False, function=False, flops=_flops_fft)
     declare("_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor",
             _meta_c2c, derivative=_d_c2c, saves=(), **prim,
             doc="The complex-to-complex transform of `self` over `dim` (forward: e^-2pi i; "

@@ -8,13 +8,15 @@ is PyTorch's; a loss must not depend on the eigenvectors' phases.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as dt
 from .declare import REGISTRY, declare
 from .linalg_common import check_square
 
 __all__: list[str] = []
 
-_L = dict(family="linalg", method=False, function=False)
+_L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 def _check(name: str, A) -> None:

@@ -260,6 +260,10 @@ class TensorOps:
     def aminmax(self, *, dim: _int | None = ..., keepdim: _bool = ..., out: Tensor | None = ...) -> tuple[Tensor, Tensor]:
         """(min, max) over `dim` (over every element when None)."""
         ...
+    def angle(self, *, out: Tensor | None = ...) -> Tensor:
+        """The argument of each element, in (-pi, pi]; for real input 0 (x >= 0) or pi (x < 0),
+        NaN propagating."""
+        ...
     def any(self, dim: Sequence[_int] | _int | None = ..., keepdim: _bool = ..., *, out: Tensor | None = ...) -> Tensor:
         """Whether some element (along `dim`) is nonzero: the count of nonzeros is not 0."""
         ...
@@ -515,6 +519,12 @@ class TensorOps:
         ...
     def clone(self, *, memory_format: Any | None = ...) -> Tensor:
         """A copy with its own storage, in `memory_format` (default: the format `self` is in)."""
+        ...
+    def conj(self) -> Tensor:
+        """The complex conjugate of `input` (a new tensor; `input` itself for a real tensor)."""
+        ...
+    def conj_physical(self, *, out: Tensor | None = ...) -> Tensor:
+        """The complex conjugate of `input`, always a new tensor (a copy for a real tensor)."""
         ...
     def contiguous(self, *, memory_format: Any = ...) -> Tensor:
         """Self if already dense in `memory_format` (default row-major), else a copy that is."""
@@ -988,6 +998,9 @@ class TensorOps:
     def inverse(self, *, out: Tensor | None = ...) -> Tensor:
         """The inverse of a square matrix (``torch.inverse``); raises LinAlgError when singular."""
         ...
+    def is_conj(self) -> _bool:
+        """False: coretorch's `conj` materializes its result (no lazy conj bit)."""
+        ...
     @property
     def is_ipu(self) -> Any:
         """Whether the tensor is on a 'ipu' device."""
@@ -1003,6 +1016,9 @@ class TensorOps:
     @property
     def is_mtia(self) -> Any:
         """Whether the tensor is on a 'mtia' device."""
+        ...
+    def is_neg(self) -> _bool:
+        """False: coretorch has no lazy negation bit."""
         ...
     @property
     def is_vulkan(self) -> Any:
@@ -1034,6 +1050,14 @@ class TensorOps:
         ...
     def isposinf(self, *, out: Tensor | None = ...) -> Tensor:
         """True where an element of `input` is +inf."""
+        ...
+    def isreal(self) -> Tensor:
+        """True where an element is real: its imaginary part is 0 (every element of a real
+        tensor)."""
+        ...
+    def istft(self, n_fft: _int, hop_length: _int | None = ..., win_length: _int | None = ..., window: Tensor | None = ..., center: _bool = ..., normalized: _bool = ..., onesided: _bool | None = ..., length: _int | None = ..., return_complex: _bool = ...) -> Tensor:
+        """The inverse short-time Fourier transform of `input` by overlap-add (see the module
+        docstring)."""
         ...
     def kron(self, other: Tensor, *, out: Tensor | None = ...) -> Tensor:
         """The Kronecker product: block (i, j, ...) is self[i, j, ...] * other."""
@@ -1534,6 +1558,12 @@ class TensorOps:
     def reshape_as(self, other: Tensor) -> Tensor:
         """`self` reshaped to `other`'s shape."""
         ...
+    def resolve_conj(self) -> Tensor:
+        """`input` itself: coretorch materializes conjugates, so there is no conj bit to resolve."""
+        ...
+    def resolve_neg(self) -> Tensor:
+        """`input` itself: coretorch has no lazy negation bit to resolve."""
+        ...
     def roll(self, shifts: Any, dims: Any = ...) -> Tensor:
         """Shift elements circularly along `dims` (of the flattened tensor when none are given)."""
         ...
@@ -1602,12 +1632,14 @@ class TensorOps:
         SELU_SCALE * elu(self, SELU_ALPHA): the self-normalizing ELU."""
         ...
     def sgn(self, *, out: Tensor | None = ...) -> Tensor:
-        """The sign of each element (-1, 0, 1); for real tensors the same as `sign`."""
+        """The sign of each element: -1, 0, 1 for real tensors (as `sign`), ``z / abs(z)`` (0 at 0)
+        for complex ones."""
         ...
     def sgn_(self) -> Tensor:
         """In-place form of `sgn`: the result is written into `self`.
         
-        The sign of each element (-1, 0, 1); for real tensors the same as `sign`."""
+        The sign of each element: -1, 0, 1 for real tensors (as `sign`), ``z / abs(z)`` (0 at 0)
+            for complex ones."""
         ...
     def sigmoid(self, *, out: Tensor | None = ...) -> Tensor:
         """The logistic sigmoid 1 / (1 + exp(-x)) of each element of `input`."""
@@ -1708,6 +1740,9 @@ class TensorOps:
         ...
     def std(input: Any, dim: Any = ..., *args: Any, **kwargs: Any) -> Any:
         """Standard deviation: the square root of `var` (same arguments)."""
+        ...
+    def stft(self, n_fft: _int, hop_length: _int | None = ..., win_length: _int | None = ..., window: Tensor | None = ..., center: _bool = ..., pad_mode: _str = ..., normalized: _bool = ..., onesided: _bool | None = ..., return_complex: _bool | None = ...) -> Tensor:
+        """The short-time Fourier transform of `input` (see the module docstring)."""
         ...
     def sub(self, other: Tensor | Number, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:
         """self - alpha * other."""
