@@ -108,7 +108,7 @@ def is_floating_point(t: Tensor) -> _builtins.bool:
     return t.is_floating_point()
 
 
-def is_complex(t: Tensor) -> "bool":
+def is_complex(t: Tensor) -> _builtins.bool:
     """Whether `t` has a complex dtype (complex64 or complex128)."""
     return t.is_complex()
 
@@ -145,7 +145,7 @@ from . import multiprocessing  # noqa: E402,F401  (tensor sharing between proces
 from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used
 from . import profiler  # noqa: E402,F401
-from . import compile  # noqa: F401  (capture and replay; the module is callable)
+from . import compile  # noqa: E402,F401  (capture and replay; the module is callable)
 from . import accelerator, backends, onnx  # noqa: E402,F401
 from . import amp, cpu  # noqa: E402,F401  (mixed precision; torch.cpu.amp)
 from .amp import (autocast, is_autocast_available, is_autocast_enabled,  # noqa: E402,F401

@@ -103,10 +103,36 @@ def test_gradient_presence_is_guarded():
             assert se(*eager.batches[i % 4]).item() == sc(*comp.batches[i % 4]).item()
         msgs += [str(m.message) for m in w]
     assert len(msgs) == 2, msgs  # gradients gone, then back: each state is recorded
-    assert "re-recording step: the grad of case.model.0.weight is None (was set when recorded)" in msgs[0]
-    assert "re-recording step: the grad of case.model.0.weight is set (was None when recorded)" in msgs[1]
+    assert "re-recording step: the grad of case.model.0.weight is None (was set when recorded)" \
+        in msgs[0]
+    assert "re-recording step: the grad of case.model.0.weight is set (was None when recorded)" \
+        in msgs[1]
     for a, b in zip(eager.model.parameters(), comp.model.parameters()):
         assert ct.equal(a.grad, b.grad)
+
+
+def test_frozen_parameter_without_autograd_state_replays():
+    # a Parameter made with requires_grad=False has no autograd meta: replay's restore of the
+    # gradients the step left must skip it (it once crashed on ``None.grad``)
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(ct.ones(3))
+            self.frozen = nn.Parameter(ct.full((3,), 2.0), requires_grad=False)
+
+        def forward(self, x):
+            return (x * self.w * self.frozen).sum()
+
+    m = M()
+
+    def step(x):
+        loss = m(x)
+        loss.backward()
+        return loss
+    cf = ct.compile(step)
+    r, msgs = _calls(cf, ct.ones(3), n=4)
+    assert msgs == [] and _replaying(cf)
+    assert r.item() == 6.0 and m.w.grad.tolist() == [8.0] * 3 and m.frozen.grad is None
 
 
 def test_optimizer_hyperparameter_and_state_are_guarded():

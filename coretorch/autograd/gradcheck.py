@@ -48,7 +48,7 @@ def _write(t: Tensor, values: np.ndarray) -> None:
     get_device_type(t._device).write_numpy(t, values.astype(t._dtype.numpy))
 
 
-def _nreal(t: TensorImpl) -> int:
+def _nreal(t: Tensor) -> int:
     """How many real numbers `t` holds (two per complex element)."""
     return t.numel() * (2 if t._dtype.is_complex else 1)
 

@@ -51,7 +51,7 @@ def quiet_fp(name: str, fn: Callable,
                 reset(tok)
         # a caller that sets the error state once around many kernel calls (a compiled replay)
         # may call `fn` directly
-        run.quiet_fp_inner = fn
+        run.quiet_fp_inner = fn  # type: ignore[attr-defined]  # a function attribute
     else:
         def run(*args, **kwargs):
             tok = setvar(ignore)

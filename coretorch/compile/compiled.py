@@ -93,6 +93,7 @@ class CompiledFunction:
         if v is None:
             v = self._new_variant(key)
         if v.replayer is not None:
+            assert v.guard is not None  # set together with the replayer
             why = v.guard.check()
             if why is None:
                 return self._replay(v, args, kwargs)
@@ -204,6 +205,7 @@ class CompiledFunction:
                     _warn(f"{self.name} ran eagerly for a call where {what} (argument {i}) is "
                           f"{predicate(read(user[i]))!r}, recorded with {value!r}")
                 return self.fn(*args, **kwargs)
+        assert v.replayer is not None and v.guard is not None  # only a recorded variant replays
         v.replayer.run(user)
         v.guard.restore()
         return rebuild(v.template, [_materialize(k, user) for k in v.out_kinds])
@@ -237,7 +239,7 @@ def _program(cap: Capture, slots: list[Tensor], outs: list[Tensor], allocated: s
 
 
 def _out_kinds(outs: list[Tensor], slots: list[Tensor], allocated: set[int]) -> list:
-    kinds = []
+    kinds: list[tuple[str, Any]] = []
     for t in outs:
         sid = id(t._storage)
         hit = next((i for i, s in enumerate(slots) if s is t), None)

@@ -367,7 +367,8 @@ class ChainBuilder:
     def _tensor(self, shape, d):
         # shape and dtype only (meta rules read nothing else): no backend needs to be loaded
         shape = tuple(shape)
-        return new_impl(Tensor, None, shape, contiguous_geometry(shape)[1], 0, d, _SHAPE_ONLY, 0)
+        return new_impl(Tensor, None, shape,  # type: ignore[arg-type]  # shape-only: no storage
+                        contiguous_geometry(shape)[1], 0, d, _SHAPE_ONLY, 0)
 
     def input(self, shape, d) -> In:
         """A new tensor input of `shape` and dtype `d`."""

@@ -13,6 +13,8 @@ order, without reordering kernels (so random kernels keep their place in the gen
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..device import _registry as _device_registry
 from ..ops.declare import REGISTRY
 from ..ops.scalar_formulas import FORMULAS
@@ -61,7 +63,8 @@ def _candidate(index: int, step: Step) -> _Candidate | None:
     entry = _device_registry.get(out._device.type)
     if entry is None or entry.extras.get("fuse") is None:
         return None
-    dtypes, refs = [], []
+    dtypes: list[Any] = []
+    refs: list[Any] = []
     for a in step.args[1:]:
         if isinstance(a, Tensor):
             if a._device != out._device:

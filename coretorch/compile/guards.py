@@ -17,11 +17,12 @@ changed in place between calls (``load_state_dict``, ``p.data.copy_(...)``) is s
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import CodeType
 from typing import Any
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, _autograd_meta
 
 __all__ = ["StateGuard", "describe_mismatch", "discover", "flatten", "signature"]
 
@@ -130,7 +131,7 @@ def _names(code: CodeType) -> set[str]:
     return names
 
 
-def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list]:
+def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list, list]:
     """The modules, optimizers and leaf tensors that require grad the function reaches (see
     the module docstring): lists of ``(name, module)`` (every submodule, named by its path from
     where it was found, e.g. ``model.0``), of optimizers and of ``(name, tensor)``."""
@@ -197,9 +198,9 @@ def _same(a: Any, b: Any) -> bool:
 class StateGuard:
     """The state a capture saw on entry (see the module docstring)."""
 
-    def __init__(self, modules: list, optimizers: list, leaves: list = ()):
+    def __init__(self, modules: list, optimizers: list, leaves: Sequence = ()):
         self.slots: list[tuple[dict, str, Any, Any, str]] = []  # (dict, key, tensor, storage, name)
-        names = {}
+        names: dict[int, str] = {}
         for label, m in modules:
             for d in (m._parameters, m._buffers):
                 for k, t in d.items():
@@ -219,7 +220,7 @@ class StateGuard:
                 if t is not None and id(t) not in seen:
                     seen.add(id(t))
                     self.params.append(t)
-        self.optims: list[tuple[Any, list, list]] = []
+        self.optims: list[tuple[Any, list, list, list]] = []
         for o in optimizers:
             groups = [tuple((k, v) for k, v in g.items() if k != "params") for g in o.param_groups]
             params = [tuple(g["params"]) for g in o.param_groups]
@@ -288,9 +289,8 @@ class StateGuard:
     def restore(self) -> None:
         """Set the gradients back to what the recorded step left."""
         for p, g in self.grads_exit:
-            m = p._autograd
-            if m.grad is not g:
-                m.grad = g
+            if _grad(p) is not g:  # a frozen parameter may have no autograd meta (both None)
+                _autograd_meta(p).grad = g
 
 
 def _grad(p: Tensor):

@@ -33,7 +33,7 @@ def _group_of(optims: list, params: list) -> tuple[Any, int, dict] | None:
 
 
 def _value(group: dict, key: str, sub: int | None):
-    v = group.get(key)
+    v: Any = group.get(key)
     return v if sub is None else v[sub]
 
 
@@ -44,7 +44,7 @@ def _live(fn: Callable, group: dict, slots: list[tuple[int, str, int | None]]) -
             a[i] = group[key] if sub is None else group[key][sub]
         return fn(*a)
     live.__name__ = getattr(fn, "__name__", "kernel")
-    live.__wrapped__ = fn
+    live.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return live
 
 
@@ -56,7 +56,9 @@ def bind_live_hyperparameters(program: Program, optims: list) -> dict[tuple[int,
         if step.out_first or not step.op.split("::")[-1].startswith("_fused_"):
             continue
         decl = REGISTRY.get(step.op.split("::")[-1])
-        found = _group_of(optims, list(step.args[0])) if decl is not None else None
+        if decl is None:
+            continue
+        found = _group_of(optims, list(step.args[0]))
         if found is None:
             continue
         o, gi, group = found

@@ -78,14 +78,14 @@ class Program:
         of those made by the steps).
     externals: tensors that existed before the step and that steps read or write (parameters,
         buffers, optimizer state, gradients): kept by reference, guarded by storage identity.
-    version_bumps: (tensor, n) for each external or input tensor the step wrote: replay adds n
-        to its version counter, as the eager step's in-place writes did.
+    version_bumps: (vc, n) for the version counter (``_vc``) of each external or input tensor the
+        step wrote: replay adds n to it, as the eager step's in-place writes did.
     """
 
     __slots__ = ("externals", "inputs", "notes", "outputs", "steps", "version_bumps")
 
     def __init__(self, steps: list[Step], inputs: list[Tensor], outputs: list[Tensor],
-                 externals: list[Tensor], version_bumps: list[tuple[Tensor, int]]):
+                 externals: list[Tensor], version_bumps: list[tuple[list[int], int]]):
         self.steps, self.inputs, self.outputs = steps, inputs, outputs
         self.externals, self.version_bumps = externals, version_bumps
         self.notes: list[str] = []  # what passes did, for `explain`

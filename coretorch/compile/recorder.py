@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Callable
 from threading import get_ident
+from types import FrameType
 from typing import Any
 
 from .. import record_function as _rf
@@ -45,7 +46,7 @@ _sites: dict[tuple, str] = {}  # (code, line) -> the site's text: a capture asks
 
 def user_site() -> str:
     """``"file.py:12: source"`` of the innermost frame of the user's code (outside coretorch)."""
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None and is_internal(f):
         f = f.f_back
     if f is None:
@@ -75,7 +76,8 @@ _HOST_READS = frozenset({"item", "tolist", "numpy", "__bool__", "__float__", "__
 def _user_api() -> str:
     """The coretorch function the user's code called (the frame just inside coretorch), with the
     host read it made when that is another function: ``"step() (through item())"``."""
-    f, names = sys._getframe(1), []
+    f: FrameType | None = sys._getframe(1)
+    names: list[str] = []
     while f is not None and is_internal(f):
         names.append(f.f_code.co_name)
         f = f.f_back

@@ -37,7 +37,8 @@ def copy_kernel(t: Tensor) -> Callable:
     bits = t._keys & BACKEND_MASK
     k = _copy_kernels.get(bits)
     if k is None:
-        k = _copy_kernels[bits] = REGISTRY["_copy_"].op._resolve(bits).out_kernel
+        kernel = REGISTRY["_copy_"].op._resolve(bits)
+        k = _copy_kernels[bits] = kernel.out_kernel  # type: ignore[attr-defined]  # a fn attribute
     return k
 
 

@@ -13,6 +13,7 @@ is r2c of the gradient with the bins that stand for two conjugate bins doubled.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import math
@@ -284,7 +285,8 @@ def _sizes_c2r_nd(default_all: bool):
     return sizes
 
 
-_KINDS = {"c2c": (_c2c_spec, _c2c), "r2c": (_r2c_spec, _r2c), "c2r": (_c2r_spec, _c2r)}
+_KINDS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+    "c2c": (_c2c_spec, _c2c), "r2c": (_r2c_spec, _r2c), "c2r": (_c2r_spec, _c2r)}
 
 
 def _transform(name: str, kind: str, forward: bool, sizes, doc: str) -> None:

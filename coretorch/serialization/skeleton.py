@@ -57,6 +57,11 @@ def _host_array_shaped(t: Tensor, shape: tuple) -> np.ndarray:
     return host_array(t).reshape(shape)
 
 
+def _host_array_pairs(t: Tensor, shape: tuple, raw: Any) -> np.ndarray:
+    """A complex tensor's values as (real, imaginary) pairs of the `raw` real dtype."""
+    return host_array(t).reshape(shape).view(raw).reshape(shape + (2,))
+
+
 def host_array(t: Tensor) -> np.ndarray:
     """The values of `t` as a numpy array (no copy for a cpu tensor)."""
     t = t.detach()
@@ -173,8 +178,8 @@ class _Encoder:
                 out.append((g.key, stored_type_of(first.dtype), shape,
                             functools.partial(_host_array_shaped, span, shape)))
             else:  # no safetensors code: the real view, (real, imaginary) pairs
-                out.append((g.key, st, shape + (2,), lambda span=span, st=st, shape=shape:
-                            host_array(span).reshape(shape).view(st.raw).reshape(shape + (2,))))
+                out.append((g.key, st, shape + (2,),
+                            functools.partial(_host_array_pairs, span, shape, st.raw)))
         for key, a in self.arrays:
             out.append((key, BY_NAME[a.dtype.name], a.shape, functools.partial(_same, a)))
         # widest items first: every entry then starts aligned to its item size

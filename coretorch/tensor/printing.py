@@ -125,7 +125,8 @@ def _summarized(a: np.ndarray) -> np.ndarray:
     return np.stack([_summarized(a[i]) for i in rows])
 
 
-def _vector_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _vector_str(a: np.ndarray, indent: int, summarize: bool,
+                fmt: _Formatter | _ComplexFormatter) -> str:
     per_line = max(1, int(math.floor((_LINEWIDTH - indent) / (fmt.max_width + 2))))
     if summarize and a.shape[0] > 2 * _EDGE:
         data = ([fmt.format(v) for v in a[:_EDGE].tolist()] + [" ..."] +
@@ -136,7 +137,8 @@ def _vector_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) ->
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _array_str(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _array_str(a: np.ndarray, indent: int, summarize: bool,
+               fmt: _Formatter | _ComplexFormatter) -> str:
     if a.ndim == 0:
         return fmt.format(a.item())
     if a.ndim == 1:

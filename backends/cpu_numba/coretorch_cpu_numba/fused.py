@@ -52,6 +52,7 @@ class _ToNumba(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
+        assert isinstance(node.func, ast.Name)  # the scalar language calls functions by name
         name = node.func.id
         if name == "bool_":   # C's cast to bool: nonzero
             return ast.Compare(node.args[0], [ast.NotEq()], [ast.Constant(0)])
@@ -182,6 +183,7 @@ def _load(source: str):
         path = _write_once(Path(tempfile.gettempdir()) / f"coretorch-fused-{os.getuid()}",
                            name, source)
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file has a source loader
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)

@@ -6,6 +6,8 @@ Gradients are checked in float64 for real inputs and complex128 for complex ones
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ... import dtypes as _dt
@@ -129,7 +131,7 @@ def _scaled(y, x_shape, out_shape, dim, normalization):
 
 def _c2c_ref(x, dim, normalization, forward):
     # unscaled both ways ("backward" scales only the inverse, "forward" only the forward)
-    unscaled = "backward" if forward else "forward"
+    unscaled: Literal["backward", "forward"] = "backward" if forward else "forward"
     y = (np.fft.fftn if forward else np.fft.ifftn)(x, axes=dim, norm=unscaled) if dim else x
     return _as(_scaled(y, x.shape, x.shape, dim, normalization), x, "complex")
 
@@ -165,6 +167,7 @@ def _c2r_samples(op, m, dtype):
 
 def _entries() -> list:
     ops = []
+    dtypes: tuple[_dt.dtype, ...]
     for name, kind, dtypes in (("fft", "complex", COMPLEX + REAL + (_dt.int64,)),
                                ("ifft", "complex", COMPLEX + REAL + (_dt.int64,)),
                                ("rfft", "complex", REAL + (_dt.int64,)),

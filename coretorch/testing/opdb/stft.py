@@ -2,13 +2,16 @@
 numpy.fft, overlap-add written out)."""
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ErrorInput, OpInfo, SampleInput
 from .scans import holds_data
 
-_NP_PAD = {"reflect": "reflect", "replicate": "edge", "circular": "wrap", "constant": "constant"}
+_NP_PAD: dict[str, Literal["reflect", "edge", "wrap", "constant"]] = {
+    "reflect": "reflect", "replicate": "edge", "circular": "wrap", "constant": "constant"}
 _TOL = {_dt.float32: (1e-4, 1e-4), _dt.complex64: (1e-4, 1e-4)}
 
 
@@ -31,7 +34,7 @@ def _stft_ref(x, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     n_frames = 1 + (xb.shape[-1] - n_fft) // hop
     frames = np.stack([xb[:, t * hop:t * hop + n_fft] for t in range(n_frames)], 1)
     frames = frames * _full_window(window, n_fft, win, x.dtype)
-    norm = "ortho" if normalized else "backward"
+    norm: Literal["ortho", "backward"] = "ortho" if normalized else "backward"
     one = not np.iscomplexobj(frames) if onesided is None else onesided
     spec = (np.fft.rfft if one else np.fft.fft)(frames, axis=-1, norm=norm).swapaxes(-1, -2)
     spec = spec.astype(np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128)
@@ -44,7 +47,7 @@ def _istft_ref(s, n_fft, hop_length=None, win_length=None, window=None, center=T
     hop, win = hop_length or n_fft // 4, win_length or n_fft
     sb = s if s.ndim == 3 else s[None]
     one = sb.shape[-2] != n_fft if onesided is None else onesided
-    norm = "ortho" if normalized else "backward"
+    norm: Literal["ortho", "backward"] = "ortho" if normalized else "backward"
     spec = sb.swapaxes(-1, -2)
     frames = np.fft.irfft(spec, n_fft, norm=norm) if one else np.fft.ifft(spec, n_fft, norm=norm)
     if not return_complex:

@@ -355,4 +355,5 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
                 gb += part_b
     for t, a, copy in ((gi_t, gx, gx_copy), (gw_t, gw, gw_copy), (gb_t, gb, gb_copy)):
         if copy:
+            assert a is not None  # only a computed gradient is copied back
             write(t, a.reshape(arr(t).shape))
