@@ -16,8 +16,8 @@ def test_explain_lists_kernels_guards_and_breaks(capsys):
     report = ct.compile.explain(case.step, *case.batches[1])
     printed = capsys.readouterr().out
     assert str(report) in printed
-    assert printed.startswith("coretorch.compile.explain(step): 25 kernels captured, 0 graph breaks")
-    assert report.kernels[0].startswith("mm ") and "loss = loss_fn(model(xb), yb)" in report.kernels[0]
+    assert printed.startswith("coretorch.compile.explain(step): 22 kernels captured, 0 graph breaks")
+    assert report.kernels[0].startswith("addmm ") and "loss = loss_fn(model(xb), yb)" in report.kernels[0]
     assert report.kernels[-1].startswith("_fused_sgd_ ") and "opt.step()" in report.kernels[-1]
     assert any("loss.backward()" in k for k in report.kernels)
     assert "argument 0: tensor shape=[32, 32] strides=[32, 1] dtype=float64 device=cpu " \
@@ -57,7 +57,7 @@ def test_profiler_shows_one_compiled_slice_with_a_child_per_kernel():
     children = [e for e in events if e.cpu_parent is top[0]]
     program = next(iter(step.variants.values())).replayer.program
     assert [e.name for e in children] == [s.op for s in program.steps]
-    assert children[0].name == "aten::mm" and children[-1].name == "aten::_fused_sgd_"
+    assert children[0].name == "aten::addmm" and children[-1].name == "aten::_fused_sgd_"
     assert all(e.kernel_ns >= 0 for e in children)
 
 
