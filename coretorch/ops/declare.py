@@ -220,6 +220,11 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     return checked
 
 
+# the families whose composites compute new values (not factories, views or memory-format
+# copies, whose strides are the point): their results are laid out as a native kernel's output
+_COMPUTED_FAMILIES = POINTWISE_FAMILIES + ("activation", "reduction", "nn")
+
+
 def _composite_run(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name
     if meta is None:
@@ -237,7 +242,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
-    elif d.structured:
+    elif d.structured and d.family in _COMPUTED_FAMILIES:
         # a backend may run this op natively, giving a new output the core's layout: the
         # composite's result gets that layout too, so every backend returns the same strides
         operands = pointwise_operands(d)

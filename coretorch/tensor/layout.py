@@ -15,7 +15,7 @@ One rule in core for every backend, so the meta device and cpu agree on result s
 """
 from __future__ import annotations
 
-from .impl import TensorImpl, contiguous_geometry
+from .impl import TensorImpl
 
 __all__ = ["pointwise_strides", "is_contiguous", "is_non_overlapping_and_dense",
            "POINTWISE_FAMILIES"]
@@ -100,13 +100,25 @@ def _permuted_strides(shape: tuple, operands: list) -> tuple | None:
     return tuple(out)
 
 
+def _votes_row_major(stride: tuple) -> bool:
+    """Whether an operand with these strides can only keep a row-major order: its non-zero
+    strides fall strictly from outer to inner dims (zeros, broadcast dims, abstain)."""
+    prev = 0
+    for s in stride:
+        if s:
+            if prev and s >= prev:
+                return False
+            prev = s
+    return True
+
+
 def pointwise_strides(shape: tuple, row_major: tuple, args: tuple, operands: tuple):
     """The strides of the output of shape `shape` of an elementwise op called with `args`
     (`operands`: the positions of its Tensor-typed arguments, in order), or None when they are
     the row-major `row_major`. Only called for outputs of two or more dims."""
     tensors = []
     same_shape = True
-    plain = True  # every tensor operand row-major: the common case, answered without sorting
+    plain = True  # no operand votes for another order: the common case, answered without sorting
     for i in operands:
         t = args[i]
         if t.__class__ is not _T and not isinstance(t, _T):
@@ -117,8 +129,7 @@ def pointwise_strides(shape: tuple, row_major: tuple, args: tuple, operands: tup
         if ts != shape:
             same_shape = False
         st = t._stride
-        if plain and len(ts) > 1 and st is not row_major \
-                and st != (row_major if ts == shape else contiguous_geometry(ts)[1]):
+        if plain and len(ts) > 1 and st is not row_major and not _votes_row_major(st):
             plain = False
     if plain or not tensors:
         return None

@@ -45,8 +45,6 @@ def _add(out, self, other, alpha, sign: int) -> bool:
     """Fast add/sub of same-dtype operands; False when the kit's general kernel must run."""
     if alpha != 1 or not isinstance(self, _T) or self._dtype is not out._dtype:
         return False
-    if _small_same_dtype(np.add if sign > 0 else np.subtract, out, self, other):
-        return True
     o = as_numpy(out)
     if isinstance(other, _T):
         if other._dtype is not out._dtype:
@@ -79,6 +77,8 @@ def _ufunc_or_parallel(ufunc, loop: str, out, self, other) -> None:
 @kernel("add")
 def add(out, self, other, alpha):
     """out = self + alpha * other"""
+    if alpha == 1 and _small_same_dtype(np.add, out, self, other):
+        return
     if not _add(out, self, other, alpha, 1):
         kit.add(out, self, other, alpha)
 
@@ -86,6 +86,8 @@ def add(out, self, other, alpha):
 @kernel("sub")
 def sub(out, self, other, alpha):
     """out = self - alpha * other (bool operands were refused by the meta rule)"""
+    if alpha == 1 and _small_same_dtype(np.subtract, out, self, other):
+        return
     if not _add(out, self, other, alpha, -1):
         kit.add(out, self, other, -alpha)
 
