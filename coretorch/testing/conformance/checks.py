@@ -397,10 +397,6 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
     has no reference for, and the dtype oracle for all)."""
     fails = _Failures("torch parity", opinfo, dtype, device)
     tref = opinfo.torch_ref
-    # a new elementwise result is laid out as PyTorch lays it out (`coretorch.tensor.layout`)
-    # where the backend's own kernel fills it (a composite's layout is its parts', a CPU
-    # fallback's that of the copy back)
-    pointwise = _native_pointwise(opinfo.decl, device)
     for i, s in enumerate(opinfo.sample_inputs(device, dtype)):
         if opinfo.random:
             continue
@@ -411,7 +407,10 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
             continue
         try:
             actual = _call(opinfo.op, s)
-            if pointwise:
+            # a new elementwise result is laid out as PyTorch lays it out
+            # (`coretorch.tensor.layout`) where the backend's own kernel fills it (a CPU
+            # fallback's result is laid out as its copy back)
+            if _native_pointwise(opinfo.decl, device):
                 _compare_strides(actual, tref(*_torch_like(s.all_args()),
                                               **_torch_like(s.kwargs)))
             if opinfo.check_values:
