@@ -247,7 +247,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
         # composite's result gets that layout too, so every backend returns the same strides
         operands = pointwise_operands(d)
 
-        def run(*record, out=None):
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 spec = meta(*record)
                 res = impl(*record)

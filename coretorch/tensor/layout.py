@@ -52,7 +52,7 @@ def is_non_overlapping_and_dense(shape: tuple, stride: tuple) -> bool:
     return True
 
 
-def _full_strides(shape: tuple, t) -> tuple:
+def _full_strides(shape: tuple, t) -> list:
     """Operand `t`'s strides over the broadcast `shape` (0 in broadcast dims)."""
     off = len(shape) - len(t._shape)
     st = [0] * off

@@ -49,7 +49,7 @@ def guarded(name: str, fn: Callable) -> Callable:
     decl = REGISTRY.get(name)
     if decl is not None and decl.family in POINTWISE_FAMILIES and decl.structured:
         run = quiet_fp(name, follow_input_layout(fn), _translate)
-        run.fresh_output_kernel = quiet
+        run.fresh_output_kernel = quiet  # type: ignore[attr-defined]  # a function attribute
         return run
     return quiet
 
