@@ -12,7 +12,10 @@ Python numbers). Every layer receives that record positionally:
   them for several outputs) is the only place an op refuses arguments; it runs for every backend,
   so meta, cpu, cuda and third-party backends refuse exactly the same calls;
 - a **structured kernel** ``kernel(out, *record)`` only fills `out` (allocated by the core from
-  the Spec); one kernel serves the functional, in-place (``add_``) and ``out=`` forms. An op that
+  the Spec); one kernel serves the functional, in-place (``add_``) and ``out=`` forms (a kernel
+  may carry a ``fresh_output_kernel`` attribute: the faster variant the functional form calls
+  with the new output, which for an elementwise op (families unary, binary, ternary) the core
+  lays out like its inputs, `coretorch.tensor.layout`). An op that
   declares ``precomputed=("name", ...)`` has a meta rule returning ``(spec, (values...))`` and
   kernels ``kernel(out, *record, *values)`` (PyTorch's structured-kernel ``precompute``);
 - the **derivative** ``fn(ctx, *grads) -> tuple`` reads arguments by name (``ctx.self``,
@@ -40,11 +43,12 @@ from ..dispatch.operator import Operator, check_kernel_signature
 from ..dispatch.schema import FunctionSchema, parse_schema
 from ..record_function import add_kernel_time, state as _rf_state
 from ..tensor.impl import _geometry, contiguous_geometry, device_key_bits
+from ..tensor.layout import POINTWISE_FAMILIES, pointwise_strides
 from ..tensor.tensor import Tensor
 
 __all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
            "check_kernel_signature", "return_types", "check_no_internal_overlap",
-           "renamed_error", "reraise_as", "RENAMED_ERRORS"]
+           "renamed_error", "reraise_as", "RENAMED_ERRORS", "pointwise_operands"]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -216,6 +220,11 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     return checked
 
 
+# the families whose composites compute new values (not factories, views or memory-format
+# copies, whose strides are the point): their results are laid out as a native kernel's output
+_COMPUTED_FAMILIES = POINTWISE_FAMILIES + ("activation", "reduction", "nn")
+
+
 def _composite_run(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name
     if meta is None:
@@ -231,6 +240,25 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
             except RENAMED_ERRORS as e:
                 reraise_as(e, name)
             if out is None:
+                return res
+            return _copy_to_out(name, out, res)
+    elif d.structured and d.family in _COMPUTED_FAMILIES:
+        # a backend may run this op natively, giving a new output the core's layout: the
+        # composite's result gets that layout too, so every backend returns the same strides
+        operands = pointwise_operands(d)
+
+        def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
+            try:
+                spec = meta(*record)
+                res = impl(*record)
+            except RENAMED_ERRORS as e:
+                reraise_as(e, name)
+            if out is None:
+                if spec.__class__ is list:  # several outputs: row-major, as alloc makes them
+                    outs = [_in_core_layout(r, record, None) for r in res]
+                    return res.__class__(*outs) if hasattr(res, "_fields") else tuple(outs)
+                if len(spec[0]) > 1:
+                    return _in_core_layout(res, record, operands)
                 return res
             return _copy_to_out(name, out, res)
     else:
@@ -461,10 +489,51 @@ def _copy_(dst, src) -> None:
     REGISTRY["_copy_"].op.entry(dst, src)
 
 
+def pointwise_operands(d: OpDecl) -> tuple | None:
+    """The positions of the Tensor arguments of an elementwise op (its output takes their
+    memory layout: `pointwise_strides`), None for other ops."""
+    if d.family not in POINTWISE_FAMILIES:
+        return None
+    return tuple(i for i, a in enumerate(d.schema.arguments) if "Tensor" in a.type.base)
+
+
+def _follow_layout(res, args, operands) -> None:
+    """Give the new output `res` of an elementwise op its inputs' memory layout."""
+    st = pointwise_strides(res._shape, res._stride, args, operands)
+    if st is not None:
+        res._stride = st
+
+
+def _in_core_layout(res, args, operands):
+    """`res` (a composite's new result) laid out as the core lays out a native kernel's output
+    (`_follow_layout`, else row-major): a copy only when its inputs' layouts made it differ."""
+    shape, st = res._shape, res._stride
+    if len(shape) < 2:
+        return res
+    row_major = contiguous_geometry(shape)[1]
+    if operands is None:
+        if st is row_major:
+            return res
+        want = row_major
+    else:
+        want = pointwise_strides(shape, row_major, args, operands) or row_major
+    if st == want or any(a.__class__ is res.__class__ and a._storage is res._storage
+                         for a in args):  # already so, or a view of an argument: kept
+        return res
+    fresh = alloc(shape, res._dtype, res._device)
+    fresh._stride = want
+    _copy_(fresh, res)
+    return fresh
+
+
 def _functional_adapter(d: OpDecl):
     meta, name, returns, pre = d.meta, d.name, d.returns, bool(d.precomputed)
+    operands = pointwise_operands(d)
 
     def adapt(kernel: Callable, key: DispatchKey) -> Callable:
+        # a backend kernel may carry a variant for the new outputs made here (see
+        # `fresh_output_kernel` in the module docstring)
+        fresh = getattr(kernel, "fresh_output_kernel", kernel)
         if not pre:
             def structured(*args, out=None):
                 try:
@@ -478,8 +547,10 @@ def _functional_adapter(d: OpDecl):
                     res = tuple(alloc(*s) for s in spec)
                 else:
                     res = alloc(*spec)
-                r = kernel(res, *args) if not _rf_state.active else \
-                    _timed(kernel, res, *args)
+                    if operands is not None and len(spec[0]) > 1:
+                        _follow_layout(res, args, operands)
+                r = fresh(res, *args) if not _rf_state.active else \
+                    _timed(fresh, res, *args)
                 if r is not None:
                     raise _contract_error(name, kernel, _RETURNED)
                 if returns is not None:
@@ -495,8 +566,10 @@ def _functional_adapter(d: OpDecl):
                     res = _run_into_out(name, kernel, out, spec, args, extra)
                 else:
                     res = _allocate(spec)
-                    r = kernel(res, *args, *extra) if not _rf_state.active else \
-                        _timed(kernel, res, *args, *extra)
+                    if operands is not None and spec.__class__ is not list and len(spec[0]) > 1:
+                        _follow_layout(res, args, operands)
+                    r = fresh(res, *args, *extra) if not _rf_state.active else \
+                        _timed(fresh, res, *args, *extra)
                     if r is not None:
                         raise _contract_error(name, kernel, _RETURNED)
                 return returns(*res) if returns is not None else res

@@ -18,6 +18,7 @@ from .. import memory_formats as _mf
 from ..dtypes import dtype as _dtype_cls
 from ..layout import strided as _strided
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
+from .layout import is_contiguous as _is_contiguous
 from .size import Size
 
 if TYPE_CHECKING:
@@ -154,15 +155,7 @@ class Tensor(TensorImpl, TensorOps):
                     raise RuntimeError("is_contiguous(): preserve memory format is unsupported "
                                        "by the contiguous operator")
                 return _mf.is_contiguous_as(self._shape, self._stride, fmt)
-        expected = 1
-        for d, s in zip(reversed(self._shape), reversed(self._stride)):
-            if d == 0:
-                return True
-            if d != 1:
-                if s != expected:
-                    return False
-                expected *= d
-        return True
+        return _is_contiguous(self._shape, self._stride)
 
     def is_set_to(self, other: "Tensor") -> bool:
         """Whether `other` views the same storage with the same offset, size and strides."""

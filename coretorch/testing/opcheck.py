@@ -74,7 +74,6 @@ def opcheck(op, *args, **kwargs) -> Any:
 
 def _check_meta(fn, decl, name, args, kwargs, result) -> None:
     from ..device import device_types
-    from ..tensor.impl import contiguous_strides
     if _is_inplace(fn, decl):
         return  # the output is self: its geometry is the input's
     if decl is not None and decl.structured:
@@ -84,12 +83,13 @@ def _check_meta(fn, decl, name, args, kwargs, result) -> None:
         if len(outs) != len(specs):
             raise OpCheckError(f"opcheck({name}): the meta rule declares {len(specs)} outputs, "
                                f"the kernel returned {len(outs)}")
-        # a primitive's kernel fills a new contiguous tensor; a composite may return a view
+        # a primitive's kernel fills a new tensor, row-major or (elementwise ops) laid out as
+        # its inputs are; a composite may return a view
         strides = decl.kind == "primitive"
         for i, ((shape, dtype, _), out) in enumerate(zip(specs, outs)):
             got = (tuple(out._shape), out._dtype.name, tuple(out._stride) if strides else None)
-            want = (tuple(shape), dtype.name,
-                    contiguous_strides(tuple(shape)) if strides else None)
+            want = (tuple(shape), dtype.name, _new_output_strides(
+                decl, tuple(shape), args, kwargs, len(specs) == 1) if strides else None)
             if got != want:
                 raise OpCheckError(f"opcheck({name}): output {i} (shape, dtype, strides) is "
                                    f"{got}, the meta rule says {want}")
@@ -104,6 +104,20 @@ def _check_meta(fn, decl, name, args, kwargs, result) -> None:
     if geometry(meta_result) != geometry(result):
         raise OpCheckError(f"opcheck({name}): (shape, dtype, strides) {geometry(result)} "
                            f"differ from the meta run's {geometry(meta_result)}")
+
+
+def _new_output_strides(decl, shape: tuple, args, kwargs, single: bool) -> tuple:
+    """The strides of a new output of `shape`: row-major, or for a single-output elementwise op
+    (with two or more dims) its inputs' layout by PyTorch's rule."""
+    from ..ops.declare import pointwise_operands
+    from ..tensor.impl import contiguous_strides
+    from ..tensor.layout import pointwise_strides
+    row_major = contiguous_strides(shape)
+    operands = pointwise_operands(decl)
+    if operands is None or len(shape) < 2 or not single:
+        return row_major
+    return pointwise_strides(shape, row_major, decl.op.bind(*args, **kwargs), operands) \
+        or row_major
 
 
 def _check_autograd(fn, decl, name, args, kwargs) -> None:

@@ -115,11 +115,17 @@ _PAR_DTYPES = (dt.float32, dt.float64)
 
 def par_flats(out, *operands):
     """Flat views of `operands` and `out` for a ``*_par`` loop, or None when that does not apply:
-    it needs a large contiguous float `out` and tensors of out's dtype, shape and layout that do
-    not partially overlap it (scalars pass through)."""
+    it needs a large dense float `out` (any order of dims) and tensors of out's dtype, shape and
+    strides that do not partially overlap it (scalars pass through)."""
     o = as_numpy(out)
-    if o.size < PARALLEL_MIN or out._dtype not in _PAR_DTYPES or not o.flags.c_contiguous:
+    if o.size < PARALLEL_MIN or out._dtype not in _PAR_DTYPES:
         return None
+    order = None
+    if not o.flags.c_contiguous:  # dense in another order (a transposed result): walk that
+        order = memory_order(o)
+        if order is None:
+            return None
+        o = o.transpose(order)
     res = []
     for t in operands:
         if not isinstance(t, _T):
@@ -128,6 +134,10 @@ def par_flats(out, *operands):
         if t._dtype is not out._dtype or t._shape != out._shape:
             return None
         a = as_numpy(t)
+        if order is not None:
+            if t._stride != out._stride:
+                return None
+            a = a.transpose(order)
         if not a.flags.c_contiguous or (t._storage is out._storage and t._offset != out._offset):
             return None
         res.append(a.reshape(-1))

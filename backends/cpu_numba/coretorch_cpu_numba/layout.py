@@ -1,12 +1,12 @@
-"""Pointwise kernels on inputs laid out in another memory order than their (row-major) output.
+"""Pointwise kernels writing into an output laid out in another memory order than their inputs.
 
-``a.t() + b.t()`` computed straight into a row-major output walks the inputs across rows: numpy's
-loop strides through memory and runs about 30x slower than on contiguous inputs. PyTorch gives
-such a result the inputs' layout; here every backend allocates row-major outputs (the meta
-backend's strides are the contract), so the cpu backend writes through instead: the kernel runs
-into a buffer laid out like its first full-shape tensor operand (every operand then read in
-memory order), and one cache-blocked transposing copy moves the result into the output.
-`memory_order` lets the numba loops flatten operands in that order too.
+A new elementwise result already takes its inputs' layout (`coretorch.tensor.layout`: PyTorch's
+TensorIterator rule), so ``a.t() + b.t()`` reads and writes in memory order. An output given by
+the caller (``out=``, an in-place op on a row-major tensor with a transposed operand) keeps its own
+layout: computed straight into it, numpy's loop strides across rows and runs about 30x slower.
+There the kernel runs into a buffer laid out like its first full-shape tensor operand (every
+operand then read in memory order), and one cache-blocked transposing copy moves the result into
+the output. `memory_order` lets the numba loops flatten operands in that order too.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 from numba import uint64 as U
 
 from coretorch.tensor.impl import TensorImpl
+from coretorch.tensor.layout import POINTWISE_FAMILIES
 
 from .numpy_view import as_numpy, wrap_numpy
 from .scratch import scratch
@@ -22,7 +23,6 @@ from .scratch import scratch
 __all__ = ["dense_order", "follow_input_layout", "memory_order", "POINTWISE_FAMILIES"]
 
 _T = TensorImpl
-POINTWISE_FAMILIES = ("unary", "binary", "ternary")
 _MIN_NUMEL = 1 << 14  # below this the strided loop costs less than the extra copy
 _TILE = 8  # measured on 1024 x 1024 float32: 8 beats 4, 16, 32 and 64 (power-of-two strides)
 

@@ -40,13 +40,18 @@ def _translate(name: str, err: BaseException, args, kwargs):
 
 
 def guarded(name: str, fn: Callable) -> Callable:
-    """`fn` with numpy FP warnings off and numba errors wrapped (see the module docstring);
-    pointwise kernels also lay a fresh output out in their inputs' memory order (`layout`)."""
+    """`fn` with numpy FP warnings off and numba errors wrapped (see the module docstring).
+    A pointwise kernel writing into an output laid out unlike its inputs (``out=``, in-place)
+    computes in the inputs' memory order (`layout`); its `fresh_output_kernel`, which the core
+    calls with the new output it laid out like the inputs, skips that check."""
     from coretorch.ops.declare import REGISTRY
+    quiet = quiet_fp(name, fn, _translate)
     decl = REGISTRY.get(name)
     if decl is not None and decl.family in POINTWISE_FAMILIES and decl.structured:
-        fn = follow_input_layout(fn)
-    return quiet_fp(name, fn, _translate)
+        run = quiet_fp(name, follow_input_layout(fn), _translate)
+        run.fresh_output_kernel = quiet  # type: ignore[attr-defined]  # a function attribute
+        return run
+    return quiet
 
 
 TABLE = KernelTable("cpu", guarded)

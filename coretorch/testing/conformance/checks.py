@@ -9,9 +9,11 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...tensor.impl import is_overlapping
+from ...tensor.layout import POINTWISE_FAMILIES
 from ..comparison import assert_close
 from ..make_tensor import same_layout_copy
 from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_args
+from ..torch_arrays import torch_from_numpy
 from ..trees import geometry, is_tensor, map_tensors, tensors_in
 
 __all__ = ["check_forward", "check_inplace", "check_out", "check_overlapping_writes",
@@ -317,8 +319,9 @@ def check_out(opinfo: OpInfo, dtype, device) -> None:
                 raise AssertionError(f"{opinfo.name}(out=...) must return the out tensor(s)")
             if want:
                 _compare_values(opinfo, dtype, res, expected, check_dtype=False)
-            elif not data:
-                compare_meta(res, _call(op, twin), device)
+            elif not data:  # against cpu's out= form (a new result may be laid out otherwise)
+                compare_meta(res, _call(op, twin, out=_out_for(spec, "cpu", bool(i % 2))),
+                             device)
         except AssertionError as e:
             fails.add(i, s, str(e))
         except Exception as e:  # noqa: BLE001
@@ -407,6 +410,12 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
             continue
         try:
             actual = _call(opinfo.op, s)
+            # a new elementwise result is laid out as PyTorch lays it out
+            # (`coretorch.tensor.layout`) where the backend's own kernel fills it (a CPU
+            # fallback's result is laid out as its copy back)
+            if _native_pointwise(opinfo.decl, device):
+                _compare_strides(actual, tref(*_torch_like(s.all_args()),
+                                              **_torch_like(s.kwargs)))
             if opinfo.check_values:
                 _compare_values(opinfo, dtype, actual, expected, check_dtype=True)
             else:
@@ -419,6 +428,44 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
         except Exception as e:  # noqa: BLE001
             fails.add(i, s, _err(e))
     fails.raise_if_any()
+
+
+def _native_pointwise(decl, device) -> bool:
+    """Whether `decl` is an elementwise primitive with a kernel of `device`'s own."""
+    from ...device import get_device_type
+    if decl is None or decl.family not in POINTWISE_FAMILIES or decl.kind != "primitive":
+        return False
+    return decl.op.has_kernel(get_device_type(device).dispatch_key)
+
+
+def _torch_like(x):
+    """`to_torch_args` with every tensor's strides kept (a transposed or expanded sample stays
+    so), for comparing result layouts."""
+    if not is_tensor(x):
+        if isinstance(x, (list, tuple)):
+            return type(x)(_torch_like(y) for y in x)
+        if isinstance(x, dict):
+            return {k: _torch_like(v) for k, v in x.items()}
+        return to_torch_args(x)
+    values = np.asarray(x.detach())
+    shape, stride = tuple(x._shape), tuple(x._stride)
+    span = 1 + sum((n - 1) * st for n, st in zip(shape, stride)) if values.size else 0
+    buf = np.zeros(span, values.dtype)
+    if values.size:
+        np.copyto(np.lib.stride_tricks.as_strided(
+            buf, shape, tuple(st * values.itemsize for st in stride)), values)
+    return torch_from_numpy(buf).as_strided(shape, stride)
+
+
+def _compare_strides(actual, theirs) -> None:
+    """A tensor result's strides equal those of PyTorch's result (empty results aside: no
+    layout to follow)."""
+    if not is_tensor(actual) or 0 in actual._shape:
+        return
+    want = tuple(theirs.stride())
+    if tuple(actual._stride) != want:
+        raise AssertionError(f"strides {tuple(actual._stride)} != torch's {want} (shape "
+                             f"{list(actual._shape)})")
 
 
 # ---- autograd -------------------------------------------------------------------------------

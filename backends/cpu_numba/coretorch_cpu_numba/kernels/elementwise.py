@@ -25,6 +25,22 @@ def _same_dtype(out, a, b) -> bool:
     return isinstance(a, _T) and isinstance(b, _T) and a._dtype is d and b._dtype is d
 
 
+def _small_same_dtype(ufunc, out, a, b) -> bool:
+    """The per-op-overhead path: `ufunc` of two tensors of out's dtype into a small `out`, with
+    the numpy views read from the tensors' caches (each `as_numpy` call costs ~0.8k
+    instructions); False when this is not that case."""
+    d = out._dtype
+    if isinstance(a, _T) and isinstance(b, _T) and a._dtype is d and b._dtype is d:
+        o = out._cache
+        if o is None:
+            o = as_numpy(out)
+        if o.size < PARALLEL_MIN:
+            x, y = a._cache, b._cache
+            ufunc(as_numpy(a) if x is None else x, as_numpy(b) if y is None else y, out=o)
+            return True
+    return False
+
+
 def _add(out, self, other, alpha, sign: int) -> bool:
     """Fast add/sub of same-dtype operands; False when the kit's general kernel must run."""
     if alpha != 1 or not isinstance(self, _T) or self._dtype is not out._dtype:
@@ -33,9 +49,6 @@ def _add(out, self, other, alpha, sign: int) -> bool:
     if isinstance(other, _T):
         if other._dtype is not out._dtype:
             return False
-        if o.size < PARALLEL_MIN:  # the per-op-overhead path, kept short
-            (np.add if sign > 0 else np.subtract)(as_numpy(self), as_numpy(other), out=o)
-            return True
         flats = par_flats(out, self, other)
         if flats is None:
             (np.add if sign > 0 else np.subtract)(as_numpy(self), as_numpy(other), out=o)
@@ -64,6 +77,8 @@ def _ufunc_or_parallel(ufunc, loop: str, out, self, other) -> None:
 @kernel("add")
 def add(out, self, other, alpha):
     """out = self + alpha * other"""
+    if alpha == 1 and _small_same_dtype(np.add, out, self, other):
+        return
     if not _add(out, self, other, alpha, 1):
         kit.add(out, self, other, alpha)
 
@@ -71,6 +86,8 @@ def add(out, self, other, alpha):
 @kernel("sub")
 def sub(out, self, other, alpha):
     """out = self - alpha * other (bool operands were refused by the meta rule)"""
+    if alpha == 1 and _small_same_dtype(np.subtract, out, self, other):
+        return
     if not _add(out, self, other, alpha, -1):
         kit.add(out, self, other, -alpha)
 
@@ -78,6 +95,8 @@ def sub(out, self, other, alpha):
 @kernel("mul")
 def mul(out, self, other):
     """out = self * other"""
+    if _small_same_dtype(np.multiply, out, self, other):
+        return
     if _same_dtype(out, self, other):
         _ufunc_or_parallel(np.multiply, "mul_par", out, self, other)
         return
@@ -93,6 +112,8 @@ def mul(out, self, other):
 @kernel("div")
 def div(out, self, other, rounding_mode):
     """out = self / other, optionally rounded ('trunc', 'floor') as in PyTorch"""
+    if rounding_mode is None and _small_same_dtype(np.true_divide, out, self, other):
+        return
     if rounding_mode is None and _same_dtype(out, self, other):
         _ufunc_or_parallel(np.true_divide, "div_par", out, self, other)
         return
