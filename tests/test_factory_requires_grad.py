@@ -24,6 +24,8 @@ FACTORIES = {
     "empty": lambda d, rg: ct.empty(2, device=d, requires_grad=rg),
     "empty_strided": lambda d, rg: ct.empty_strided((2, 2), (1, 2), device=d, requires_grad=rg),
     "eye": lambda d, rg: ct.eye(2, 3, device=d, requires_grad=rg),
+    "fft_fftfreq": lambda d, rg: ct.fft.fftfreq(4, device=d, requires_grad=rg),
+    "fft_rfftfreq": lambda d, rg: ct.fft.rfftfreq(4, device=d, requires_grad=rg),
     "rand": lambda d, rg: ct.rand(2, device=d, requires_grad=rg),
     "randn": lambda d, rg: ct.randn(2, device=d, requires_grad=rg),
     "randint": lambda d, rg: ct.randint(0, 5, (2,), dtype=ct.float32, device=d,

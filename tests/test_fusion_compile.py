@@ -76,15 +76,16 @@ def test_mlp_runs_fuse_and_drop_only_unused_buffers():
     _, _, step = _train(mlp(), True, steps=3)
     program = _program(step)
     ops = [s.op for s in program.steps]
-    # the hidden layer's bias add and ReLU: one kernel writing only the ReLU output, which
-    # backward reads (the pre-activation buffer is never stored)
-    assert ops[:3] == ["aten::mm", "fused::add+relu", "aten::mm"]
-    add_relu = program.steps[1]
-    assert len(add_relu.written) == 1 and add_relu.written[0]._shape == (32, 64)
-    assert "fused 2 kernels (add+relu) into one, writing 1 of 2 buffers" in program.notes[0]
-    readers = [s for s in program.steps[2:] if any(t._storage is add_relu.written[0]._storage
-                                                   for t in s.reads)]
-    assert readers  # the next layer's mm and the ReLU backward
+    # cross_entropy's backward: exp(log_softmax) times the incoming gradient minus the one-hot
+    # targets becomes one kernel that writes only the difference, which the next mm reads (the
+    # product is never stored)
+    assert "fused::mul+sub" in ops
+    mul_sub = program.steps[ops.index("fused::mul+sub")]
+    assert len(mul_sub.written) == 1 and mul_sub.written[0]._shape == (32, 10)
+    assert any(n.startswith("fused 2 kernels (mul+sub) into one, writing 1 of 2 buffers")
+               for n in program.notes)
+    later = program.steps[ops.index("fused::mul+sub") + 1:]
+    assert any(any(t._storage is mul_sub.written[0]._storage for t in s.reads) for s in later)
 
 
 def test_explain_lists_the_fused_kernels(capsys):
@@ -92,9 +93,9 @@ def test_explain_lists_the_fused_kernels(capsys):
     case.step(*case.batches[0])
     report = ct.compile.explain(case.step, *case.batches[1])
     fused = [n for n in report.notes if n.startswith("fused ")]
-    assert any("(add+relu)" in n and "loss = loss_fn(model(xb), yb)" in n for n in fused)
-    assert any("loss.backward()" in n for n in fused)
-    assert "(add+relu)" in capsys.readouterr().out
+    assert any("(div+fill_+div)" in n and "loss = loss_fn(model(xb), yb)" in n for n in fused)
+    assert any("(mul+sub)" in n and "loss.backward()" in n for n in fused)
+    assert "(mul+sub)" in capsys.readouterr().out
 
 
 def _compiled_program(fn, *args):

@@ -73,7 +73,11 @@ def test_threads_oversubscribed():
     assert "threadpool_limits(1)" in hint.suggestion
 
 
-def test_slow_kernel():
+def test_slow_kernel(monkeypatch):
+    # the rate is compared with a fixed machine figure: measured under a loaded machine's
+    # contention, the real one can fall close to what the outer product achieves
+    from coretorch_profiler import machine
+    monkeypatch.setattr(machine, "peak_gflops", lambda n=512: 1000.0)
     a, b = ct.randn(2048, 1), ct.randn(1, 2048)  # an outer product: all memory, few FLOPs
     hint = _rules(_steps(lambda: a @ b, with_flops=True))["slow-kernel"]
     assert hint.title.startswith("aten::mm")

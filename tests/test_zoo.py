@@ -16,6 +16,11 @@ from zoo.run import EXPECTED, train
 
 TOLERANCE = {"float64": 1e-10, "float32": 1e-4}
 RECORDED = json.loads(EXPECTED.read_text())["losses"]
+# float32 steps compared, where training amplifies rounding so fast that PyTorch does not repeat
+# itself: ResNet-18's float32 losses differ from PyTorch's own recording by 2e-7 at step 3, 9e-5
+# at step 4, 5e-4 at step 5 and 2% at step 9 when PyTorch runs on 1 thread instead of 2 (the
+# summation order changes). Past that point the comparison measures chaos, not coretorch.
+FLOAT32_STEPS = {"resnet18": 5}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -25,6 +30,8 @@ def test_zoo_program_trains_as_pytorch(name, dtype):
     losses = np.array(train(ct, name, dtype))
     expected = np.array(RECORDED[name][dtype])
     assert losses.shape == expected.shape
+    if dtype == "float32" and name in FLOAT32_STEPS:
+        losses, expected = losses[:FLOAT32_STEPS[name]], expected[:FLOAT32_STEPS[name]]
     np.testing.assert_allclose(losses, expected, rtol=TOLERANCE[dtype], atol=0,
                                err_msg=f"{name} in {dtype}: losses per step")
 

@@ -26,6 +26,7 @@ class Explanation:
 
     @property
     def graph_break_count(self) -> int:
+        """How many graph breaks the call had (``torch._dynamo.explain``'s name)."""
         return len(self.breaks)
 
     def __str__(self) -> str:

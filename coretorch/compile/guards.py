@@ -239,6 +239,7 @@ class StateGuard:
         self.grads_exit: list[tuple[Tensor, Tensor | None]] = []
 
     def name(self, t: Tensor) -> str:
+        """The name this guard gives `t` in messages (``model.0.weight``)."""
         return self.names.get(id(t), f"a tensor of shape {list(t._shape)}")
 
     def watch_grads(self, program_storages: set[int]) -> None:
