@@ -1,4 +1,5 @@
 """Timing shared by the benchmarks that compare coretorch with PyTorch."""
+
 from __future__ import annotations
 
 import statistics
@@ -6,8 +7,9 @@ import time
 from typing import Callable
 
 
-def alternating_medians(fa: Callable, fb: Callable, repeat: int,
-                        warmup: int = 3) -> tuple[float, float]:
+def alternating_medians(
+    fa: Callable, fb: Callable, repeat: int, warmup: int = 3
+) -> tuple[float, float]:
     """Median wall times of `fa` and `fb` run in turns (a loaded machine slows both alike)."""
     for _ in range(warmup):
         fa()

@@ -9,13 +9,15 @@ Targets: both cases <= 5x PyTorch.
 - ``a + b``: one add of two float32 tensors that require grad (records a node)
 - ``chain200 fwd+bwd``: a 200-op elementwise chain (mul/add/sin/...) then backward
 """
+
 from __future__ import annotations
 
 import argparse
 import timeit
 
-import coretorch as ct
 from _results import Results, add_json_option
+
+import coretorch as ct
 
 TARGET = 5.0
 
@@ -38,7 +40,7 @@ def cases(lib):
 
     def chain():
         y = a
-        for i in range(50):           # 4 ops per step: 200 ops
+        for i in range(50):  # 4 ops per step: 200 ops
             y = y * w
             y = y + b
             y = y.sin()
@@ -58,6 +60,7 @@ def main() -> int:
     ours = {k: per_call_us(f, numbers[k], args.repeat) for k, f in cases(ct).items()}
     try:
         import torch
+
         torch.set_num_threads(1)
         theirs = {k: per_call_us(f, numbers[k], args.repeat) for k, f in cases(torch).items()}
         results = Results("autograd.py", f"torch {torch.__version__} (1 thread)")

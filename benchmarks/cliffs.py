@@ -10,6 +10,7 @@ Prints each op's worst ratio (case time / twin time) and the overall worst; the 
 no case takes more than 2x its twin. Integer-only ops (bitwise, gcd, ...) run on int64.
 Not a test: the machine's load moves these numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,16 @@ from coretorch.ops.declare import REGISTRY
 
 LIMIT = 2.0
 # inputs no program passes to these ops, or ops whose time depends on the value by definition
-_SKIP = {"_unary_special", "_binary_special", "positive", "frexp", "polygamma", "mvlgamma",
-         "float_power_", "rsub"}
+_SKIP = {
+    "_unary_special",
+    "_binary_special",
+    "positive",
+    "frexp",
+    "polygamma",
+    "mvlgamma",
+    "float_power_",
+    "rsub",
+}
 
 
 def _ops(family: str, arity: int) -> list[str]:
@@ -106,8 +115,9 @@ def main() -> None:
     ops = [(name, 1) for name in _ops("unary", 1)] + [(name, 2) for name in _ops("binary", 2)]
     if args.only:
         ops = [(n, k) for n, k in ops if n in args.only]
-    table = Table(title=f"pointwise cliffs, {args.size}x{args.size} (time / contiguous "
-                        f"positive twin)")
+    table = Table(
+        title=f"pointwise cliffs, {args.size}x{args.size} (time / contiguous positive twin)"
+    )
     for col in ("op", "dtype", "twin", "transposed", "broadcast", "negative", "worst"):
         table.add_column(col, justify="left" if col == "op" else "right")
     worst = (0.0, "")
@@ -122,11 +132,14 @@ def main() -> None:
         case, r = max(ratios.items(), key=lambda kv: kv[1])
         if r > worst[0]:
             worst = (r, f"{name} {case}")
-        cells = [f"{ratios[c]:.2f}x" if c in ratios else "-"
-                 for c in ("transposed", "broadcast", "negative")]
+        cells = [
+            f"{ratios[c]:.2f}x" if c in ratios else "-"
+            for c in ("transposed", "broadcast", "negative")
+        ]
         mark = "[red]" if r > LIMIT else "[green]"
-        table.add_row(name, np.dtype(dtype).name, f"{twin * 1e3:.2f} ms", *cells,
-                      f"{mark}{r:.2f}x[/]")
+        table.add_row(
+            name, np.dtype(dtype).name, f"{twin * 1e3:.2f} ms", *cells, f"{mark}{r:.2f}x[/]"
+        )
     Console(width=120).print(table)
     print(f"worst: {worst[0]:.2f}x ({worst[1]}); limit {LIMIT:g}x")
 

@@ -13,6 +13,7 @@ Rows (target ratio to PyTorch eager, compiled):
 
 Without PyTorch installed the coretorch times are printed alone.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,19 +54,30 @@ def mlp(lib):
     lib.manual_seed(0)
     nn = lib.nn
     model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
-    return _train_step(lib, model, lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)), \
-        _data(lib, (32, 32), 10)
+    return _train_step(lib, model, lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)), _data(
+        lib, (32, 32), 10
+    )
 
 
 def lenet(lib):
     """LeNet-sized CNN on a 64 x 1 x 28 x 28 batch, SGD momentum: (step, args)."""
     lib.manual_seed(0)
     nn = lib.nn
-    model = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
-    return _train_step(lib, model, lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)), \
-        _data(lib, (64, 1, 28, 28), 10)
+    model = nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(3136, 128),
+        nn.ReLU(),
+        nn.Linear(128, 10),
+    )
+    return _train_step(lib, model, lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)), _data(
+        lib, (64, 1, 28, 28), 10
+    )
 
 
 def chain(lib, links: int = 100):
@@ -80,24 +92,26 @@ def chain(lib, links: int = 100):
             y = ops[i % 4](y)
         y.sum().backward()
         return w.grad
+
     return step, (lib.full((4,), 0.5),)
 
 
 def digits_epoch(lib, batch: int = 32):
     """One epoch of examples/train_digits.py's CNN with AdamW: (epoch, (batches,))."""
     from sklearn.datasets import load_digits
+
     lib.manual_seed(0)
     d = load_digits()
     x = lib.tensor((d.data / 16.0).astype(np.float32)).reshape(-1, 1, 8, 8)[:1437]
     y = lib.tensor(d.target.astype(np.int64))[:1437]
     model = build_model(lib.nn)
-    step = _train_step(lib, model, lib.optim.AdamW(model.parameters(), lr=1e-2,
-                                                   weight_decay=1e-4))
-    batches = [(x[i:i + batch], y[i:i + batch]) for i in range(0, len(y), batch)]
+    step = _train_step(lib, model, lib.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-4))
+    batches = [(x[i : i + batch], y[i : i + batch]) for i in range(0, len(y), batch)]
 
     def epoch(step_fn):
         for xb, yb in batches:
             step_fn(xb, yb)
+
     return epoch, step
 
 
@@ -126,8 +140,10 @@ def _row(name: str, make: Callable, repeat: int, target: float) -> None:
     t = _interleaved(fns, repeat)
     line = f"{name:<44s} eager {t[0] * 1e6:9.0f} µs  compiled {t[1] * 1e6:9.0f} µs"
     if torch is not None:
-        line += (f"  torch {t[2] * 1e6:9.0f} µs  eager {t[0] / t[2]:5.2f}x  compiled "
-                 f"{t[1] / t[2]:5.2f}x (target <= {target}x)")
+        line += (
+            f"  torch {t[2] * 1e6:9.0f} µs  eager {t[0] / t[2]:5.2f}x  compiled "
+            f"{t[1] / t[2]:5.2f}x (target <= {target}x)"
+        )
     print(line)
 
 
@@ -140,11 +156,14 @@ def _digits_row(repeat: int) -> None:
         tep, tstep = digits_epoch(torch)
         fns.append(lambda: tep(tstep))
     t = _interleaved(fns, repeat, warmup=1)
-    line = f"{'digits CNN epoch (AdamW, batch 32)':<44s} eager {t[0]:9.3f} s   compiled " \
-           f"{t[1]:9.3f} s "
+    line = (
+        f"{'digits CNN epoch (AdamW, batch 32)':<44s} eager {t[0]:9.3f} s   compiled {t[1]:9.3f} s "
+    )
     if torch is not None:
-        line += f"  torch {t[2]:9.3f} s   eager {t[0] / t[2]:5.2f}x  compiled " \
-                f"{t[1] / t[2]:5.2f}x (target <= 1.0x)"
+        line += (
+            f"  torch {t[2]:9.3f} s   eager {t[0] / t[2]:5.2f}x  compiled "
+            f"{t[1] / t[2]:5.2f}x (target <= 1.0x)"
+        )
     print(line)
 
 
@@ -162,8 +181,10 @@ def _first_call(name: str, make: Callable) -> None:
     for _ in range(5):
         step(*args)
     eager_cpu = (time.process_time() - c) / 5
-    print(f"first (capturing) call, {name:<16s} wall {wall:7.3f} s = {wall / eager:5.2f}x, CPU "
-          f"{cpu:7.3f} s = {cpu / eager_cpu:5.2f}x one eager step (target <= 1 s and <= 3x)")
+    print(
+        f"first (capturing) call, {name:<16s} wall {wall:7.3f} s = {wall / eager:5.2f}x, CPU "
+        f"{cpu:7.3f} s = {cpu / eager_cpu:5.2f}x one eager step (target <= 1 s and <= 3x)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -174,8 +195,10 @@ def main(argv: list[str] | None = None) -> None:
     repeat = 8 if a.quick else a.repeat
     # the digits epoch's last, smaller batch records a second variant: expected, not news
     warnings.filterwarnings("ignore", category=ct.compile.CompileWarning)
-    print(f"coretorch.compile benchmark (median of {repeat}; load average "
-          f"{os.getloadavg()[0]:.1f}){'' if torch is not None else ' - PyTorch not installed'}")
+    print(
+        f"coretorch.compile benchmark (median of {repeat}; load average "
+        f"{os.getloadavg()[0]:.1f}){'' if torch is not None else ' - PyTorch not installed'}"
+    )
     if torch is not None:
         torch.set_num_threads(1)
     _row("MLP 32-64-10 step, batch 32", mlp, repeat * 10, 0.8)

@@ -7,12 +7,14 @@ coretorch on ``device="cuda"`` beside ``torch`` on ``"cuda"`` when PyTorch has C
 the ratio (>1: coretorch is faster). Needs a real GPU: without one (or in emulation, where numpy
 stands in for CuPy and timings mean nothing) it says so and exits 0. Not a test.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 import time
 from typing import Callable
+
 
 def best(fn: Callable[[], object], sync: Callable[[], None], number: int, repeat: int) -> float:
     """Seconds per call: the best of `repeat` synchronized runs of `number` calls."""
@@ -56,22 +58,28 @@ def main() -> int:
     rep = 3 if args.quick else 7
 
     import coretorch as ct
+
     if not ct.cuda.is_available() or ct.cuda.is_emulated():
-        why = ("emulation is on (numpy stands in for CuPy)" if ct.cuda.is_available()
-               else ct.cuda.unavailable_reason())
+        why = (
+            "emulation is on (numpy stands in for CuPy)"
+            if ct.cuda.is_available()
+            else ct.cuda.unavailable_reason()
+        )
         print(f"benchmarks/cuda.py: no real CUDA device, nothing to measure: {why}")
         return 0
     try:
         import torch
+
         has_torch = torch.cuda.is_available()
     except ImportError:
         torch, has_torch = None, False
 
     ct_cases = cases(ct, lambda shape: ct.rand(*shape, device="cuda"))
-    t_cases = (cases(torch, lambda shape: torch.rand(*shape, device="cuda"))
-               if has_torch else {})
-    print(f"device: {ct.cuda.get_device_name()}; PyTorch CUDA: "
-          f"{'yes, ' + torch.__version__ if has_torch else 'not available'}")
+    t_cases = cases(torch, lambda shape: torch.rand(*shape, device="cuda")) if has_torch else {}
+    print(
+        f"device: {ct.cuda.get_device_name()}; PyTorch CUDA: "
+        f"{'yes, ' + torch.__version__ if has_torch else 'not available'}"
+    )
     print(f"{'op':34} {'coretorch':>12} {'torch':>12} {'ratio':>8}")
     for name, fn in ct_cases.items():
         number = 50 if "overhead" in name else 5

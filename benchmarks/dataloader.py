@@ -15,6 +15,7 @@ items without a loader, measured in the same turns: on a machine other work shar
 the cpus give, and loader/bare is the loader's own efficiency. Target: 2 workers >= 1.8x one
 worker on an otherwise idle 2-core machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,10 +56,17 @@ def _cpus() -> int:
 
 
 def _loader(num_workers: int, args) -> DataLoader:
-    kwargs = {} if num_workers == 0 else {
-        "persistent_workers": True, "multiprocessing_context": args.start_method}
-    return DataLoader(CostlyDataset(args.items, args.item_ms), batch_size=args.batch_size,
-                      num_workers=num_workers, **kwargs)
+    kwargs = (
+        {}
+        if num_workers == 0
+        else {"persistent_workers": True, "multiprocessing_context": args.start_method}
+    )
+    return DataLoader(
+        CostlyDataset(args.items, args.item_ms),
+        batch_size=args.batch_size,
+        num_workers=num_workers,
+        **kwargs,
+    )
 
 
 def _epoch_rate(loader: DataLoader) -> float:
@@ -80,8 +88,10 @@ def _plain_rate(processes: int, args) -> float:
     ctx = multiprocessing.get_context("fork")
     dataset = CostlyDataset(args.items, args.item_ms)
     t = time.perf_counter()
-    procs = [ctx.Process(target=_make_items, args=(dataset, range(k, args.items, processes)))
-             for k in range(processes)]
+    procs = [
+        ctx.Process(target=_make_items, args=(dataset, range(k, args.items, processes)))
+        for k in range(processes)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -94,7 +104,7 @@ def measure(worker_counts: list[int], args) -> tuple[dict[int, float], dict[int,
     `args.epochs` epochs, everything taking turns epoch by epoch so that a change in the
     machine's load hits them all alike."""
     loaders = {w: _loader(w, args) for w in worker_counts}
-    for loader in loaders.values():   # warm-up: worker start-up, first compilations
+    for loader in loaders.values():  # warm-up: worker start-up, first compilations
         _epoch_rate(loader)
     rates: dict[int, list[float]] = {w: [] for w in worker_counts}
     plain: dict[int, list[float]] = {w: [] for w in worker_counts if w > 0}
@@ -103,8 +113,10 @@ def measure(worker_counts: list[int], args) -> tuple[dict[int, float], dict[int,
             rates[w].append(_epoch_rate(loader))
             if w > 0:
                 plain[w].append(_plain_rate(w, args))
-    return ({w: statistics.median(r) for w, r in rates.items()},
-            {w: statistics.median(r) for w, r in plain.items()})
+    return (
+        {w: statistics.median(r) for w, r in rates.items()},
+        {w: statistics.median(r) for w, r in plain.items()},
+    )
 
 
 def main(argv=None) -> None:
@@ -114,16 +126,21 @@ def main(argv=None) -> None:
     p.add_argument("--item-ms", type=float, default=2.0)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--max-workers", type=int, default=None)
-    p.add_argument("--start-method", default=None,
-                   help="fork, spawn or forkserver (default: the platform's)")
+    p.add_argument(
+        "--start-method", default=None, help="fork, spawn or forkserver (default: the platform's)"
+    )
     args = p.parse_args(argv)
     cpus = _cpus()
     top = args.max_workers if args.max_workers is not None else max(2, cpus)
-    print(f"DataLoader throughput: {args.items} items of {args.item_ms} ms CPU each, batch "
-          f"{args.batch_size}, {cpus} cpus, python {sys.version.split()[0]}")
+    print(
+        f"DataLoader throughput: {args.items} items of {args.item_ms} ms CPU each, batch "
+        f"{args.batch_size}, {cpus} cpus, python {sys.version.split()[0]}"
+    )
     rates, plain = measure(list(range(top + 1)), args)
-    print(f"{'workers':>8} {'items/s':>10} {'vs 1 worker':>12} {'ideal':>6} "
-          f"{'bare processes':>15} {'loader/bare':>12}")
+    print(
+        f"{'workers':>8} {'items/s':>10} {'vs 1 worker':>12} {'ideal':>6} "
+        f"{'bare processes':>15} {'loader/bare':>12}"
+    )
     for w, rate in rates.items():
         ratio = f"{rate / rates[1]:.2f}x" if w >= 1 else "-"
         ideal = f"{min(w, cpus)}x" if w >= 1 else "-"

@@ -7,13 +7,15 @@ per-op cost: argument parsing, dispatch, the shape/dtype rule and allocating the
 
 Targets: coretorch <= 1.0x PyTorch's time for add and <= 2.0x for matmul.
 """
+
 from __future__ import annotations
 
 import argparse
 import timeit
 
-import coretorch as ct
 from _results import Results, add_json_option
+
+import coretorch as ct
 
 TARGETS = {"a + b": 1.0, "A @ B": 2.0, "bA @ B": 2.0}
 
@@ -29,7 +31,7 @@ def cases(lib):
     a = lib.empty(64, 64, device="meta")
     b = lib.empty(64, 64, device="meta")
     A = lib.empty(64, 128, device="meta")
-    bA = lib.empty(32, 64, 128, device="meta")   # batched activations times a weight matrix
+    bA = lib.empty(32, 64, 128, device="meta")  # batched activations times a weight matrix
     B = lib.empty(128, 16, device="meta")
     return {"a + b": lambda: a + b, "A @ B": lambda: A @ B, "bA @ B": lambda: bA @ B}
 
@@ -45,8 +47,11 @@ def main() -> int:
     except ImportError:
         torch = None
     ours = {k: per_call_us(f, args.number, args.repeat) for k, f in cases(ct).items()}
-    theirs = ({k: per_call_us(f, args.number, args.repeat) for k, f in cases(torch).items()}
-              if torch is not None else {})
+    theirs = (
+        {k: per_call_us(f, args.number, args.repeat) for k, f in cases(torch).items()}
+        if torch is not None
+        else {}
+    )
     peer = f"torch {torch.__version__} meta" if torch is not None else "torch (not installed)"
     results = Results("dispatch.py", peer)
     print(f"{'op (meta)':<8} {'coretorch':>12} {peer:>26} {'ratio':>7} {'target':>7}")
@@ -55,8 +60,10 @@ def main() -> int:
             ratio = us / theirs[name]
             results.add(name, us * 1e-6, theirs[name] * 1e-6, TARGETS[name])
             verdict = "ok" if ratio <= TARGETS[name] else "MISSED"
-            print(f"{name:<8} {us:>9.2f} µs {theirs[name]:>23.2f} µs {ratio:>6.2f}x "
-                  f"{'<= %.1fx' % TARGETS[name]:>7} {verdict}")
+            print(
+                f"{name:<8} {us:>9.2f} µs {theirs[name]:>23.2f} µs {ratio:>6.2f}x "
+                f"{'<= %.1fx' % TARGETS[name]:>7} {verdict}"
+            )
         else:
             print(f"{name:<8} {us:>9.2f} µs {'-':>26}")
     results.write(args.json)

@@ -13,6 +13,7 @@ does. The first call's compile time (or disk-cache load) is printed too. Last, c
 training steps (benchmarks/compile.py's MLP and chain cases) with ``fuse=False`` and
 ``fuse=True``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,10 @@ from _timing import alternating_medians
 import coretorch as ct
 from coretorch.compile.fusion import ChainBuilder, compile_chain
 
-CYCLES = {"mixed": ("mul", "add", "tanh", "sub", "maximum"),
-          "arithmetic": ("mul", "add", "sub", "maximum")}
+CYCLES = {
+    "mixed": ("mul", "add", "tanh", "sub", "maximum"),
+    "arithmetic": ("mul", "add", "sub", "maximum"),
+}
 
 
 def eager_chain(lib, x, y, links: int, cycle: tuple):
@@ -52,8 +55,9 @@ def fused_chain(n: int, links: int, cycle: tuple):
     t = x
     for i in range(links):
         op = cycle[i % len(cycle)]
-        args = {"mul": (t, 0.97), "add": (t, y), "tanh": (t,), "sub": (t, 0.01),
-                "maximum": (t, y)}[op]
+        args = {"mul": (t, 0.97), "add": (t, y), "tanh": (t,), "sub": (t, 0.01), "maximum": (t, y)}[
+            op
+        ]
         t = b.call(op, *args)
     start = time.perf_counter()
     kernel = compile_chain(b.chain([t]), "cpu")
@@ -71,11 +75,14 @@ def run_case(n: int, links: int, repeat: int, cycle_name: str) -> None:
     bound = kernel.bind([out], [x, y])
     expected = eager_chain(ct, x, y, links, cycle)
     err = (out - expected).abs().max().item()
-    t_eager, t_fused = alternating_medians(lambda: eager_chain(ct, x, y, links, cycle),
-                                           lambda: kernel([out], [x, y]), repeat)
+    t_eager, t_fused = alternating_medians(
+        lambda: eager_chain(ct, x, y, links, cycle), lambda: kernel([out], [x, y]), repeat
+    )
     _, t_bound = alternating_medians(lambda: eager_chain(ct, x, y, links, cycle), bound, repeat)
-    print(f"{links}-link {cycle_name} chain on {n} float32: first fused call {first * 1e3:.0f} ms "
-          f"(compile or disk-cache load); max |fused - eager| = {err:.2g}")
+    print(
+        f"{links}-link {cycle_name} chain on {n} float32: first fused call {first * 1e3:.0f} ms "
+        f"(compile or disk-cache load); max |fused - eager| = {err:.2g}"
+    )
     print(f"  coretorch eager {t_eager * 1e6:10.1f} us")
     print(f"  fused           {t_fused * 1e6:10.1f} us  ({t_eager / t_fused:.1f}x faster)")
     print(f"  fused bound     {t_bound * 1e6:10.1f} us  ({t_eager / t_bound:.1f}x faster)")
@@ -84,18 +91,24 @@ def run_case(n: int, links: int, repeat: int, cycle_name: str) -> None:
     except ImportError:
         return
     tx, ty = torch.from_numpy(x.numpy().copy()), torch.from_numpy(y.numpy().copy())
-    t_torch, t_bound2 = alternating_medians(lambda: eager_chain(torch, tx, ty, links, cycle), bound,
-                                            repeat)
-    print(f"  PyTorch eager   {t_torch * 1e6:10.1f} us  (fused bound = "
-          f"{t_bound2 / t_torch:.3f}x PyTorch eager)")
+    t_torch, t_bound2 = alternating_medians(
+        lambda: eager_chain(torch, tx, ty, links, cycle), bound, repeat
+    )
+    print(
+        f"  PyTorch eager   {t_torch * 1e6:10.1f} us  (fused bound = "
+        f"{t_bound2 / t_torch:.3f}x PyTorch eager)"
+    )
 
 
 def compiled_rows(repeat: int) -> None:
     """Compiled training steps (benchmarks/compile.py's cases) with and without the fusion
     pass, beside PyTorch eager: the replay's per-kernel cost is what fusion removes."""
     import compile as cases  # benchmarks/compile.py
-    for name, make in (("MLP 32-64-10 step, batch 32", cases.mlp),
-                       ("100-link chain on 4 floats, fwd+bwd", cases.chain)):
+
+    for name, make in (
+        ("MLP 32-64-10 step, batch 32", cases.mlp),
+        ("100-link chain on 4 floats, fwd+bwd", cases.chain),
+    ):
         fns, labels = [], []
         for fuse in (False, True):
             step, args = make(ct)
@@ -107,11 +120,18 @@ def compiled_rows(repeat: int) -> None:
             fns.append(lambda s=tstep, a=targs: s(*a))
             labels.append("PyTorch eager")
         times = cases._interleaved(fns, repeat)
-        ratios = "" if cases.torch is None else \
-            "  (" + ", ".join(f"{lab} {t / times[-1]:.2f}x" for lab, t in
-                              zip(labels[:2], times[:2])) + " PyTorch eager)"
-        print(f"{name}: " + ", ".join(f"{lab} {t * 1e6:.0f} us" for lab, t in
-                                       zip(labels, times)) + ratios)
+        ratios = (
+            ""
+            if cases.torch is None
+            else "  ("
+            + ", ".join(f"{lab} {t / times[-1]:.2f}x" for lab, t in zip(labels[:2], times[:2]))
+            + " PyTorch eager)"
+        )
+        print(
+            f"{name}: "
+            + ", ".join(f"{lab} {t * 1e6:.0f} us" for lab, t in zip(labels, times))
+            + ratios
+        )
 
 
 def main() -> None:

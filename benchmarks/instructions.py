@@ -11,6 +11,7 @@ calls ``os.getppid()`` between phases and callgrind dumps its counters there
 
 Needs `valgrind` on PATH. PYTHONHASHSEED=0 keeps dict layouts, and so the counts, repeatable.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +22,12 @@ import subprocess
 import sys
 import tempfile
 
-_MLP = ("ct.manual_seed(0); net = ct.nn.Sequential(ct.nn.Linear(32, 64), ct.nn.ReLU(), "
-        "ct.nn.Linear(64, 10)); opt = ct.optim.SGD(net.parameters(), lr=0.01, momentum=0.9); "
-        "x = ct.randn(32, 32); y = ct.randint(0, 10, (32,)); "
-        "loss_fn = ct.nn.CrossEntropyLoss()\n")
+_MLP = (
+    "ct.manual_seed(0); net = ct.nn.Sequential(ct.nn.Linear(32, 64), ct.nn.ReLU(), "
+    "ct.nn.Linear(64, 10)); opt = ct.optim.SGD(net.parameters(), lr=0.01, momentum=0.9); "
+    "x = ct.randn(32, 32); y = ct.randint(0, 10, (32,)); "
+    "loss_fn = ct.nn.CrossEntropyLoss()\n"
+)
 _MLP_STEP = "opt.zero_grad(); loss_fn(net(x), y).backward(); opt.step()"
 
 CASES = {
@@ -36,7 +39,8 @@ CASES = {
     "MLP 32-64-10 SGD step": (_MLP + "def step():\n    " + _MLP_STEP, "step()"),
     "MLP 32-64-10 SGD step, compiled (replay)": (
         _MLP + "@ct.compile\ndef step(x, y):\n    " + _MLP_STEP + "\nstep(x, y); step(x, y)",
-        "step(x, y)"),
+        "step(x, y)",
+    ),
 }
 # cases compared with another case's PyTorch count (torch.compile's first call takes seconds,
 # too long under valgrind: a replay is compared with PyTorch eager)
@@ -58,7 +62,8 @@ _LAYER_SETUP = (
     "    h = add_global_callback(_start, _end)\n"
     "    if op:\n"
     "        a + b\n"
-    "    remove_callback(h)\n")
+    "    remove_callback(h)\n"
+)
 LAYERS = [  # (label, statement)
     ("a + b", "a + b"),
     ("structured adapter (meta, alloc, kernel)", "adapter(a, b, 1)"),
@@ -88,9 +93,13 @@ def _instructions(lib: str, setup: str, stmt: str, n: int) -> int:
         with open(prog, "w") as f:
             f.write(_PROGRAM.format(lib=lib, setup=setup, stmt=stmt, n=n))
         out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                        sys.executable, prog], env=_env(), check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, prog],
+            env=_env(),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         with open(out) as f:
             m = re.search(r"^summary:\s+(\d+)", f.read(), re.M)
         return int(m.group(1))
@@ -109,9 +118,20 @@ def phase_counts(lib: str, setup: str, stmts: list[str], n: int) -> list[float]:
         with open(prog, "w") as f:
             f.write("\n".join(body) + "\n")
         out = os.path.join(d, "cg.out")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                        "--dump-before=getppid", sys.executable, prog], env=_env(), check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                "--dump-before=getppid",
+                sys.executable,
+                prog,
+            ],
+            env=_env(),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         counts = []
         for i in range(2, len(stmts) + 3):  # dump 1 is the start-up; then one per phase
             with open(f"{out}.{i}") as f:
@@ -121,8 +141,13 @@ def phase_counts(lib: str, setup: str, stmts: list[str], n: int) -> list[float]:
 
 
 def _env() -> dict:
-    return dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                NUMBA_NUM_THREADS="1")
+    return dict(
+        os.environ,
+        PYTHONHASHSEED="0",
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        NUMBA_NUM_THREADS="1",
+    )
 
 
 def layers(n: int, torch: bool) -> None:

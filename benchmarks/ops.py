@@ -7,6 +7,7 @@ single-threaded. Each timing is the best of several repeats. Prints a rich table
 each library and coretorch's speed relative to PyTorch (>1 is faster) against the issue's
 target. Not a test: the machine's load moves these numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,17 +32,21 @@ def best(fn: Callable[[], object], number: int, repeat: int) -> float:
 
 def startup(cold: bool) -> float:
     """Seconds for ``import coretorch`` + first ``ones(3) + 1`` in a fresh process."""
-    code = ("import time; t = time.perf_counter(); import coretorch as ct; "
-            "(ct.ones(3) + 1).tolist(); print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); import coretorch as ct; "
+        "(ct.ones(3) + 1).tolist(); print(time.perf_counter() - t)"
+    )
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as cache:
         if cold:
             env["NUMBA_CACHE_DIR"] = cache
         if not cold:
-            subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                           capture_output=True)  # fill the cache first
-        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                             capture_output=True, text=True).stdout
+            subprocess.run(
+                [sys.executable, "-c", code], env=env, check=True, capture_output=True
+            )  # fill the cache first
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        ).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -53,15 +58,18 @@ def main() -> None:
     rep = 3 if args.quick else 7
 
     import numba
+
     import coretorch as ct
+
     numba.set_num_threads(THREADS)
     try:
         import torch
+
         torch.set_num_threads(THREADS)
     except ImportError:
         torch = None
 
-    rows: list[tuple] = []   # (name, ct_s, torch_s, numpy_s, target, kind, note)
+    rows: list[tuple] = []  # (name, ct_s, torch_s, numpy_s, target, kind, note)
 
     # per-op overhead: a + b on 4 float32
     a, b = ct.ones(4), ct.ones(4)
@@ -84,26 +92,37 @@ def main() -> None:
     ta = tb = None
     if torch is not None:
         ta, tb = torch.from_numpy(xa), torch.from_numpy(xb)
-    big = [("add 16M float32", lambda: ca + cb, lambda: ta + tb, lambda: xa + xb, 1.0),
-           ("mul 16M float32", lambda: ca * cb, lambda: ta * tb, lambda: xa * xb, 1.0),
-           ("exp 16M float32", lambda: ct.exp(ca), lambda: torch.exp(ta), lambda: np.exp(xa),
-            1.0),
-           ("sum 16M float32", lambda: ct.sum(ca), lambda: torch.sum(ta), lambda: xa.sum(), 0.7)]
+    big = [
+        ("add 16M float32", lambda: ca + cb, lambda: ta + tb, lambda: xa + xb, 1.0),
+        ("mul 16M float32", lambda: ca * cb, lambda: ta * tb, lambda: xa * xb, 1.0),
+        ("exp 16M float32", lambda: ct.exp(ca), lambda: torch.exp(ta), lambda: np.exp(xa), 1.0),
+        ("sum 16M float32", lambda: ct.sum(ca), lambda: torch.sum(ta), lambda: xa.sum(), 0.7),
+    ]
     m1 = rng.standard_normal((1024, 1024), dtype=np.float32)
     m2 = rng.standard_normal((1024, 1024), dtype=np.float32)
     cm1, cm2 = ct.from_numpy(m1), ct.from_numpy(m2)
     tm1 = tm2 = None
     if torch is not None:
         tm1, tm2 = torch.from_numpy(m1), torch.from_numpy(m2)
-    big.append(("matmul 1024x1024 float32", lambda: cm1 @ cm2, lambda: tm1 @ tm2,
-                lambda: m1 @ m2, 0.85))
+    big.append(
+        ("matmul 1024x1024 float32", lambda: cm1 @ cm2, lambda: tm1 @ tm2, lambda: m1 @ m2, 0.85)
+    )
     big += _conv_cases(ct, torch, rng)
     for name, f_ct, f_t, f_np, target in big:
         try:
             t_ct = best(f_ct, 1, rep)
         except NotImplementedError as e:
-            rows.append((name, None, None, None, target, "speed",
-                         f"skipped: no cpu kernel yet ({str(e).splitlines()[0][:60]})"))
+            rows.append(
+                (
+                    name,
+                    None,
+                    None,
+                    None,
+                    target,
+                    "speed",
+                    f"skipped: no cpu kernel yet ({str(e).splitlines()[0][:60]})",
+                )
+            )
             continue
         t_t = best(f_t, 1, rep) if torch is not None else None
         t_np = best(f_np, 1, rep) if f_np is not None else None
@@ -140,10 +159,23 @@ def _conv_cases(ct, torch, rng) -> list:
         if not backward:
             return lambda: conv(xx, ww, padding=1)
         return lambda: conv(xx, ww, padding=1).sum().backward()
-    return [("conv2d 64x32x14x14, 3x3 weight 64x32, forward", case(ct, False),
-             case(torch, False), None, 0.67),
-            ("conv2d 64x32x14x14, 3x3 weight 64x32, forward+backward", case(ct, True),
-             case(torch, True), None, 0.67)]
+
+    return [
+        (
+            "conv2d 64x32x14x14, 3x3 weight 64x32, forward",
+            case(ct, False),
+            case(torch, False),
+            None,
+            0.67,
+        ),
+        (
+            "conv2d 64x32x14x14, 3x3 weight 64x32, forward+backward",
+            case(ct, True),
+            case(torch, True),
+            None,
+            0.67,
+        ),
+    ]
 
 
 def _fmt(s: float | None) -> str:
@@ -161,8 +193,15 @@ def _print(rows, warm: float, cold: float, have_torch: bool) -> None:
     from rich.table import Table
 
     table = Table(title=f"coretorch cpu backend vs PyTorch and numpy ({THREADS} threads)")
-    for col in ("benchmark", "coretorch", "PyTorch", "numpy", "coretorch vs PyTorch", "target",
-                "ok"):
+    for col in (
+        "benchmark",
+        "coretorch",
+        "PyTorch",
+        "numpy",
+        "coretorch vs PyTorch",
+        "target",
+        "ok",
+    ):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
     for name, t_ct, t_t, t_np, target, kind, note in rows:
         if t_ct is None:
@@ -177,10 +216,24 @@ def _print(rows, warm: float, cold: float, have_torch: bool) -> None:
         else:
             ratio = t_t / t_ct
             cell, tgt, ok = f"{ratio:.2f}x the speed", f">= {target:g}x", ratio >= target
-        table.add_row(name, _fmt(t_ct), _fmt(t_t), _fmt(t_np), cell, tgt,
-                      "[green]yes[/]" if ok else "[red]no[/]")
-    table.add_row("import + first ones(3)+1, warm cache", _fmt(warm), "", "", "", "<= 2 s",
-                  "[green]yes[/]" if warm <= 2 else "[red]no[/]")
+        table.add_row(
+            name,
+            _fmt(t_ct),
+            _fmt(t_t),
+            _fmt(t_np),
+            cell,
+            tgt,
+            "[green]yes[/]" if ok else "[red]no[/]",
+        )
+    table.add_row(
+        "import + first ones(3)+1, warm cache",
+        _fmt(warm),
+        "",
+        "",
+        "",
+        "<= 2 s",
+        "[green]yes[/]" if warm <= 2 else "[red]no[/]",
+    )
     table.add_row("import + first ones(3)+1, cold cache", _fmt(cold), "", "", "", "reported", "")
     Console(width=140).print(table)
     if not have_torch:

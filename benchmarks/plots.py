@@ -8,6 +8,7 @@ Each chart shows, per case, coretorch's time over its peer's measured in the sam
 faster), on a log scale, with the target where the script has one. matplotlib is a documentation
 dependency (``make install`` installs it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,7 @@ def run_scripts(results: Path) -> None:
         out = results / f"{Path(script).stem}.json"
         print(f"running {script} ...", flush=True)
         # the exit status says whether targets were met; the JSON is written either way
-        subprocess.run([sys.executable, str(HERE / script), *args, "--json", str(out)],
-                       check=False)
+        subprocess.run([sys.executable, str(HERE / script), *args, "--json", str(out)], check=False)
         if not out.exists():
             raise SystemExit(f"{script} wrote no {out}")
 
@@ -56,8 +56,9 @@ def draw(doc: dict, path: Path) -> None:
         if r["target"] is not None:
             ax.plot([r["target"]] * 2, [y - 0.4, y + 0.4], color="black", linewidth=2)
     for y, q in zip(ys, ratios):
-        ax.annotate(f"{q:.2f}x", (q, y), xytext=(4, 0), textcoords="offset points",
-                    va="center", fontsize=9)
+        ax.annotate(
+            f"{q:.2f}x", (q, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=9
+        )
     ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
     lo, hi = min(ratios + [1.0]), max(ratios + [1.0] + [r["target"] or 1.0 for r in rows])
@@ -66,8 +67,11 @@ def draw(doc: dict, path: Path) -> None:
     ax.invert_yaxis()
     ax.set_xlabel(f"coretorch time / {doc['peer']} time (log scale)")
     load = doc["machine"]["load_average"]
-    ax.set_title(f"benchmarks/{doc['script']}, {doc['date']}: {doc['machine']['cpus']} cores, "
-                 f"load average {load[0]:g} to {load[1]:g}", fontsize=10)
+    ax.set_title(
+        f"benchmarks/{doc['script']}, {doc['date']}: {doc['machine']['cpus']} cores, "
+        f"load average {load[0]:g} to {load[1]:g}",
+        fontsize=10,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, metadata={"Software": None})  # no version stamp: reruns differ less

@@ -21,6 +21,7 @@ in interleaved rounds (on a busy machine, the best of several rounds is the stab
 100 steps per round for the tiny MLP, one step per round, in 25 rounds, for the big one (whose
 steps the machine's memory traffic slows by up to 10% at random).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,6 +90,7 @@ def interleaved_min(f, g, repeat: int, number: int) -> tuple[float, float]:
 
 # ---- no profiler active --------------------------------------------------------------------
 
+
 def _entry_without_record_function(op):
     """The op's generated entry point as it would be without its RecordFunction site (built from
     the real generated source, so the comparison stays true as the dispatcher changes)."""
@@ -107,6 +109,7 @@ def _entry_without_record_function(op):
 
 def bench_dispatch(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
+
     rep, num = (5, 2000) if quick else (15, 20000)
     a, b = ct.ones(4), ct.ones(4)
     add = ct.add
@@ -122,10 +125,15 @@ def bench_dispatch(quick: bool) -> list[tuple[str, float, float | None]]:
             rf_mod.remove_callback(handle)
     ta, tb = torch.ones(4), torch.ones(4)
     t_torch = best_time(lambda: torch.add(ta, tb), rep, num)
-    return [("add, no profiler: with / without RecordFunction site", t_with / t_without, None),
-            ("add with one no-op RecordFunction callback", t_cb / t_plain, None),
-            (f"  (absolute: coretorch add {t_with * 1e6:.2f} us, torch add "
-             f"{t_torch * 1e6:.2f} us)", float("nan"), None)]
+    return [
+        ("add, no profiler: with / without RecordFunction site", t_with / t_without, None),
+        ("add with one no-op RecordFunction callback", t_cb / t_plain, None),
+        (
+            f"  (absolute: coretorch add {t_with * 1e6:.2f} us, torch add {t_torch * 1e6:.2f} us)",
+            float("nan"),
+            None,
+        ),
+    ]
 
 
 def torch_profile(**kw):
@@ -137,12 +145,14 @@ def torch_profile(**kw):
         stack.enter_context(quiet_stderr())  # kineto logs two lines per session there
         stack.enter_context(tp.profile(activities=[tp.ProfilerActivity.CPU], **kw))
         return stack
+
     return make
 
 
 def torch_anomaly():
     """A PyTorch anomaly-detection session, its warning silenced."""
     import torch
+
     stack = contextlib.ExitStack()
     stack.enter_context(warnings.catch_warnings())
     warnings.simplefilter("ignore")
@@ -151,6 +161,7 @@ def torch_anomaly():
 
 
 # ---- training steps --------------------------------------------------------------------------
+
 
 def mlp_step(lib, batch: int, sizes: list[int]):
     """One SGD training step of an MLP of `sizes` on a fixed batch, built with `lib`
@@ -171,6 +182,7 @@ def mlp_step(lib, batch: int, sizes: list[int]):
         loss = nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -178,6 +190,7 @@ def _ratios(step, prof_ctx, anomaly_ctx, rep: int, num: int) -> tuple[float, flo
     """(profiled per step in a session, profiled with setup, anomaly) over plain: the best of
     `rep` interleaved rounds of `num` steps each (the machine's drift hits all alike). The first
     step of each round and session is not timed: a training loop's steady state is measured."""
+
     def timed(n: int, fn) -> float:
         t = time.perf_counter()
         for _ in range(n):
@@ -206,27 +219,40 @@ def _ratios(step, prof_ctx, anomaly_ctx, rep: int, num: int) -> tuple[float, flo
 
 def bench_steps(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
-    out = []
-    for label, (batch, sizes), target_p, target_a in (("tiny MLP 32-64-10, batch 32", TINY,
-                                                       1.5, 1.5),
-                                                      ("big MLP 784-2048-2048-10, batch 256",
-                                                       BIG, 1.05, 1.1)):
-        rep, num = ((3, 20) if quick else (7, 100)) if sizes is TINY[1] else \
-            ((3, 1) if quick else (25, 1))
-        ours = _ratios(mlp_step(ct, batch, sizes),
-                       lambda: profile(record_shapes=True),
-                       lambda: detect_anomaly(), rep, num)
 
-        theirs = _ratios(mlp_step(torch, batch, sizes), torch_profile(record_shapes=True),
-                         torch_anomaly, rep, num)
-        out.append((f"{label}: profile(record_shapes) per step [<= {target_p}x]", ours[0],
-                    theirs[0]))
+    out = []
+    for label, (batch, sizes), target_p, target_a in (
+        ("tiny MLP 32-64-10, batch 32", TINY, 1.5, 1.5),
+        ("big MLP 784-2048-2048-10, batch 256", BIG, 1.05, 1.1),
+    ):
+        rep, num = (
+            ((3, 20) if quick else (7, 100)) if sizes is TINY[1] else ((3, 1) if quick else (25, 1))
+        )
+        ours = _ratios(
+            mlp_step(ct, batch, sizes),
+            lambda: profile(record_shapes=True),
+            lambda: detect_anomaly(),
+            rep,
+            num,
+        )
+
+        theirs = _ratios(
+            mlp_step(torch, batch, sizes),
+            torch_profile(record_shapes=True),
+            torch_anomaly,
+            rep,
+            num,
+        )
+        out.append(
+            (f"{label}: profile(record_shapes) per step [<= {target_p}x]", ours[0], theirs[0])
+        )
         out.append((f"{label}: profile(record_shapes) with setup", ours[1], theirs[1]))
         out.append((f"{label}: detect_anomaly [<= {target_a}x]", ours[2], theirs[2]))
     return out
 
 
 # ---- the digits CNN: every profiler option -------------------------------------------------
+
 
 def cnn_step(lib):
     """One AdamW step of the digits CNN on a fixed batch of 32, built with `lib`."""
@@ -239,13 +265,17 @@ def cnn_step(lib):
         opt.zero_grad()
         lib.nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
+
     return step
 
 
 ALL = dict(record_shapes=True, profile_memory=True, with_stack=True, with_flops=True)
-CNN_ROWS = (("profile()", {}, 1.10), ("profile(record_shapes, memory, stack, flops)", ALL, 1.35),
-            ("profile(with_stack=True)", {"with_stack": True}, 1.20),
-            ("profile(with_modules=True)", {"with_modules": True}, 1.15))
+CNN_ROWS = (
+    ("profile()", {}, 1.10),
+    ("profile(record_shapes, memory, stack, flops)", ALL, 1.35),
+    ("profile(with_stack=True)", {"with_stack": True}, 1.20),
+    ("profile(with_modules=True)", {"with_modules": True}, 1.15),
+)
 
 
 def _steady_ratios(step, contexts: dict, rep: int, num: int) -> dict[str, float]:
@@ -255,18 +285,20 @@ def _steady_ratios(step, contexts: dict, rep: int, num: int) -> dict[str, float]
     step()
     for _ in range(rep):
         for name in best:
-            with (contexts[name]() if name != "plain" else contextlib.nullcontext()):
+            with contexts[name]() if name != "plain" else contextlib.nullcontext():
                 step()
                 t = time.perf_counter()
                 for _ in range(num):
                     step()
                 best[name] = min(best[name], (time.perf_counter() - t) / num)
-    return {k: v / best["plain"] for k, v in best.items() if k != "plain"} | \
-        {"plain_ms": best["plain"] * 1e3}
+    return {k: v / best["plain"] for k, v in best.items() if k != "plain"} | {
+        "plain_ms": best["plain"] * 1e3
+    }
 
 
 def bench_cnn(quick: bool) -> list[tuple[str, float, float | None]]:
     import torch
+
     rep, num = (3, 5) if quick else (9, 20)
     ours = {label: (lambda kw=kw: profile(**kw)) for label, kw, _ in CNN_ROWS}
     ours["detect_anomaly()"] = detect_anomaly
@@ -275,12 +307,25 @@ def bench_cnn(quick: bool) -> list[tuple[str, float, float | None]]:
     theirs = {label: torch_profile(**kw) for label, kw, _ in CNN_ROWS}
     theirs["detect_anomaly()"] = torch_anomaly
     r_theirs = _steady_ratios(cnn_step(torch), theirs, rep, num)
-    rows = [(f"digits CNN step: {label} [<= {target}x]", r_ours[label], r_theirs[label])
-            for label, _, target in CNN_ROWS]
-    rows.append(("digits CNN step: detect_anomaly() [<= 1.3x]", r_ours["detect_anomaly()"],
-                 r_theirs["detect_anomaly()"]))
-    rows.append((f"  (absolute: coretorch step {r_ours['plain_ms']:.2f} ms, torch step "
-                 f"{r_theirs['plain_ms']:.2f} ms)", float("nan"), None))
+    rows = [
+        (f"digits CNN step: {label} [<= {target}x]", r_ours[label], r_theirs[label])
+        for label, _, target in CNN_ROWS
+    ]
+    rows.append(
+        (
+            "digits CNN step: detect_anomaly() [<= 1.3x]",
+            r_ours["detect_anomaly()"],
+            r_theirs["detect_anomaly()"],
+        )
+    )
+    rows.append(
+        (
+            f"  (absolute: coretorch step {r_ours['plain_ms']:.2f} ms, torch step "
+            f"{r_theirs['plain_ms']:.2f} ms)",
+            float("nan"),
+            None,
+        )
+    )
     return rows
 
 
@@ -304,8 +349,10 @@ def bench_report(quick: bool) -> list[tuple[str, float, float | None]]:
         t = time.perf_counter()
         diff(paths[0], paths[1]).table()
         t_diff = min(t_diff, time.perf_counter() - t)
-    return [("30-step CNN trace: load + HTML report, seconds [< 1]", t_report, None),
-            ("two 30-step CNN traces: load + diff table, seconds [< 1]", t_diff, None)]
+    return [
+        ("30-step CNN trace: load + HTML report, seconds [< 1]", t_report, None),
+        ("two 30-step CNN traces: load + diff table, seconds [< 1]", t_diff, None),
+    ]
 
 
 WIDTH = 86

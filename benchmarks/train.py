@@ -20,6 +20,7 @@ Then (the machine's load average printed):
 - MLP 784-1024-1024-10, batch 256, one Adam step (target: <= 1.0x PyTorch)
 - Adam.step() alone on that MLP's 1.9M parameters (target: <= 1.0x PyTorch)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,10 @@ from rich.table import Table
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
-import coretorch as ct  # noqa: E402
 from _results import Results, add_json_option  # noqa: E402
 from _timing import alternating_medians  # noqa: E402
+
+import coretorch as ct  # noqa: E402
 
 
 def _median_time(fn, repeat: int, warmup: int = 3) -> float:
@@ -69,6 +71,7 @@ def _mlp_step(lib, sizes: list[int], batch: int):
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -76,9 +79,18 @@ def _lenet_step(lib):
     """A closure running one SGD-momentum step of a LeNet-sized CNN on a 64 x 1 x 28 x 28 batch."""
     nn = lib.nn
     rng = np.random.default_rng(0)
-    model = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
+    model = nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(3136, 128),
+        nn.ReLU(),
+        nn.Linear(128, 10),
+    )
     x = lib.tensor(rng.standard_normal((64, 1, 28, 28)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, size=64))
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -88,6 +100,7 @@ def _lenet_step(lib):
         opt.zero_grad()
         loss_fn(model(x), y).backward()
         opt.step()
+
     return step
 
 
@@ -95,6 +108,7 @@ def _digits_epoch(lib):
     """A closure running one epoch of the digits CNN (same architecture, data and batch size)."""
     from sklearn.datasets import load_digits
     from train_digits import build_model
+
     digits = load_digits()
     x = (digits.data / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)[:1437]
     y = digits.target.astype(np.int64)[:1437]
@@ -102,8 +116,9 @@ def _digits_epoch(lib):
     F = lib.nn.functional
     xt, yt = lib.tensor(x), lib.tensor(y)
     ds = lib.utils.data.TensorDataset(xt, yt)
-    dl = lib.utils.data.DataLoader(ds, batch_size=32, shuffle=True,
-                                   generator=lib.Generator().manual_seed(0))
+    dl = lib.utils.data.DataLoader(
+        ds, batch_size=32, shuffle=True, generator=lib.Generator().manual_seed(0)
+    )
     opt = lib.optim.AdamW(model.parameters(), lr=3e-3)
 
     def epoch():
@@ -112,6 +127,7 @@ def _digits_epoch(lib):
             loss = F.cross_entropy(model(xb), yb)
             loss.backward()
             opt.step()
+
     return epoch
 
 
@@ -120,8 +136,12 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=20, help="timed repetitions per row")
     p.add_argument("--quick", action="store_true", help="fewer repetitions")
     add_json_option(p)
-    p.add_argument("--threads", type=int, default=None,
-                   help="cap coretorch (BLAS, numba) and PyTorch at this many threads")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="cap coretorch (BLAS, numba) and PyTorch at this many threads",
+    )
     p.add_argument("--only", default="", help="run only the rows whose name contains this")
     args = p.parse_args()
     repeat = 5 if args.quick else args.repeat
@@ -132,15 +152,24 @@ def main() -> None:
     if args.threads:
         _limit_threads(args.threads, torch)
     rows = [
-        ("MLP 784-1024-1024-10, batch 256, SGD momentum step",
-         lambda lib: _mlp_step(lib, [784, 1024, 1024, 10], 256), repeat, 1.2),
-        ("MLP 32-64-10, batch 32, SGD momentum step",
-         lambda lib: _mlp_step(lib, [32, 64, 10], 32), repeat * 10, 4.0),
+        (
+            "MLP 784-1024-1024-10, batch 256, SGD momentum step",
+            lambda lib: _mlp_step(lib, [784, 1024, 1024, 10], 256),
+            repeat,
+            1.2,
+        ),
+        (
+            "MLP 32-64-10, batch 32, SGD momentum step",
+            lambda lib: _mlp_step(lib, [32, 64, 10], 32),
+            repeat * 10,
+            4.0,
+        ),
         ("LeNet CNN, batch 64, SGD momentum step", _lenet_step, repeat, 1.5),
         ("digits CNN, one epoch (45 steps, AdamW)", _digits_epoch, max(2, repeat // 5), None),
     ]
-    results = Results("train.py",
-                      f"torch {torch.__version__}" if torch else "torch (not installed)")
+    results = Results(
+        "train.py", f"torch {torch.__version__}" if torch else "torch (not installed)"
+    )
     table = Table(title="training benchmarks (median wall time)")
     for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
@@ -154,15 +183,23 @@ def main() -> None:
             ratio = ours / theirs
             results.add(name, ours, theirs, target)
             ok = "" if target is None else ("  ok" if ratio <= target else "  MISSED")
-            table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
-                          (f"<= {target}x" if target else "printed") + ok)
+            table.add_row(
+                name,
+                _fmt(ours),
+                _fmt(theirs),
+                f"{ratio:.2f}x",
+                (f"<= {target}x" if target else "printed") + ok,
+            )
         else:
-            table.add_row(name, _fmt(_median_time(make(ct), n)), "n/a", "n/a",
-                          "torch not installed")
+            table.add_row(
+                name, _fmt(_median_time(make(ct), n)), "n/a", "n/a", "torch not installed"
+            )
     Console().print(table)
     if torch is not None:
-        Console().print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
-                        f"coretorch {ct.__version__}")
+        Console().print(
+            f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
+            f"coretorch {ct.__version__}"
+        )
         if "adam" in args.only.lower() or not args.only:
             Console().print(_adam_table(torch, repeat, results))
     results.write(args.json)
@@ -178,12 +215,18 @@ def _limit_threads(n: int, torch) -> None:
 
 # ---- Adam: the fused optimizer step, coretorch and PyTorch alternating ------------------------
 
+
 def _adam_mlp(lib, step_only: bool):
     """A closure running one Adam training step of the MLP 784-1024-1024-10 (batch 256), or
     with `step_only` only ``Adam.step()`` on its 1.9M parameters (gradients set once)."""
     rng = np.random.default_rng(0)
-    model = lib.nn.Sequential(lib.nn.Linear(784, 1024), lib.nn.ReLU(), lib.nn.Linear(1024, 1024),
-                              lib.nn.ReLU(), lib.nn.Linear(1024, 10))
+    model = lib.nn.Sequential(
+        lib.nn.Linear(784, 1024),
+        lib.nn.ReLU(),
+        lib.nn.Linear(1024, 1024),
+        lib.nn.ReLU(),
+        lib.nn.Linear(1024, 10),
+    )
     x = lib.tensor(rng.standard_normal((256, 784)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, size=256))
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
@@ -193,6 +236,7 @@ def _adam_mlp(lib, step_only: bool):
         opt.zero_grad()
         loss_fn(model(x), y).backward()
         opt.step()
+
     if not step_only:
         return step
     step()
@@ -206,18 +250,27 @@ def _adam_table(torch, repeat: int, results: Results) -> Table:
     for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
     load = os.getloadavg()[0]
-    for name, step_only in (("MLP 784-1024-1024-10, batch 256, Adam step", False),
-                            ("Adam.step() alone, 1.9M parameters", True)):
+    for name, step_only in (
+        ("MLP 784-1024-1024-10, batch 256, Adam step", False),
+        ("Adam.step() alone, 1.9M parameters", True),
+    ):
         ct.manual_seed(0)
         torch.manual_seed(0)
-        ours, theirs = alternating_medians(_adam_mlp(ct, step_only),
-                                            _adam_mlp(torch, step_only), repeat)
+        ours, theirs = alternating_medians(
+            _adam_mlp(ct, step_only), _adam_mlp(torch, step_only), repeat
+        )
         ratio = ours / theirs
         results.add(name, ours, theirs, 1.0)
-        table.add_row(name, _fmt(ours), _fmt(theirs), f"{ratio:.2f}x",
-                      "<= 1.0x" + ("  ok" if ratio <= 1.0 else "  MISSED"))
-    table.caption = (f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after "
-                     f"({os.cpu_count()} cores)")
+        table.add_row(
+            name,
+            _fmt(ours),
+            _fmt(theirs),
+            f"{ratio:.2f}x",
+            "<= 1.0x" + ("  ok" if ratio <= 1.0 else "  MISSED"),
+        )
+    table.caption = (
+        f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after ({os.cpu_count()} cores)"
+    )
     return table
 
 

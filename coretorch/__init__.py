@@ -3,6 +3,7 @@
 Backends (cpu, meta, cuda, third-party) are separately installed plugins, discovered here on
 import through the ``coretorch.backends`` entry-point group.
 """
+
 from __future__ import annotations
 
 import sys as _sys
@@ -13,51 +14,105 @@ import builtins as _builtins
 from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-# `name as name`: an explicit re-export (the linter and type checkers read it as public API)
-from .dtypes import bool as bool, uint8 as uint8, int8 as int8, int16 as int16  # noqa: A004
-from .dtypes import int32 as int32, int64 as int64, float16 as float16, bfloat16 as bfloat16
-from .dtypes import float32 as float32, float64 as float64, half as half, double as double
-from .dtypes import float as float, int as int, short as short, long as long  # noqa: A004
-from .dtypes import dtype as dtype, finfo as finfo, iinfo as iinfo
-from .dtypes import promote_types as promote_types, result_type as result_type
-from .dtypes import set_default_dtype as set_default_dtype
-from .dtypes import get_default_dtype as get_default_dtype
-from .device import device as device, set_default_device as set_default_device
-from .device import get_default_device as get_default_device
-from .tensor.tensor import Tensor as Tensor
-from .tensor.size import Size as Size
-from .memory_formats import memory_format as memory_format
-from .memory_formats import contiguous_format as contiguous_format
-from .memory_formats import channels_last as channels_last
-from .memory_formats import channels_last_3d as channels_last_3d
-from .memory_formats import preserve_format as preserve_format
-from .random import Generator as Generator, manual_seed as manual_seed, seed as seed
-from .random import initial_seed as initial_seed
-from .random import get_rng_state as get_rng_state, set_rng_state as set_rng_state
-from .dtypes import complex64 as complex64, complex128 as complex128
-from .dtypes import cfloat as cfloat, cdouble as cdouble
-from . import dispatch, library, record_function as _record_function_module  # noqa: F401
-from . import ops
-from .ops.factories_public import tensor as tensor, as_tensor as as_tensor
-from .ops.factories_public import asarray as asarray, from_numpy as from_numpy
+from . import (  # noqa: F401
+    autograd as autograd,
+    dispatch,
+    library,
+    ops,
+    plugins as _plugins,
+    record_function as _record_function_module,
+)
+from .autograd import (
+    enable_grad as enable_grad,
+    inference_mode as inference_mode,
+    is_grad_enabled as is_grad_enabled,
+    is_inference_mode_enabled as is_inference_mode_enabled,
+    no_grad as no_grad,
+    set_grad_enabled as set_grad_enabled,
+)
+from .device import (
+    device as device,
+    get_default_device as get_default_device,
+    set_default_device as set_default_device,
+)
 from .dlpack import from_dlpack as from_dlpack
-from . import autograd as autograd
-from .autograd import no_grad as no_grad, enable_grad as enable_grad
-from .autograd import set_grad_enabled as set_grad_enabled, inference_mode as inference_mode
-from .autograd import is_grad_enabled as is_grad_enabled
-from .autograd import is_inference_mode_enabled as is_inference_mode_enabled
-from . import plugins as _plugins
+
+# `name as name`: an explicit re-export (the linter and type checkers read it as public API)
+from .dtypes import (  # noqa: A004  # noqa: A004
+    bfloat16 as bfloat16,
+    bool as bool,
+    cdouble as cdouble,
+    cfloat as cfloat,
+    complex64 as complex64,
+    complex128 as complex128,
+    double as double,
+    dtype as dtype,
+    finfo as finfo,
+    float as float,
+    float16 as float16,
+    float32 as float32,
+    float64 as float64,
+    get_default_dtype as get_default_dtype,
+    half as half,
+    iinfo as iinfo,
+    int as int,
+    int8 as int8,
+    int16 as int16,
+    int32 as int32,
+    int64 as int64,
+    long as long,
+    promote_types as promote_types,
+    result_type as result_type,
+    set_default_dtype as set_default_dtype,
+    short as short,
+    uint8 as uint8,
+)
+from .memory_formats import (
+    channels_last as channels_last,
+    channels_last_3d as channels_last_3d,
+    contiguous_format as contiguous_format,
+    memory_format as memory_format,
+    preserve_format as preserve_format,
+)
+from .ops.factories_public import (
+    as_tensor as as_tensor,
+    asarray as asarray,
+    from_numpy as from_numpy,
+    tensor as tensor,
+)
+from .random import (
+    Generator as Generator,
+    get_rng_state as get_rng_state,
+    initial_seed as initial_seed,
+    manual_seed as manual_seed,
+    seed as seed,
+    set_rng_state as set_rng_state,
+)
+from .tensor.size import Size as Size
+from .tensor.tensor import Tensor as Tensor
 
 # every declared op with a PyTorch-style free function becomes coretorch.<name>
-_NOT_FUNCTIONS = {"view", "slice", "alias", "expand", "expand_as", "view_as", "contiguous",
-                  "unfold"}
+_NOT_FUNCTIONS = {
+    "view",
+    "slice",
+    "alias",
+    "expand",
+    "expand_as",
+    "view_as",
+    "contiguous",
+    "unfold",
+}
 
 
 def _export_ops() -> None:
     g = globals()
     for _name, _decl in ops.REGISTRY.items():
-        if (_name.startswith("_") or _name.endswith("_") or _name in _NOT_FUNCTIONS
-                or not _decl.function):
+        if (
+            _name.startswith("_")
+            or _name.endswith("_")
+            or _name in _NOT_FUNCTIONS
+            or not _decl.function
+        ):
             continue
         if _name not in g:
             g[_name] = _decl.op.entry
@@ -69,7 +124,8 @@ _INPLACE_FUNCTIONS = (
     "atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ "
     "exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ "
     "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ selu_ "
-    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_").split()
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_"
+).split()
 
 
 def _export_inplace_functions() -> None:
@@ -87,9 +143,14 @@ _export_ops()
 _export_inplace_functions()
 if _TYPE_CHECKING:  # what the two calls above export, for type checkers (`make stubs`)
     from .op_functions import *  # noqa: F403
-from .ops.shape_composites import (broadcast_shapes, broadcast_tensors,  # noqa: E402,F401
-                                   atleast_1d, atleast_2d, atleast_3d)
-from .ops.grids import meshgrid, cartesian_prod, block_diag  # noqa: E402,F401
+from .ops.grids import block_diag, cartesian_prod, meshgrid  # noqa: E402,F401
+from .ops.shape_composites import (  # noqa: E402,F401
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_shapes,
+    broadcast_tensors,
+)
 from .ops.statistics import std, var  # noqa: E402,F401  (with the (input, unbiased) form)
 
 
@@ -118,6 +179,7 @@ _plugins.load_backends()
 
 def _expose_device_modules() -> None:
     from .device import device_types
+
     g = globals()
     for _name, _entry in device_types().items():
         if _entry.module is not None and _name not in g:
@@ -128,8 +190,12 @@ def _expose_device_modules() -> None:
 def _no_cuda_module():
     """`coretorch.cuda` when no cuda backend is loaded: answers as PyTorch without CUDA."""
     from ._absent_device import absent_device_module
-    return absent_device_module("cuda", "no cuda backend is loaded (install coretorch-cuda-cupy; "
-                                        "`python -m coretorch` lists backends)")
+
+    return absent_device_module(
+        "cuda",
+        "no cuda backend is loaded (install coretorch-cuda-cupy; "
+        "`python -m coretorch` lists backends)",
+    )
 
 
 cuda: _ModuleType  # set by _expose_device_modules (the backend's module, or a stand-in)
@@ -139,28 +205,50 @@ _expose_device_modules()
 cuda = globals().get("cuda") or _sys.modules.setdefault(f"{__name__}.cuda", _no_cuda_module())
 
 # PyTorch-shaped front end (nn -> autograd -> ops; imported last, after the ops exist)
-from . import distributions, fft, linalg, nn, optim, special, utils  # noqa: E402,F401
-from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
-from . import multiprocessing  # noqa: E402,F401  (tensor sharing between processes)
-from .serialization import save, load  # noqa: E402,F401
 # torch.profiler's names; the shim imports the profiler distribution only when a name is used
-from . import profiler  # noqa: E402,F401
-from . import compile  # noqa: E402,F401  (capture and replay; the module is callable)
-from . import accelerator, backends, onnx  # noqa: E402,F401
-from . import amp, cpu  # noqa: E402,F401  (mixed precision; torch.cpu.amp)
-from .amp import (autocast, is_autocast_available, is_autocast_enabled,  # noqa: E402,F401
-                  get_autocast_dtype, set_autocast_enabled, set_autocast_dtype,
-                  is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
-                  is_autocast_cpu_enabled, get_autocast_cpu_dtype, get_autocast_gpu_dtype)
+from . import (  # noqa: E402,F401  # noqa: E402,F401  # noqa: E402,F401  (mixed precision; torch.cpu.amp)
+    accelerator,
+    amp,
+    backends,
+    compile,  # noqa: E402,F401  (capture and replay; the module is callable)
+    cpu,
+    distributions,
+    fft,
+    linalg,
+    multiprocessing,  # noqa: E402,F401  (tensor sharing between processes)
+    nn,
+    onnx,
+    optim,
+    profiler,  # noqa: E402,F401
+    special,
+    utils,
+)
+from .amp import (  # noqa: E402,F401
+    autocast,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_available,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from .functional import chain_matmul, einsum, lu  # noqa: E402,F401  (variadic forms)
+from .serialization import load, save  # noqa: E402,F401
+
 amp.device_aliases.attach_amp(cuda, "cuda", float16)  # torch.cuda.amp
 for _absent in ("mps", "xpu"):  # unless a loaded backend serves them: "not available" modules
     if _absent not in globals():
         __import__(f"{__name__}.{_absent}")
-from .layout import layout, strided, sparse_coo  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401  (sparse COO tensors; registers their kernels)
-from .sparse.functional import sparse_coo_tensor  # noqa: E402,F401
-from .sparse import spmm  # noqa: E402,F401
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
+from .layout import layout, sparse_coo, strided  # noqa: E402,F401
+from .sparse import spmm  # noqa: E402,F401
+from .sparse.functional import sparse_coo_tensor  # noqa: E402,F401
 from .tensor.legacy import legacy_types as _legacy_types  # noqa: E402
 
 globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy constructors)
@@ -169,16 +257,18 @@ globals().update(_legacy_types("cpu"))  # FloatTensor, LongTensor, ... (legacy c
 # offers at the top level (conv3d, layer_norm, batch_norm with ATen's argument order, ...)
 from math import e as e, inf as inf, nan as nan, pi as pi  # noqa: E402  (`float` is a dtype)
 
-from . import nn_forms as _nn_forms  # noqa: E402
+from . import (  # noqa: E402
+    nn_forms as _nn_forms,
+    parallelism as _parallelism,
+)
 from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
 from .ops.declare import can_cast as can_cast  # noqa: E402
 from .ops.inplace_views import bind_inplace_views as _bind_inplace_views  # noqa: E402
 from .ops.random_forms import normal as normal  # noqa: E402
-from .parallelism import get_num_threads as get_num_threads  # noqa: E402
-from .parallelism import set_num_threads as set_num_threads  # noqa: E402
 from .random import default_generator as default_generator  # noqa: E402
 from .tensor.printing import set_printoptions as set_printoptions  # noqa: E402
 
+get_num_threads, set_num_threads = _parallelism.get_num_threads, _parallelism.set_num_threads
 _bind_inplace_views(Tensor)  # first: the aliases of these (swapaxes_) are bound to them
 _bind_aliases(_sys.modules[__name__], Tensor, frozenset(_INPLACE_FUNCTIONS))
 for _name in _nn_forms.SAME_AS_FUNCTIONAL:

@@ -1,9 +1,10 @@
 """`python -m coretorch`: the discovered backends, their status, devices and op coverage.
 
-    python -m coretorch              backends, distributed backends, the primitive ops
-    python -m coretorch --ops NAME   how backend NAME runs every op and each of its forms
-    python -m coretorch --info       versions, backends, threads and BLAS: for a bug report
+python -m coretorch              backends, distributed backends, the primitive ops
+python -m coretorch --ops NAME   how backend NAME runs every op and each of its forms
+python -m coretorch --info       versions, backends, threads and BLAS: for a bug report
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,26 +13,45 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m coretorch", description=__doc__)
-    parser.add_argument("--ops", metavar="BACKEND", help="per-op table for this backend (name, "
-                        "device type or dispatch key): native / composite / fallback / missing")
-    parser.add_argument("--info", action="store_true", help="versions, backends (and why any "
-                        "failed), thread settings and the BLAS in use: paste it into a bug report")
+    parser.add_argument(
+        "--ops",
+        metavar="BACKEND",
+        help="per-op table for this backend (name, "
+        "device type or dispatch key): native / composite / fallback / missing",
+    )
+    parser.add_argument(
+        "--info",
+        action="store_true",
+        help="versions, backends (and why any "
+        "failed), thread settings and the BLAS in use: paste it into a bug report",
+    )
     args = parser.parse_args(argv)
     if args.info:
         from coretorch.utils.collect_env import main as collect_env
+
         return collect_env()
     if args.ops:
         return _print_ops(args.ops)
-    import coretorch
-    from coretorch.ops import REGISTRY, primitives
-    from coretorch.plugins import backends
     from rich.console import Console
     from rich.table import Table
 
+    import coretorch
+    from coretorch.ops import REGISTRY, primitives
+    from coretorch.plugins import backends
+
     console = Console()
     table = Table(title=f"coretorch {coretorch.__version__} backends")
-    for col in ("backend", "version", "status", "device type", "dispatch key", "kernels",
-                "native primitives", "load time", "overrides"):
+    for col in (
+        "backend",
+        "version",
+        "status",
+        "device type",
+        "dispatch key",
+        "kernels",
+        "native primitives",
+        "load time",
+        "overrides",
+    ):
         table.add_column(col)
     n_prims = len(primitives())
     for info in backends().values():
@@ -39,21 +59,34 @@ def main(argv: list[str] | None = None) -> int:
         if info.status == "loaded" and info.reason:
             status = f"loaded ({info.reason})"
         style = {"loaded": "green", "failed": "red", "unavailable": "yellow"}.get(info.status, "")
-        table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]" if style else status,
-                      ", ".join(info.device_types) or "-", ", ".join(info.dispatch_keys) or "-",
-                      str(info.ops_implemented()),
-                      f"{info.primitives_native()}/{n_prims}"
-                      + (" (+ fallback)" if info.has_fallback() else ""),
-                      _load_time(info), _overrides(info))
+        table.add_row(
+            info.name,
+            info.version or "?",
+            f"[{style}]{status}[/]" if style else status,
+            ", ".join(info.device_types) or "-",
+            ", ".join(info.dispatch_keys) or "-",
+            str(info.ops_implemented()),
+            f"{info.primitives_native()}/{n_prims}"
+            + (" (+ fallback)" if info.has_fallback() else ""),
+            _load_time(info),
+            _overrides(info),
+        )
     if not backends():
-        console.print("[red]no coretorch backends are installed[/] (install coretorch-cpu-numba "
-                      "or coretorch-meta)")
+        console.print(
+            "[red]no coretorch backends are installed[/] (install coretorch-cpu-numba "
+            "or coretorch-meta)"
+        )
     console.print(table)
     _print_overrides(console, backends().values())
-    console.print(f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
-                  f"CORETORCH_BACKENDS limits which backends load.")
-    console.print(f"primitives (what a backend implements natively; everything else is "
-                  f"composite): {', '.join(primitives())}", soft_wrap=False)
+    console.print(
+        f"{len(REGISTRY)} ops declared, {n_prims} primitives; "
+        f"CORETORCH_BACKENDS limits which backends load."
+    )
+    console.print(
+        f"primitives (what a backend implements natively; everything else is "
+        f"composite): {', '.join(primitives())}",
+        soft_wrap=False,
+    )
     console.print("`python -m coretorch --ops NAME` lists how backend NAME runs every op.")
     _print_distributed_backends(console)
     return 0
@@ -75,22 +108,29 @@ def _overrides(info) -> str:
 def _print_overrides(console, infos) -> None:
     """One line per backend that replaces (or asks to replace) other backends' kernels."""
     from coretorch.plugins import ALLOW_OVERRIDES_ENV
+
     for info in infos:
         if not info.overrides:
             continue
         if info.overrides_enabled:
-            console.print(f"{info.name} overrides: {', '.join(info.overrides)}",
-                          style="yellow", soft_wrap=True)
+            console.print(
+                f"{info.name} overrides: {', '.join(info.overrides)}",
+                style="yellow",
+                soft_wrap=True,
+            )
         else:
-            console.print(f"{info.name} asks to override: {', '.join(info.overrides)} (not "
-                          f"allowed; set {ALLOW_OVERRIDES_ENV}={info.name} to allow)",
-                          soft_wrap=True)
+            console.print(
+                f"{info.name} asks to override: {', '.join(info.overrides)} (not "
+                f"allowed; set {ALLOW_OVERRIDES_ENV}={info.name} to allow)",
+                soft_wrap=True,
+            )
 
 
 def _print_distributed_backends(console) -> None:
     """The process-group backends (entry-point group coretorch.distributed_backends)."""
-    from coretorch.distributed.plugins import distributed_backends
     from rich.table import Table
+
+    from coretorch.distributed.plugins import distributed_backends
 
     table = Table(title="distributed (process-group) backends")
     for col in ("backend", "version", "status", "device types"):
@@ -98,8 +138,12 @@ def _print_distributed_backends(console) -> None:
     for info in distributed_backends().values():
         style = {"available": "green", "failed": "red", "unavailable": "yellow"}[info.status]
         status = f"{info.status}: {info.reason}" if info.reason else info.status
-        table.add_row(info.name, info.version or "?", f"[{style}]{status}[/]",
-                      ", ".join(info.device_types) or "-")
+        table.add_row(
+            info.name,
+            info.version or "?",
+            f"[{style}]{status}[/]",
+            ", ".join(info.device_types) or "-",
+        )
     if not distributed_backends():
         console.print("no distributed backends are installed (install coretorch-mpi)")
     else:
@@ -110,23 +154,27 @@ def _backend_key(name: str):
     """The dispatch key of a backend given by entry-point name, device type or key name."""
     from coretorch.dispatch.keys import DispatchKey
     from coretorch.plugins import backends
+
     for info in backends().values():
         if name == info.name or name in info.device_types or name in info.dispatch_keys:
             if not info.dispatch_keys:
-                raise SystemExit(f"backend {info.name!r} is {info.status}"
-                                 + (f": {info.reason}" if info.reason else ""))
+                raise SystemExit(
+                    f"backend {info.name!r} is {info.status}"
+                    + (f": {info.reason}" if info.reason else "")
+                )
             return DispatchKey.get(info.dispatch_keys[0])
     return DispatchKey.get(name)  # raises with a did-you-mean suggestion
 
 
 def _print_ops(name: str) -> int:
-    import coretorch  # noqa: F401  (loads the backends)
     from collections import Counter
 
-    from coretorch.coverage import op_forms
-    from coretorch.ops import REGISTRY
     from rich.console import Console
     from rich.table import Table
+
+    import coretorch  # noqa: F401  (loads the backends)
+    from coretorch.coverage import op_forms
+    from coretorch.ops import REGISTRY
 
     try:
         key = _backend_key(name)
@@ -134,8 +182,10 @@ def _print_ops(name: str) -> int:
         print(e, file=sys.stderr)
         return 2
     console = Console()
-    table = Table(title=f"how {key.name} runs each op (native kernel, composite of other ops, "
-                        f"a boxed fallback, or missing)")
+    table = Table(
+        title=f"how {key.name} runs each op (native kernel, composite of other ops, "
+        f"a boxed fallback, or missing)"
+    )
     for col in ("op", "kind", "form", "status"):
         table.add_column(col)
     counts: Counter = Counter()
@@ -144,8 +194,12 @@ def _print_ops(name: str) -> int:
         for i, (form, status) in enumerate(op_forms(op_name, key)):
             counts[status] += 1
             style = {"native": "green", "fallback": "yellow", "missing": "red"}.get(status, "")
-            table.add_row(op_name if i == 0 else "", decl.kind if i == 0 else "", form,
-                          f"[{style}]{status}[/]" if style else status)
+            table.add_row(
+                op_name if i == 0 else "",
+                decl.kind if i == 0 else "",
+                form,
+                f"[{style}]{status}[/]" if style else status,
+            )
     console.print(table)
     console.print(", ".join(f"{n} {s}" for s, n in counts.most_common()) + " (forms)")
     return 0

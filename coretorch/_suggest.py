@@ -1,4 +1,5 @@
-""""Did you mean" suggestions for names a user typed (device types, dispatch keys, backends)."""
+""" "Did you mean" suggestions for names a user typed (device types, dispatch keys, backends)."""
+
 from __future__ import annotations
 
 import difflib

@@ -8,6 +8,7 @@ a machine with a usable GPU that is ``cuda``; otherwise there is none: `is_avail
 device raise a RuntimeError. Every call is answered by the accelerator's device module
 (``coretorch.cuda``).
 """
+
 from __future__ import annotations
 
 import collections
@@ -16,16 +17,37 @@ from typing import Any
 
 from .device import device as _device, device_types
 
-__all__ = ["current_accelerator", "current_device_idx", "current_device_index",
-           "get_device_capability", "current_stream", "device_count", "device_index",
-           "empty_cache", "empty_host_cache", "get_memory_info", "is_available",
-           "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
-           "memory_stats", "reset_accumulated_memory_stats", "reset_peak_memory_stats",
-           "set_device_idx", "set_device_index", "set_stream", "synchronize", "Graph"]
+__all__ = [
+    "current_accelerator",
+    "current_device_idx",
+    "current_device_index",
+    "get_device_capability",
+    "current_stream",
+    "device_count",
+    "device_index",
+    "empty_cache",
+    "empty_host_cache",
+    "get_memory_info",
+    "is_available",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats",
+    "set_device_idx",
+    "set_device_index",
+    "set_stream",
+    "synchronize",
+    "Graph",
+]
 
 _ACCELERATOR_TYPES = ("cuda", "xpu", "mps", "mtia", "hpu")
-_NONE = ("no accelerator is available (no loaded backend provides an available accelerator "
-         "device; `python -m coretorch` lists the backends and their status)")
+_NONE = (
+    "no accelerator is available (no loaded backend provides an available accelerator "
+    "device; `python -m coretorch` lists the backends and their status)"
+)
 
 
 def _found():
@@ -49,8 +71,10 @@ def _module(what: str):
 def _call(what: str, name: str, *args):
     fn = getattr(_module(what), name, None)
     if fn is None:
-        raise RuntimeError(f"coretorch.accelerator.{what}(): the {_found()[0]} backend's device "
-                           f"module has no {name}()")
+        raise RuntimeError(
+            f"coretorch.accelerator.{what}(): the {_found()[0]} backend's device "
+            f"module has no {name}()"
+        )
     return fn(*args)
 
 
@@ -65,13 +89,17 @@ def _index(what: str, device, optional: bool) -> int:
     if device is not None:
         d = _device(device)
         if d.type != found[0]:
-            raise ValueError(f"coretorch.accelerator.{what}(): {d.type} doesn't match the current "
-                             f"accelerator {found[0]}.")
+            raise ValueError(
+                f"coretorch.accelerator.{what}(): {d.type} doesn't match the current "
+                f"accelerator {found[0]}."
+            )
         idx = d.index
     if idx is None:
         if not optional:
-            raise ValueError(f"coretorch.accelerator.{what}(): expected a device with a specified "
-                             f"index or an integer, but got: {device}")
+            raise ValueError(
+                f"coretorch.accelerator.{what}(): expected a device with a specified "
+                f"index or an integer, but got: {device}"
+            )
         return current_device_index()
     return idx
 
@@ -142,8 +170,9 @@ def synchronize(device=None, /) -> None:
 
 def current_stream(device=None, /):
     """The current stream of `device` (default: the current one)."""
-    return _call("current_stream", "current_stream", _index("current_stream", device,
-                                                            optional=True))
+    return _call(
+        "current_stream", "current_stream", _index("current_stream", device, optional=True)
+    )
 
 
 def set_stream(stream) -> None:
@@ -155,10 +184,12 @@ def get_device_capability(device=None, /) -> dict[str, Any]:
     """``{"supported_dtypes": {...}}``: the dtypes tensors on the accelerator can have."""
     _index("get_device_capability", device, optional=True)
     from . import dtypes as dt
+
     return {"supported_dtypes": {d for d in vars(dt).values() if isinstance(d, dt.dtype)}}
 
 
 # ---- memory: zero and empty without an accelerator, as in PyTorch --------------------------
+
 
 def _memory(name: str, default, device=None):
     found = _found()
@@ -166,8 +197,10 @@ def _memory(name: str, default, device=None):
         return default
     fn = getattr(found[1], name, None)
     if fn is None:
-        raise RuntimeError(f"coretorch.accelerator.{name}(): the {found[0]} backend's device "
-                           f"module has no {name}()")
+        raise RuntimeError(
+            f"coretorch.accelerator.{name}(): the {found[0]} backend's device "
+            f"module has no {name}()"
+        )
     return fn(device)
 
 
@@ -220,11 +253,14 @@ def empty_host_cache() -> None:
 
 def get_memory_info(device_index=None, /) -> tuple[int, int]:
     """(free bytes, total bytes) of the device."""
-    return _call("get_memory_info", "mem_get_info", _index("get_memory_info", device_index,
-                                                           optional=True))
+    return _call(
+        "get_memory_info", "mem_get_info", _index("get_memory_info", device_index, optional=True)
+    )
 
 
 def Graph(*args, **kwargs):  # noqa: N802  (PyTorch's class name)
     """Accelerator graphs (captured kernel launches) do not exist in coretorch."""
-    raise RuntimeError("coretorch.accelerator.Graph(): coretorch cannot capture accelerator "
-                       "graphs (CUDA graphs); run the program eagerly")
+    raise RuntimeError(
+        "coretorch.accelerator.Graph(): coretorch cannot capture accelerator "
+        "graphs (CUDA graphs); run the program eagerly"
+    )

@@ -8,6 +8,7 @@ One source for `python -m coretorch --ops NAME` and the conformance suite's per-
 - fallback: a boxed fallback at the backend's key runs it (the CPU fallback copies through cpu);
 - missing: calling it raises (no kernel, no fallback).
 """
+
 from __future__ import annotations
 
 from .dispatch.keys import DispatchKey
@@ -21,9 +22,11 @@ def operator_status(op: Operator, key: DispatchKey) -> str:
     if op.has_kernel(key):
         return "native"
     decl = op.decl
-    if op.has_kernel(DispatchKey.CompositeImplicitAutograd) or op.has_kernel(
-            DispatchKey.CompositeExplicitAutograd) or (decl is not None
-                                                       and decl.kind != "primitive"):
+    if (
+        op.has_kernel(DispatchKey.CompositeImplicitAutograd)
+        or op.has_kernel(DispatchKey.CompositeExplicitAutograd)
+        or (decl is not None and decl.kind != "primitive")
+    ):
         return "composite"
     if key in _fallbacks:
         return "fallback"
@@ -33,6 +36,7 @@ def operator_status(op: Operator, key: DispatchKey) -> str:
 def op_status_for_key(name: str, key: DispatchKey) -> str:
     """The status of declared op `name`'s functional form (``undeclared`` if there is none)."""
     from .ops import REGISTRY
+
     decl = REGISTRY.get(name)
     return "undeclared" if decl is None else operator_status(decl.op, key)
 
@@ -42,6 +46,7 @@ def op_forms(name: str, key: DispatchKey) -> list[tuple[str, str]]:
     ``name.out`` when it takes ``out=`` (served by the functional kernel, or by copying the
     result for a composite)."""
     from .ops import REGISTRY
+
     decl = REGISTRY[name]
     functional = operator_status(decl.op, key)
     forms = [(name, functional)]

@@ -3,14 +3,22 @@
 A backend plugin registers its device type (name, dispatch key, allocator, module) here; the core
 itself knows no device type except through this registry.
 """
+
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["device", "DeviceType", "register_device_type", "device_types", "get_device_type",
-           "set_default_device", "get_default_device"]
+__all__ = [
+    "device",
+    "DeviceType",
+    "register_device_type",
+    "device_types",
+    "get_device_type",
+    "set_default_device",
+    "get_default_device",
+]
 
 # names PyTorch users write; accepted even when no backend for them is installed
 _WELL_KNOWN = ("cpu", "cuda", "meta")
@@ -67,8 +75,10 @@ class device:
         name, idx = type, index
         if ":" in type:
             if index is not None:
-                raise RuntimeError(f"device(): type (string) must not include an index because "
-                                   f"index was passed explicitly: {type}")
+                raise RuntimeError(
+                    f"device(): type (string) must not include an index because "
+                    f"index was passed explicitly: {type}"
+                )
             name, _, num = type.partition(":")
             if not num.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}'")
@@ -112,8 +122,9 @@ class device:
 
 def _holds_no_data(t: Any, *rest: Any) -> Any:
     """The `read_numpy` / `write_numpy` of a device type without them (a shape-only one)."""
-    raise RuntimeError(f"tensors on '{t.device}' hold no data: only their shapes, dtypes and "
-                       f"devices exist")
+    raise RuntimeError(
+        f"tensors on '{t.device}' hold no data: only their shapes, dtypes and devices exist"
+    )
 
 
 @dataclass
@@ -121,17 +132,17 @@ class DeviceType:
     """What a backend registers for its device type."""
 
     name: str
-    dispatch_key: Any                     # a DispatchKey allocated for this backend
-    allocator: Any                        # object with allocate(nbytes, device) / stats()
-    backend: str = ""                     # the plugin's distribution name
-    module: Any = None                    # exposed as coretorch.<name> when given
+    dispatch_key: Any  # a DispatchKey allocated for this backend
+    allocator: Any  # object with allocate(nbytes, device) / stats()
+    backend: str = ""  # the plugin's distribution name
+    module: Any = None  # exposed as coretorch.<name> when given
     is_available: Callable[[], bool] = lambda: True
     device_count: Callable[[], int] = lambda: 1
     # data movement, all a backend needs for copies to/from any other device:
-    read_numpy: Callable = _holds_no_data   # (tensor) -> numpy array of its values (cpu: a view)
+    read_numpy: Callable = _holds_no_data  # (tensor) -> numpy array of its values (cpu: a view)
     write_numpy: Callable = _holds_no_data  # (tensor, numpy array of the same shape) -> None
-    has_data: bool = True                # False for shape-only devices (meta)
-    wrap_numpy: Callable | None = None   # (numpy array) -> tensor sharing its memory (cpu only)
+    has_data: bool = True  # False for shape-only devices (meta)
+    wrap_numpy: Callable | None = None  # (numpy array) -> tensor sharing its memory (cpu only)
     extras: dict = field(default_factory=dict)
 
 
@@ -141,8 +152,10 @@ _registry: dict[str, DeviceType] = {}
 def register_device_type(entry: DeviceType) -> None:
     """Register a device type; a backend calls this from its `register_backend` hook."""
     if entry.name in _registry and _registry[entry.name].backend != entry.backend:
-        raise RuntimeError(f"device type '{entry.name}' is already registered by backend "
-                           f"'{_registry[entry.name].backend}'")
+        raise RuntimeError(
+            f"device type '{entry.name}' is already registered by backend "
+            f"'{_registry[entry.name].backend}'"
+        )
     _registry[entry.name] = entry
 
 
@@ -166,12 +179,15 @@ def get_device_type(dev: "device | str") -> DeviceType:
     entry = _registry.get(name)
     if entry is None:
         from .plugins import why_not_loaded
+
         why = why_not_loaded(name)
         if why:
             raise RuntimeError(f"device type '{name}' cannot be used: {why}")
-        raise RuntimeError(f"no backend for device type '{name}' is loaded "
-                           f"(loaded: {', '.join(sorted(_registry)) or 'none'}); "
-                           f"`python -m coretorch` lists backends and why any failed")
+        raise RuntimeError(
+            f"no backend for device type '{name}' is loaded "
+            f"(loaded: {', '.join(sorted(_registry)) or 'none'}); "
+            f"`python -m coretorch` lists backends and why any failed"
+        )
     return entry
 
 
@@ -180,6 +196,7 @@ def _unknown_type_message(name: str) -> str:
     not selected), or a likely typo."""
     from ._suggest import did_you_mean
     from .plugins import backends, why_not_loaded
+
     why = why_not_loaded(name)
     if why:
         return f"device type '{name}' cannot be used: {why}"

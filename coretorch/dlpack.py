@@ -4,6 +4,7 @@ Built on numpy's DLPack support (numpy >= 2): a host tensor is exported through 
 numpy view, and `from_dlpack` imports any host producer (numpy arrays, PyTorch CPU tensors, ...)
 as a numpy array and wraps it with `from_numpy`. Memory is shared both ways, never copied.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,11 +19,14 @@ _KDLCPU = 1  # DLDeviceType of host memory
 
 def _host_array(t, op: str) -> np.ndarray:
     if t.requires_grad:
-        raise RuntimeError(f"{op}(): Can't export tensors that require gradient, use "
-                           f"tensor.detach()")
+        raise RuntimeError(
+            f"{op}(): Can't export tensors that require gradient, use tensor.detach()"
+        )
     if t._device.type != "cpu":
-        raise NotImplementedError(f"{op}(): DLPack export is implemented for cpu tensors only, "
-                                  f"got a tensor on {t._device}; use .cpu() first")
+        raise NotImplementedError(
+            f"{op}(): DLPack export is implemented for cpu tensors only, "
+            f"got a tensor on {t._device}; use .cpu() first"
+        )
     return get_device_type(t._device).read_numpy(t)
 
 
@@ -43,11 +47,16 @@ def from_dlpack(ext_tensor):
     if isinstance(ext_tensor, TensorImpl):
         return ext_tensor
     if not hasattr(ext_tensor, "__dlpack__"):
-        raise TypeError(f"from_dlpack(): expected an object with __dlpack__ (a numpy array, a "
-                        f"PyTorch tensor, ...), got {type(ext_tensor).__name__}")
+        raise TypeError(
+            f"from_dlpack(): expected an object with __dlpack__ (a numpy array, a "
+            f"PyTorch tensor, ...), got {type(ext_tensor).__name__}"
+        )
     dev = ext_tensor.__dlpack_device__() if hasattr(ext_tensor, "__dlpack_device__") else None
     if dev is not None and int(dev[0]) != _KDLCPU:
-        raise NotImplementedError(f"from_dlpack(): only host (kDLCPU) memory can be imported, "
-                                  f"got DLPack device type {int(dev[0])}")
+        raise NotImplementedError(
+            f"from_dlpack(): only host (kDLCPU) memory can be imported, "
+            f"got DLPack device type {int(dev[0])}"
+        )
     from .ops.factories_public import from_numpy
+
     return from_numpy(np.from_dlpack(ext_tensor))

@@ -5,6 +5,7 @@ Categories order bool < integer < floating < complex. Promotion between two dtyp
 zero-dimensional tensors, then Python scalars ("weak" types that only matter when they raise the
 category).
 """
+
 from __future__ import annotations
 
 import builtins as _builtins
@@ -15,11 +16,40 @@ import numpy as np
 _pybool, _pyint, _pyfloat = _builtins.bool, _builtins.int, _builtins.float
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64", "half", "float", "double", "short", "int", "long", "promote_types", "result_type",
-    "set_default_dtype", "get_default_dtype", "all_dtypes", "opmath_dtype", "from_numpy_dtype",
-    "finfo", "iinfo", "overflow_error", "INT64_MIN", "INT64_MAX", "complex64", "complex128",
-    "cfloat", "cdouble", "get_default_complex_dtype",
+    "dtype",
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "half",
+    "float",
+    "double",
+    "short",
+    "int",
+    "long",
+    "promote_types",
+    "result_type",
+    "set_default_dtype",
+    "get_default_dtype",
+    "all_dtypes",
+    "opmath_dtype",
+    "from_numpy_dtype",
+    "finfo",
+    "iinfo",
+    "overflow_error",
+    "INT64_MIN",
+    "INT64_MAX",
+    "complex64",
+    "complex128",
+    "cfloat",
+    "cdouble",
+    "get_default_complex_dtype",
 ]
 
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
@@ -28,12 +58,26 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 class dtype:
     """A tensor element type (``coretorch.float32`` ...). Compare with ``is`` or ``==``."""
 
-    __slots__ = ("name", "itemsize", "category", "is_signed", "numpy", "_rank",
-                 "is_floating_point", "is_complex")
+    __slots__ = (
+        "name",
+        "itemsize",
+        "category",
+        "is_signed",
+        "numpy",
+        "_rank",
+        "is_floating_point",
+        "is_complex",
+    )
 
     # `bool` and `int` in this module are dtypes: annotations name the builtins' full names
-    def __init__(self, name: str, numpy_dtype: type, category: _builtins.int,
-                 is_signed: _builtins.bool, rank: _builtins.int):
+    def __init__(
+        self,
+        name: str,
+        numpy_dtype: type,
+        category: _builtins.int,
+        is_signed: _builtins.bool,
+        rank: _builtins.int,
+    ):
         self.name = name
         self.numpy: np.dtype = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
@@ -54,8 +98,9 @@ class dtype:
         if self.is_complex:
             return self
         if not self.is_floating_point:
-            raise RuntimeError(f"to_complex(): expected a floating point or complex dtype, got "
-                               f"{self.name}")
+            raise RuntimeError(
+                f"to_complex(): expected a floating point or complex dtype, got {self.name}"
+            )
         return complex128 if self is float64 else complex64
 
     def __repr__(self) -> str:
@@ -85,8 +130,20 @@ cfloat, cdouble = complex64, complex128
 _TO_REAL = {complex64: float32, complex128: float64}
 
 # complex last, so the indices of the real dtypes stay what they were (wire formats use them)
-all_dtypes: tuple[dtype, ...] = (bool, uint8, int8, int16, int32, int64, float16, float32, float64,
-                                 bfloat16, complex64, complex128)
+all_dtypes: tuple[dtype, ...] = (
+    bool,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    float32,
+    float64,
+    bfloat16,
+    complex64,
+    complex128,
+)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NUMPY = {d.numpy: d for d in all_dtypes}
 
@@ -97,8 +154,9 @@ INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 def overflow_error(d: dtype, value, op: str = "") -> RuntimeError:
     """PyTorch's error for a Python number that dtype `d` cannot hold."""
     where = f"{op}(): " if op else ""
-    return RuntimeError(f"{where}value cannot be converted to type {d.name} without overflow "
-                        f"(got {value})")
+    return RuntimeError(
+        f"{where}value cannot be converted to type {d.name} without overflow (got {value})"
+    )
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -110,8 +168,10 @@ def from_numpy_dtype(np_dtype) -> dtype:
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except KeyError:
-        raise TypeError(f"can't convert numpy dtype {np.dtype(np_dtype)}: coretorch supports "
-                        f"{', '.join(d.name for d in all_dtypes)}") from None
+        raise TypeError(
+            f"can't convert numpy dtype {np.dtype(np_dtype)}: coretorch supports "
+            f"{', '.join(d.name for d in all_dtypes)}"
+        ) from None
 
 
 def _promote_pair(a: dtype, b: dtype) -> dtype:
@@ -188,8 +248,9 @@ def scalar_dtype(value) -> dtype:
         return get_default_complex_dtype()
     if isinstance(value, np.generic):
         return from_numpy_dtype(value.dtype)
-    raise TypeError(f"expected a tensor or a Python scalar (bool, int or float), "
-                    f"got {type(value).__name__}")
+    raise TypeError(
+        f"expected a tensor or a Python scalar (bool, int or float), got {type(value).__name__}"
+    )
 
 
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:

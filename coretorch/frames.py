@@ -3,6 +3,7 @@
 Warnings point at the user's line with `user_stacklevel()`; the profiler and the anomaly detector
 record the user's frames the same way, whatever the depth of the dispatcher in between.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,12 @@ def is_internal(frame: FrameType) -> bool:
     r = _internal.get(code)
     if r is None:
         mod = frame.f_globals.get("__name__", "") or ""
-        r = _internal[code] = mod == "coretorch" or mod.startswith("coretorch.") or \
-            mod.startswith("coretorch_") or mod == "runpy"
+        r = _internal[code] = (
+            mod == "coretorch"
+            or mod.startswith("coretorch.")
+            or mod.startswith("coretorch_")
+            or mod == "runpy"
+        )
     return r
 
 

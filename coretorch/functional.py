@@ -1,6 +1,7 @@
 """``coretorch.functional``: PyTorch's ``torch.functional`` helpers whose arguments are
 variadic (``einsum(eq, a, b)``, ``chain_matmul(a, b, c)``) or whose result depends on a flag
 (``lu(A, get_infos=True)``), written over the declared operators."""
+
 from __future__ import annotations
 
 from .ops.declare import REGISTRY

@@ -5,6 +5,7 @@ whatever the plugin used to register (its `registry`, a `Library` of its own, `O
 a change at a key the plugin does not own is refused or kept aside as an override request, and a
 plugin that fails is rolled back to the snapshot.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ __all__ = ["KernelChange", "KernelSnapshot", "key_label"]
 def key_label(key: DispatchKey) -> str:
     """The name users know a key by: its device type (``"cpu"``), else the key's own name."""
     from .device import device_types
+
     for name, entry in device_types().items():
         if entry.dispatch_key is key:
             return name
@@ -53,7 +55,7 @@ class KernelChange:
 
 def _put(op: Operator | None, key: DispatchKey, entry: Any) -> None:
     if op is None:
-        register_fallback(key, None)          # also clears every op's kernel cache
+        register_fallback(key, None)  # also clears every op's kernel cache
         if entry is not None:
             _fallbacks[key] = entry
     elif entry is None:

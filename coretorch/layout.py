@@ -1,4 +1,5 @@
 """Tensor layouts (``coretorch.strided``, ``coretorch.sparse_coo``), as ``torch.layout``."""
+
 from __future__ import annotations
 
 __all__ = ["layout", "sparse_coo", "strided"]

@@ -1,21 +1,28 @@
 """`coretorch.library.Library`: define operators and register kernels and fallbacks.
 
-    lib = Library("myops", "DEF")
-    lib.define("scale(Tensor self, float factor) -> Tensor")
+lib = Library("myops", "DEF")
+lib.define("scale(Tensor self, float factor) -> Tensor")
 
-    @lib.impl("scale", dispatch_key="CPU")
-    def scale_cpu(self, factor): ...
+@lib.impl("scale", dispatch_key="CPU")
+def scale_cpu(self, factor): ...
 
-    coretorch.ops.myops.scale(x, 2.0)
+coretorch.ops.myops.scale(x, 2.0)
 """
+
 from __future__ import annotations
 
 import re
 from typing import Any, Callable
 
 from .dispatch.keys import DispatchKey
-from .dispatch.operator import (Operator, _fallbacks, _operators, fallthrough_kernel,
-                                get_operator, register_fallback)
+from .dispatch.operator import (
+    Operator,
+    _fallbacks,
+    _operators,
+    fallthrough_kernel,
+    get_operator,
+    register_fallback,
+)
 
 __all__ = ["Library", "fallthrough_kernel"]
 
@@ -69,18 +76,28 @@ class Library:
             ValueError: when the schema cannot be parsed.
         """
         if self.kind == "IMPL":
-            raise RuntimeError("Library.define(): an IMPL library cannot define operators; "
-                               "use kind 'DEF' or 'FRAGMENT'")
+            raise RuntimeError(
+                "Library.define(): an IMPL library cannot define operators; "
+                "use kind 'DEF' or 'FRAGMENT'"
+            )
         m = _SCHEMA.match(schema)
         if not m:
-            raise ValueError(f"Library.define(): cannot parse schema {schema!r}; expected "
-                             f"'name(Type arg, ...) -> Type'")
+            raise ValueError(
+                f"Library.define(): cannot parse schema {schema!r}; expected "
+                f"'name(Type arg, ...) -> Type'"
+            )
         op = Operator(f"{self.ns}::{m.group(1)}", schema.strip(), doc or "")
         self._registrations.append((op, None, None))
         return op
 
-    def impl(self, op_name: "str | Operator", fn: Callable | None = None,
-             dispatch_key: "str | DispatchKey" = "", *, with_keyset: bool = False):
+    def impl(
+        self,
+        op_name: "str | Operator",
+        fn: Callable | None = None,
+        dispatch_key: "str | DispatchKey" = "",
+        *,
+        with_keyset: bool = False,
+    ):
         """Register `fn` as the kernel of `op_name` at `dispatch_key` (default: the library's).
 
         Usable as a decorator: ``@lib.impl("add")``. With ``with_keyset=True`` the kernel gets the
@@ -120,8 +137,10 @@ class Library:
     def _op(self, name: str) -> Operator:
         qual = name if "::" in name else f"{self.ns}::{name}"
         if qual not in _operators:
-            raise RuntimeError(f"Library.impl(): operator {qual} is not defined (define it first "
-                               f"with Library('{self.ns}', 'DEF').define(...))")
+            raise RuntimeError(
+                f"Library.impl(): operator {qual} is not defined (define it first "
+                f"with Library('{self.ns}', 'DEF').define(...))"
+            )
         return get_operator(qual)
 
     def _destroy(self) -> None:

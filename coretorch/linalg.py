@@ -8,6 +8,7 @@ primitives a backend implements; everything else is composite.
 ``eig`` and ``eigvals`` (general matrices) give complex results;
 ``ldl_factor`` / ``ldl_solve`` are not implemented (NotImplementedError).
 """
+
 from __future__ import annotations
 
 from .ops.declare import REGISTRY
@@ -60,10 +61,13 @@ vector_norm = _op("linalg_vector_norm")
 
 def _not_implemented(name: str):
     def fn(*args, **kwargs):
-        raise NotImplementedError(f"linalg.{name}: the LDL^T (Bunch-Kaufman) factorization is not "
-                                  f"implemented in coretorch; for a symmetric positive-definite "
-                                  f"matrix use linalg.cholesky / cholesky_solve, otherwise "
-                                  f"linalg.lu_factor / lu_solve")
+        raise NotImplementedError(
+            f"linalg.{name}: the LDL^T (Bunch-Kaufman) factorization is not "
+            f"implemented in coretorch; for a symmetric positive-definite "
+            f"matrix use linalg.cholesky / cholesky_solve, otherwise "
+            f"linalg.lu_factor / lu_solve"
+        )
+
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.linalg.{name}``: not implemented (raises NotImplementedError)."
     return fn

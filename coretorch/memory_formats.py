@@ -7,12 +7,23 @@ buffer, a stride permutation every kernel already handles because kernels read a
 strides. ``preserve_format`` (the default of ``clone``, ``to`` and the ``*_like`` factories)
 keeps the format the source tensor is in (PyTorch's ``suggest_memory_format``).
 """
+
 from __future__ import annotations
 
-__all__ = ["memory_format", "contiguous_format", "channels_last", "channels_last_3d",
-           "preserve_format", "memory_format_arg", "check_memory_format", "dim_order",
-           "format_strides",
-           "is_contiguous_as", "suggest_format", "restride"]
+__all__ = [
+    "memory_format",
+    "contiguous_format",
+    "channels_last",
+    "channels_last_3d",
+    "preserve_format",
+    "memory_format_arg",
+    "check_memory_format",
+    "dim_order",
+    "format_strides",
+    "is_contiguous_as",
+    "suggest_format",
+    "restride",
+]
 
 
 class memory_format:
@@ -34,8 +45,9 @@ contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
-_FORMATS = {f.name: f for f in (contiguous_format, channels_last, channels_last_3d,
-                                preserve_format)}
+_FORMATS = {
+    f.name: f for f in (contiguous_format, channels_last, channels_last_3d, preserve_format)
+}
 # the rank each channels-last format needs, and its dimension order (outermost first)
 _RANK = {channels_last: 4, channels_last_3d: 5}
 
@@ -53,8 +65,9 @@ def memory_format_arg(op: str, value, default: memory_format = preserve_format) 
         return value
     if isinstance(value, str) and value in _FORMATS:
         return _FORMATS[value]
-    raise TypeError(f"{op}(): argument 'memory_format' must be torch.memory_format, not "
-                    f"{type(value).__name__}")
+    raise TypeError(
+        f"{op}(): argument 'memory_format' must be torch.memory_format, not {type(value).__name__}"
+    )
 
 
 def dim_order(op: str, fmt: memory_format, ndim: int) -> tuple:
@@ -64,8 +77,9 @@ def dim_order(op: str, fmt: memory_format, ndim: int) -> tuple:
     if rank is None:
         return tuple(range(ndim))
     if ndim != rank:
-        raise RuntimeError(f"{op}(): required rank {rank} tensor to use {fmt.name} format, "
-                           f"got rank {ndim}")
+        raise RuntimeError(
+            f"{op}(): required rank {rank} tensor to use {fmt.name} format, got rank {ndim}"
+        )
     return (0, *range(2, ndim), 1)
 
 
@@ -110,8 +124,9 @@ def suggest_format(shape: tuple, stride: tuple) -> memory_format:
     contiguous, else contiguous (what ``preserve_format`` keeps)."""
     if len(shape) in (4, 5):
         fmt = channels_last if len(shape) == 4 else channels_last_3d
-        if (is_contiguous_as(shape, stride, fmt)
-                and not is_contiguous_as(shape, stride, contiguous_format)):
+        if is_contiguous_as(shape, stride, fmt) and not is_contiguous_as(
+            shape, stride, contiguous_format
+        ):
             return fmt
     return contiguous_format
 

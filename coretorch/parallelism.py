@@ -1,6 +1,7 @@
 """``coretorch.get_num_threads`` / ``set_num_threads``: the intra-op threads of the cpu backend
 (PyTorch's names). The backend owns its pools and offers the two functions as device-type
 extras; without them there is one thread."""
+
 from __future__ import annotations
 
 from .device import device_types
@@ -32,6 +33,7 @@ def set_num_threads(n: int) -> None:
         raise RuntimeError(f"set_num_threads(): expected a positive number of threads, got {n}")
     set_ = _cpu_extra("set_num_threads")
     if set_ is None:
-        raise RuntimeError("set_num_threads(): the loaded cpu backend does not offer thread "
-                           "control")
+        raise RuntimeError(
+            "set_num_threads(): the loaded cpu backend does not offer thread control"
+        )
     set_(n)

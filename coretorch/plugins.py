@@ -15,6 +15,7 @@ allow_override=True)`` from the plugin *and* the user's consent (``CORETORCH_ALL
 or `enable_overrides`); consented overrides are put in place after every plugin has loaded, so
 they win over the backend they replace whatever the names, and a warning says so once.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,13 +36,24 @@ from ._suggest import did_you_mean
 if TYPE_CHECKING:
     from .kernel_snapshot import KernelSnapshot
 
-__all__ = ["hookspec", "hookimpl", "BackendInfo", "backends", "load_backends",
-           "BackendLoadError", "BackendWarning", "enable_overrides", "why_not_loaded", "GROUP",
-           "ALLOW_OVERRIDES_ENV", "SLOW_LOAD_SECONDS"]
+__all__ = [
+    "hookspec",
+    "hookimpl",
+    "BackendInfo",
+    "backends",
+    "load_backends",
+    "BackendLoadError",
+    "BackendWarning",
+    "enable_overrides",
+    "why_not_loaded",
+    "GROUP",
+    "ALLOW_OVERRIDES_ENV",
+    "SLOW_LOAD_SECONDS",
+]
 
 GROUP = "coretorch.backends"
 ALLOW_OVERRIDES_ENV = "CORETORCH_ALLOW_OVERRIDES"
-SLOW_LOAD_SECONDS = 1.0     # a backend that takes longer to load gets a BackendWarning
+SLOW_LOAD_SECONDS = 1.0  # a backend that takes longer to load gets a BackendWarning
 PROJECT = "coretorch"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
@@ -79,13 +91,13 @@ class BackendInfo:
     entry_point: str
     distribution: str = ""
     version: str = ""
-    status: str = "not loaded"      # loaded | failed | unavailable | skipped
+    status: str = "not loaded"  # loaded | failed | unavailable | skipped
     reason: str = ""
     device_types: list[str] = field(default_factory=list)
     dispatch_keys: list[str] = field(default_factory=list)
     error: BaseException | None = None
     traceback: str = ""
-    load_time: float = 0.0          # seconds to import the plugin and run its hooks
+    load_time: float = 0.0  # seconds to import the plugin and run its hooks
     # kernels of other backends' keys this one asked to replace (allow_override=True)
     override_requests: list = field(default_factory=list, repr=False)
     overrides_enabled: bool = False  # the user consented and the requests are in place
@@ -99,6 +111,7 @@ class BackendInfo:
     def ops_implemented(self) -> int:
         """How many operators have a kernel registered directly for this backend's key(s)."""
         from .dispatch import DispatchKey, all_operators
+
         keys = [DispatchKey.get(k) for k in self.dispatch_keys]
         return sum(1 for op in all_operators().values() if any(op.has_kernel(k) for k in keys))
 
@@ -106,6 +119,7 @@ class BackendInfo:
         """How many of the core's primitive ops this backend implements natively."""
         from .dispatch import DispatchKey
         from .ops import REGISTRY, primitives
+
         keys = [DispatchKey.get(k) for k in self.dispatch_keys]
         return sum(1 for name in primitives() if any(REGISTRY[name].op.has_kernel(k) for k in keys))
 
@@ -113,6 +127,7 @@ class BackendInfo:
         """Whether ops without a kernel here run through a boxed fallback (e.g. the CPU one)."""
         from .dispatch import DispatchKey
         from .dispatch.operator import _fallbacks
+
         return any(DispatchKey.get(k) in _fallbacks for k in self.dispatch_keys)
 
 
@@ -123,12 +138,13 @@ class BackendRegistry:
     def __init__(self, info: BackendInfo):
         self._info = info
         self.libraries: list = []
-        self.override_keys: set = set()   # keys of others it asked to override kernels at
+        self.override_keys: set = set()  # keys of others it asked to override kernels at
 
     def dispatch_key(self, name: str):
         """Claim (allocating it the first time) the backend dispatch key called `name`
         (e.g. ``"CPU"``); a key another backend claimed first raises RuntimeError."""
         from .dispatch import DispatchKey
+
         owner = _key_owners.get(name)
         if owner is not None and owner != self._info.name:
             raise RuntimeError(
@@ -136,7 +152,8 @@ class BackendRegistry:
                 f"backend '{owner}', and a backend registers kernels only at its own keys. "
                 f"Use a key name of your own, or replace '{owner}' kernels with "
                 f"registry.library('{name}', allow_override=True) (applied only when the user "
-                f"sets {ALLOW_OVERRIDES_ENV}={self._info.name})")
+                f"sets {ALLOW_OVERRIDES_ENV}={self._info.name})"
+            )
         key = DispatchKey.backend(name)
         _key_owners[name] = self._info.name
         if name not in self._info.dispatch_keys:
@@ -148,9 +165,11 @@ class BackendRegistry:
         kwargs go to `DeviceType`."""
         from .device import DeviceType, register_device_type
         from .tensor.impl import device_key_bits
+
         key = self.dispatch_key(dispatch_key)
-        entry = DeviceType(name=name, dispatch_key=key, allocator=allocator,
-                           backend=self._info.name, **kwargs)
+        entry = DeviceType(
+            name=name, dispatch_key=key, allocator=allocator, backend=self._info.name, **kwargs
+        )
         _tried_device_types.setdefault(name, self._info.name)
         register_device_type(entry)
         device_key_bits[name] = 1 << key.bit
@@ -160,6 +179,7 @@ class BackendRegistry:
     def use_cpu_fallback(self, dispatch_key: str) -> None:
         """Run every op this backend has no kernel for through the core's boxed CPU fallback."""
         from .ops.cpu_fallback import cpu_fallback
+
         self.library(dispatch_key).fallback(cpu_fallback)
 
     def library(self, dispatch_key: str, *, allow_override: bool = False):
@@ -173,6 +193,7 @@ class BackendRegistry:
         """
         from .dispatch import DispatchKey
         from .library import Library
+
         if allow_override and _key_owners.get(dispatch_key) != self._info.name:
             found = DispatchKey._by_name.get(dispatch_key)
             # a key nobody allocated yet is allocated but left unclaimed for its real owner
@@ -187,8 +208,8 @@ class BackendRegistry:
 
 _backends: dict[str, BackendInfo] = {}
 _manager: pluggy.PluginManager | None = None
-_key_owners: dict[str, str] = {}           # backend dispatch key name -> backend that claimed it
-_tried_device_types: dict[str, str] = {}   # device type -> the backend that registered it first
+_key_owners: dict[str, str] = {}  # backend dispatch key name -> backend that claimed it
+_tried_device_types: dict[str, str] = {}  # device type -> the backend that registered it first
 
 
 def backends() -> dict[str, BackendInfo]:
@@ -203,8 +224,10 @@ def why_not_loaded(name: str) -> str | None:
     if info is None:
         return None
     if info.status == "failed":
-        return (f"backend '{info.name}' failed to load: {info.reason} (`python -m coretorch` "
-                f"shows the traceback)")
+        return (
+            f"backend '{info.name}' failed to load: {info.reason} (`python -m coretorch` "
+            f"shows the traceback)"
+        )
     if info.status == "skipped":
         return f"backend '{info.name}' is installed but was not loaded: {info.reason}"
     if info.status == "unavailable":
@@ -212,8 +235,10 @@ def why_not_loaded(name: str) -> str | None:
     if info.status != "loaded":
         return f"backend '{info.name}' is {info.status}"
     if name not in info.device_types:
-        return (f"backend '{info.name}' is loaded but provides no device type '{name}' "
-                f"(its device types: {', '.join(info.device_types) or 'none'})")
+        return (
+            f"backend '{info.name}' is loaded but provides no device type '{name}' "
+            f"(its device types: {', '.join(info.device_types) or 'none'})"
+        )
     return None
 
 
@@ -244,9 +269,11 @@ def load_backends() -> dict[str, BackendInfo]:
             if ep.dist is not None:
                 info.distribution, info.version = ep.dist.name, ep.dist.version
             if ep.name in _backends:
-                _warn(f"two installed distributions provide a coretorch backend named "
-                      f"'{ep.name}': '{_backends[ep.name].distribution}' (used) and "
-                      f"'{info.distribution}' (ignored); uninstall one of them")
+                _warn(
+                    f"two installed distributions provide a coretorch backend named "
+                    f"'{ep.name}': '{_backends[ep.name].distribution}' (used) and "
+                    f"'{info.distribution}' (ignored); uninstall one of them"
+                )
                 continue
             _backends[ep.name] = info
             if wanted is not None and ep.name not in wanted:
@@ -254,21 +281,26 @@ def load_backends() -> dict[str, BackendInfo]:
                 continue
             _load_one(ep, info, ctrl_c)
             if info.load_time > SLOW_LOAD_SECONDS:
-                _warn(f"backend '{info.name}' took {info.load_time:.1f} s to load; "
-                      f"`import coretorch` waits for every installed backend "
-                      f"(CORETORCH_BACKENDS limits which load)")
+                _warn(
+                    f"backend '{info.name}' took {info.load_time:.1f} s to load; "
+                    f"`import coretorch` waits for every installed backend "
+                    f"(CORETORCH_BACKENDS limits which load)"
+                )
             if info.status == "failed":
                 failures.append(info)
     if wanted is not None:
         missing = wanted - set(_backends)
         if missing:
             hints = "".join(did_you_mean(m, _backends) for m in sorted(missing))
-            raise BackendLoadError(f"CORETORCH_BACKENDS names {', '.join(sorted(missing))}, which "
-                                   f"no installed plugin provides (installed: "
-                                   f"{', '.join(sorted(_backends)) or 'none'}).{hints}")
+            raise BackendLoadError(
+                f"CORETORCH_BACKENDS names {', '.join(sorted(missing))}, which "
+                f"no installed plugin provides (installed: "
+                f"{', '.join(sorted(_backends)) or 'none'}).{hints}"
+            )
         for info in failures:
-            raise BackendLoadError(f"backend '{info.name}' named in CORETORCH_BACKENDS failed to "
-                                   f"load: {info.reason}") from info.error
+            raise BackendLoadError(
+                f"backend '{info.name}' named in CORETORCH_BACKENDS failed to load: {info.reason}"
+            ) from info.error
     _enable_overrides_from_env()
     return backends()
 
@@ -298,7 +330,7 @@ def _watch_sigint() -> Iterator[Callable[[], bool]]:
         yield lambda: bool(hit)
     finally:
         if callable(previous) and signal.getsignal(signal.SIGINT) is on_sigint:
-            signal.signal(signal.SIGINT, previous)   # unless a plugin installed its own
+            signal.signal(signal.SIGINT, previous)  # unless a plugin installed its own
 
 
 def _load_one(ep: md.EntryPoint, info: BackendInfo, ctrl_c: Callable[[], bool]) -> None:
@@ -312,10 +344,10 @@ def _load_one(ep: md.EntryPoint, info: BackendInfo, ctrl_c: Callable[[], bool]) 
         _manager.register(plugin, name=ep.name)
         # call this plugin's hooks only (the others were registered before it)
         others = [p for p in _manager.get_plugins() if p is not plugin]
-        _manager.subset_hook_caller("coretorch_register_backend",
-                                    remove_plugins=others)(registry=registry)
-        avail = _manager.subset_hook_caller("coretorch_backend_available",
-                                            remove_plugins=others)()
+        _manager.subset_hook_caller("coretorch_register_backend", remove_plugins=others)(
+            registry=registry
+        )
+        avail = _manager.subset_hook_caller("coretorch_backend_available", remove_plugins=others)()
         _check_ownership(info, registry, snapshot.kernels)
         ok, why = avail[0] if avail else (True, "")
         # a loaded backend may still say something about itself ("emulated: ...")
@@ -327,7 +359,7 @@ def _load_one(ep: md.EntryPoint, info: BackendInfo, ctrl_c: Callable[[], bool]) 
         if _manager.has_plugin(ep.name):
             _manager.unregister(name=ep.name)
         if isinstance(e, KeyboardInterrupt) and ctrl_c():
-            raise               # the user pressed Ctrl-C: stop importing, as Python does
+            raise  # the user pressed Ctrl-C: stop importing, as Python does
     finally:
         info.load_time = time.perf_counter() - start
 
@@ -342,6 +374,7 @@ def _check_ownership(info: BackendInfo, registry: BackendRegistry, snapshot) -> 
     """Refuse kernels registered at keys the backend does not own; set aside (revert until the
     user allows them) those it registered through ``library(key, allow_override=True)``."""
     from .dispatch import DispatchKey
+
     own = {DispatchKey.get(k) for k in info.dispatch_keys if _key_owners.get(k) == info.name}
     foreign: list = []
     for change in snapshot.changes():
@@ -355,7 +388,8 @@ def _check_ownership(info: BackendInfo, registry: BackendRegistry, snapshot) -> 
             f"backend '{info.name}' registered {len(foreign)} kernel(s) at dispatch keys it does "
             f"not own: {shown}. A backend registers kernels only at the keys of its own device "
             f"types (registry.device_type / registry.dispatch_key); to replace another backend's "
-            f"kernels use registry.library(KEY, allow_override=True)")
+            f"kernels use registry.library(KEY, allow_override=True)"
+        )
     for change in info.override_requests:
         change.revert()
 
@@ -370,16 +404,19 @@ def _registration_snapshot() -> _Snapshot:
     """What is registered now (kernels, fallbacks, ops, device types), for `_rollback`."""
     from .device import device_types
     from .kernel_snapshot import KernelSnapshot
+
     return _Snapshot(KernelSnapshot(), set(device_types()))
 
 
-def _rollback(snapshot: _Snapshot, info: BackendInfo,
-              registry: BackendRegistry | None = None) -> None:
+def _rollback(
+    snapshot: _Snapshot, info: BackendInfo, registry: BackendRegistry | None = None
+) -> None:
     """Undo everything registered since `snapshot` (kernels, ops, fallbacks, device types) and
     `info`'s key claims, whatever `registry` was used: nothing half-loaded is used."""
     snapshot.kernels.restore()
     from .device import device_types, unregister_device_type
     from .tensor.impl import device_key_bits
+
     for name in set(device_types()) - snapshot.device_types:
         unregister_device_type(name)
         device_key_bits.pop(name, None)
@@ -392,6 +429,7 @@ def _rollback(snapshot: _Snapshot, info: BackendInfo,
 
 # ---- overrides -------------------------------------------------------------------------------
 
+
 def _enable_overrides_from_env() -> None:
     raw = os.environ.get(ALLOW_OVERRIDES_ENV, "")
     names = [x.strip() for x in raw.split(",") if x.strip()]
@@ -401,8 +439,10 @@ def _enable_overrides_from_env() -> None:
                 if info.status == "loaded" and info.override_requests:
                     _apply_overrides(info, ALLOW_OVERRIDES_ENV)
         elif name not in _backends:
-            _warn(f"{ALLOW_OVERRIDES_ENV} names '{name}', which is not an installed backend."
-                  f"{did_you_mean(name, _backends)}")
+            _warn(
+                f"{ALLOW_OVERRIDES_ENV} names '{name}', which is not an installed backend."
+                f"{did_you_mean(name, _backends)}"
+            )
         elif _backends[name].status == "loaded":
             _apply_overrides(_backends[name], ALLOW_OVERRIDES_ENV)
         else:
@@ -418,9 +458,11 @@ def enable_overrides(name: str) -> list[str]:
     """
     info = _backends.get(name)
     if info is None:
-        raise ValueError(f"enable_overrides(): no backend named '{name}' is installed "
-                         f"(installed: {', '.join(_backends) or 'none'})."
-                         f"{did_you_mean(name, _backends)}")
+        raise ValueError(
+            f"enable_overrides(): no backend named '{name}' is installed "
+            f"(installed: {', '.join(_backends) or 'none'})."
+            f"{did_you_mean(name, _backends)}"
+        )
     if info.status != "loaded":
         raise RuntimeError(f"enable_overrides(): {why_not_loaded(name)}")
     _apply_overrides(info, "coretorch.plugins.enable_overrides()")
@@ -435,5 +477,7 @@ def _apply_overrides(info: BackendInfo, consent: str) -> None:
         return
     for change in info.override_requests:
         change.apply()
-    _warn(f"backend '{info.name}' replaces kernels of other backends: "
-          f"{', '.join(info.overrides)} (allowed by {consent})")
+    _warn(
+        f"backend '{info.name}' replaces kernels of other backends: "
+        f"{', '.join(info.overrides)} (allowed by {consent})"
+    )

@@ -3,6 +3,7 @@
 Every backend draws from a `Generator`; its state is a numpy PCG64 bit generator, so a seed gives
 the same numbers on every machine and every run (a device backend may keep its own stream).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -12,8 +13,16 @@ import numpy as np
 
 from .device import device as _device
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator",
-           "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = [
+    "Generator",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "default_generator",
+    "get_rng_state",
+    "set_rng_state",
+    "fork_rng",
+]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so an unseeded program is repeatable
 
@@ -114,8 +123,13 @@ def set_rng_state(state: dict) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
-             _devices_kw: str = "devices", device_type: str = "cuda") -> Iterator[None]:
+def fork_rng(
+    devices=None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type: str = "cuda",
+) -> Iterator[None]:
     """Run the block with the random streams forked: the cpu stream and those of `devices`
     (indices of `device_type`; None: every such device) are restored on exit, so what the
     block draws does not shift the numbers drawn after it. ``enabled=False`` does nothing."""
@@ -123,6 +137,7 @@ def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng",
         yield
         return
     import coretorch
+
     mod: Any = getattr(coretorch, device_type, None)
     if mod is None or not hasattr(mod, "get_rng_state") or not mod.is_available():
         devices = []

@@ -4,6 +4,7 @@ The dispatcher checks one flag (`state.active`) per call; only when a callback i
 it build a `RecordFunction`. Observers (the profiler, the anomaly detector) register callbacks
 here and never patch the core.
 """
+
 from __future__ import annotations
 
 import enum
@@ -15,9 +16,19 @@ from typing import Any, Callable, Sequence
 
 from .tensor.impl import TensorImpl as _Impl
 
-__all__ = ["RecordScope", "RecordFunction", "add_global_callback", "add_thread_local_callback",
-           "remove_callback", "record_function", "peek_sequence_nr", "next_sequence_nr",
-           "inputs_meta", "plain_shapes", "add_kernel_time"]
+__all__ = [
+    "RecordScope",
+    "RecordFunction",
+    "add_global_callback",
+    "add_thread_local_callback",
+    "remove_callback",
+    "record_function",
+    "peek_sequence_nr",
+    "next_sequence_nr",
+    "inputs_meta",
+    "plain_shapes",
+    "add_kernel_time",
+]
 
 _SCALARS = (int, float, bool)
 
@@ -26,10 +37,10 @@ class RecordScope(enum.IntEnum):
     """What a recorded region is: an operator, an autograd node, a user scope or a backend
     fallback."""
 
-    FUNCTION = 0            # a dispatched operator
-    BACKWARD_FUNCTION = 1   # an autograd node run by the engine
-    USER_SCOPE = 2          # record_function("name")
-    FALLBACK = 3            # an op run through a backend's CPU fallback
+    FUNCTION = 0  # a dispatched operator
+    BACKWARD_FUNCTION = 1  # an autograd node run by the engine
+    USER_SCOPE = 2  # record_function("name")
+    FALLBACK = 3  # an op run through a backend's CPU fallback
 
 
 _now = time.perf_counter_ns
@@ -110,12 +121,33 @@ class RecordFunction:
     is the framework's overhead. `extra` is None or a dict of what observers and the engine
     attach (`note`): the backward node ("node"), a collective's size ("collective")."""
 
-    __slots__ = ("name", "scope", "args", "kwargs", "seq_nr", "outputs", "thread_id",
-                 "start_ns", "end_ns", "parent", "_cbs", "_states", "fwd_thread_id", "extra",
-                 "kernel_ns")
+    __slots__ = (
+        "name",
+        "scope",
+        "args",
+        "kwargs",
+        "seq_nr",
+        "outputs",
+        "thread_id",
+        "start_ns",
+        "end_ns",
+        "parent",
+        "_cbs",
+        "_states",
+        "fwd_thread_id",
+        "extra",
+        "kernel_ns",
+    )
 
-    def __init__(self, name: str, scope: RecordScope, args: Sequence = (),
-                 kwargs: dict | None = None, seq_nr: int = -1, callbacks: tuple | None = None):
+    def __init__(
+        self,
+        name: str,
+        scope: RecordScope,
+        args: Sequence = (),
+        kwargs: dict | None = None,
+        seq_nr: int = -1,
+        callbacks: tuple | None = None,
+    ):
         self.name, self.scope, self.args, self.kwargs = name, scope, args, kwargs
         self.seq_nr = seq_nr
         self.outputs: Any = None
@@ -199,7 +231,7 @@ def inputs_meta(args: Sequence, kwargs: dict | None) -> tuple[tuple, tuple]:
     and "Scalar" (a Python number) or "". Cheap to keep: no reference to a tensor survives, and
     being tuples of ints and strings, the garbage collector stops tracking them."""
     shapes, dtypes = [], []
-    for a in (args if not kwargs else (*args, *kwargs.values())):
+    for a in args if not kwargs else (*args, *kwargs.values()):
         if isinstance(a, _Impl):
             shapes.append(a._shape)
             dtypes.append(a._dtype.name)
@@ -242,9 +274,11 @@ def _make(start, end, scopes) -> _Callback:
     return _Callback(start, end, scopes, handle)
 
 
-def add_global_callback(start: Callable[[RecordFunction], Any] | None,
-                        end: Callable[[RecordFunction, Any], None] | None = None,
-                        scopes=None) -> int:
+def add_global_callback(
+    start: Callable[[RecordFunction], Any] | None,
+    end: Callable[[RecordFunction, Any], None] | None = None,
+    scopes=None,
+) -> int:
     """Call `start(rf)` before and `end(rf, start_result)` after every recorded region in every
     thread (restricted to `scopes` if given). Returns a handle for `remove_callback`."""
     cb = _make(start, end, scopes)
@@ -364,4 +398,5 @@ class record_function:
         def wrapper(*a, **k):
             with record_function(self.name, self.args):
                 return fn(*a, **k)
+
         return wrapper

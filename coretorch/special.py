@@ -4,6 +4,7 @@ Each name is a declared operator (``special_entr`` is ``coretorch.special.entr``
 operator as a top-level function (``special.expit`` is `coretorch.sigmoid`, ``special.gammaln`` is
 `coretorch.lgamma`), with PyTorch's arguments, dtypes and derivatives.
 """
+
 from __future__ import annotations
 
 from .ops.declare import REGISTRY

@@ -8,6 +8,7 @@ device. Nothing is computed and almost no memory is used.
 
     .venv/bin/python examples/meta_demo.py [--dtype float16] [--seq 2048] [--batch 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,11 @@ def gib(nbytes: int) -> str:
 
 def build_weights(dtype) -> dict[str, ct.Tensor]:
     """Every parameter of the model, on meta."""
-    w = {"embed": ct.empty(VOCAB, D_MODEL, dtype=dtype), "norm": ct.empty(D_MODEL, dtype=dtype),
-         "lm_head": ct.empty(VOCAB, D_MODEL, dtype=dtype)}
+    w = {
+        "embed": ct.empty(VOCAB, D_MODEL, dtype=dtype),
+        "norm": ct.empty(D_MODEL, dtype=dtype),
+        "lm_head": ct.empty(VOCAB, D_MODEL, dtype=dtype),
+    }
     for i in range(N_LAYERS):
         p = f"layers.{i}."
         for name in ("q", "k", "v", "o"):
@@ -59,8 +63,12 @@ def attention(x, w: dict, p: str, shapes: list | None):
     probs = ct.softmax(scores, dim=-1)
     out = (probs @ v).transpose(1, 2).reshape(b, s, D_MODEL) @ w[p + "o"].t()
     if shapes is not None:
-        shapes += [("q, k, v (per head)", q.shape), ("attention scores", scores.shape),
-                   ("softmax", probs.shape), ("attention out", out.shape)]
+        shapes += [
+            ("q, k, v (per head)", q.shape),
+            ("attention scores", scores.shape),
+            ("softmax", probs.shape),
+            ("attention out", out.shape),
+        ]
     return out
 
 
@@ -105,19 +113,25 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
     stats = allocator.stats()
 
-    print(f"LLaMA-7B-shaped decoder on the meta device ({args.dtype}, batch {args.batch}, "
-          f"{args.seq} tokens)\n")
+    print(
+        f"LLaMA-7B-shaped decoder on the meta device ({args.dtype}, batch {args.batch}, "
+        f"{args.seq} tokens)\n"
+    )
     print(f"{'tensor':<22} shape")
     for name, shape in shapes:
         print(f"{name:<22} {tuple(shape)}")
     print(f"\nparameters             {n_params / 1e9:.2f} B in {len(weights)} tensors")
     print(f"weights would need     {gib(weight_bytes)}")
-    print(f"forward peak would be  {gib(stats['peak_bytes'])} "
-          f"(weights + {gib(stats['peak_bytes'] - weight_bytes)} of activations)")
+    print(
+        f"forward peak would be  {gib(stats['peak_bytes'])} "
+        f"(weights + {gib(stats['peak_bytes'] - weight_bytes)} of activations)"
+    )
     print(f"meta allocator         {stats['num_allocs']} allocations, {stats['num_live']} live")
-    print(f"this process used      "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB of real memory, "
-          f"{elapsed:.2f} s")
+    print(
+        f"this process used      "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB of real memory, "
+        f"{elapsed:.2f} s"
+    )
     print(f"\n{logits!r}")
     return 0
 

@@ -9,6 +9,7 @@ The script is PyTorch code with ``torch`` replaced by ``coretorch``: Dataset/Dat
 nn.Sequential CNN, AdamW, a OneCycle schedule, and a checkpoint holding model + optimizer +
 scheduler state (safetensors, written atomically).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,14 @@ import time
 
 import numpy as np
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 import coretorch as ct
 import coretorch.nn as nn
@@ -32,35 +39,49 @@ def build_model(nn=nn) -> "nn.Sequential":
     `nn` is the library's nn module, so the benchmark builds the same model with PyTorch.
     """
     return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 2 * 2, 64), nn.ReLU(), nn.Dropout(0.1), nn.Linear(64, 10))
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 2 * 2, 64),
+        nn.ReLU(),
+        nn.Dropout(0.1),
+        nn.Linear(64, 10),
+    )
 
 
 def make_step(model, opt, loss_fn=F.cross_entropy):
     """One training step on a batch: zero the gradients, forward, loss, backward, update.
     Returns the loss (a tensor: reading it with ``float()`` is left to the caller, so that the
     step can be compiled whole)."""
+
     def step(xb, yb):
         opt.zero_grad()
         loss = loss_fn(model(xb), yb)
         loss.backward()
         opt.step()
         return loss
+
     return step
 
 
 def load_data(seed: int, device: str):
     """The 1797 digits as (N, 1, 8, 8) float32 in [0, 1], split 80/20 with a seeded shuffle."""
     from sklearn.datasets import load_digits
+
     digits = load_digits()
     x = ct.tensor((digits.data / 16.0).astype(np.float32)).reshape(-1, 1, 8, 8)
     y = ct.tensor(digits.target.astype(np.int64))
     perm = ct.randperm(len(y), generator=ct.Generator().manual_seed(seed))
     n_train = int(0.8 * len(y))
     train, test = perm[:n_train], perm[n_train:]
-    return (TensorDataset(x[train].to(device), y[train].to(device)),
-            TensorDataset(x[test].to(device), y[test].to(device)))
+    return (
+        TensorDataset(x[train].to(device), y[train].to(device)),
+        TensorDataset(x[test].to(device), y[test].to(device)),
+    )
 
 
 def evaluate(model: nn.Module, loader: DataLoader) -> tuple[float, float]:
@@ -85,11 +106,17 @@ def main(argv: list[str] | None = None) -> float:
     p.add_argument("--batch-size", type=int, default=32, help="batch size (default: 32)")
     p.add_argument("--lr", type=float, default=1e-2, help="peak learning rate (default: 1e-2)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--checkpoint", default="digits_checkpoint.safetensors",
-                   help="checkpoint path (default: ./digits_checkpoint.safetensors)")
+    p.add_argument(
+        "--checkpoint",
+        default="digits_checkpoint.safetensors",
+        help="checkpoint path (default: ./digits_checkpoint.safetensors)",
+    )
     p.add_argument("--resume", action="store_true", help="continue from --checkpoint")
-    p.add_argument("--compile", action="store_true",
-                   help="run the training step through coretorch.compile (same results)")
+    p.add_argument(
+        "--compile",
+        action="store_true",
+        help="run the training step through coretorch.compile (same results)",
+    )
     args = p.parse_args(argv)
     console = Console()
 
@@ -103,8 +130,9 @@ def main(argv: list[str] | None = None) -> float:
     opt = ct.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
 
     def one_cycle(epochs: int):
-        return ct.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, epochs=epochs,
-                                                steps_per_epoch=len(train_dl))
+        return ct.optim.lr_scheduler.OneCycleLR(
+            opt, max_lr=args.lr, epochs=epochs, steps_per_epoch=len(train_dl)
+        )
 
     sched = one_cycle(args.epochs)
     step = make_step(model, opt)
@@ -125,22 +153,36 @@ def main(argv: list[str] | None = None) -> float:
         elif args.epochs > start_epoch:
             # a longer run than the checkpoint planned: a fresh cycle over the remaining epochs
             sched = one_cycle(args.epochs - start_epoch)
-        console.print(f"resumed from {args.checkpoint} after epoch {start_epoch} "
-                      f"(test accuracy then: {ck['test_accuracy']:.2%})")
+        console.print(
+            f"resumed from {args.checkpoint} after epoch {start_epoch} "
+            f"(test accuracy then: {ck['test_accuracy']:.2%})"
+        )
 
-    console.print(f"coretorch {ct.__version__} · digits: {len(train_ds)} train / {len(test_ds)} "
-                  f"test · {sum(p.numel() for p in model.parameters())} parameters · "
-                  f"device {args.device}")
+    console.print(
+        f"coretorch {ct.__version__} · digits: {len(train_ds)} train / {len(test_ds)} "
+        f"test · {sum(p.numel() for p in model.parameters())} parameters · "
+        f"device {args.device}"
+    )
     t0 = time.perf_counter()
     acc = evaluate(model, test_dl)[1] if start_epoch >= args.epochs else 0.0
-    columns = (TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(),
-               MofNCompleteColumn(), TextColumn("loss {task.fields[loss]:.4f}"),
-               TextColumn("test acc {task.fields[acc]}"), TimeElapsedColumn(),
-               TimeRemainingColumn())
+    columns = (
+        TextColumn("[bold]epoch {task.fields[epoch]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]:.4f}"),
+        TextColumn("test acc {task.fields[acc]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as progress:
         for epoch in range(start_epoch, args.epochs):
-            task = progress.add_task("train", total=len(train_dl), epoch=f"{epoch + 1}/"
-                                     f"{args.epochs}", loss=float("nan"), acc="…")
+            task = progress.add_task(
+                "train",
+                total=len(train_dl),
+                epoch=f"{epoch + 1}/{args.epochs}",
+                loss=float("nan"),
+                acc="…",
+            )
             running, seen = 0.0, 0
             for xb, yb in train_dl:
                 loss = step(xb, yb)
@@ -150,13 +192,24 @@ def main(argv: list[str] | None = None) -> float:
                 progress.update(task, advance=1, loss=running / seen)
             _, acc = evaluate(model, test_dl)
             progress.update(task, acc=f"{acc:.2%}")
-            ct.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
-                     "scheduler": sched.state_dict(), "epoch": epoch, "epochs": args.epochs,
-                     "test_accuracy": acc,
-                     "generator": gen.get_state(), "rng": ct.get_rng_state()}, args.checkpoint)
+            ct.save(
+                {
+                    "model": model.state_dict(),
+                    "optimizer": opt.state_dict(),
+                    "scheduler": sched.state_dict(),
+                    "epoch": epoch,
+                    "epochs": args.epochs,
+                    "test_accuracy": acc,
+                    "generator": gen.get_state(),
+                    "rng": ct.get_rng_state(),
+                },
+                args.checkpoint,
+            )
     elapsed = time.perf_counter() - t0
-    console.print(f"[bold green]test accuracy: {acc:.2%}[/bold green] "
-                  f"({elapsed:.1f} s, checkpoint: {args.checkpoint})")
+    console.print(
+        f"[bold green]test accuracy: {acc:.2%}[/bold green] "
+        f"({elapsed:.1f} s, checkpoint: {args.checkpoint})"
+    )
     return acc
 
 

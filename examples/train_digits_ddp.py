@@ -10,6 +10,7 @@ and rank 0 evaluates and prints. With ``--profile DIR`` every rank writes its ow
 ``DIR/trace.rank{r}.json``, where the ``c10d::all_reduce`` slices of the gradient buckets sit
 beside the backward ops they overlap.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,24 +21,25 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from train_digits import build_model, evaluate, load_data  # noqa: E402
+
 import coretorch as ct  # noqa: E402
 import coretorch.distributed as dist  # noqa: E402
 import coretorch.nn.functional as F  # noqa: E402
 from coretorch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 from coretorch.utils.data import DataLoader  # noqa: E402
 from coretorch.utils.data.distributed import DistributedSampler  # noqa: E402
-from train_digits import build_model, evaluate, load_data  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> float:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--epochs", type=int, default=5, help="epochs (default: 5)")
-    p.add_argument("--batch-size", type=int, default=32,
-                   help="batch size per rank (default: 32)")
+    p.add_argument("--batch-size", type=int, default=32, help="batch size per rank (default: 32)")
     p.add_argument("--lr", type=float, default=1e-2, help="learning rate (default: 1e-2)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--profile", metavar="DIR", default=None,
-                   help="write one Chrome trace per rank into DIR")
+    p.add_argument(
+        "--profile", metavar="DIR", default=None, help="write one Chrome trace per rank into DIR"
+    )
     args = p.parse_args(argv)
 
     dist.init_process_group()
@@ -52,10 +54,13 @@ def main(argv: list[str] | None = None) -> float:
     profiler = contextlib.nullcontext()
     if args.profile:
         from coretorch_profiler import profile
+
         profiler = profile(record_shapes=True)
     if rank == 0:
-        print(f"coretorch {ct.__version__} · {world} ranks · {len(train_ds)} train samples, "
-              f"{len(sampler)} per rank per epoch · batch {args.batch_size} per rank")
+        print(
+            f"coretorch {ct.__version__} · {world} ranks · {len(train_ds)} train samples, "
+            f"{len(sampler)} per rank per epoch · batch {args.batch_size} per rank"
+        )
     t0 = time.perf_counter()
     acc = 0.0
     with profiler as prof:
@@ -71,8 +76,10 @@ def main(argv: list[str] | None = None) -> float:
             dist.all_reduce(running)  # the epoch's mean loss over every rank's samples
             if rank == 0:
                 _, acc = evaluate(model.module, DataLoader(test_ds, batch_size=256))
-                print(f"epoch {epoch + 1}/{args.epochs}  train loss "
-                      f"{float(running[0] / running[1]):.4f}  test accuracy {acc:.2%}")
+                print(
+                    f"epoch {epoch + 1}/{args.epochs}  train loss "
+                    f"{float(running[0] / running[1]):.4f}  test accuracy {acc:.2%}"
+                )
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
         prof.export_chrome_trace(os.path.join(args.profile, f"trace.rank{rank}.json"))

@@ -1,5 +1,6 @@
 """Headless Chromium for the tests that check a page renders: Debian's `chromium`, skipped when
 none is installed (`.ci/run` installs it)."""
+
 from __future__ import annotations
 
 import json
@@ -37,17 +38,25 @@ def png_pixels_vary(path) -> int:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     i, idat = 8, b""
     while i < len(data):
-        n = int.from_bytes(data[i:i + 4], "big")
-        if data[i + 4:i + 8] == b"IDAT":
-            idat += data[i + 8:i + 8 + n]
+        n = int.from_bytes(data[i : i + 4], "big")
+        if data[i + 4 : i + 8] == b"IDAT":
+            idat += data[i + 8 : i + 8 + n]
         i += 12 + n
     return len(set(zlib.decompress(idat)))
 
 
 def shoot(page, png, dump: bool = False) -> str:
     """Load `page` (a path) in headless Chromium, screenshot it to `png`; the DOM if `dump`."""
-    cmd = [browser(), "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--window-size=1280,1000", "--virtual-time-budget=10000", f"--screenshot={png}"]
+    cmd = [
+        browser(),
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--window-size=1280,1000",
+        "--virtual-time-budget=10000",
+        f"--screenshot={png}",
+    ]
     if dump:
         cmd.append("--dump-dom")
     r = subprocess.run(cmd + [page.as_uri()], capture_output=True, text=True, timeout=120)

@@ -1,6 +1,7 @@
 """Training steps used by the coretorch.compile tests and benchmarks: each case builds a seeded
 model, optimizer and batches, and a step function ``step(x, y) -> loss`` that runs forward,
 backward and the optimizer update."""
+
 from __future__ import annotations
 
 import math
@@ -24,6 +25,7 @@ def _example():
     """examples/train_digits.py as a module (its model and its training step)."""
     import importlib.util
     import pathlib
+
     path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "train_digits.py"
     spec = importlib.util.spec_from_file_location("_train_digits", path)
     mod = importlib.util.module_from_spec(spec)
@@ -40,8 +42,7 @@ def mlp(dtype=ct.float64, n_batches: int = 4, **opt_kw) -> Case:
     ct.manual_seed(0)
     model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)).to(dtype)
     opt = ct.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, **opt_kw)
-    batches = [(ct.randn(32, 32, dtype=dtype), ct.randint(0, 10, (32,)))
-               for _ in range(n_batches)]
+    batches = [(ct.randn(32, 32, dtype=dtype), ct.randint(0, 10, (32,))) for _ in range(n_batches)]
     return Case(model, opt, batches, _sgd_step(model, opt, F.cross_entropy))
 
 
@@ -50,8 +51,10 @@ def digits_cnn(dtype=ct.float64, n_batches: int = 4, batch: int = 32) -> Case:
     ct.manual_seed(0)
     model = _example().build_model().to(dtype)
     opt = ct.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-4)
-    batches = [(ct.rand(batch, 1, 8, 8, dtype=dtype), ct.randint(0, 10, (batch,)))
-               for _ in range(n_batches)]
+    batches = [
+        (ct.rand(batch, 1, 8, 8, dtype=dtype), ct.randint(0, 10, (batch,)))
+        for _ in range(n_batches)
+    ]
     return Case(model, opt, batches, _sgd_step(model, opt, F.cross_entropy))
 
 
@@ -84,8 +87,7 @@ def gpt_block(dtype=ct.float64, n_batches: int = 4) -> Case:
     ct.manual_seed(0)
     model = Block().to(dtype)
     opt = ct.optim.AdamW(model.parameters(), lr=1e-3)
-    batches = [(ct.randn(4, 6, 16, dtype=dtype), ct.randint(0, 8, (4,)))
-               for _ in range(n_batches)]
+    batches = [(ct.randn(4, 6, 16, dtype=dtype), ct.randint(0, 8, (4,))) for _ in range(n_batches)]
     return Case(model, opt, batches, _sgd_step(model, opt, F.cross_entropy))
 
 
@@ -104,20 +106,24 @@ def lstm(dtype=ct.float64, n_batches: int = 4) -> Case:
     ct.manual_seed(0)
     model = LSTMHead().to(dtype)
     opt = ct.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
-    batches = [(ct.randn(3, 5, 8, dtype=dtype), ct.randn(3, dtype=dtype))
-               for _ in range(n_batches)]
+    batches = [(ct.randn(3, 5, 8, dtype=dtype), ct.randn(3, dtype=dtype)) for _ in range(n_batches)]
     return Case(model, opt, batches, _sgd_step(model, opt, F.mse_loss))
 
 
 def batchnorm_mlp(dtype=ct.float64, n_batches: int = 4) -> Case:
     ct.manual_seed(0)
-    model = nn.Sequential(nn.Linear(10, 20), nn.BatchNorm1d(20), nn.ReLU(),
-                          nn.Linear(20, 3)).to(dtype)
+    model = nn.Sequential(nn.Linear(10, 20), nn.BatchNorm1d(20), nn.ReLU(), nn.Linear(20, 3)).to(
+        dtype
+    )
     opt = ct.optim.Adam(model.parameters(), lr=1e-2)
-    batches = [(ct.randn(16, 10, dtype=dtype), ct.randint(0, 3, (16,)))
-               for _ in range(n_batches)]
+    batches = [(ct.randn(16, 10, dtype=dtype), ct.randint(0, 3, (16,))) for _ in range(n_batches)]
     return Case(model, opt, batches, _sgd_step(model, opt, F.cross_entropy))
 
 
-CASES = {"mlp": mlp, "digits_cnn": digits_cnn, "gpt_block": gpt_block, "lstm": lstm,
-         "batchnorm_mlp": batchnorm_mlp}
+CASES = {
+    "mlp": mlp,
+    "digits_cnn": digits_cnn,
+    "gpt_block": gpt_block,
+    "lstm": lstm,
+    "batchnorm_mlp": batchnorm_mlp,
+}

@@ -1,6 +1,7 @@
 """Helpers for the layer tests that compare coretorch with PyTorch (the oracle) and with values
 recorded from PyTorch (tests/data/layers_expected.json, written by tests/data/record_layers.py)
 so that part of the checks runs without PyTorch installed."""
+
 from __future__ import annotations
 
 import json

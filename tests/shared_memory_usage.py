@@ -1,5 +1,6 @@
 """Helpers for the multiprocessing and DataLoader tests: what shared memory and which processes a
 test left behind (read from /proc, independently of coretorch)."""
+
 from __future__ import annotations
 
 import os
@@ -49,6 +50,7 @@ def alive(pid: int) -> bool:
 def wait_dead(pids, timeout: float) -> list[int]:
     """Wait up to `timeout` seconds for `pids` to end; return those still alive."""
     import time
+
     end = time.monotonic() + timeout
     left = [p for p in pids if alive(p)]
     while left and time.monotonic() < end:

@@ -1,5 +1,6 @@
 """coretorch.autocast against torch.autocast on cpu (bfloat16): the dtype each op returns and the
 values of a small model, plus nesting, threads, the decorator form and the weight cast cache."""
+
 import threading
 import warnings
 
@@ -23,8 +24,11 @@ CASES = [
     ("addmm", lambda m, F, c, a, b: m.addmm(c, a, b), [(5,), (3, 4), (4, 5)]),
     ("linear", lambda m, F, x, w, b: F.linear(x, w, b), [(3, 4), (5, 4), (5,)]),
     ("conv1d", lambda m, F, x, w: F.conv1d(x, w), [(1, 2, 8), (3, 2, 3)]),
-    ("conv2d", lambda m, F, x, w, b: F.conv2d(x, w, b, padding=1), [(1, 2, 5, 5), (3, 2, 3, 3),
-                                                                     (3,)]),
+    (
+        "conv2d",
+        lambda m, F, x, w, b: F.conv2d(x, w, b, padding=1),
+        [(1, 2, 5, 5), (3, 2, 3, 3), (3,)],
+    ),
     ("conv3d", lambda m, F, x, w: F.conv3d(x, w), [(1, 2, 4, 4, 4), (3, 2, 2, 2, 2)]),
     ("conv_transpose2d", lambda m, F, x, w: F.conv_transpose2d(x, w), [(1, 2, 4, 4), (2, 3, 2, 2)]),
     ("prelu", lambda m, F, x, w: F.prelu(x, w), [(2, 3, 4), (3,)]),
@@ -37,8 +41,11 @@ CASES = [
     ("layer_norm", lambda m, F, x: F.layer_norm(x, (4,)), [(3, 4)]),
     ("mse_loss", lambda m, F, a, b: F.mse_loss(a, b), [(3, 4), (3, 4)]),
     ("l1_loss", lambda m, F, a, b: F.l1_loss(a, b), [(3, 4), (3, 4)]),
-    ("bce_logits", lambda m, F, a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
-     [(3, 4), (3, 4)]),
+    (
+        "bce_logits",
+        lambda m, F, a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
+        [(3, 4), (3, 4)],
+    ),
     ("kl_div", lambda m, F, a, b: F.kl_div(a, b, reduction="batchmean"), [(3, 4), (3, 4)]),
     ("cat-mixed", lambda m, F, a, b: m.cat([a @ a.t(), b]), [(3, 3), (2, 3)]),
     ("stack-low", lambda m, F, a, b: m.stack([a @ a, b @ b]), [(3, 3), (3, 3)]),
@@ -51,14 +58,14 @@ CASES = [
 def test_op_dtypes_and_values_match_torch_autocast(name, fn, shapes):
     torch = pytest.importorskip("torch")
     import torch.nn.functional as TF
+
     arrays = [_pair(s, i) for i, s in enumerate(shapes)]
     with torch.autocast("cpu", dtype=torch.bfloat16):
         want = fn(torch, TF, *[torch.from_numpy(a) for a in arrays])
     with ct.autocast("cpu", dtype=ct.bfloat16):
         got = fn(ct, F, *[ct.tensor(a) for a in arrays])
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], name
-    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1.6e-2,
-                               atol=2e-2)
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1.6e-2, atol=2e-2)
 
 
 def test_nll_and_cross_entropy_run_in_float32():
@@ -67,8 +74,10 @@ def test_nll_and_cross_entropy_run_in_float32():
     y = np.array([0, 3, 1, 4])
     with torch.autocast("cpu"):
         tx = torch.from_numpy(x) @ torch.eye(5)
-        want = [torch.nn.functional.cross_entropy(tx, torch.from_numpy(y)),
-                torch.nn.functional.nll_loss(tx.log_softmax(1), torch.from_numpy(y))]
+        want = [
+            torch.nn.functional.cross_entropy(tx, torch.from_numpy(y)),
+            torch.nn.functional.nll_loss(tx.log_softmax(1), torch.from_numpy(y)),
+        ]
     with ct.autocast("cpu"):
         cx = ct.tensor(x) @ ct.eye(5)
         got = [F.cross_entropy(cx, ct.tensor(y)), F.nll_loss(cx.log_softmax(1), ct.tensor(y))]
@@ -82,8 +91,13 @@ def test_nll_and_cross_entropy_run_in_float32():
 
 def _model(lib):
     nn = lib.nn
-    return nn.ModuleDict({"conv": nn.Conv2d(2, 4, 3, padding=1), "fc1": nn.Linear(4 * 6 * 6, 16),
-                          "fc2": nn.Linear(16, 5)})
+    return nn.ModuleDict(
+        {
+            "conv": nn.Conv2d(2, 4, 3, padding=1),
+            "fc1": nn.Linear(4 * 6 * 6, 16),
+            "fc2": nn.Linear(16, 5),
+        }
+    )
 
 
 def _forward(lib, F, m, x, y, trace):
@@ -106,6 +120,7 @@ def _forward(lib, F, m, x, y, trace):
 def test_small_model_matches_torch_op_by_op():
     torch = pytest.importorskip("torch")
     import torch.nn.functional as TF
+
     torch.manual_seed(0)
     tm = _model(torch)
     cm = _model(ct)
@@ -117,17 +132,22 @@ def test_small_model_matches_torch_op_by_op():
         tloss = _forward(torch, TF, tm, torch.from_numpy(x), torch.from_numpy(y), t_trace)
     with ct.autocast("cpu", dtype=ct.bfloat16):
         closs = _forward(ct, F, cm, ct.tensor(x), ct.tensor(y), c_trace)
-    assert [str(t.dtype)[6:] for t in t_trace] == [str(c.dtype)[10:] for c in c_trace] == [
-        "bfloat16"] * 6 + ["float32"]
+    assert (
+        [str(t.dtype)[6:] for t in t_trace]
+        == [str(c.dtype)[10:] for c in c_trace]
+        == ["bfloat16"] * 6 + ["float32"]
+    )
     for t, c in zip(t_trace, c_trace):
-        np.testing.assert_allclose(c.detach().float().numpy(), t.detach().float().numpy(),
-                                   rtol=1.6e-2, atol=1e-2)
+        np.testing.assert_allclose(
+            c.detach().float().numpy(), t.detach().float().numpy(), rtol=1.6e-2, atol=1e-2
+        )
     tloss.backward()
     closs.backward()
     for (name, tp), cp in zip(tm.named_parameters(), cm.parameters()):
         assert cp.grad.dtype is ct.float32, name  # gradients reach the float32 parameters
-        np.testing.assert_allclose(cp.grad.numpy(), tp.grad.numpy(), rtol=5e-2, atol=5e-3,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            cp.grad.numpy(), tp.grad.numpy(), rtol=5e-2, atol=5e-3, err_msg=name
+        )
 
 
 def test_nested_disable_and_restore():
@@ -149,8 +169,9 @@ def test_state_is_thread_local():
     a = ct.randn(3, 3)
     seen = []
     with ct.autocast("cpu"):
-        th = threading.Thread(target=lambda: seen.append(((a @ a).dtype,
-                                                          ct.is_autocast_enabled("cpu"))))
+        th = threading.Thread(
+            target=lambda: seen.append(((a @ a).dtype, ct.is_autocast_enabled("cpu")))
+        )
         th.start()
         th.join()
         assert (a @ a).dtype is ct.bfloat16
@@ -171,6 +192,7 @@ def test_decorator_and_legacy_spellings():
         assert (a @ a).dtype is ct.float16
     import coretorch.cpu.amp
     import coretorch.cuda.amp  # noqa: F401
+
     assert coretorch.cpu.amp.autocast is ct.cpu.amp.autocast
 
 

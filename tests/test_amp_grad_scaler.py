@@ -1,5 +1,6 @@
 """coretorch.amp.GradScaler: loss scaling, unscaling, skipped steps on inf/NaN gradients and the
 scale's backoff/growth, against torch.amp.GradScaler's sequence."""
+
 import math
 import pickle
 
@@ -18,7 +19,7 @@ def _run(lib, scaler_cls, steps=14, **kw):
     """(scale after each update, whether each step changed the weight, final weight)."""
     w = lib.nn.Parameter(lib.tensor(W0.copy()))
     opt = lib.optim.SGD([w], lr=0.1, momentum=0.9)
-    scaler = scaler_cls("cpu", init_scale=2.0 ** 10, growth_interval=3, **kw)
+    scaler = scaler_cls("cpu", init_scale=2.0**10, growth_interval=3, **kw)
     scales, stepped = [], []
     for i in range(steps):
         opt.zero_grad()
@@ -100,8 +101,13 @@ def test_state_dict_roundtrip_and_pickle():
     scaler.step(opt)
     scaler.update()
     sd = scaler.state_dict()
-    assert sd == {"scale": 8.0, "growth_factor": 2.0, "backoff_factor": 0.5,
-                  "growth_interval": 5, "_growth_tracker": 1}
+    assert sd == {
+        "scale": 8.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 5,
+        "_growth_tracker": 1,
+    }
     other = GradScaler()
     other.load_state_dict(sd)
     assert other.state_dict() == sd and other.get_scale() == 8.0
@@ -133,6 +139,7 @@ def test_disabled_scaler_passes_through():
 
 def test_cuda_spelling():
     import coretorch.cuda.amp as cuda_amp
+
     if ct.cuda.is_available():
         assert cuda_amp.GradScaler().is_enabled()
     else:
@@ -164,6 +171,7 @@ def test_training_under_autocast_with_scaler_runs():
 def test_a_pytorch_amp_script_runs_unchanged(tmp_path):
     import subprocess
     import sys
+
     script = tmp_path / "amp_script.py"
     script.write_text(
         "import torch\n"
@@ -178,8 +186,13 @@ def test_a_pytorch_amp_script_runs_unchanged(tmp_path):
         "scaler.step(opt)\n"
         "scaler.update()\n"
         "assert GradScaler is torch.cuda.amp.GradScaler\n"
-        "print(loss.dtype, scaler.get_scale())\n")
-    r = subprocess.run([sys.executable, "-m", "coretorch.compat", str(script)],
-                       capture_output=True, text=True, timeout=300)
+        "print(loss.dtype, scaler.get_scale())\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "coretorch.compat", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["coretorch.float32", "16.0"]

@@ -1,4 +1,5 @@
 """detect_anomaly: forward ops and backward nodes that produce NaN/Inf, reported with their site."""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,11 @@ def _needs(*ops: str) -> None:
 
 
 def _needs_autograd() -> None:
-    if not hasattr(ct.Tensor, "backward") or not hasattr(ct, "autograd") or \
-            not hasattr(ct.autograd, "grad"):
+    if (
+        not hasattr(ct.Tensor, "backward")
+        or not hasattr(ct, "autograd")
+        or not hasattr(ct.autograd, "grad")
+    ):
         pytest.skip("autograd engine not available yet")
     try:
         (ct.tensor([1.0]).requires_grad_().sqrt() * 0.0).sum().backward()
@@ -44,14 +48,25 @@ def test_forward_log_of_zero_names_op_line_shapes_and_counts():
     e = info.value
     assert isinstance(e, RuntimeError)
     msg = str(e)
-    assert msg.startswith("Anomaly detected: aten::log returned inf values in its 0th output "
-                          "from finite inputs (0 nan and 1 inf of 3 values).")
+    assert msg.startswith(
+        "Anomaly detected: aten::log returned inf values in its 0th output "
+        "from finite inputs (0 nan and 1 inf of 3 values)."
+    )
     assert f"{__file__}:{line}" in msg and "\n    x.log()\n" in msg
     assert "shapes [[3]], dtypes ['float32']" in msg
-    assert (e.phase, e.op, e.output_index, e.nan_count, e.inf_count) == ("forward", "aten::log",
-                                                                         0, 0, 1)
-    assert (e.filename, e.lineno, e.input_shapes, e.input_dtypes) == (__file__, line, [[3]],
-                                                                      ["float32"])
+    assert (e.phase, e.op, e.output_index, e.nan_count, e.inf_count) == (
+        "forward",
+        "aten::log",
+        0,
+        0,
+        1,
+    )
+    assert (e.filename, e.lineno, e.input_shapes, e.input_dtypes) == (
+        __file__,
+        line,
+        [[3]],
+        ["float32"],
+    )
 
 
 def test_forward_reports_only_the_op_that_made_the_bad_values():
@@ -92,6 +107,7 @@ def test_inplace_op_is_judged_on_its_inputs_before_it_ran():
 
 def test_meta_tensors_are_not_checked_and_state_is_clean_after():
     from coretorch import record_function as rf_mod
+
     with detect_anomaly():
         ct.zeros(3, device="meta").log()
     assert not rf_mod.state.active and not rf_mod._local.stack
@@ -202,38 +218,38 @@ def test_large_tensors_rechecked_after_every_in_place_change():
     # on the values its inputs hold when it runs
     w = ct.ones(8192) * 1.0
     with detect_anomaly():
-        w.sub_(w)          # zeros: finite, remembered at the new version
+        w.sub_(w)  # zeros: finite, remembered at the new version
         with pytest.raises(AnomalyError) as e:
-            w.div_(w)      # 0/0 from finite inputs
+            w.div_(w)  # 0/0 from finite inputs
     assert e.value.op == "aten::div_" and e.value.nan_count == 8192
 
 
 def test_large_outputs_huge_but_finite_are_not_anomalies_and_one_nan_is_found():
     big = ct.full((8192,), 3e30)
     with detect_anomaly():
-        big * 1.0                       # squares overflow float32, values are finite
+        big * 1.0  # squares overflow float32, values are finite
         x = ct.ones(8192)
         x[17] = 0.0
         with pytest.raises(AnomalyError) as e:
-            x.log() * 0.0               # log(0) = -inf, then -inf * 0 = nan
+            x.log() * 0.0  # log(0) = -inf, then -inf * 0 = nan
     assert e.value.op == "aten::log" and e.value.inf_count == 1 and e.value.nan_count == 0
 
 
 def test_a_checked_part_of_a_storage_vouches_only_for_itself():
     # checked tensors are remembered per storage: a part found finite says nothing of the rest
     base = ct.ones(140_000)
-    base[100_000] = float("nan")      # made before the detector: nothing to report
+    base[100_000] = float("nan")  # made before the detector: nothing to report
     with detect_anomaly():
-        base[:70_000].mul_(1.0)       # a finite part, checked before and after
-        total = base.sum()            # nan from a non-finite input: passed along, no report
+        base[:70_000].mul_(1.0)  # a finite part, checked before and after
+        total = base.sum()  # nan from a non-finite input: passed along, no report
     assert math.isnan(total.item())
 
 
 def test_a_view_changed_in_place_makes_its_whole_storage_checked_again():
     y = ct.ones(70_000) * 1.0
     with detect_anomaly():
-        z = y * 1.0                   # a whole storage found finite: vouches for its views
+        z = y * 1.0  # a whole storage found finite: vouches for its views
         with pytest.raises(AnomalyError, match="aten::div_"):
-            z[:10].div_(0.0)          # inf from finite inputs; bumps the shared version
-        w = z + 1.0                   # from a non-finite input: passed along, no report
+            z[:10].div_(0.0)  # inf from finite inputs; bumps the shared version
+        w = z + 1.0  # from a non-finite input: passed along, no report
     assert math.isinf(w[0].item())

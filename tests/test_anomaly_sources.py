@@ -1,5 +1,6 @@
 """detect_anomaly: per thread, and reports that end the search (the module and call chain of
 the op that made a bad value; the parameter or input a bad value entered through)."""
+
 from __future__ import annotations
 
 import sys
@@ -56,6 +57,7 @@ def test_forward_report_names_the_module_and_the_call_chain():
 
     def run(x):
         return net(x)
+
     x = ct.full((2, 4), 1.0)
     with detect_anomaly():
         line = _line() + 2
@@ -65,8 +67,7 @@ def test_forward_report_names_the_module_and_the_call_chain():
     assert e.op == "aten::log" and e.module == "Net"  # log runs in Net.forward itself
     assert e.function == "forward" and "self.fc1(x).log()" in e.code
     assert e.stack[1].endswith(f"({run.__code__.co_firstlineno + 1}): run")
-    assert e.stack[2].endswith(
-        f"({line}): test_forward_report_names_the_module_and_the_call_chain")
+    assert e.stack[2].endswith(f"({line}): test_forward_report_names_the_module_and_the_call_chain")
     assert "called from:" in str(e) and "in module Net" in str(e)
 
 

@@ -1,6 +1,7 @@
 """Autograd engine semantics: graph recording, backward/grad, accumulation, retain/create graph,
 hooks, retain_grad, RecordFunction of backward nodes. Values are checked against hand-derived
 formulas (numpy) or torch; shapes against the meta device."""
+
 from __future__ import annotations
 
 import threading
@@ -9,8 +10,7 @@ import numpy as np
 import pytest
 
 import coretorch as ct
-from coretorch import autograd
-from coretorch import record_function as rf
+from coretorch import autograd, record_function as rf
 from coretorch.autograd.node import FREED_MESSAGE
 
 
@@ -23,6 +23,7 @@ def npy(t):
 
 
 # ---- recording ------------------------------------------------------------------------------
+
 
 def test_grad_fn_names_and_edges(device):
     x = ct.ones(3, device=device, requires_grad=True)
@@ -42,7 +43,7 @@ def test_grad_fn_names_and_edges(device):
 
 def test_outputs_without_grad(device):
     x = ct.ones(3, device=device, requires_grad=True)
-    assert not (x > 0).requires_grad            # non-differentiable op
+    assert not (x > 0).requires_grad  # non-differentiable op
     assert not x.detach().requires_grad and x.detach().grad_fn is None
     assert not ct.ones(3, device=device).add(1).requires_grad
     with ct.no_grad():
@@ -130,12 +131,14 @@ def test_autograd_grad(data_device):
     assert x.grad is None  # grad() does not accumulate
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         autograd.grad(x * 2, [x, y], ct.ones(3, dtype=ct.float64, device=data_device))
-    gx, gy = autograd.grad(x * 2, [x, y], ct.ones(3, dtype=ct.float64, device=data_device),
-                           allow_unused=True)
+    gx, gy = autograd.grad(
+        x * 2, [x, y], ct.ones(3, dtype=ct.float64, device=data_device), allow_unused=True
+    )
     assert gy is None
     np.testing.assert_allclose(npy(gx), [2.0, 2.0, 2.0])
-    gx, gy = autograd.grad(x * 2, [x, y], ct.ones(3, dtype=ct.float64, device=data_device),
-                           materialize_grads=True)
+    gx, gy = autograd.grad(
+        x * 2, [x, y], ct.ones(3, dtype=ct.float64, device=data_device), materialize_grads=True
+    )
     np.testing.assert_allclose(npy(gy), [0.0, 0.0, 0.0])
     with pytest.raises(RuntimeError, match="does not require grad"):
         autograd.grad(x * 2, ct.ones(3, device=data_device), ct.ones(3, device=data_device))
@@ -165,7 +168,7 @@ def test_higher_order(data_device):
 def test_higher_order_through_saved_result(data_device):
     x = leaf([0.3, -0.7], data_device)
     one = ct.ones(2, dtype=ct.float64, device=data_device)
-    (g,) = autograd.grad(x.tanh(), x, one, create_graph=True)   # tanh saves its result
+    (g,) = autograd.grad(x.tanh(), x, one, create_graph=True)  # tanh saves its result
     (g2,) = autograd.grad(g, x, one)
     t = np.tanh([0.3, -0.7])
     np.testing.assert_allclose(npy(g), 1 - t * t)
@@ -267,13 +270,15 @@ def test_missing_derivative_raises_at_backward(device):
             return self.detach() * 2
 
         from coretorch.device import get_device_type
+
         for key in {"CPU", "Meta", get_device_type(device).dispatch_key.name}:
             lib.impl("twice", twice_kernel, dispatch_key=key)
         x = ct.ones(2, device=device, requires_grad=True)
         y = ct.ops.agtest.twice(x)
         assert y.requires_grad
-        with pytest.raises(NotImplementedError, match="the derivative for 'agtest::twice' is "
-                                                      "not implemented"):
+        with pytest.raises(
+            NotImplementedError, match="the derivative for 'agtest::twice' is not implemented"
+        ):
             y.backward(ct.ones(2, device=device))
     finally:
         lib._destroy()
@@ -281,8 +286,9 @@ def test_missing_derivative_raises_at_backward(device):
 
 def test_out_argument_with_grad_raises(device):
     x = ct.ones(2, device=device, requires_grad=True)
-    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic "
-                                           "differentiation"):
+    with pytest.raises(
+        RuntimeError, match="out=... arguments don't support automatic differentiation"
+    ):
         ct.add(x, x, out=ct.empty(2, device=device))
 
 
@@ -290,7 +296,8 @@ def test_backward_record_function(data_device):
     events = []
     handle = rf.add_thread_local_callback(
         lambda r: events.append((r.scope, r.name, r.seq_nr)),
-        lambda r, s: events.append(("end", r.name, r.outputs, (r.extra or {}).get("node"))))
+        lambda r, s: events.append(("end", r.name, r.outputs, (r.extra or {}).get("node"))),
+    )
     try:
         x = leaf([1.0, 2.0], data_device)
         y = x * x

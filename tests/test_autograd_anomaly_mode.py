@@ -1,4 +1,5 @@
 """PyTorch's anomaly-mode names under coretorch.autograd (served by the profiler's detector)."""
+
 from __future__ import annotations
 
 import pytest
@@ -46,5 +47,6 @@ def test_decorator_form():
     @ct.autograd.detect_anomaly()
     def f(t):
         return ct.sqrt(t)
+
     with pytest.raises(RuntimeError, match="aten::sqrt"):
         f(ct.tensor([-4.0]))

@@ -1,5 +1,6 @@
 """Custom autograd.Function: forward/backward, ctx.save_for_backward, needs_input_grad,
 mark_non_differentiable, mark_dirty, set_materialize_grads, setup_context, double backward."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +71,7 @@ def test_needs_input_grad_and_materialized_zeros(data_device):
     oa.backward(ct.ones(2, dtype=ct.float64, device=data_device))
     ctx = oa.grad_fn
     assert ctx.seen_needs == (True, False, False)
-    assert npy(ctx.got[1]).tolist() == [0.0, 0.0]   # the unused output got zeros
+    assert npy(ctx.got[1]).tolist() == [0.0, 0.0]  # the unused output got zeros
     np.testing.assert_allclose(npy(a.grad), [3.0, 3.0])
 
 
@@ -169,8 +170,9 @@ def test_wrong_number_of_gradients(device):
 
     x = ct.ones(2, device=device, requires_grad=True)
     out = Bad.apply(x, x)
-    with pytest.raises(RuntimeError, match="returned an incorrect number of gradients "
-                                           "\\(expected 2, got 1\\)"):
+    with pytest.raises(
+        RuntimeError, match="returned an incorrect number of gradients \\(expected 2, got 1\\)"
+    ):
         out.backward(ct.ones(2, device=device))
 
 
@@ -219,7 +221,8 @@ def test_gradcheck_catches_wrong_backward(data_device):
             return g  # should be 2 * x * g
 
     x = leaf([0.7, 1.3], data_device)
-    with pytest.raises(autograd.GradcheckError, match="Jacobian mismatch for output 0 with "
-                                                       "respect to input 0"):
+    with pytest.raises(
+        autograd.GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         autograd.gradcheck(Wrong.apply, (x,))
     assert autograd.gradcheck(Wrong.apply, (x,), raise_exception=False) is False

@@ -1,5 +1,6 @@
 """coretorch.autograd.functional: Jacobians, Hessians and the vector products, against analytic
 derivatives (numpy) and PyTorch's functions where installed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,8 +24,9 @@ def test_jacobian_of_elementwise_and_mixed_functions():
     ja, jb = jacobian(lambda a, b: a * b, (_t(X), _t(Y)))  # d(a*b)[i,k]/da[m] = b[i,k] δkm
     assert ja.shape == (2, 3, 3) and jb.shape == (2, 3, 2, 3)
     np.testing.assert_allclose(ja.numpy(), Y[:, :, None] * np.eye(3))
-    np.testing.assert_allclose(jb.numpy(), np.einsum("ij,kl->ikjl", np.eye(2), np.eye(3))
-                               * X[None, :, None, None])
+    np.testing.assert_allclose(
+        jb.numpy(), np.einsum("ij,kl->ikjl", np.eye(2), np.eye(3)) * X[None, :, None, None]
+    )
     (j00, j01), (j10, j11) = jacobian(lambda a, b: (a.sin(), (a * b).sum(0)), (_t(X), _t(Y)))
     np.testing.assert_allclose(j00.numpy(), np.diag(np.cos(X)))
     np.testing.assert_allclose(j01.numpy(), np.zeros((3, 2, 3)))
@@ -51,8 +53,10 @@ def test_vector_products_match_the_jacobian_and_hessian():
     np.testing.assert_allclose(vb.numpy(), np.einsum("ij,ijkl->kl", v, jb.numpy()))
     ua, ub = RNG.standard_normal(3), RNG.standard_normal((2, 3))
     _, jv = jvp(f, (_t(X), _t(Y)), (_t(ua), _t(ub)))
-    np.testing.assert_allclose(jv.numpy(), np.einsum("ijk,k->ij", ja.numpy(), ua)
-                               + np.einsum("ijkl,kl->ij", jb.numpy(), ub))
+    np.testing.assert_allclose(
+        jv.numpy(),
+        np.einsum("ijk,k->ij", ja.numpy(), ua) + np.einsum("ijkl,kl->ij", jb.numpy(), ub),
+    )
     g = lambda a: (a.sin() * a).sum()  # noqa: E731
     h = np.diag(2 * np.cos(X) - X * np.sin(X))
     for fn in (vhp, hvp):
@@ -63,11 +67,11 @@ def test_vector_products_match_the_jacobian_and_hessian():
 
 def test_create_graph_results_are_differentiable():
     x = _t(X, grad=True)
-    j = jacobian(lambda a: a ** 3, x, create_graph=True)  # diag(3 a^2)
+    j = jacobian(lambda a: a**3, x, create_graph=True)  # diag(3 a^2)
     assert j.requires_grad
     j.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 6 * X)
-    assert not jacobian(lambda a: a ** 3, x).requires_grad
+    assert not jacobian(lambda a: a**3, x).requires_grad
 
 
 def test_independent_inputs_give_zeros_or_refuse_in_strict_mode():
@@ -101,6 +105,7 @@ def test_matches_torch(name):
     import torch.autograd.functional as TF
 
     import coretorch.autograd.functional as F
+
     scalar = name in ("hessian", "vhp", "hvp")
     fc = (lambda a, b: (a.sin() * b).pow(2).sum()) if scalar else (lambda a, b: (a * b).tanh())
     ft = (lambda a, b: (a.sin() * b).pow(2).sum()) if scalar else (lambda a, b: (a * b).tanh())
@@ -116,6 +121,7 @@ def test_matches_torch(name):
 
     def flat(r):
         return [y for x in r for y in flat(x)] if isinstance(r, (tuple, list)) else [r]
+
     a, b = flat(ours), flat(theirs)
     assert len(a) == len(b)
     for x, y in zip(a, b):

@@ -1,5 +1,6 @@
 """Grad modes: no_grad / enable_grad / set_grad_enabled / inference_mode as context managers
 and decorators, nesting, and thread-locality."""
+
 from __future__ import annotations
 
 import threading
@@ -11,8 +12,10 @@ import coretorch as ct
 
 def _decorated(mode) -> tuple:
     """``t * 2`` decorated with ``mode()`` and with the bare ``mode``."""
+
     def double(t):
         return t * 2
+
     return mode()(double), mode(double)
 
 
@@ -49,7 +52,7 @@ def test_set_grad_enabled(device):
     with ct.set_grad_enabled(False):
         assert not (x * 2).requires_grad
     assert ct.is_grad_enabled()
-    ct.set_grad_enabled(False)      # as a plain call it takes effect at once
+    ct.set_grad_enabled(False)  # as a plain call it takes effect at once
     try:
         assert not ct.is_grad_enabled()
     finally:
@@ -60,7 +63,7 @@ def test_set_grad_enabled(device):
     def k(t):
         return t * 2
 
-    assert ct.is_grad_enabled()     # decorating does not change the current mode
+    assert ct.is_grad_enabled()  # decorating does not change the current mode
     assert not k(x).requires_grad and ct.is_grad_enabled()
     with pytest.raises(TypeError, match="mode"):
         ct.set_grad_enabled("yes")

@@ -6,6 +6,7 @@ are in the conformance suite, `test_ops_conformance.py::test_gradcheck`; this fi
 - double backward (create_graph) of every differentiable op: the gradients of the first-order
   gradients with respect to the inputs and the grad_outputs equal PyTorch's.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,19 +49,24 @@ def _float_outputs(res, tensor_type=ct.Tensor) -> list:
 
 
 def _skip_sample(opinfo, s) -> bool:
-    return (opinfo.data_dependent or s.name.startswith("data-dependent") or "nan" in s.name
-            or "inf" in s.name or not getattr(s, "gradcheck", True))
+    return (
+        opinfo.data_dependent
+        or s.name.startswith("data-dependent")
+        or "nan" in s.name
+        or "inf" in s.name
+        or not getattr(s, "gradcheck", True)
+    )
 
 
 def _grad_outputs(outs, name: str, device):
     rng = stable_rng("grad_output", name)
-    return [ct.tensor(rng.uniform(-1, 1, size=o.shape), dtype=o.dtype, device=device)
-            for o in outs]
+    return [ct.tensor(rng.uniform(-1, 1, size=o.shape), dtype=o.dtype, device=device) for o in outs]
 
 
 def _np(t):
     """A torch gradient as numpy (torch answers some zero gradients with a ZeroTensor)."""
     import torch
+
     if t._is_zerotensor():
         return torch.zeros_like(t).numpy()
     return t.detach().resolve_conj().numpy()  # a lazy conjugate has no numpy view
@@ -105,21 +111,27 @@ def test_gradients_match_torch(opinfo, data_device):
         gos = _grad_outputs(outs, opinfo.name, data_device)
         tleaves = _leaves(targs, torch.Tensor)
         try:
-            tgrads = torch.autograd.grad(touts, tleaves,
-                                         [torch.from_numpy(np.asarray(g)) for g in gos],
-                                         allow_unused=True)
+            tgrads = torch.autograd.grad(
+                touts, tleaves, [torch.from_numpy(np.asarray(g)) for g in gos], allow_unused=True
+            )
         except RuntimeError:  # torch's own backward rejects some samples (scatter, src > index)
             continue
         grads = ct.autograd.grad(outs, leaves, gos, allow_unused=True)
         for i, (g, tg, x) in enumerate(zip(grads, tgrads, leaves)):
             if tg is None or g is None:  # no gradient: the other side must be all zeros
                 other = g if tg is None else tg
-                assert other is None or not np.asarray(
-                    other if g is not None else _np(other)).any(), f"{s}: input {i}"
+                assert (
+                    other is None or not np.asarray(other if g is not None else _np(other)).any()
+                ), f"{s}: input {i}"
                 continue
             assert g.shape == x.shape and g.dtype is x.dtype
-            np.testing.assert_allclose(np.asarray(g), _np(tg), rtol=1e-7, atol=1e-9,
-                                       err_msg=f"{opinfo.name} {s}: gradient of input {i}")
+            np.testing.assert_allclose(
+                np.asarray(g),
+                _np(tg),
+                rtol=1e-7,
+                atol=1e-9,
+                err_msg=f"{opinfo.name} {s}: gradient of input {i}",
+            )
         checked += 1
     if not checked:
         pytest.skip(f"{opinfo.name}: no sample with a comparable torch gradient")
@@ -128,6 +140,7 @@ def test_gradients_match_torch(opinfo, data_device):
 @pytest.mark.parametrize("opinfo", GRAD_OPS, ids=[o.name for o in GRAD_OPS])
 def test_backward_shapes_on_meta(opinfo):
     from coretorch.device import device_types
+
     if "meta" not in device_types():
         pytest.skip("the meta backend is not loaded")
     ran = 0
@@ -145,8 +158,9 @@ def test_backward_shapes_on_meta(opinfo):
         for i, (g, x) in enumerate(zip(grads, leaves)):
             if g is None:
                 continue
-            assert (tuple(g.shape), g.dtype, g.device) == (tuple(x.shape), x.dtype, x.device), \
+            assert (tuple(g.shape), g.dtype, g.device) == (tuple(x.shape), x.dtype, x.device), (
                 f"{opinfo.name} {s}: gradient of input {i}"
+            )
         ran += 1
     if not ran:
         pytest.skip(f"{opinfo.name}: no sample to differentiate on meta")
@@ -173,21 +187,26 @@ def test_double_backward_matches_torch(opinfo, data_device):
         tleaves = _leaves(targs, torch.Tensor)
         tgos = [torch.from_numpy(np.array(np.asarray(g.detach()))).requires_grad_() for g in gos]
         try:
-            tgrads = torch.autograd.grad(touts, tleaves, tgos, create_graph=True,
-                                         allow_unused=True)
+            tgrads = torch.autograd.grad(touts, tleaves, tgos, create_graph=True, allow_unused=True)
         except RuntimeError:
             continue
         grads = ct.autograd.grad(outs, leaves, gos, create_graph=True, allow_unused=True)
-        pairs = [(g, tg) for g, tg in zip(grads, tgrads)
-                 if g is not None and tg is not None and g.requires_grad and tg.requires_grad]
+        pairs = [
+            (g, tg)
+            for g, tg in zip(grads, tgrads)
+            if g is not None and tg is not None and g.requires_grad and tg.requires_grad
+        ]
         if not pairs:
             continue
         # d/d inputs of sum(first-order grads * weights)
         ws = _grad_outputs([g for g, _ in pairs], opinfo.name + "/2", data_device)
         try:
-            tsecond = torch.autograd.grad([tg for _, tg in pairs], tleaves + tgos,
-                                          [torch.from_numpy(np.asarray(w)) for w in ws],
-                                          allow_unused=True)
+            tsecond = torch.autograd.grad(
+                [tg for _, tg in pairs],
+                tleaves + tgos,
+                [torch.from_numpy(np.asarray(w)) for w in ws],
+                allow_unused=True,
+            )
         except RuntimeError:  # torch has no double backward for some ops (hardsigmoid)
             continue
         second = ct.autograd.grad([g for g, _ in pairs], leaves + gos, ws, allow_unused=True)
@@ -198,7 +217,12 @@ def test_double_backward_matches_torch(opinfo, data_device):
             if g2 is None:
                 assert not _np(tg2).any(), f"{opinfo.name} {s}: no second-order gradient"
                 continue
-            np.testing.assert_allclose(np.asarray(g2), _np(tg2), rtol=1e-7, atol=1e-9,
-                                       err_msg=f"{opinfo.name} {s}: 2nd-order grad of input {i}")
+            np.testing.assert_allclose(
+                np.asarray(g2),
+                _np(tg2),
+                rtol=1e-7,
+                atol=1e-9,
+                err_msg=f"{opinfo.name} {s}: 2nd-order grad of input {i}",
+            )
         return
     pytest.skip(f"{opinfo.name}: no sample with a second derivative to compare")

@@ -1,5 +1,6 @@
 """benchmarks/plots.py draws the ratio charts of docs/benchmarks.md from the JSON the benchmark
 scripts write (``--json``), and the page shows a chart for every recorded result."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -51,6 +52,7 @@ def test_the_benchmarks_page_shows_a_chart_per_result():
     recorded = sorted(p.stem for p in (BENCHMARKS / "results").glob("*.json"))
     assert recorded, "benchmarks/results/ holds no results: run benchmarks/plots.py --run"
     for stem in recorded:
-        assert (ROOT / "docs" / "img" / f"benchmark-{stem}.png").exists(), \
+        assert (ROOT / "docs" / "img" / f"benchmark-{stem}.png").exists(), (
             f"docs/img/benchmark-{stem}.png is missing: run benchmarks/plots.py"
+        )
         assert f"img/benchmark-{stem}.png" in page, f"docs/benchmarks.md does not show {stem}"

@@ -1,5 +1,6 @@
 """bfloat16: the dtype (ml_dtypes' numpy type), conversions, printing, the cpu and meta backends,
 modules and safetensors files (BF16)."""
+
 import json
 import struct
 
@@ -36,9 +37,9 @@ def test_tensor_promotion():
 
 
 def test_conversions_round_to_nearest_even():
-    x = ct.tensor([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, 3.14159, -1e-3], dtype=ct.float32)
+    x = ct.tensor([1.0 + 2**-8, 1.0 + 3 * 2**-8, 3.14159, -1e-3], dtype=ct.float32)
     b = x.to(ct.bfloat16)
-    want = np.array([1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, 3.14159, -1e-3], np.float32).astype(BF16)
+    want = np.array([1.0 + 2**-8, 1.0 + 3 * 2**-8, 3.14159, -1e-3], np.float32).astype(BF16)
     assert b.dtype is ct.bfloat16 and b.numpy().dtype == BF16
     np.testing.assert_array_equal(b.numpy(), want)
     assert b.tolist() == [1.0, 1.015625, 3.140625, -0.00099945068359375]
@@ -59,7 +60,7 @@ def test_printing_matches_torch():
 
 def test_finfo():
     f = ct.finfo(ct.bfloat16)
-    assert (f.bits, f.eps, f.tiny) == (16, 2.0 ** -7, 2.0 ** -126)
+    assert (f.bits, f.eps, f.tiny) == (16, 2.0**-7, 2.0**-126)
     assert f.max == float(ml_dtypes.finfo(BF16).max)
 
 
@@ -67,7 +68,7 @@ def test_cpu_kernels_compute_in_float32_and_round_once():
     # 1 + 2^-8 is not a bfloat16, but (1 + 2^-8) * 2 - 1 computed in float32 is exact before the
     # final rounding; a kernel that rounded every step would lose it
     a = ct.tensor([1.0, 256.0], dtype=ct.bfloat16)
-    b = ct.tensor([2 ** -8, 1.0], dtype=ct.bfloat16)
+    b = ct.tensor([2**-8, 1.0], dtype=ct.bfloat16)
     assert ct.addcmul(a, b, ct.tensor([1.0, 1.0], dtype=ct.bfloat16)).tolist() == [1.0, 257.0 - 1]
     x = ct.linspace(-3, 3, 50).bfloat16()
     for fn in (ct.exp, ct.tanh, ct.sigmoid, lambda t: t.softmax(0), ct.nn.functional.gelu):
@@ -79,8 +80,9 @@ def test_cpu_kernels_compute_in_float32_and_round_once():
 
 def test_module_to_bfloat16_trains():
     ct.manual_seed(0)
-    m = ct.nn.Sequential(ct.nn.Conv2d(2, 3, 3), ct.nn.ReLU(), ct.nn.Flatten(),
-                         ct.nn.Linear(12, 4)).bfloat16()
+    m = ct.nn.Sequential(
+        ct.nn.Conv2d(2, 3, 3), ct.nn.ReLU(), ct.nn.Flatten(), ct.nn.Linear(12, 4)
+    ).bfloat16()
     assert all(p.dtype is ct.bfloat16 for p in m.parameters())
     x = ct.randn(5, 2, 4, 4).bfloat16()
     loss = ct.nn.functional.cross_entropy(m(x), ct.tensor([0, 1, 2, 3, 0]))
@@ -102,7 +104,7 @@ def test_safetensors_file_stores_bf16(tmp_path):
     ct.save({"x": x}, path)
     raw = path.read_bytes()
     n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
+    header = json.loads(raw[8 : 8 + n])
     assert [v["dtype"] for k, v in header.items() if k != "__metadata__"] == ["BF16"]
     y = ct.load(path)["x"]
     assert y.dtype is ct.bfloat16
@@ -111,7 +113,8 @@ def test_safetensors_file_stores_bf16(tmp_path):
 
 def test_safetensors_interop_with_the_safetensors_package(tmp_path):
     torch = pytest.importorskip("torch")
-    from safetensors.torch import save_file, load_file
+    from safetensors.torch import load_file, save_file
+
     t = torch.randn(4, 5).bfloat16()
     save_file({"t": t}, str(tmp_path / "a.safetensors"))
     got = ct.load(tmp_path / "a.safetensors")["t"]

@@ -1,5 +1,6 @@
 """coretorch.utils.checkpoint: the gradients of a checkpointed block equal the plain block's
 (dropout included), and the PyTorch-spelled options behave as PyTorch's."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,14 +9,19 @@ import numpy as np
 import pytest
 
 import coretorch as ct
-from coretorch.utils.checkpoint import (CheckpointError, checkpoint, checkpoint_sequential,
-                                        detach_variable)
+from coretorch.utils.checkpoint import (
+    CheckpointError,
+    checkpoint,
+    checkpoint_sequential,
+    detach_variable,
+)
 
 
 def _block():
     ct.manual_seed(0)
-    return ct.nn.Sequential(ct.nn.Linear(4, 8), ct.nn.Tanh(), ct.nn.Dropout(0.5),
-                            ct.nn.Linear(8, 4)).double()
+    return ct.nn.Sequential(
+        ct.nn.Linear(4, 8), ct.nn.Tanh(), ct.nn.Dropout(0.5), ct.nn.Linear(8, 4)
+    ).double()
 
 
 def _grads(block, x, run):
@@ -32,9 +38,11 @@ def test_gradients_equal_the_plain_block(variant):
     block = _block()
     x = ct.randn(3, 4, dtype=ct.float64, requires_grad=True)
     ref = _grads(block, x, lambda: block(x))
-    run = {"reentrant": lambda: checkpoint(block, x, use_reentrant=True),
-           "non-reentrant": lambda: checkpoint(block, x, use_reentrant=False),
-           "sequential": lambda: checkpoint_sequential(block, 2, x, use_reentrant=False)}[variant]
+    run = {
+        "reentrant": lambda: checkpoint(block, x, use_reentrant=True),
+        "non-reentrant": lambda: checkpoint(block, x, use_reentrant=False),
+        "sequential": lambda: checkpoint_sequential(block, 2, x, use_reentrant=False),
+    }[variant]
     for a, b in zip(ref, _grads(block, x, run)):
         np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-14)
 
@@ -89,8 +97,9 @@ def test_options():
         entered.append(name)
         yield
 
-    checkpoint(block, x, use_reentrant=False,
-               context_fn=lambda: (mark("forward"), mark("recompute"))).sum().backward()
+    checkpoint(
+        block, x, use_reentrant=False, context_fn=lambda: (mark("forward"), mark("recompute"))
+    ).sum().backward()
     assert entered == ["forward", "recompute"]
 
 

@@ -1,4 +1,5 @@
 """`python -m coretorch --info`: the facts a bug report needs, each read from its source."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,13 @@ def test_env_info_reports_versions_backends_and_threads():
 
 
 def test_info_flag_prints_the_report():
-    out = subprocess.run([sys.executable, "-m", "coretorch", "--info"], capture_output=True,
-                         text=True, timeout=300, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "coretorch", "--info"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
     assert f"numpy: {np.__version__}" in out
     assert f"cpu {backends()['cpu'].version}: loaded; devices cpu" in out
     for line in ("python:", "blas (numpy's):", "backends:", "threads:"):

@@ -1,5 +1,6 @@
 """docs/compatibility.md is what `make compat-docs` generates now (regenerate it after adding or
 removing public names)."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -34,15 +35,22 @@ def test_compatibility_doc_is_current(tmp_path):
         pytest.skip("coretorch.utils.tensorboard needs the tensorboard package to import")
     out = tmp_path / "compatibility.md"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORETORCH_")}
-    subprocess.run([sys.executable, str(ROOT / "tools" / "compat_docs.py"), "-o", str(out)],
-                   check=True, env=env, timeout=300, cwd=ROOT)
-    assert out.read_text() == DOC.read_text(), \
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "compat_docs.py"), "-o", str(out)],
+        check=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert out.read_text() == DOC.read_text(), (
         "docs/compatibility.md is out of date: run `make compat-docs` and commit the result"
+    )
 
 
 def test_doc_lists_every_namespace_with_its_counts():
     sys.path.insert(0, str(ROOT / "tools"))
     from compat_docs import NAMESPACES
+
     text = DOC.read_text()
     for path, _ in NAMESPACES:
         assert f"\n### {path}\n" in text, path

@@ -1,5 +1,6 @@
 """The torch -> coretorch import hook (`coretorch.compat`) and its runners:
 ``python -m coretorch.compat`` and ``coretorch-profile --compat``."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,8 +20,9 @@ from coretorch.compat import TorchAliasFinder, install, installed
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CORETORCH_")}
     env["PYTHONWARNINGS"] = "ignore"
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def write(path: Path, body: str) -> Path:
@@ -30,6 +32,7 @@ def write(path: Path, body: str) -> Path:
 
 
 # ---- the finder, in this process (installing nothing) -------------------------------------
+
 
 def test_finder_maps_torch_paths_to_the_coretorch_modules():
     finder = TorchAliasFinder()
@@ -61,8 +64,11 @@ def test_finder_keeps_a_missing_third_party_dependency_error(monkeypatch):
 
 # ---- python -m coretorch.compat ---------------------------------------------------------------
 
+
 def test_a_script_runs_with_torch_mapped_to_coretorch(tmp_path):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import sys
         import coretorch
         import torch
@@ -80,7 +86,8 @@ def test_a_script_runs_with_torch_mapped_to_coretorch(tmp_path):
             print("missing:", e.name)
         print("args:", sys.argv[1:], "main:", __name__)
         sys.exit(int(sys.argv[1]))
-    """)
+    """,
+    )
     p = run(["-m", "coretorch.compat", str(script), "3", "--flag"], tmp_path)
     assert p.returncode == 3, p.stderr
     assert "missing: torch.jit" in p.stdout
@@ -89,12 +96,15 @@ def test_a_script_runs_with_torch_mapped_to_coretorch(tmp_path):
 
 def test_a_module_runs_with_dash_m_and_a_missing_path_fails_with_its_name(tmp_path):
     write(tmp_path / "pkg" / "__init__.py", "")
-    write(tmp_path / "pkg" / "train.py", """
+    write(
+        tmp_path / "pkg" / "train.py",
+        """
         import sys
         import torch
         print("running", __name__, sys.argv[1:], torch.ones(2).sum().item())
         import torch.compiler
-    """)
+    """,
+    )
     p = run(["-m", "coretorch.compat", "-m", "pkg.train", "x"], tmp_path)
     assert "running __main__ ['x'] 2.0" in p.stdout
     assert p.returncode == 1
@@ -104,6 +114,7 @@ def test_a_module_runs_with_dash_m_and_a_missing_path_fails_with_its_name(tmp_pa
 
 def test_usage_errors(capsys):
     from coretorch.compat.__main__ import main
+
     assert main([]) == 2 and "usage: python -m coretorch.compat" in capsys.readouterr().err
     assert main(["-m"]) == 2 and "-m needs a module name" in capsys.readouterr().err
     assert main(["nope.py"]) == 2 and "can't open file 'nope.py'" in capsys.readouterr().err
@@ -119,15 +130,21 @@ def test_install_refuses_when_the_real_torch_is_already_imported(monkeypatch):
 
 # ---- coretorch-profile --compat ---------------------------------------------------------------
 
-@pytest.mark.skipif(importlib.util.find_spec("coretorch_profiler") is None,
-                    reason="coretorch-profiler is not installed")
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("coretorch_profiler") is None,
+    reason="coretorch-profiler is not installed",
+)
 def test_profiler_runs_a_pytorch_program_with_compat(tmp_path):
-    script = write(tmp_path / "prog.py", """
+    script = write(
+        tmp_path / "prog.py",
+        """
         import torch
         x = torch.ones(4, 4, requires_grad=True)
         (x * 2).sum().backward()
         print("module:", torch.__name__, "grad:", x.grad[0, 0].item())
-    """)
+    """,
+    )
     p = run(["-m", "coretorch_profiler", "--compat", "-o", "trace.json", str(script)], tmp_path)
     assert p.returncode == 0, p.stderr
     assert "module: coretorch grad: 2.0" in p.stdout

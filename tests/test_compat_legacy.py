@@ -1,6 +1,7 @@
 """PyTorch's legacy surface that programs still use: ``Tensor(2, 3)``, ``FloatTensor`` and
 siblings, ``x.new``, ``x.type``; 0-d tensors in f-strings; ranges, deques and other sequences
 as data and as indices."""
+
 from __future__ import annotations
 
 import warnings
@@ -11,8 +12,17 @@ import pytest
 
 import coretorch as ct
 
-LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
-          "CharTensor", "ByteTensor", "BoolTensor"]
+LEGACY = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "LongTensor",
+    "IntTensor",
+    "ShortTensor",
+    "CharTensor",
+    "ByteTensor",
+    "BoolTensor",
+]
 
 
 @pytest.fixture
@@ -22,13 +32,14 @@ def torch():
 
 # ---- constructors -------------------------------------------------------------------------
 
+
 def test_tensor_constructor_sizes_data_and_empty():
     assert ct.Tensor(2, 3).shape == (2, 3) and ct.Tensor(2, 3).dtype is ct.float32
     assert ct.Tensor(ct.Size([4, 1])).shape == (4, 1)
     assert ct.Tensor().shape == (0,)
     t = ct.Tensor([1, 2])
     assert t.dtype is ct.float32 and t.tolist() == [1.0, 2.0]
-    assert ct.Tensor((2, 3)).tolist() == [2.0, 3.0]          # a tuple is data, as in PyTorch
+    assert ct.Tensor((2, 3)).tolist() == [2.0, 3.0]  # a tuple is data, as in PyTorch
     assert ct.Tensor(np.array([1, 2])).dtype is ct.float32
 
 
@@ -50,11 +61,14 @@ def test_tensor_of_a_tensor_is_an_alias():
         ct.FloatTensor(src)
 
 
-@pytest.mark.parametrize("args, error, match", [
-    ((2.5,), TypeError, "data must be a sequence"),
-    (("ab",), TypeError, "invalid data type 'str'"),
-    ((2, [1]), TypeError, "expected sizes"),
-])
+@pytest.mark.parametrize(
+    "args, error, match",
+    [
+        ((2.5,), TypeError, "data must be a sequence"),
+        (("ab",), TypeError, "invalid data type 'str'"),
+        ((2, [1]), TypeError, "expected sizes"),
+    ],
+)
 def test_tensor_constructor_rejects_bad_arguments(args, error, match):
     with pytest.raises(error, match=match):
         ct.Tensor(*args)
@@ -69,6 +83,7 @@ def test_legacy_constructors_are_cpu_only_unless_their_module_says_otherwise():
 def test_subclasses_are_not_legacy_constructors():
     class Mine(ct.Tensor):
         pass
+
     with pytest.raises(TypeError, match="not a constructor"):
         Mine(2)
     p = ct.nn.Parameter(ct.zeros(2))
@@ -90,13 +105,17 @@ def test_typed_constructors_match_pytorch(torch, name):
 
 # ---- x.type() and x.new() -----------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int16",
-                                   "int8", "uint8", "bool"])
+
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+)
 def test_type_names_match_pytorch(torch, dtype):
     ours = ct.zeros(2, dtype=getattr(ct, dtype))
     assert ours.type() == torch.zeros(2, dtype=getattr(torch, dtype)).type()
-    assert ct.zeros(2, dtype=getattr(ct, dtype), device="meta").type() == \
-        torch.zeros(2, dtype=getattr(torch, dtype), device="meta").type()
+    assert (
+        ct.zeros(2, dtype=getattr(ct, dtype), device="meta").type()
+        == torch.zeros(2, dtype=getattr(torch, dtype), device="meta").type()
+    )
 
 
 def test_type_converts_to_a_name_a_legacy_type_or_a_dtype():
@@ -122,12 +141,19 @@ def test_new_makes_tensors_like_self():
 
 # ---- f-strings --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make, spec", [
-    (lambda m: m.tensor(0.123456789), ".4f"), (lambda m: m.tensor(0.123456789), ""),
-    (lambda m: m.tensor(3), "d"), (lambda m: m.tensor(3), "5"), (lambda m: m.tensor(True), ""),
-    (lambda m: m.tensor(2.5, requires_grad=True) * 2, ".3e"),
-    (lambda m: m.tensor([1.0, 2.0]), ""),
-])
+
+@pytest.mark.parametrize(
+    "make, spec",
+    [
+        (lambda m: m.tensor(0.123456789), ".4f"),
+        (lambda m: m.tensor(0.123456789), ""),
+        (lambda m: m.tensor(3), "d"),
+        (lambda m: m.tensor(3), "5"),
+        (lambda m: m.tensor(True), ""),
+        (lambda m: m.tensor(2.5, requires_grad=True) * 2, ".3e"),
+        (lambda m: m.tensor([1.0, 2.0]), ""),
+    ],
+)
 def test_format_matches_pytorch(torch, make, spec):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -144,6 +170,7 @@ def test_format_refuses_a_spec_where_pytorch_does():
 
 # ---- sequences as data ------------------------------------------------------------------------
 
+
 def test_tensor_accepts_ranges_deques_and_nested_sequences():
     r = ct.tensor(range(3))
     assert r.dtype is ct.int64 and r.tolist() == [0, 1, 2]
@@ -158,21 +185,29 @@ def test_tensor_accepts_ranges_deques_and_nested_sequences():
 # ---- sequences as indices ---------------------------------------------------------------------
 
 INDICES = [
-    range(2), deque([2, 0]), (range(2), deque([1, 3])), (slice(None), (0, 2)),
-    ([0, 1], [1, 0]), [True, False, True], (Ellipsis, range(1, 3)), (deque([0]), slice(1, 3)),
+    range(2),
+    deque([2, 0]),
+    (range(2), deque([1, 3])),
+    (slice(None), (0, 2)),
+    ([0, 1], [1, 0]),
+    [True, False, True],
+    (Ellipsis, range(1, 3)),
+    (deque([0]), slice(1, 3)),
 ]
 
 
 @pytest.mark.parametrize("idx", INDICES, ids=repr)
 def test_sequence_indices_select_what_numpy_selects(idx):
     a = np.arange(12).reshape(3, 4)
-    np_idx = tuple(list(i) if isinstance(i, (range, deque, tuple)) else i for i in idx) \
-        if isinstance(idx, tuple) else (list(idx) if isinstance(idx, (range, deque)) else idx)
+    np_idx = (
+        tuple(list(i) if isinstance(i, (range, deque, tuple)) else i for i in idx)
+        if isinstance(idx, tuple)
+        else (list(idx) if isinstance(idx, (range, deque)) else idx)
+    )
     assert ct.arange(12).reshape(3, 4)[idx].tolist() == a[np_idx].tolist()
 
 
-@pytest.mark.parametrize("idx", INDICES + [[[0, 1], [1, 0]], [0, slice(None)], [0, None]],
-                         ids=repr)
+@pytest.mark.parametrize("idx", INDICES + [[[0, 1], [1, 0]], [0, slice(None)], [0, None]], ids=repr)
 def test_sequence_indices_match_pytorch(torch, idx):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # both warn about a non-tuple sequence of sequences

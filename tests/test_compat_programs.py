@@ -1,6 +1,7 @@
 """PyTorch programs as written (tests/programs/) run under ``python -m coretorch.compat`` and
 print what they printed under PyTorch (tests/programs/expected/, recorded by
 tests/programs/record_pytorch_outputs.py)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -16,8 +17,9 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 
 def _runs() -> dict:
-    spec = importlib.util.spec_from_file_location("record_pytorch_outputs",
-                                                  PROGRAMS / "record_pytorch_outputs.py")
+    spec = importlib.util.spec_from_file_location(
+        "record_pytorch_outputs", PROGRAMS / "record_pytorch_outputs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.RUNS
@@ -65,9 +67,12 @@ def test_legacy_style_script_prints_what_pytorch_printed(tmp_path):
 
 
 def test_tensorboard_script_writes_readable_event_files(tmp_path):
-    pytest.importorskip("tensorboard", reason="the tensorboard package is an optional extra "
-                                              "(pip install tensorboard)")
+    pytest.importorskip(
+        "tensorboard",
+        reason="the tensorboard package is an optional extra (pip install tensorboard)",
+    )
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
     ours = run_compat("tensorboard_regression", tmp_path)
     assert_same_output(ours, expected("tensorboard_regression"), rel=1e-5)
     acc = EventAccumulator(str(tmp_path / "runs"))
@@ -81,4 +86,7 @@ def test_tensorboard_script_writes_readable_event_files(tmp_path):
     hp = EventAccumulator(str(tmp_path / "runs" / "hparams"))
     hp.Reload()
     assert set(hp.PluginTagToContent("hparams")) == {
-        "_hparams_/experiment", "_hparams_/session_start_info", "_hparams_/session_end_info"}
+        "_hparams_/experiment",
+        "_hparams_/session_start_info",
+        "_hparams_/session_end_info",
+    }

@@ -1,5 +1,6 @@
 """coretorch.compile: compiled training steps give exactly the eager results (float64, nothing
 fused), step for step, with the RNG, optimizer state and BatchNorm statistics advancing alike."""
+
 from __future__ import annotations
 
 import warnings
@@ -54,12 +55,12 @@ def test_lr_scheduler_changes_are_read_at_replay():
                 losses.append(step(*case.batches[i % 4]).item())
                 sched.step()
         return losses, step
+
     eager, (compiled, step) = run(False)[0], run(True)
     assert eager == compiled
     v = next(iter(step.variants.values()))
     assert v.records == 1
-    assert any("reads betas, lr from AdamW.param_groups[0]" in n
-               for n in v.replayer.program.notes)
+    assert any("reads betas, lr from AdamW.param_groups[0]" in n for n in v.replayer.program.notes)
 
 
 @pytest.mark.parametrize("kw", [{"foreach": True}, {"foreach": False, "fused": False}])
@@ -113,6 +114,7 @@ def test_decorator_forms_and_inplace_input_writeback():
 def test_compile_module_and_explain_are_reachable():
     assert callable(ct.compile) and callable(ct.compile.explain)
     import coretorch.compile.recorder as rec  # submodules import normally
+
     assert rec.GraphBreak is ct.compile.GraphBreak
 
 
@@ -140,19 +142,23 @@ def test_method_decorator_and_nested_compiled_functions():
 
     def plain(x, y):
         return trainer.case.step(x, y)
+
     inner = ct.compile(plain)  # called inside a capture: runs inline, recorded by the outer
     trainer, ref = Trainer(), mlp()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for i in range(5):
-            assert trainer.step(*trainer.case.batches[i % 4]).item() == \
-                ref.step(*ref.batches[i % 4]).item()
+            assert (
+                trainer.step(*trainer.case.batches[i % 4]).item()
+                == ref.step(*ref.batches[i % 4]).item()
+            )
     assert all(v.replayer is None for v in inner.variants.values())  # inline in the outer
 
 
 def test_pytorch_compile_arguments():
     def f(x):
         return x + 1
+
     assert ct.compile(f, disable=True) is f
     assert ct.compile(f, mode="reduce-overhead", dynamic=True).fuse is True
     assert ct.compile(f, backend="eager").fuse is False

@@ -2,6 +2,7 @@
 host data or has a data-dependent output size ends the capture. Without fullgraph the function
 runs eagerly (right results) and says why once, naming the op and the user's line; with
 fullgraph=True it raises `GraphBreak` naming both."""
+
 from __future__ import annotations
 
 import warnings
@@ -20,16 +21,31 @@ BREAKS = {  # name -> (what the step does to y, the op the message names, why)
     "bool": (lambda y: bool(y.sum() > 0), "__bool__()", "reads tensor values on the host"),
     "float": (lambda y: float(y.sum()), "__float__()", "reads tensor values on the host"),
     "int": (lambda y: int(y.sum()), "__int__()", "reads tensor values on the host"),
-    "nonzero": (lambda y: y.nonzero(), "nonzero() (through _nonzero)",
-                "its kernel allocates its own result"),
-    "masked_select": (lambda y: y.masked_select(y > 0), "masked_select() (through _nonzero)",
-                      "its kernel allocates its own result"),
-    "unique": (lambda y: ct.unique(y), "unique() (through _nonzero)",
-               "its kernel allocates its own result"),
-    "tensor": (lambda y: y + ct.tensor([1.0, 2.0, 3.0]), "tensor()",
-               "writes host data into a tensor"),
-    "from_numpy": (lambda y: y + ct.from_numpy(__import__("numpy").ones(3, "float32")),
-                   "from_numpy()", "makes a tensor from host data"),
+    "nonzero": (
+        lambda y: y.nonzero(),
+        "nonzero() (through _nonzero)",
+        "its kernel allocates its own result",
+    ),
+    "masked_select": (
+        lambda y: y.masked_select(y > 0),
+        "masked_select() (through _nonzero)",
+        "its kernel allocates its own result",
+    ),
+    "unique": (
+        lambda y: ct.unique(y),
+        "unique() (through _nonzero)",
+        "its kernel allocates its own result",
+    ),
+    "tensor": (
+        lambda y: y + ct.tensor([1.0, 2.0, 3.0]),
+        "tensor()",
+        "writes host data into a tensor",
+    ),
+    "from_numpy": (
+        lambda y: y + ct.from_numpy(__import__("numpy").ones(3, "float32")),
+        "from_numpy()",
+        "makes a tensor from host data",
+    ),
 }
 
 
@@ -38,6 +54,7 @@ def _step(body):
         y = x * 2
         body(y)  # the line the messages name
         return y + 1
+
     return step
 
 
@@ -53,8 +70,10 @@ def test_graph_break_falls_back_to_eager_and_warns_once(name, capsys):
     msgs = [str(m.message) for m in w if issubclass(m.category, CompileWarning)]
     assert len(msgs) == 1, msgs
     assert f"step runs eagerly: graph break in {what}: " in msgs[0] and why in msgs[0]
-    assert "test_compile_breaks.py:" in msgs[0] and "body(y)  # the line the messages name" \
-        not in msgs[0]  # the user's own line: the lambda above, not the step's call of it
+    assert (
+        "test_compile_breaks.py:" in msgs[0]
+        and "body(y)  # the line the messages name" not in msgs[0]
+    )  # the user's own line: the lambda above, not the step's call of it
     capsys.readouterr()
 
 
@@ -67,8 +86,10 @@ def test_graph_break_raises_with_fullgraph(name, capsys):
     with pytest.raises(GraphBreak) as e:
         f(x)
     assert e.value.what == what and why in e.value.why
-    assert e.value.site.startswith("tests/test_compile_breaks.py:") or \
-        "test_compile_breaks.py:" in e.value.site
+    assert (
+        e.value.site.startswith("tests/test_compile_breaks.py:")
+        or "test_compile_breaks.py:" in e.value.site
+    )
     assert str(e.value).startswith(f"coretorch.compile: graph break in {what}: ")
     capsys.readouterr()
 
@@ -76,6 +97,7 @@ def test_graph_break_raises_with_fullgraph(name, capsys):
 def test_adam_single_tensor_path_breaks_at_its_step_read():
     import coretorch.nn.functional as F
     from coretorch import nn
+
     ct.manual_seed(0)
     model = nn.Linear(4, 2)
     opt = ct.optim.Adam(model.parameters(), foreach=False, fused=False)
@@ -84,6 +106,7 @@ def test_adam_single_tensor_path_breaks_at_its_step_read():
         opt.zero_grad()
         F.mse_loss(model(x), y).backward()
         opt.step()
+
     f = ct.compile(step, fullgraph=True)
     x, y = ct.randn(3, 4), ct.randn(3, 2)
     f(x, y)
@@ -94,6 +117,7 @@ def test_adam_single_tensor_path_breaks_at_its_step_read():
 
 def test_forward_only_result_with_a_graph_runs_eagerly():
     from coretorch import nn
+
     lin = nn.Linear(2, 1)
     f = ct.compile(lambda x: lin(x))
     with warnings.catch_warnings(record=True) as w:

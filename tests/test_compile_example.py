@@ -1,5 +1,6 @@
 """examples/train_digits.py --compile trains to exactly the eager run's weights (the last,
 smaller batch is a second variant; the OneCycle schedule is read at each replay)."""
+
 from __future__ import annotations
 
 import io
@@ -30,6 +31,8 @@ def test_train_digits_compiled_matches_eager(tmp_path, monkeypatch):
     for k, v in runs[False][1].items():
         assert ct.equal(v, runs[True][1][k]), k
     compile_msgs = [m for m in runs[True][2] if "coretorch.compile" in m]
-    expected = ("coretorch.compile: recording a new variant of step: argument 0: "
-                "shape (32, 1, 8, 8) -> (29, 1, 8, 8)")
+    expected = (
+        "coretorch.compile: recording a new variant of step: argument 0: "
+        "shape (32, 1, 8, 8) -> (29, 1, 8, 8)"
+    )
     assert compile_msgs == [expected]

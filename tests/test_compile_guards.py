@@ -1,5 +1,6 @@
 """coretorch.compile guards: every kind of guard, when it fails, records again (or runs eagerly
 past the cache limit) with a warning naming the guard, and the results stay the eager ones."""
+
 from __future__ import annotations
 
 import re
@@ -66,6 +67,7 @@ def test_replaced_parameter_and_storage_rerecord():
     def f(x):
         with ct.no_grad():
             return lin(x)
+
     cf = ct.compile(f)
     x = ct.ones(1, 3)
     _calls(cf, x)
@@ -91,7 +93,9 @@ def test_gradient_presence_is_guarded():
             loss = ct.nn.functional.cross_entropy(case.model(x), y)
             loss.backward()
             return loss
+
         return step
+
     se, sc = make_step(eager), ct.compile(make_step(comp))
     msgs = []
     for i in range(6):
@@ -103,10 +107,14 @@ def test_gradient_presence_is_guarded():
             assert se(*eager.batches[i % 4]).item() == sc(*comp.batches[i % 4]).item()
         msgs += [str(m.message) for m in w]
     assert len(msgs) == 2, msgs  # gradients gone, then back: each state is recorded
-    assert "re-recording step: the grad of case.model.0.weight is None (was set when recorded)" \
+    assert (
+        "re-recording step: the grad of case.model.0.weight is None (was set when recorded)"
         in msgs[0]
-    assert "re-recording step: the grad of case.model.0.weight is set (was None when recorded)" \
+    )
+    assert (
+        "re-recording step: the grad of case.model.0.weight is set (was None when recorded)"
         in msgs[1]
+    )
     for a, b in zip(eager.model.parameters(), comp.model.parameters()):
         assert ct.equal(a.grad, b.grad)
 
@@ -129,6 +137,7 @@ def test_frozen_parameter_without_autograd_state_replays():
         loss = m(x)
         loss.backward()
         return loss
+
     cf = ct.compile(step)
     r, msgs = _calls(cf, ct.ones(3), n=4)
     assert msgs == [] and _replaying(cf)
@@ -148,8 +157,7 @@ def test_optimizer_hyperparameter_and_state_are_guarded():
                 c.opt.load_state_dict(c.opt.state_dict())
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            assert eager.step(*eager.batches[i % 4]).item() == \
-                cstep(*comp.batches[i % 4]).item()
+            assert eager.step(*eager.batches[i % 4]).item() == cstep(*comp.batches[i % 4]).item()
         msgs += [str(m.message) for m in w]
     assert len(msgs) == 2, msgs
     assert "SGD.param_groups[0]['weight_decay']: 0 -> 0.01" in msgs[0]
@@ -162,8 +170,11 @@ def test_cache_size_limit_runs_eagerly_with_a_warning():
     _calls(f, ct.ones(1))
     _calls(f, ct.ones(2))
     r, msgs = _calls(f, ct.ones(3))
-    _only(msgs, r"<lambda> runs eagerly for new inputs: 2 variants recorded \(cache_size_limit\); "
-                r"the last failed guard: argument 0: shape \(2,\) -> \(3,\)")
+    _only(
+        msgs,
+        r"<lambda> runs eagerly for new inputs: 2 variants recorded \(cache_size_limit\); "
+        r"the last failed guard: argument 0: shape \(2,\) -> \(3,\)",
+    )
     assert r.tolist() == [2.0] * 3
 
 
@@ -173,6 +184,7 @@ def test_rerecord_limit_runs_eagerly():
     def f(x):
         with ct.no_grad():
             return scale(x)
+
     cf = ct.compile(f, cache_size_limit=2)
     msgs = []
     for i in range(5):
@@ -180,14 +192,23 @@ def test_rerecord_limit_runs_eagerly():
         r, m = _calls(cf, ct.ones(1, 1))
         msgs += m
         assert r.item() == float(i)
-    assert any(re.search(r"f now runs eagerly: re-recording f: scale.weight was replaced "
-                         r"\(2 records reached cache_size_limit\)", m) for m in msgs), msgs
+    assert any(
+        re.search(
+            r"f now runs eagerly: re-recording f: scale.weight was replaced "
+            r"\(2 records reached cache_size_limit\)",
+            m,
+        )
+        for m in msgs
+    ), msgs
 
 
-@pytest.mark.parametrize("why,make", [
-    ("requires grad", lambda: (ct.ones(2, requires_grad=True), ct.ones(2))),
-    ("shares memory", lambda: (ct.ones(2),) * 2),
-])
+@pytest.mark.parametrize(
+    "why,make",
+    [
+        ("requires grad", lambda: (ct.ones(2, requires_grad=True), ct.ones(2))),
+        ("shares memory", lambda: (ct.ones(2),) * 2),
+    ],
+)
 def test_inputs_that_cannot_be_copied_run_eagerly(why, make):
     f = ct.compile(lambda a, b: a * b)
     r, msgs = _calls(f, *make())
@@ -209,8 +230,11 @@ def test_data_dependent_choice_on_an_input_is_checked_each_call():
             warnings.simplefilter("always")
             assert eager.step(x, target).item() == cstep(x, target).item(), i
         msgs += [str(m.message) for m in w]
-    _only(msgs, r"step ran eagerly for a call where whether the targets contain "
-                r"ignore_index=-100 \(argument 1\) is True, recorded with False")
+    _only(
+        msgs,
+        r"step ran eagerly for a call where whether the targets contain "
+        r"ignore_index=-100 \(argument 1\) is True, recorded with False",
+    )
     v = next(iter(cstep.variants.values()))
     assert v.records == 1 and len(v.value_guards) == 1
 
@@ -226,7 +250,9 @@ def test_targets_made_inside_the_step_take_the_form_right_for_any_data():
             loss.backward()
             case.opt.step()
             return loss
+
         return step
+
     se, sc = make(eager), ct.compile(make(comp))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -246,7 +272,9 @@ def test_a_view_of_an_input_is_not_value_guarded():
             loss.backward()
             case.opt.step()
             return loss
+
         return step
+
     se, sc = make(eager), ct.compile(make(comp))
     x, y = eager.batches[0]
     ignored = y.clone()

@@ -1,6 +1,7 @@
 """coretorch.compile observability and random numbers: `explain`, the profiler's view of a
 replay, `detect_anomaly` forcing eager runs, and random ops drawing fresh numbers from the
 generator stream as the eager step does."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,17 +17,28 @@ def test_explain_lists_kernels_guards_and_breaks(capsys):
     report = ct.compile.explain(case.step, *case.batches[1])
     printed = capsys.readouterr().out
     assert str(report) in printed
-    assert printed.startswith("coretorch.compile.explain(step): 22 kernels captured, 0 graph breaks")
-    assert report.kernels[0].startswith("addmm ") and "loss = loss_fn(model(xb), yb)" in report.kernels[0]
+    assert printed.startswith(
+        "coretorch.compile.explain(step): 22 kernels captured, 0 graph breaks"
+    )
+    assert (
+        report.kernels[0].startswith("addmm ")
+        and "loss = loss_fn(model(xb), yb)" in report.kernels[0]
+    )
     assert report.kernels[-1].startswith("_fused_sgd_ ") and "opt.step()" in report.kernels[-1]
     assert any("loss.backward()" in k for k in report.kernels)
-    assert "argument 0: tensor shape=[32, 32] strides=[32, 1] dtype=float64 device=cpu " \
-           "requires_grad=False" in report.guards
+    assert (
+        "argument 0: tensor shape=[32, 32] strides=[32, 1] dtype=float64 device=cpu "
+        "requires_grad=False" in report.guards
+    )
     assert "model.0.weight: same tensor and storage" in report.guards
-    assert "argument 1: whether the targets contain ignore_index=-100: False (checked on each " \
-           "call; another value runs that call eagerly)" in report.guards
-    assert "SGD.param_groups[0]: lr, momentum read at each replay (only a change to or from " \
-           "zero re-records)" in report.guards
+    assert (
+        "argument 1: whether the targets contain ignore_index=-100: False (checked on each "
+        "call; another value runs that call eagerly)" in report.guards
+    )
+    assert (
+        "SGD.param_groups[0]: lr, momentum read at each replay (only a change to or from "
+        "zero re-records)" in report.guards
+    )
     assert report.breaks == []
 
 
@@ -36,6 +48,7 @@ def test_explain_reports_a_break_with_the_users_line(capsys):
         if y.sum() > 0:  # data-dependent Python branch
             y = y + 1
         return y
+
     report = ct.compile.explain(step, ct.ones(2))
     assert report.graph_break_count == 1
     assert "__bool__(): it reads tensor values on the host" in report.breaks[0]
@@ -75,6 +88,7 @@ def test_detect_anomaly_forces_eager():
 def test_random_ops_draw_fresh_numbers_from_the_same_stream():
     def step(x):
         return F.dropout(x, 0.5) + ct.randn(4) + ct.rand_like(x)
+
     comp = ct.compile(step)
     ct.manual_seed(3)
     eager = [step(ct.ones(4)).tolist() for _ in range(6)]

@@ -2,6 +2,7 @@
 tensor is dL/dreal + 1j * dL/dimag (the conjugate Wirtinger derivative, times 2), and a real
 input fed into complex ops gets the real part. Checked by gradcheck (finite differences on the
 real and imaginary parts) and against PyTorch's gradients."""
+
 from __future__ import annotations
 
 import types
@@ -20,8 +21,9 @@ def _real(*shape, seed=0):
 
 def _cplx(*shape, seed=1):
     rng = np.random.default_rng(seed)
-    return ct.tensor(rng.standard_normal(shape) + 1j * rng.standard_normal(shape),
-                     requires_grad=True)
+    return ct.tensor(
+        rng.standard_normal(shape) + 1j * rng.standard_normal(shape), requires_grad=True
+    )
 
 
 CASES = {
@@ -43,11 +45,13 @@ CASES = {
     "add": (lambda a, b: a + b * 2, lambda: (_cplx(4), _real(4))),
     "div": (lambda a, b: a / b, lambda: (_cplx(4), _cplx(4, seed=2))),
     "exp-log-sqrt": (lambda t: t.exp() + t.log() * t.sqrt(), lambda: (_cplx(4),)),
-    "pow": (lambda t: t ** 3, lambda: (_cplx(4),)),
+    "pow": (lambda t: t**3, lambda: (_cplx(4),)),
     "matmul": (lambda a, b: a @ b, lambda: (_cplx(2, 3), _cplx(3, 2, seed=2))),
     "conj-angle": (lambda t: t.conj() * ct.angle(t), lambda: (_cplx(4),)),
-    "polar": (lambda a, b: ct.polar(a, b), lambda: (_real(3).detach().abs().requires_grad_(),
-                                                    _real(3, seed=3))),
+    "polar": (
+        lambda a, b: ct.polar(a, b),
+        lambda: (_real(3).detach().abs().requires_grad_(), _real(3, seed=3)),
+    ),
     "sum-mean": (lambda t: t.sum() + t.mean(), lambda: (_cplx(2, 3),)),
 }
 
@@ -62,9 +66,25 @@ def _to_torch(torch, x):
     return torch.tensor(x.detach().numpy(), requires_grad=True)
 
 
-@pytest.mark.parametrize("name", ["rfft-abs-sum", "fft-real", "irfft", "hfft", "ihfft", "abs",
-                                  "mul", "mul-real-complex", "div", "exp-log-sqrt", "matmul",
-                                  "real-imag", "conj-angle", "rfftn-irfftn"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "rfft-abs-sum",
+        "fft-real",
+        "irfft",
+        "hfft",
+        "ihfft",
+        "abs",
+        "mul",
+        "mul-real-complex",
+        "div",
+        "exp-log-sqrt",
+        "matmul",
+        "real-imag",
+        "conj-angle",
+        "rfftn-irfftn",
+    ],
+)
 def test_gradients_match_pytorch(name):
     torch = pytest.importorskip("torch")
     fn, inputs = CASES[name]

@@ -1,6 +1,7 @@
 """complex64 / complex128: the dtype objects, promotion (PyTorch's rules, checked against
 PyTorch's own table when it is installed), factories, printing, serialization, and the cpu,
 meta and (emulated) cuda backends."""
+
 from __future__ import annotations
 
 import io
@@ -34,7 +35,7 @@ def test_dtype_objects():
 
 def test_promotion_rules():
     P = ct.promote_types
-    assert P(ct.float64, ct.complex64) is ct.complex128      # the wider float wins
+    assert P(ct.float64, ct.complex64) is ct.complex128  # the wider float wins
     assert P(ct.float32, ct.complex64) is ct.complex64
     assert P(ct.float16, ct.complex64) is ct.complex64
     assert P(ct.int64, ct.complex64) is ct.complex64
@@ -42,7 +43,7 @@ def test_promotion_rules():
     assert P(ct.complex64, ct.complex128) is ct.complex128
     x32, x64 = ct.ones(2), ct.ones(2, dtype=ct.float64)
     assert (x32 + 1j).dtype is ct.complex64 and (x64 + 1j).dtype is ct.complex128
-    assert (ct.arange(2) + 1j).dtype is ct.complex64                # int + complex -> default
+    assert (ct.arange(2) + 1j).dtype is ct.complex64  # int + complex -> default
     assert ct.result_type(ct.ones(2, dtype=ct.complex64), 2.5) is ct.complex64
     assert ct.result_type(x64, ct.tensor(1j)) is ct.complex128  # 0-d complex keeps x's float
     ct.set_default_dtype(ct.float64)
@@ -62,8 +63,9 @@ def test_promotion_table_matches_pytorch():
         if want is torch.complex32:  # PyTorch's complex half; coretorch uses complex64
             want = torch.complex64
         assert ct.promote_types(a, b).name == str(want).split(".")[1], (a, b)
-    for tdt, scalar in itertools.product(("int32", "float16", "float32", "float64", "complex64",
-                                          "complex128"), (1j, 2.5, 3)):
+    for tdt, scalar in itertools.product(
+        ("int32", "float16", "float32", "float64", "complex64", "complex128"), (1j, 2.5, 3)
+    ):
         t = torch.ones(2, dtype=getattr(torch, tdt))
         want = (t + scalar).dtype
         if want is torch.complex32:
@@ -105,10 +107,15 @@ def test_randn_complex_has_unit_variance():
 def test_printing_matches_pytorch(dtype):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
-    cases = [np.array([1 + 2j, 3 - 4j]), rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)),
-             np.array(1.5 - 0.0j), np.array([1e-5 + 1j, 1e5 - 2j]),
-             np.array([np.nan + 1j, complex(np.inf, -np.inf), -0.0 - 0.0j]),
-             rng.standard_normal(2000) * 1j, np.zeros((0, 2), complex)]
+    cases = [
+        np.array([1 + 2j, 3 - 4j]),
+        rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)),
+        np.array(1.5 - 0.0j),
+        np.array([1e-5 + 1j, 1e5 - 2j]),
+        np.array([np.nan + 1j, complex(np.inf, -np.inf), -0.0 - 0.0j]),
+        rng.standard_normal(2000) * 1j,
+        np.zeros((0, 2), complex),
+    ]
     for a in cases:
         a = a.astype(dtype)
         want = repr(torch.tensor(a)).replace("torch.", "coretorch.")
@@ -117,8 +124,9 @@ def test_printing_matches_pytorch(dtype):
 
 def test_printing_suffixes():
     assert repr(ct.tensor([1j])) == "tensor([0.+1.j])"
-    assert repr(ct.tensor([1j], dtype=ct.complex128)) == \
-        "tensor([0.+1.j], dtype=coretorch.complex128)"
+    assert (
+        repr(ct.tensor([1j], dtype=ct.complex128)) == "tensor([0.+1.j], dtype=coretorch.complex128)"
+    )
 
 
 def _roundtrip(obj):
@@ -130,8 +138,13 @@ def _roundtrip(obj):
 
 def test_serialization_roundtrip():
     y = ct.randn(3, 4, dtype=ct.complex128)
-    obj = {"a": ct.tensor([1 + 2j, -3j]), "y": y, "yt": y.t(), "row": y[1],
-           "empty": ct.zeros(0, 2, dtype=ct.complex128)}
+    obj = {
+        "a": ct.tensor([1 + 2j, -3j]),
+        "y": y,
+        "yt": y.t(),
+        "row": y[1],
+        "empty": ct.zeros(0, 2, dtype=ct.complex128),
+    }
     back, raw = _roundtrip(obj)
     for k, v in obj.items():
         assert back[k].dtype is v.dtype and back[k].shape == v.shape
@@ -158,14 +171,24 @@ def test_backends_compute_complex(device):
     a = np.array([[1 + 2j, 3 - 4j], [0.5j, -1]])
     b = np.array([[2 - 1j, 1j], [1, 1 + 1j]])
     x, y = ct.tensor(a, device=device), ct.tensor(b, device=device)
-    results = {"add": (x + y, a + b), "mul": (x * y, a * b), "div": (x / y, a / b),
-               "exp": (x.exp(), np.exp(a)), "log": (x.log(), np.log(a)),
-               "sqrt": (x.sqrt(), np.sqrt(a)), "pow": (x ** 2, a ** 2),
-               "pow-t": (x.pow(y), a ** b), "sum": (x.sum(0), a.sum(0)),
-               "mean": (x.mean(), a.mean()), "matmul": (x @ y, a @ b),
-               "neg": (-x, -a), "abs": (x.abs(), np.abs(a)),
-               "contiguous": (x.t().contiguous(), a.T), "cat": (ct.cat([x, y]), np.concatenate([a, b])),
-               "to": (ct.arange(3, device=device).to(ct.complex64), np.arange(3).astype(np.complex64))}
+    results = {
+        "add": (x + y, a + b),
+        "mul": (x * y, a * b),
+        "div": (x / y, a / b),
+        "exp": (x.exp(), np.exp(a)),
+        "log": (x.log(), np.log(a)),
+        "sqrt": (x.sqrt(), np.sqrt(a)),
+        "pow": (x**2, a**2),
+        "pow-t": (x.pow(y), a**b),
+        "sum": (x.sum(0), a.sum(0)),
+        "mean": (x.mean(), a.mean()),
+        "matmul": (x @ y, a @ b),
+        "neg": (-x, -a),
+        "abs": (x.abs(), np.abs(a)),
+        "contiguous": (x.t().contiguous(), a.T),
+        "cat": (ct.cat([x, y]), np.concatenate([a, b])),
+        "to": (ct.arange(3, device=device).to(ct.complex64), np.arange(3).astype(np.complex64)),
+    }
     for name, (got, want) in results.items():
         assert got.dtype.name == want.dtype.name, name
         assert tuple(got.shape) == want.shape, name

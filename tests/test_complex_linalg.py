@@ -1,6 +1,7 @@
 """linalg.eig / linalg.eigvals: A V = V diag(L), unit eigenvectors whose largest entry is real
 (LAPACK's normalization), and the same eigenpairs as PyTorch up to their order and each
 eigenvector's phase."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,8 +24,9 @@ def test_eig_decomposes(a):
     A = ct.tensor(a)
     L, V = ct.linalg.eig(A)
     assert L.dtype is V.dtype and L.dtype.is_complex
-    assert L.dtype.to_real().itemsize == np.dtype(a.dtype).itemsize // (2 if a.dtype.kind == "c"
-                                                                        else 1)
+    assert L.dtype.to_real().itemsize == np.dtype(a.dtype).itemsize // (
+        2 if a.dtype.kind == "c" else 1
+    )
     v, lam = V.numpy(), L.numpy()
     tol = 1e-4 if lam.dtype == np.complex64 else 1e-10
     np.testing.assert_allclose(a @ v, v * lam[..., None, :], atol=tol)
@@ -54,15 +56,19 @@ def test_eig_matches_pytorch_up_to_order_and_phase(a):
     tol = 1e-4 if w.dtype == np.complex64 else 1e-9
     np.testing.assert_allclose(w, tw, atol=tol)
     np.testing.assert_allclose(v, tv, atol=tol)
-    np.testing.assert_allclose(np.sort_complex(ct.linalg.eigvals(ct.tensor(a)).numpy().ravel()),
-                               np.sort_complex(torch.linalg.eigvals(torch.tensor(a)).numpy()
-                                               .ravel()), atol=tol)
+    np.testing.assert_allclose(
+        np.sort_complex(ct.linalg.eigvals(ct.tensor(a)).numpy().ravel()),
+        np.sort_complex(torch.linalg.eigvals(torch.tensor(a)).numpy().ravel()),
+        atol=tol,
+    )
 
 
 # losses that ignore the eigenvectors' phases (the only ones with a defined gradient)
-_LOSSES = {"eigenvalues": lambda A: ct.view_as_real(ct.linalg.eig(A)[0]),
-           "abs-eigenvectors": lambda A: ct.linalg.eig(A)[1].abs(),
-           "eigvals": lambda A: ct.linalg.eigvals(A).abs()}
+_LOSSES = {
+    "eigenvalues": lambda A: ct.view_as_real(ct.linalg.eig(A)[0]),
+    "abs-eigenvectors": lambda A: ct.linalg.eig(A)[1].abs(),
+    "eigvals": lambda A: ct.linalg.eigvals(A).abs(),
+}
 
 
 @pytest.mark.parametrize("name", sorted(_LOSSES))
@@ -80,9 +86,10 @@ def test_eig_gradient_matches_pytorch():
     def loss(lib, A):
         L, V = lib.linalg.eig(A)
         return V.abs().sum() + lib.view_as_real(L).pow(2).sum()
+
     A, tA = ct.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-    g, = ct.autograd.grad(loss(ct, A), [A])
-    tg, = torch.autograd.grad(loss(torch, tA), [tA])
+    (g,) = ct.autograd.grad(loss(ct, A), [A])
+    (tg,) = torch.autograd.grad(loss(torch, tA), [tA])
     np.testing.assert_allclose(g.numpy(), tg.numpy(), atol=1e-9)
 
 

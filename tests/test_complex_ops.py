@@ -1,5 +1,6 @@
 """Complex-number ops: real/imag/view_as_real/view_as_complex are views sharing memory, conj is
 materialized, ops without a complex meaning refuse complex tensors by name."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,8 +36,11 @@ def test_views_of_views_and_real_tensors():
     np.testing.assert_array_equal(z[:, 1].imag.numpy(), z.numpy()[:, 1].imag)
     x = ct.ones(3)
     assert x.real is x or x.real.data_ptr() == x.data_ptr()
-    with pytest.raises(RuntimeError, match=r"imag\(\): is not implemented for tensors with "
-                                           r"non-complex dtypes"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"imag\(\): is not implemented for tensors with "
+        r"non-complex dtypes",
+    ):
         x.imag
 
 
@@ -60,19 +64,36 @@ def test_angle_polar_complex():
     np.testing.assert_allclose(ct.sgn(z).numpy(), z.numpy() / np.abs(z.numpy()))
 
 
-@pytest.mark.parametrize("call", [
-    ("lt", lambda z: z < z), ("gt", lambda z: z > 1), ("le", lambda z: z.le(z)),
-    ("ge", lambda z: z >= z), ("maximum", lambda z: ct.maximum(z, z)),
-    ("max", lambda z: z.max()), ("amax", lambda z: z.amax(0)), ("argmax", lambda z: z.argmax()),
-    ("clamp", lambda z: z.clamp(0, 1)), ("relu", lambda z: F.relu(z)),
-    ("sort", lambda z: z.sort()), ("topk", lambda z: z.topk(1)),
-    ("floor", lambda z: z.floor()), ("sign", lambda z: z.sign()),
-    ("remainder", lambda z: z % 2), ("atan2", lambda z: z.atan2(z)), ("erf", lambda z: z.erf()),
-], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("lt", lambda z: z < z),
+        ("gt", lambda z: z > 1),
+        ("le", lambda z: z.le(z)),
+        ("ge", lambda z: z >= z),
+        ("maximum", lambda z: ct.maximum(z, z)),
+        ("max", lambda z: z.max()),
+        ("amax", lambda z: z.amax(0)),
+        ("argmax", lambda z: z.argmax()),
+        ("clamp", lambda z: z.clamp(0, 1)),
+        ("relu", lambda z: F.relu(z)),
+        ("sort", lambda z: z.sort()),
+        ("topk", lambda z: z.topk(1)),
+        ("floor", lambda z: z.floor()),
+        ("sign", lambda z: z.sign()),
+        ("remainder", lambda z: z % 2),
+        ("atan2", lambda z: z.atan2(z)),
+        ("erf", lambda z: z.erf()),
+    ],
+    ids=lambda c: c[0],
+)
 def test_ops_without_complex_meaning_refuse(call, device):
     name, fn = call
-    with pytest.raises(RuntimeError, match=rf"{name}\(\): not supported for complex tensors "
-                                           rf"\(got complex64\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=rf"{name}\(\): not supported for complex tensors "
+        rf"\(got complex64\)",
+    ):
         fn(_z(device))
 
 
@@ -82,8 +103,8 @@ def test_arithmetic_matches_numpy():
     b = rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))
     x, y = ct.tensor(a), ct.tensor(b)
     np.testing.assert_allclose((x @ y).numpy(), a @ b)
-    np.testing.assert_allclose((x ** 0.5).numpy(), a ** 0.5)
-    np.testing.assert_allclose((2 ** x).numpy(), 2 ** a)
+    np.testing.assert_allclose((x**0.5).numpy(), a**0.5)
+    np.testing.assert_allclose((2**x).numpy(), 2**a)
     np.testing.assert_allclose((x - 1j).numpy(), a - 1j)
     np.testing.assert_allclose(x.mean(1).numpy(), a.mean(1))
     np.testing.assert_allclose((x * 2.5).sum().item(), (a * 2.5).sum())

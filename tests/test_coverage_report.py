@@ -1,5 +1,6 @@
 """tools/coverage_report.py: line coverage per package from a coverage data file, and the guard
 that fails below the recorded floors."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -12,8 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _report_module():
-    spec = importlib.util.spec_from_file_location("coverage_report",
-                                                  ROOT / "tools" / "coverage_report.py")
+    spec = importlib.util.spec_from_file_location(
+        "coverage_report", ROOT / "tools" / "coverage_report.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -24,8 +26,9 @@ def _data_file(tmp_path, executed: dict[Path, str]) -> str:
     path = str(tmp_path / ".coverage")
     data = coverage.CoverageData(basename=path)
     cov = coverage.Coverage(data_file=None, config_file=str(ROOT / "pyproject.toml"))
-    data.add_lines({str(f): (cov.analysis2(str(f))[1] if how == "all" else [])
-                    for f, how in executed.items()})
+    data.add_lines(
+        {str(f): (cov.analysis2(str(f))[1] if how == "all" else []) for f, how in executed.items()}
+    )
     data.write()
     return path
 

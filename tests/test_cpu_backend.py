@@ -1,5 +1,6 @@
 """cpu_numba backend kernels against PyTorch (the oracle): every elementwise family over dtypes,
 strides, broadcasting, 0-d and zero-size tensors, out= and in-place; factories; copy; errors."""
+
 from __future__ import annotations
 
 import math
@@ -54,12 +55,15 @@ def check(got, want, dtype_name=None) -> None:
     """Same dtype (by name) and values equal within the dtype's tolerance; NaNs equal."""
     g = to_np(got)
     w = to_np(want)
-    assert got.dtype.__repr__().split(".")[-1] == str(want.dtype).split(".")[-1], \
-        (got.dtype, want.dtype)
+    assert got.dtype.__repr__().split(".")[-1] == str(want.dtype).split(".")[-1], (
+        got.dtype,
+        want.dtype,
+    )
     assert g.shape == w.shape
     if w.dtype.kind == "f":
-        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), equal_nan=True,
-                                   **tol(str(w.dtype)))
+        np.testing.assert_allclose(
+            g.astype(np.float64), w.astype(np.float64), equal_nan=True, **tol(str(w.dtype))
+        )
     else:
         np.testing.assert_array_equal(g, w)
 
@@ -71,8 +75,9 @@ def torch_of(a: np.ndarray):
 def run_both(ct_fn, torch_fn, *arrays, **kwargs):
     """Run both sides; if PyTorch raises, coretorch must raise too (returns None)."""
     try:
-        want = torch_fn(*[torch_of(a) if isinstance(a, np.ndarray) else a for a in arrays],
-                        **kwargs)
+        want = torch_fn(
+            *[torch_of(a) if isinstance(a, np.ndarray) else a for a in arrays], **kwargs
+        )
     except (RuntimeError, NotImplementedError, TypeError, ValueError):
         with pytest.raises((RuntimeError, NotImplementedError, TypeError, ValueError)):
             ct_fn(*[ct_t(a) if isinstance(a, np.ndarray) else a for a in arrays], **kwargs)
@@ -84,21 +89,69 @@ def run_both(ct_fn, torch_fn, *arrays, **kwargs):
 # ---- unary ------------------------------------------------------------------------------------
 
 _TORCH_UNARY = {"positive": torch.positive, "rsqrt": torch.rsqrt}
-_ACTIVATIONS = {"silu": torch.nn.functional.silu, "mish": torch.nn.functional.mish,
-                "hardsigmoid": torch.nn.functional.hardsigmoid,
-                "hardswish": torch.nn.functional.hardswish, "relu": torch.relu}
+_ACTIVATIONS = {
+    "silu": torch.nn.functional.silu,
+    "mish": torch.nn.functional.mish,
+    "hardsigmoid": torch.nn.functional.hardsigmoid,
+    "hardswish": torch.nn.functional.hardswish,
+    "relu": torch.relu,
+}
 # ops whose float result dtype for integer inputs PyTorch refuses (coretorch's meta computes in
 # the default float dtype instead): compared on float inputs only
 _FLOAT_ONLY_IN_TORCH = {"silu", "mish", "hardsigmoid", "hardswish", "erfinv"}
 # coretorch's meta keeps bool for square (PyTorch promotes to int64): values compared after cast
 _DTYPE_DIFFERS = {"square"}
 
-UNARY = ("abs", "neg", "sign", "floor", "ceil", "trunc", "frac", "relu", "square", "positive",
-         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
-         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-         "sigmoid", "erf", "erfc", "erfinv", "reciprocal", "silu", "mish", "hardsigmoid",
-         "hardswish", "logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
-         "signbit", "bitwise_not")
+UNARY = (
+    "abs",
+    "neg",
+    "sign",
+    "floor",
+    "ceil",
+    "trunc",
+    "frac",
+    "relu",
+    "square",
+    "positive",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "erf",
+    "erfc",
+    "erfinv",
+    "reciprocal",
+    "silu",
+    "mish",
+    "hardsigmoid",
+    "hardswish",
+    "logical_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isposinf",
+    "isneginf",
+    "signbit",
+    "bitwise_not",
+)
 
 
 def _torch_unary(name):
@@ -122,10 +175,11 @@ def test_unary_matches_torch(name, dtype):
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_unary_noncontiguous_out_and_inplace(dtype):
     a = values(dtype, (4, 6))
-    x = ct_t(a).t()[::2]                          # transposed and strided
+    x = ct_t(a).t()[::2]  # transposed and strided
     want = np.exp(a.T[::2].astype(np.float64))
-    np.testing.assert_allclose(ct.exp(x).numpy().astype(np.float64), want, **tol(dtype),
-                               equal_nan=True)
+    np.testing.assert_allclose(
+        ct.exp(x).numpy().astype(np.float64), want, **tol(dtype), equal_nan=True
+    )
     out = ct.empty(3, 4, dtype=ct.float64)
     res = ct.sin(x, out=out)
     assert res is out and out.dtype is ct.float64
@@ -146,45 +200,59 @@ def test_unary_zero_size_and_0d(name):
     assert fn(ct.empty(0, 3)).shape == (0, 3)
     v = 0.3
     got = fn(ct.tensor(v)).item()
-    want = _torch_unary(name)(torch.tensor(v)).item() if name != "gelu" else \
-        torch.nn.functional.gelu(torch.tensor(v)).item()
+    want = (
+        _torch_unary(name)(torch.tensor(v)).item()
+        if name != "gelu"
+        else torch.nn.functional.gelu(torch.tensor(v)).item()
+    )
     assert got == pytest.approx(want, rel=1e-6)
 
 
 def test_erfinv_accuracy_float64():
     y = np.linspace(-0.999999, 0.999999, 1001)
     got = ct.erfinv(ct.tensor(y)).numpy()
-    np.testing.assert_allclose(got, torch.erfinv(torch.from_numpy(y)).numpy(), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        got, torch.erfinv(torch.from_numpy(y)).numpy(), rtol=1e-12, atol=1e-12
+    )
     edge = ct.erfinv(ct.tensor([1.0, -1.0, 1.5, math.nan], dtype=ct.float64)).numpy()
     assert edge[0] == math.inf and edge[1] == -math.inf and np.isnan(edge[2:]).all()
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("call", [
-    ("leaky_relu", dict(negative_slope=0.2)), ("gelu", dict(approximate="tanh")),
-    ("gelu", {}), ("softplus", dict(beta=2.0, threshold=3.0)), ("elu", dict(alpha=1.5)),
-    ("hardtanh", dict(min_val=-0.5, max_val=2.0)), ("round", dict(decimals=2)),
-    ("round", dict(decimals=-1)), ("nan_to_num", dict(nan=1.0)), ("nan_to_num", {}),
-    ("sigmoid", {}),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("leaky_relu", dict(negative_slope=0.2)),
+        ("gelu", dict(approximate="tanh")),
+        ("gelu", {}),
+        ("softplus", dict(beta=2.0, threshold=3.0)),
+        ("elu", dict(alpha=1.5)),
+        ("hardtanh", dict(min_val=-0.5, max_val=2.0)),
+        ("round", dict(decimals=2)),
+        ("round", dict(decimals=-1)),
+        ("nan_to_num", dict(nan=1.0)),
+        ("nan_to_num", {}),
+        ("sigmoid", {}),
+    ],
+)
 def test_parametrized_unary(call, dtype):
     name, kw = call
     a = values(dtype, (5, 7), seed=3)
     if name == "gelu":
-        a[0, :3] = 0.5   # PyTorch's vectorized float32 gelu gives NaN for +-inf; the limit is exact
+        a[0, :3] = 0.5  # PyTorch's vectorized float32 gelu gives NaN for +-inf; the limit is exact
     in_torch = name in ("round", "nan_to_num", "sigmoid")
     tfn = getattr(torch, name) if in_torch else getattr(torch.nn.functional, name)
     got, want = run_both(getattr(ct, name), tfn, a, **kw)
-    if name == "gelu" and dtype == "float32":   # PyTorch's vectorized erf is good to ~2e-5
+    if name == "gelu" and dtype == "float32":  # PyTorch's vectorized erf is good to ~2e-5
         np.testing.assert_allclose(to_np(got), to_np(want), rtol=5e-5, atol=1e-6)
     else:
         check(got, want, dtype)
 
 
 def test_hardtanh_int_and_unsupported_dtypes():
-    check(ct.hardtanh(ct.tensor([-3, 0, 3])),
-          torch.nn.functional.hardtanh(torch.tensor([-3, 0, 3])))
+    check(
+        ct.hardtanh(ct.tensor([-3, 0, 3])), torch.nn.functional.hardtanh(torch.tensor([-3, 0, 3]))
+    )
     with pytest.raises(NotImplementedError, match="frac"):
         ct.frac(ct.tensor([1, 2]))
     with pytest.raises(NotImplementedError, match="abs"):
@@ -197,10 +265,38 @@ def test_hardtanh_int_and_unsupported_dtypes():
 
 # ---- binary -----------------------------------------------------------------------------------
 
-BINARY = ("add", "sub", "div", "pow", "mul", "maximum", "minimum", "remainder", "fmod",
-          "floor_divide", "fmax", "fmin", "atan2", "hypot", "logaddexp", "xlogy", "eq", "ne", "lt",
-          "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-          "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+BINARY = (
+    "add",
+    "sub",
+    "div",
+    "pow",
+    "mul",
+    "maximum",
+    "minimum",
+    "remainder",
+    "fmod",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "atan2",
+    "hypot",
+    "logaddexp",
+    "xlogy",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+)
 
 
 def _binary_values(name, dtype, shape, seed):
@@ -230,20 +326,42 @@ def test_binary_matches_torch_with_broadcasting(name, dtype):
         check(got, want, dtype)
 
 
-_REFLECTED = {"add": lambda s, t: s + t, "sub": lambda s, t: s - t, "mul": lambda s, t: s * t,
-              "div": lambda s, t: s / t, "remainder": lambda s, t: s % t,
-              "floor_divide": lambda s, t: s // t, "pow": lambda s, t: s ** t,
-              "eq": lambda s, t: s == t, "lt": lambda s, t: s < t}
+_REFLECTED = {
+    "add": lambda s, t: s + t,
+    "sub": lambda s, t: s - t,
+    "mul": lambda s, t: s * t,
+    "div": lambda s, t: s / t,
+    "remainder": lambda s, t: s % t,
+    "floor_divide": lambda s, t: s // t,
+    "pow": lambda s, t: s**t,
+    "eq": lambda s, t: s == t,
+    "lt": lambda s, t: s < t,
+}
 
 
 @pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "remainder", "floor_divide",
-                                  "maximum", "eq", "lt", "pow", "atan2", "bitwise_and"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "remainder",
+        "floor_divide",
+        "maximum",
+        "eq",
+        "lt",
+        "pow",
+        "atan2",
+        "bitwise_and",
+    ],
+)
 @pytest.mark.parametrize("scalar", [2, -1, 2.5, True])
 def test_binary_with_python_scalar_on_either_side(name, dtype, scalar):
     a = _binary_values(name, dtype, (2, 5), 4)
     fn_ct, fn_t = getattr(ct, name), getattr(torch, name)
-    if name in ("maximum", "atan2"):   # PyTorch takes tensors only: a 0-d tensor promotes alike
+    if name in ("maximum", "atan2"):  # PyTorch takes tensors only: a 0-d tensor promotes alike
         fn_t = lambda x, s, f=fn_t: f(x, torch.tensor(s))  # noqa: E731
     got, want = run_both(fn_ct, fn_t, a, scalar)
     if got is not None:
@@ -264,13 +382,14 @@ def test_scalar_first_dunders():
     x = ct.tensor([1.0, 2.0, 4.0])
     np.testing.assert_allclose((2 / x).numpy(), [2.0, 1.0, 0.5])
     np.testing.assert_allclose((1 - x).numpy(), [0.0, -1.0, -3.0])
-    np.testing.assert_allclose((2 ** x).numpy(), [2.0, 4.0, 16.0])
+    np.testing.assert_allclose((2**x).numpy(), [2.0, 4.0, 16.0])
     np.testing.assert_allclose(ct.div(2, x).numpy(), [2.0, 1.0, 0.5])
 
 
 @pytest.mark.parametrize("mode", [None, "trunc", "floor"])
-@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float16", "float32",
-                                   "float64"])
+@pytest.mark.parametrize(
+    "dtype", ["int8", "int32", "int64", "uint8", "float16", "float32", "float64"]
+)
 def test_div_rounding_modes(mode, dtype):
     if dtype != "uint8":
         a = np.array([-7, 7, -7, 7, 5, -5, 0, 3], dtype=dtype)
@@ -295,11 +414,16 @@ def test_sign_semantics_of_modulo_ops(name, dtype):
     check(got, want, dtype)
 
 
-@pytest.mark.parametrize("call", [lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
-                                  lambda m, a, b: m.div(a, b, rounding_mode="floor"),
-                                  lambda m, a, b: m.remainder(a, b),
-                                  lambda m, a, b: m.fmod(a, b),
-                                  lambda m, a, b: m.floor_divide(a, b)])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
+        lambda m, a, b: m.div(a, b, rounding_mode="floor"),
+        lambda m, a, b: m.remainder(a, b),
+        lambda m, a, b: m.fmod(a, b),
+        lambda m, a, b: m.floor_divide(a, b),
+    ],
+)
 def test_integer_division_by_zero_raises(call):
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         call(torch, torch.tensor([5]), torch.tensor([0]))
@@ -357,8 +481,10 @@ def test_add_sub_alpha(alpha):
         check(got, want)
     ai, bi = values("int64", (4, 3)), values("int64", (3,), 5)
     if isinstance(alpha, int):
-        check(ct.add(ct_t(ai), ct_t(bi), alpha=alpha), torch.add(torch_of(ai), torch_of(bi),
-                                                                 alpha=alpha))
+        check(
+            ct.add(ct_t(ai), ct_t(bi), alpha=alpha),
+            torch.add(torch_of(ai), torch_of(bi), alpha=alpha),
+        )
     else:
         with pytest.raises(RuntimeError, match="alpha"):
             ct.add(ct_t(ai), ct_t(bi), alpha=alpha)
@@ -367,9 +493,9 @@ def test_add_sub_alpha(alpha):
 def test_binary_noncontiguous_and_0d_operands():
     a = values("float64", (6, 4))
     b = values("float64", (4, 6), 7)
-    x, y = ct_t(a)[::2], ct_t(b).t()[::2]        # both strided, one transposed
+    x, y = ct_t(a)[::2], ct_t(b).t()[::2]  # both strided, one transposed
     np.testing.assert_allclose((x * y).numpy(), a[::2] * b.T[::2], equal_nan=True)
-    s = ct.tensor(2.0, dtype=ct.float64)         # 0-d tensor operand: broadcasts, doesn't promote
+    s = ct.tensor(2.0, dtype=ct.float64)  # 0-d tensor operand: broadcasts, doesn't promote
     r = ct.tensor([1, 2], dtype=ct.float32) * s
     assert r.dtype is ct.float32 and r.numpy().tolist() == [2.0, 4.0]
     r0 = ct.tensor(3) + ct.tensor(4)
@@ -396,7 +522,7 @@ def test_binary_out_with_castable_dtype_and_resize():
 
 def test_inplace_binary_with_overlapping_views():
     x = ct.arange(10.0)
-    x[1:] += x[:-1]                                # reads overlap the destination
+    x[1:] += x[:-1]  # reads overlap the destination
     ref = np.arange(10.0, dtype=np.float32)
     ref[1:] += ref[:-1].copy()
     np.testing.assert_array_equal(x.numpy(), ref)
@@ -407,7 +533,7 @@ def test_inplace_binary_with_overlapping_views():
     i.floor_divide_(2)
     assert i.numpy().tolist() == [2, 3, 3]
     with pytest.raises(RuntimeError):
-        i.div_(2)                                   # float result into an int tensor
+        i.div_(2)  # float result into an int tensor
 
 
 @pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
@@ -418,19 +544,25 @@ def test_large_parallel_paths(name, dtype):
     a = rng.standard_normal(n).astype(dtype)
     b = rng.standard_normal(n).astype(dtype) + 4
     fn = getattr(ct, name)
-    np.testing.assert_allclose(fn(ct_t(a), ct_t(b)).numpy(), getattr(np, {"add": "add",
-                               "sub": "subtract", "mul": "multiply", "div": "divide"}[name])(a, b),
-                               rtol=1e-6)
-    np.testing.assert_allclose(fn(ct_t(a), 1.5).numpy(), getattr(torch, name)(
-        torch.from_numpy(a), 1.5).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        fn(ct_t(a), ct_t(b)).numpy(),
+        getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}[name])(
+            a, b
+        ),
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        fn(ct_t(a), 1.5).numpy(), getattr(torch, name)(torch.from_numpy(a), 1.5).numpy(), rtol=1e-6
+    )
     x = ct_t(a)
     getattr(x, name + "_")(ct_t(b))
-    np.testing.assert_allclose(x.numpy(), getattr(torch, name)(torch.from_numpy(a),
-                                                              torch.from_numpy(b)).numpy(),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        x.numpy(), getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b)).numpy(), rtol=1e-6
+    )
 
 
 # ---- ternary ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_where(dtype):
@@ -474,8 +606,10 @@ def test_lerp_addcmul_addcdiv(dtype):
 
 def test_addcmul_int_and_lerp_int_errors():
     a, b = np.arange(6).reshape(2, 3), np.arange(3)
-    check(ct.addcmul(ct_t(a), ct_t(b), ct_t(b), value=3),
-          torch.addcmul(torch_of(a), torch_of(b), torch_of(b), value=3))
+    check(
+        ct.addcmul(ct_t(a), ct_t(b), ct_t(b), value=3),
+        torch.addcmul(torch_of(a), torch_of(b), torch_of(b), value=3),
+    )
     with pytest.raises(NotImplementedError, match="lerp"):
         ct.lerp(ct_t(a), ct_t(a), 0.5)
     with pytest.raises(RuntimeError, match="addcdiv"):
@@ -484,19 +618,37 @@ def test_addcmul_int_and_lerp_int_errors():
 
 # ---- factories and copy -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("args,kw", [((10,), {}), ((0, 1, 0.1), {}), ((10, 0, -3), {}),
-                                     ((1, 2.5, 0.5), {}), ((-3, 3), dict(dtype=ct.float64)),
-                                     ((0, 1, 1 / 3), dict(dtype=ct.float64)),
-                                     ((5,), dict(dtype=ct.int8)), ((0.5, 5), dict(dtype=ct.int32))])
+
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((10,), {}),
+        ((0, 1, 0.1), {}),
+        ((10, 0, -3), {}),
+        ((1, 2.5, 0.5), {}),
+        ((-3, 3), dict(dtype=ct.float64)),
+        ((0, 1, 1 / 3), dict(dtype=ct.float64)),
+        ((5,), dict(dtype=ct.int8)),
+        ((0.5, 5), dict(dtype=ct.int32)),
+    ],
+)
 def test_arange_matches_torch(args, kw):
     tkw = {k: getattr(torch, v.name) for k, v in kw.items()}
     check(ct.arange(*args, **kw), torch.arange(*args, **tkw))
 
 
-@pytest.mark.parametrize("args,dtype", [((0, 1, 5), None), ((-1, 1, 7), "int64"),
-                                        ((0, 10, 1), None), ((3, -2, 11), "float64"),
-                                        ((0, 1, 0), None), ((1, 1000, 777), "float32"),
-                                        ((0, 1, 9), "float16")])
+@pytest.mark.parametrize(
+    "args,dtype",
+    [
+        ((0, 1, 5), None),
+        ((-1, 1, 7), "int64"),
+        ((0, 10, 1), None),
+        ((3, -2, 11), "float64"),
+        ((0, 1, 0), None),
+        ((1, 1000, 777), "float32"),
+        ((0, 1, 9), "float16"),
+    ],
+)
 def test_linspace_matches_torch(args, dtype):
     got = ct.linspace(*args, dtype=None if dtype is None else getattr(ct, dtype))
     want = torch.linspace(*args, dtype=None if dtype is None else getattr(torch, dtype))
@@ -506,8 +658,10 @@ def test_linspace_matches_torch(args, dtype):
 @pytest.mark.parametrize("dtype", ALL)
 def test_fill_and_full(dtype):
     v = True if dtype == "bool" else (3 if dtype in INTS else 2.5)
-    check(ct.full((2, 3), v, dtype=getattr(ct, dtype)),
-          torch.full((2, 3), v, dtype=getattr(torch, dtype)))
+    check(
+        ct.full((2, 3), v, dtype=getattr(ct, dtype)),
+        torch.full((2, 3), v, dtype=getattr(torch, dtype)),
+    )
     x = ct.zeros(4, 4, dtype=getattr(ct, dtype))
     x.t()[::2].fill_(ct.tensor(1))
     ref = np.zeros((4, 4), dtype)
@@ -525,14 +679,14 @@ def test_fill_overflow_raises():
 def test_copy_casts_and_broadcasts(src, dst):
     a = values(src, (1, 4), 5)
     if dst in INTS + ["bool"] and src in FLOATS:
-        a = np.nan_to_num(a, nan=1.0, posinf=2.0, neginf=-2.0)   # float->int of NaN is undefined
+        a = np.nan_to_num(a, nan=1.0, posinf=2.0, neginf=-2.0)  # float->int of NaN is undefined
     if dst == "uint8":
         a = np.abs(a)
     x = ct.empty(3, 4, dtype=getattr(ct, dst))
     x.copy_(ct_t(a))
     want = torch.empty(3, 4, dtype=getattr(torch, dst)).copy_(torch_of(a))
     check(x, want)
-    y = ct.empty(4, 3, dtype=getattr(ct, dst)).t()             # non-contiguous destination
+    y = ct.empty(4, 3, dtype=getattr(ct, dst)).t()  # non-contiguous destination
     y.copy_(ct_t(a))
     check(y.contiguous(), want)
 
@@ -548,11 +702,12 @@ def test_clone_and_to_keep_values():
 
 # ---- errors -----------------------------------------------------------------------------------
 
-def test_no_numba_traceback_reaches_the_user():
-    from coretorch_cpu_numba.registry import guarded
-    from coretorch_cpu_numba.elementwise import jit_apply
 
-    def bad(out, x):   # a loop asked for a type numba cannot compile (a string)
+def test_no_numba_traceback_reaches_the_user():
+    from coretorch_cpu_numba.elementwise import jit_apply
+    from coretorch_cpu_numba.registry import guarded
+
+    def bad(out, x):  # a loop asked for a type numba cannot compile (a string)
         jit_apply("sigmoid", out, (np.array(["a", "b"]),), np.dtype("U1"))
 
     k = guarded("sigmoid", bad)
@@ -570,6 +725,7 @@ def test_shape_and_device_errors_come_from_meta_rules():
 
 def test_no_numpy_warnings_for_ieee_results():
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         x = ct.tensor([1.0, 0.0, -1.0])
@@ -581,6 +737,7 @@ def test_no_numpy_warnings_for_ieee_results():
 
 
 # ---- allocator --------------------------------------------------------------------------------
+
 
 def test_allocations_are_64_byte_aligned():
     for n in (0, 1, 3, 7, 17, 1000, 4097, 1 << 20):
@@ -624,6 +781,7 @@ def test_allocator_stats_and_memory_events():
 
 def test_views_do_not_allocate():
     from coretorch_cpu_numba.allocator import allocator
+
     t = ct.empty(10, 10)
     n = allocator.num_allocs
     t.t()[::2].unsqueeze(0)

@@ -5,6 +5,7 @@ native ``fill_``, and opts into the fallback: every other op runs on cpu copies.
 checked against numpy (and analytic gradients); fallback counts, the one-time warning and the
 profiler's FALLBACK regions are checked too.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -16,8 +17,12 @@ import coretorch as ct
 from coretorch import record_function as rf
 from coretorch.device import device_types
 from coretorch.library import Library
-from coretorch.ops.cpu_fallback import (CPUFallbackWarning, cpu_fallback, fallback_counts,
-                                        reset_fallback_warnings)
+from coretorch.ops.cpu_fallback import (
+    CPUFallbackWarning,
+    cpu_fallback,
+    fallback_counts,
+    reset_fallback_warnings,
+)
 from coretorch.plugins import BackendInfo, BackendRegistry, _registration_snapshot, _rollback
 from coretorch.tensor.storage import Allocator
 
@@ -34,8 +39,13 @@ def _array(t) -> np.ndarray:
     d = t._dtype.numpy
     if 0 in t._shape:
         return np.empty(t._shape, d)
-    return np.ndarray(t._shape, d, t._storage.data, t._offset * d.itemsize,
-                      tuple(s * d.itemsize for s in t._stride))
+    return np.ndarray(
+        t._shape,
+        d,
+        t._storage.data,
+        t._offset * d.itemsize,
+        tuple(s * d.itemsize for s in t._stride),
+    )
 
 
 FILLS: list = []  # the native fill_ kernel records each call
@@ -54,8 +64,13 @@ def fbdev():
     info = BackendInfo(name="fbdev-test", entry_point="tests.test_cpu_fallback")
     snapshot = _registration_snapshot()
     registry = BackendRegistry(info)
-    registry.device_type(DEV, "FbDev", _NumpyAllocator(), read_numpy=lambda t: _array(t).copy(),
-                         write_numpy=lambda t, v: _array(t).__setitem__(Ellipsis, v))
+    registry.device_type(
+        DEV,
+        "FbDev",
+        _NumpyAllocator(),
+        read_numpy=lambda t: _array(t).copy(),
+        write_numpy=lambda t, v: _array(t).__setitem__(Ellipsis, v),
+    )
     registry.library("FbDev").impl("fill_", _fill_)
     registry.use_cpu_fallback("FbDev")
     yield
@@ -85,6 +100,7 @@ B = np.array([2.0, -0.5, 3.5], dtype=np.float32)
 
 # ---- functional, in-place, out= --------------------------------------------------------------
 
+
 def test_functional_op_values_and_device():
     out = on_dev(A) * on_dev(B) + 1
     np.testing.assert_allclose(host(out), A * B + 1, rtol=1e-6)
@@ -97,8 +113,10 @@ def test_calls_are_counted_per_op():
     x.exp()
     x.exp()
     x.neg()
-    assert (fallback_counts["aten::exp"], fallback_counts["aten::neg"]) == \
-        (before[0] + 2, before[1] + 1)
+    assert (fallback_counts["aten::exp"], fallback_counts["aten::neg"]) == (
+        before[0] + 2,
+        before[1] + 1,
+    )
 
 
 def test_native_kernel_is_used_not_the_fallback():
@@ -171,8 +189,11 @@ def test_data_dependent_output_shape():
 def test_zero_dim_cpu_tensor_joins_but_other_cpu_tensors_raise():
     out = on_dev(A) * ct.tensor(2.0)
     np.testing.assert_allclose(host(out), A * 2)
-    with pytest.raises(RuntimeError, match=r"sub\(\): expected all tensors to be on the same "
-                                           r"device, got fbdev and cpu"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"sub\(\): expected all tensors to be on the same "
+        r"device, got fbdev and cpu",
+    ):
         ct.sub(on_dev(A), ct.tensor(B))
 
 
@@ -187,10 +208,12 @@ def test_op_without_a_cpu_kernel_raises_naming_the_backend():
         lib.define("only_meta(Tensor x) -> Tensor")
         lib.impl("only_meta", lambda x: x, "Meta")
         before = fallback_counts["test_cpu_fallback::only_meta"]
-        with pytest.raises(NotImplementedError,
-                           match=r"Could not run 'test_cpu_fallback::only_meta' with arguments "
-                                 r"from the 'FbDev' backend: .*no CPU kernel either.* "
-                                 r"kernels for: Meta"):
+        with pytest.raises(
+            NotImplementedError,
+            match=r"Could not run 'test_cpu_fallback::only_meta' with arguments "
+            r"from the 'FbDev' backend: .*no CPU kernel either.* "
+            r"kernels for: Meta",
+        ):
             ct.ops.test_cpu_fallback.only_meta(on_dev(A))
         assert fallback_counts["test_cpu_fallback::only_meta"] == before
     finally:
@@ -206,6 +229,7 @@ def test_cpu_arguments_run_unchanged():
 
 # ---- views and factories -------------------------------------------------------------------
 
+
 def test_views_share_storage_and_never_fall_back():
     x = on_dev(A)
     before = sum(fallback_counts.values())
@@ -214,7 +238,7 @@ def test_views_share_storage_and_never_fall_back():
     assert all(v._storage is x._storage and v.device == ct.device(DEV) for v in views)
     np.testing.assert_array_equal(host(views[0]), A.T)
     np.testing.assert_array_equal(host(views[4]), A[:, ::2])
-    x.view(-1)[0:1].fill_(7.0)   # writing through a view reaches the base
+    x.view(-1)[0:1].fill_(7.0)  # writing through a view reaches the base
     assert host(x)[0, 0] == 7.0
 
 
@@ -232,8 +256,9 @@ def test_factories_need_only_allocator_and_fill():
 
 def test_factory_primitives_fall_back_and_land_on_the_device():
     np.testing.assert_array_equal(host(ct.arange(2, 9, 3, device=DEV)), [2, 5, 8])
-    np.testing.assert_allclose(host(ct.linspace(0, 1, 5, device=DEV)),
-                               np.linspace(0, 1, 5, dtype=np.float32))
+    np.testing.assert_allclose(
+        host(ct.linspace(0, 1, 5, device=DEV)), np.linspace(0, 1, 5, dtype=np.float32)
+    )
     o = ct.empty(3, dtype=ct.int64, device=DEV)
     assert ct.arange(3, device=DEV, out=o) is o
     np.testing.assert_array_equal(host(o), [0, 1, 2])
@@ -253,6 +278,7 @@ def test_random_factories():
 
 
 # ---- autograd --------------------------------------------------------------------------------
+
 
 def test_autograd_through_the_fallback():
     a = on_dev(A).requires_grad_()
@@ -274,12 +300,13 @@ def test_gradcheck_through_the_fallback():
 def test_inplace_fallback_under_autograd():
     a = on_dev(A).requires_grad_()
     y = a * 1.0
-    y.mul_(on_dev(B))     # in-place, through the fallback, on a non-leaf
+    y.mul_(on_dev(B))  # in-place, through the fallback, on a non-leaf
     y.sum().backward()
     np.testing.assert_allclose(host(a.grad), np.broadcast_to(B, A.shape))
 
 
 # ---- profiler --------------------------------------------------------------------------------
+
 
 def test_fallback_region_encloses_the_copies_and_the_cpu_op():
     seen = []

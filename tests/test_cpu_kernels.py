@@ -1,5 +1,6 @@
 """cpu backend kernels for reductions, linalg, shape, indexing and nn ops, checked against PyTorch
 (the reference, skipped without it) or numpy, over dtypes, strides, dims and edge cases."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -57,18 +58,22 @@ def assert_same(got, want, rtol=None, atol=None) -> None:
     if g.dtype.kind == "f":
         r = _RTOL.get(g.dtype.type, 1e-6) if rtol is None else rtol
         a = r if atol is None else atol
-        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=r, atol=a,
-                                   equal_nan=True)
+        np.testing.assert_allclose(
+            g.astype(np.float64), w.astype(np.float64), rtol=r, atol=a, equal_nan=True
+        )
     else:
         np.testing.assert_array_equal(g, w)
 
 
 # ---- reductions ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (-1, True), ((0, 2), False),
-                                         ([], True), ((1,), True)])
+@pytest.mark.parametrize(
+    "dim,keepdim",
+    [(None, False), (0, False), (-1, True), ((0, 2), False), ([], True), ((1,), True)],
+)
 def test_sum(dtype, layout, dim, keepdim):
     a = make((3, 4, 5), dtype, layout)
     got = ct_(a).sum(dim, keepdim) if dim is not None else ct_(a).sum()
@@ -209,14 +214,16 @@ def test_cumsum_cumprod(op, dtype, dim):
     a = make((4, 5), dtype, "sliced")
     rtol = 1e-2 if dtype == np.float16 else None
     assert_same(getattr(ct_(a), op)(dim), getattr(th(a), op)(dim), rtol=rtol)
-    assert_same(getattr(ct_(a), op)(dim, dtype=ct.float64),
-                getattr(th(a), op)(dim, dtype=torch.float64))
+    assert_same(
+        getattr(ct_(a), op)(dim, dtype=ct.float64), getattr(th(a), op)(dim, dtype=torch.float64)
+    )
 
 
 def test_cumsum_zero_dim_empty_and_inplace():
     assert_same(ct_(np.array(3.0, np.float32)).cumsum(0), torch.tensor(3.0).cumsum(0))
-    assert_same(ct_(np.zeros((0, 2), np.int32)).cumsum(1),
-                torch.zeros(0, 2, dtype=torch.int32).cumsum(1))
+    assert_same(
+        ct_(np.zeros((0, 2), np.int32)).cumsum(1), torch.zeros(0, 2, dtype=torch.int32).cumsum(1)
+    )
     a = make((3, 4), np.float64, "transposed")
     t = ct_(a.copy())
     t.cumsum_(1)
@@ -224,6 +231,7 @@ def test_cumsum_zero_dim_empty_and_inplace():
 
 
 # ---- linalg ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", (np.float16, np.float32, np.float64, np.int32, np.int64))
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -234,8 +242,9 @@ def test_mm(dtype, layout):
 
 
 def test_mm_zero_size_and_out():
-    assert_same(ct.mm(ct_(np.ones((3, 0), np.float32)), ct_(np.ones((0, 2), np.float32))),
-                torch.zeros(3, 2))
+    assert_same(
+        ct.mm(ct_(np.ones((3, 0), np.float32)), ct_(np.ones((0, 2), np.float32))), torch.zeros(3, 2)
+    )
     a, b = make((4, 4), np.float64), make((4, 4), np.float64, "transposed")
     out = ct.empty(4, 4, dtype=ct.float64).t()  # non-contiguous out
     ct.mm(ct_(a), ct_(b), out=out)
@@ -263,11 +272,13 @@ def test_bmm_and_matmul(dtype):
 def test_matmul_large_float32_matches_numpy():
     a = make((256, 300), np.float32, "contiguous", 5)
     b = make((300, 128), np.float32, "transposed", 6)
-    assert_same(ct.mm(ct_(a), ct_(b)), (a.astype(np.float64) @ b).astype(np.float32),
-                rtol=1e-4, atol=1e-4)
+    assert_same(
+        ct.mm(ct_(a), ct_(b)), (a.astype(np.float64) @ b).astype(np.float32), rtol=1e-4, atol=1e-4
+    )
 
 
 # ---- shape -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -308,6 +319,7 @@ def test_triu_tril(op, diagonal, shape):
 
 
 # ---- indexing --------------------------------------------------------------------------------
+
 
 def _idx(values, dtype=np.int64) -> np.ndarray:
     return np.asarray(values, dtype)
@@ -372,8 +384,9 @@ def test_scatter_and_scatter_add(dtype, dim):
     assert_same(ct_(a).scatter(dim, ct_(perm), ct_(src)), th(a).scatter(dim, th(perm), th(src)))
     dup = np.zeros((3, 3), np.int64)
     dup[1, 1] = 2
-    assert_same(ct_(a).scatter_add(dim, ct_(dup), ct_(src)),
-                th(a).scatter_add(dim, th(dup), th(src)))
+    assert_same(
+        ct_(a).scatter_add(dim, ct_(dup), ct_(src)), th(a).scatter_add(dim, th(dup), th(src))
+    )
     value = 3 if dtype == np.int32 else 2.5
     assert_same(ct_(a).scatter(dim, ct_(perm), value), th(a).scatter(dim, th(perm), value))
 
@@ -405,8 +418,10 @@ def test_index_add_accumulates_duplicates(dtype, dim):
     shape = (5, 4) if dim == 0 else (4, 5)
     src = make(shape, dtype, "contiguous", 2)
     assert_same(ct_(a).index_add(dim, ct_(i), ct_(src)), th(a).index_add(dim, th(i), th(src)))
-    assert_same(ct_(a).index_add(dim, ct_(i), ct_(src), alpha=2),
-                th(a).index_add(dim, th(i), th(src), alpha=2))
+    assert_same(
+        ct_(a).index_add(dim, ct_(i), ct_(src), alpha=2),
+        th(a).index_add(dim, th(i), th(src), alpha=2),
+    )
     t = ct_(a.copy())
     t.index_add_(dim, ct_(i), ct_(src))
     assert_same(t, th(a).index_add(dim, th(i), th(src)))
@@ -437,15 +452,18 @@ def test_nonzero(shape):
         assert_same(got, want)
 
 
-@pytest.mark.parametrize("key", [
-    lambda i, j: (i,),
-    lambda i, j: (slice(None), j),
-    lambda i, j: (i, j),
-    lambda i, j: (i, slice(None), j),          # separated: result dims go first
-    lambda i, j: (slice(None), i, j),
-    lambda i, j: (i[:, None], j[None, :]),     # broadcasting index shapes
-    lambda i, j: (slice(1, None), j, slice(None, None, 2)),
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        lambda i, j: (i,),
+        lambda i, j: (slice(None), j),
+        lambda i, j: (i, j),
+        lambda i, j: (i, slice(None), j),  # separated: result dims go first
+        lambda i, j: (slice(None), i, j),
+        lambda i, j: (i[:, None], j[None, :]),  # broadcasting index shapes
+        lambda i, j: (slice(1, None), j, slice(None, None, 2)),
+    ],
+)
 def test_advanced_indexing(key):
     a = make((4, 5, 6), np.float32, "transposed")
     i, j = _idx([3, -1, 0]), _idx([[1, 2, 2], [0, -2, 4]])[0]
@@ -514,23 +532,42 @@ F = torch.nn.functional
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape,dim", [((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((), 0),
-                                       ((2, 0), 1), ((64, 1100), 1), ((300, 70), 0)])
+@pytest.mark.parametrize(
+    "shape,dim",
+    [
+        ((3, 4, 5), 0),
+        ((3, 4, 5), 1),
+        ((3, 4, 5), -1),
+        ((), 0),
+        ((2, 0), 1),
+        ((64, 1100), 1),
+        ((300, 70), 0),
+    ],
+)
 def test_softmax(op, dtype, shape, dim):
     a = make(shape, dtype, "transposed")
     rtol = 2e-3 if dtype == np.float16 else (2e-6 if dtype == np.float32 else 1e-12)
-    assert_same(getattr(ct, op)(ct_(a), dim), getattr(torch, op)(th(a), dim), rtol=rtol,
-                atol=rtol)
+    assert_same(getattr(ct, op)(ct_(a), dim), getattr(torch, op)(th(a), dim), rtol=rtol, atol=rtol)
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_softmax_stability_nan_inf_and_dtype(op):
-    a = np.array([[1000.0, 0.0, -1000.0], [1.0, np.nan, 2.0], [-np.inf, 0.0, -np.inf],
-                  [-np.inf, -np.inf, -np.inf], [-200.0, -100.0, 0.0]], np.float32)
+    a = np.array(
+        [
+            [1000.0, 0.0, -1000.0],
+            [1.0, np.nan, 2.0],
+            [-np.inf, 0.0, -np.inf],
+            [-np.inf, -np.inf, -np.inf],
+            [-200.0, -100.0, 0.0],
+        ],
+        np.float32,
+    )
     assert_same(getattr(ct, op)(ct_(a), 1), getattr(torch, op)(th(a), 1), atol=1e-6)
     i = make((3, 4), np.int64)
-    assert_same(getattr(ct, op)(ct_(i), 1, dtype=ct.float64),
-                getattr(torch, op)(th(i), 1, dtype=torch.float64))
+    assert_same(
+        getattr(ct, op)(ct_(i), 1, dtype=ct.float64),
+        getattr(torch, op)(th(i), 1, dtype=torch.float64),
+    )
     with pytest.raises(NotImplementedError, match=op):
         getattr(ct, op)(ct_(i), 1)
 
@@ -559,12 +596,18 @@ def test_conv2d(case, dtype):
     wt = make((cout, cin // groups, kh, kw), dtype, "contiguous", 2)
     b = make((cout,), dtype, "contiguous", 3)
     tol = 1e-4 if dtype == np.float32 else 1e-10
-    assert_same(ct.conv2d(ct_(x), ct_(wt), ct_(b), stride, padding, dilation, groups),
-                F.conv2d(th(x), th(wt), th(b), stride, padding, dilation, groups), rtol=tol,
-                atol=tol)
-    assert_same(ct.conv2d(ct_(x[0]), ct_(wt), None, stride, padding, dilation, groups),
-                F.conv2d(th(x[0]), th(wt), None, stride, padding, dilation, groups), rtol=tol,
-                atol=tol)
+    assert_same(
+        ct.conv2d(ct_(x), ct_(wt), ct_(b), stride, padding, dilation, groups),
+        F.conv2d(th(x), th(wt), th(b), stride, padding, dilation, groups),
+        rtol=tol,
+        atol=tol,
+    )
+    assert_same(
+        ct.conv2d(ct_(x[0]), ct_(wt), None, stride, padding, dilation, groups),
+        F.conv2d(th(x[0]), th(wt), None, stride, padding, dilation, groups),
+        rtol=tol,
+        atol=tol,
+    )
 
 
 @pytest.mark.parametrize("case", [c for c in CONV_CASES if not isinstance(c[8], str)])
@@ -580,9 +623,16 @@ def test_convolution_backward(case):
 
     def p(v):
         return (v, v) if isinstance(v, int) else v
-    gi, gw, gb = ct.convolution_backward(ct_(g.numpy()), ct_(x.detach().numpy()),
-                                         ct_(wt.detach().numpy()), p(stride), p(padding),
-                                         p(dilation), groups)
+
+    gi, gw, gb = ct.convolution_backward(
+        ct_(g.numpy()),
+        ct_(x.detach().numpy()),
+        ct_(wt.detach().numpy()),
+        p(stride),
+        p(padding),
+        p(dilation),
+        groups,
+    )
     for got, want in ((gi, x.grad), (gw, wt.grad), (gb, b.grad)):
         assert_same(got, want, rtol=1e-10, atol=1e-10)
 
@@ -651,16 +701,19 @@ AVGPOOL_CASES = [  # shape, kernel, stride, padding, ceil_mode
 def test_avg_pool2d_and_backward(case, count_include_pad, divisor, dtype):
     shape, k, s, p, ceil = case
     x = (make(shape, np.float64, "sliced") * 10).astype(dtype)
-    assert_same(ct.avg_pool2d(ct_(x), k, s, p, ceil, count_include_pad, divisor),
-                F.avg_pool2d(th(x), k, s, p, ceil, count_include_pad, divisor))
+    assert_same(
+        ct.avg_pool2d(ct_(x), k, s, p, ceil, count_include_pad, divisor),
+        F.avg_pool2d(th(x), k, s, p, ceil, count_include_pad, divisor),
+    )
     if dtype == np.int64:
         return
     xt = th(x).requires_grad_()
     y = F.avg_pool2d(xt, k, s, p, ceil, count_include_pad, divisor)
     g = torch.from_numpy(make(tuple(y.shape), dtype, "transposed", 4))
     y.backward(g)
-    got = ct.avg_pool2d_backward(ct_(g.numpy()), ct_(x), k, s if s is not None else k, p, ceil,
-                                 count_include_pad, divisor)
+    got = ct.avg_pool2d_backward(
+        ct_(g.numpy()), ct_(x), k, s if s is not None else k, p, ceil, count_include_pad, divisor
+    )
     assert_same(got, xt.grad)
 
 
@@ -677,8 +730,12 @@ def test_softmax_into_noncontiguous_out_and_inplace_alias():
 def test_conv2d_half_and_zero_batch():
     x = make((2, 3, 6, 6), np.float16, "contiguous", 1)
     w = make((4, 3, 3, 3), np.float16, "contiguous", 2)
-    assert_same(ct.conv2d(ct_(x), ct_(w), None, 1, 1), F.conv2d(th(x), th(w), None, 1, 1),
-                rtol=1e-2, atol=1e-2)
+    assert_same(
+        ct.conv2d(ct_(x), ct_(w), None, 1, 1),
+        F.conv2d(th(x), th(w), None, 1, 1),
+        rtol=1e-2,
+        atol=1e-2,
+    )
     e = np.zeros((0, 3, 6, 6), np.float32)
     w32 = w.astype(np.float32)
     assert_same(ct.conv2d(ct_(e), ct_(w32)), F.conv2d(th(e), th(w32)))

@@ -9,6 +9,7 @@ Three groups, each skipping with its reason where it cannot run:
   which `make test` sets for its second run);
 - real-GPU-only tests (fused CUDA kernels, device timing), skipped without a GPU.
 """
+
 from __future__ import annotations
 
 import gc
@@ -24,8 +25,9 @@ import coretorch as ct
 from coretorch.device import device_types
 from coretorch.plugins import backends
 
-pytestmark = pytest.mark.skipif("cuda" not in backends(),
-                                reason="the coretorch-cuda-cupy backend is not installed")
+pytestmark = pytest.mark.skipif(
+    "cuda" not in backends(), reason="the coretorch-cuda-cupy backend is not installed"
+)
 
 EMULATE = "CORETORCH_CUDA_EMULATE"
 
@@ -41,10 +43,13 @@ def _real_gpu() -> bool:
 needs_cuda = pytest.mark.skipif(
     not _usable(),
     reason=f"cuda is not usable here ({getattr(ct.cuda, 'unavailable_reason', lambda: '')()}); "
-                          f"these run on a GPU or with {EMULATE}=1 (make test's second run)")
+    f"these run on a GPU or with {EMULATE}=1 (make test's second run)",
+)
 needs_gpu = pytest.mark.skipif(
-    not _real_gpu(), reason="needs a real CUDA GPU: emulation (numpy) cannot run CUDA kernels "
-                            "or time a device; no GPU is present or emulation is on")
+    not _real_gpu(),
+    reason="needs a real CUDA GPU: emulation (numpy) cannot run CUDA kernels "
+    "or time a device; no GPU is present or emulation is on",
+)
 
 
 def _run(code: str, emulate: bool) -> subprocess.CompletedProcess:
@@ -52,8 +57,14 @@ def _run(code: str, emulate: bool) -> subprocess.CompletedProcess:
     env.update(COLUMNS="250", NO_COLOR="1")
     if emulate:
         env[EMULATE] = "1"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 # ---- real mode: availability without a GPU ---------------------------------------------------
@@ -81,7 +92,7 @@ print(json.dumps(res))
 
 def test_real_mode_without_gpu_is_unavailable_with_cupys_reason():
     out = _run(_REAL_PROBE, emulate=False)
-    assert out.returncode == 0, out.stderr   # importing coretorch never fails
+    assert out.returncode == 0, out.stderr  # importing coretorch never fails
     res = json.loads(out.stdout.strip().splitlines()[-1])
     if res["available"]:
         pytest.skip("a CUDA GPU is present: the unavailable path cannot be observed here")
@@ -110,21 +121,35 @@ def _real_gpu_in_subprocess() -> bool:
 
 def test_unavailable_device_is_not_a_test_device(request):
     from coretorch.testing.pytest_plugin import selected_device_types
+
     if backends()["cuda"].status == "loaded":
         pytest.skip("cuda is usable in this process (GPU or emulation)")
     assert "cuda" not in selected_device_types(request.config)
 
 
 def test_cuda_module_api_exists_in_every_mode():
-    for name in ("is_available", "device_count", "synchronize", "current_device", "manual_seed",
-                 "memory_allocated", "max_memory_allocated", "memory_reserved", "empty_cache",
-                 "Stream", "Event", "current_stream", "OutOfMemoryError"):
+    for name in (
+        "is_available",
+        "device_count",
+        "synchronize",
+        "current_device",
+        "manual_seed",
+        "memory_allocated",
+        "max_memory_allocated",
+        "memory_reserved",
+        "empty_cache",
+        "Stream",
+        "Event",
+        "current_stream",
+        "OutOfMemoryError",
+    ):
         assert hasattr(ct.cuda, name), name
     assert issubclass(ct.cuda.OutOfMemoryError, RuntimeError)
     assert device_types()["cuda"].module is ct.cuda
 
 
 # ---- allocator ---------------------------------------------------------------------------------
+
 
 @needs_cuda
 def test_memory_stats_follow_tensors():
@@ -140,7 +165,7 @@ def test_memory_stats_follow_tensors():
     gc.collect()
     assert ct.cuda.memory_allocated() == before + 2000
     assert ct.cuda.max_memory_allocated() == before + 6000
-    ct.cuda.empty_cache()   # cached blocks go back; tensors in use stay
+    ct.cuda.empty_cache()  # cached blocks go back; tensors in use stay
     assert ct.cuda.memory_allocated() == before + 2000
     np.testing.assert_array_equal(u.fill_(1.5).cpu().numpy(), np.full(250, 1.5))
     stats = ct.cuda.memory_stats()
@@ -150,6 +175,7 @@ def test_memory_stats_follow_tensors():
 @needs_cuda
 def test_allocations_and_frees_reach_the_memory_hooks():
     from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
+
     seen = []
     hook = add_memory_hook(lambda ev: seen.append(ev) if ev.device.type == "cuda" else None)
     try:
@@ -187,12 +213,14 @@ def flaky_pool_error(monkeypatch):
     """Make the allocator treat MemoryError as the pool's OOM error (as in emulation; CuPy's
     own OutOfMemoryError cannot be raised without a device)."""
     from coretorch_cuda_cupy import array_module as am
+
     monkeypatch.setattr(am, "OOM_ERRORS", (MemoryError,))
 
 
 @needs_cuda
 def test_out_of_memory_frees_the_cache_once_and_retries(flaky_pool_error):
     from coretorch_cuda_cupy.allocator import CudaAllocator
+
     pool = _FlakyPool(fails=1)
     alloc = CudaAllocator(pool)
     s = alloc.allocate(1 << 20, ct.device("cuda"))
@@ -203,6 +231,7 @@ def test_out_of_memory_frees_the_cache_once_and_retries(flaky_pool_error):
 @needs_cuda
 def test_out_of_memory_raises_with_the_sizes_after_one_retry(flaky_pool_error):
     from coretorch_cuda_cupy.allocator import CudaAllocator
+
     pool = _FlakyPool(fails=5)
     alloc = CudaAllocator(pool)
     with pytest.raises(ct.cuda.OutOfMemoryError) as e:
@@ -215,6 +244,7 @@ def test_out_of_memory_raises_with_the_sizes_after_one_retry(flaky_pool_error):
 
 
 # ---- streams, events, synchronize, seeding -------------------------------------------------------
+
 
 @needs_cuda
 def test_stream_context_sets_the_current_stream():
@@ -267,19 +297,20 @@ def test_manual_seed_repeats_cuda_random_streams():
 
 # ---- copies ------------------------------------------------------------------------------------
 
+
 @needs_cuda
 def test_copies_between_cpu_and_cuda():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     c = ct.from_numpy(x).cuda()
     assert c.device.type == "cuda" and c.is_cuda
     np.testing.assert_array_equal(c.cpu().numpy(), x)
-    t = c.transpose(0, 2)                      # strided view: copied as seen
+    t = c.transpose(0, 2)  # strided view: copied as seen
     np.testing.assert_array_equal(t.cpu().numpy(), x.transpose(2, 1, 0))
     h = ct.from_numpy(x).transpose(0, 2).to("cuda", ct.float64)
     assert h.dtype is ct.float64
     np.testing.assert_array_equal(h.to("cpu").numpy(), x.transpose(2, 1, 0))
     d = ct.zeros(2, 3, 4, device="cuda")
-    d[0].copy_(ct.from_numpy(x[1]))              # cpu -> a cuda view
+    d[0].copy_(ct.from_numpy(x[1]))  # cpu -> a cuda view
     np.testing.assert_array_equal(d.cpu().numpy()[0], x[1])
     assert (ct.tensor(2.0) * c).cpu().numpy().tolist() == (2 * x).tolist()  # cpu scalar operand
     assert "device='cuda'" in repr(c)
@@ -308,6 +339,7 @@ def test_model_trains_on_cuda_like_on_cpu():
 
 # ---- the profiler's GPU track -------------------------------------------------------------------
 
+
 @needs_cuda
 def test_profiler_records_device_time_on_a_gpu_track(tmp_path):
     profiler = pytest.importorskip("coretorch_profiler")
@@ -324,13 +356,14 @@ def test_profiler_records_device_time_on_a_gpu_track(tmp_path):
     assert all(e["ph"] == "X" and e["dur"] >= 0 and e["pid"] == 0 for e in kernels)
     assert all(e["args"]["emulated"] == ct.cuda.is_emulated() for e in kernels)
     host_adds = [e for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::add"]
-    assert host_adds and "aten::add" not in names   # cpu ops stay off the GPU track
+    assert host_adds and "aten::add" not in names  # cpu ops stay off the GPU track
     gpu = [e for e in events if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == 0]
     assert gpu and gpu[0]["args"]["name"].startswith("GPU 0")
     assert ("emulated" in gpu[0]["args"]["name"]) == ct.cuda.is_emulated()
 
 
 # ---- real GPU only ------------------------------------------------------------------------------
+
 
 @needs_cuda
 def test_autocast_follows_pytorchs_cuda_lists():
@@ -340,13 +373,32 @@ def test_autocast_follows_pytorchs_cuda_lists():
     w = ct.randn(4, 4, device="cuda")
     with ct.autocast("cuda"):
         h = x @ w
-        got = [h, h.softmax(-1), h.exp(), h.sum(), h.relu(), ct.cat([h, x]),
-               ct.nn.functional.layer_norm(h, (4,)), h.cumsum(0),
-               ct.nn.functional.mse_loss(h, x), h.sum(dtype=ct.float16)]
+        got = [
+            h,
+            h.softmax(-1),
+            h.exp(),
+            h.sum(),
+            h.relu(),
+            ct.cat([h, x]),
+            ct.nn.functional.layer_norm(h, (4,)),
+            h.cumsum(0),
+            ct.nn.functional.mse_loss(h, x),
+            h.sum(dtype=ct.float16),
+        ]
         with pytest.raises(RuntimeError, match="unsafe to autocast"):
             ct.nn.functional.binary_cross_entropy(h.sigmoid(), x.sigmoid())
-    assert [t.dtype for t in got] == [ct.float16, ct.float32, ct.float32, ct.float32, ct.float16,
-                                      ct.float32, ct.float32, ct.float32, ct.float32, ct.float16]
+    assert [t.dtype for t in got] == [
+        ct.float16,
+        ct.float32,
+        ct.float32,
+        ct.float32,
+        ct.float16,
+        ct.float32,
+        ct.float32,
+        ct.float32,
+        ct.float32,
+        ct.float16,
+    ]
     with ct.autocast("cuda", dtype=ct.bfloat16):
         assert (x @ w).dtype is ct.bfloat16
         assert (x.cpu() @ w.cpu()).dtype is ct.float32  # cpu tensors: cpu autocast is off
@@ -357,16 +409,20 @@ def test_fused_optimizer_and_softmax_kernels_match_numpy():
     rng = np.random.default_rng(0)
     a, b, c = (rng.standard_normal(1000).astype(np.float32) for _ in range(3))
     A, B, C = (ct.from_numpy(v).cuda() for v in (a, b, c))
-    np.testing.assert_allclose(ct.addcmul(A, B, C, value=0.5).cpu().numpy(), a + 0.5 * b * c,
-                               rtol=1e-6)
-    np.testing.assert_allclose(ct.addcdiv(A, B, C, value=0.5).cpu().numpy(), a + 0.5 * b / c,
-                               rtol=1e-5)
-    np.testing.assert_allclose(ct.lerp(A, B, 0.3).cpu().numpy(), a + 0.3 * (b - a), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        ct.addcmul(A, B, C, value=0.5).cpu().numpy(), a + 0.5 * b * c, rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        ct.addcdiv(A, B, C, value=0.5).cpu().numpy(), a + 0.5 * b / c, rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        ct.lerp(A, B, 0.3).cpu().numpy(), a + 0.3 * (b - a), rtol=1e-5, atol=1e-6
+    )
     x = rng.standard_normal((8, 50)).astype(np.float32)
     e = np.exp(x - x.max(-1, keepdims=True))
-    np.testing.assert_allclose(ct.from_numpy(x).cuda().softmax(-1).cpu().numpy(),
-                               e / e.sum(-1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(
+        ct.from_numpy(x).cuda().softmax(-1).cpu().numpy(), e / e.sum(-1, keepdims=True), rtol=1e-5
+    )
 
 
 @needs_gpu
@@ -377,7 +433,7 @@ def test_memory_pool_caches_freed_blocks_until_empty_cache():
     reserved = ct.cuda.memory_reserved()
     del t
     gc.collect()
-    assert ct.cuda.memory_reserved() == reserved          # CuPy's pool keeps the block
+    assert ct.cuda.memory_reserved() == reserved  # CuPy's pool keeps the block
     ct.cuda.empty_cache()
     assert ct.cuda.memory_reserved() < reserved
 

@@ -1,6 +1,7 @@
 """utils.data: datasets (Tensor, Stack, Subset, Concat, Chain), samplers (random, subset,
 weighted, batch) with their generator handling, DataLoader (batching, shuffle with a generator,
 drop_last), default_collate of tensors/tuples/dicts/numbers, random_split."""
+
 from __future__ import annotations
 
 from collections import namedtuple
@@ -9,11 +10,24 @@ import numpy as np
 import pytest
 
 import coretorch as ct
-from coretorch.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataLoader, Dataset,
-                                  IterableDataset, RandomSampler, SequentialSampler,
-                                  StackDataset, Subset, SubsetRandomSampler, TensorDataset,
-                                  WeightedRandomSampler, default_collate, default_convert,
-                                  random_split)
+from coretorch.utils.data import (
+    BatchSampler,
+    ChainDataset,
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+    StackDataset,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    default_collate,
+    default_convert,
+    random_split,
+)
 
 
 class Squares(Dataset):
@@ -101,8 +115,7 @@ def test_default_collate_structures():
     Point = namedtuple("Point", "x y")
     out = default_collate([Point(1, 2.0), Point(3, 4.0)])
     assert isinstance(out, Point) and out.x.tolist() == [1, 3] and out.y.dtype is ct.float64
-    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal "
-                                           "size"):
+    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal size"):
         default_collate([[1, 2], [3]])
     with pytest.raises(TypeError, match="default_collate: batch must contain tensors"):
         default_collate([object(), object()])
@@ -146,10 +159,11 @@ def test_iterable_dataset():
         def __iter__(self):
             return iter(range(7))
 
-    assert [b.tolist() for b in DataLoader(Stream(), batch_size=3)] == [[0, 1, 2], [3, 4, 5],
-                                                                         [6]]
+    assert [b.tolist() for b in DataLoader(Stream(), batch_size=3)] == [[0, 1, 2], [3, 4, 5], [6]]
     assert [b.tolist() for b in DataLoader(Stream(), batch_size=3, drop_last=True)] == [
-        [0, 1, 2], [3, 4, 5]]
+        [0, 1, 2],
+        [3, 4, 5],
+    ]
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         DataLoader(Stream(), shuffle=True)
 
@@ -225,7 +239,7 @@ def test_weighted_random_sampler_draws_in_proportion():
     ct.manual_seed(5)
     a = list(WeightedRandomSampler(weights, 50))
     ct.manual_seed(5)
-    assert list(WeightedRandomSampler(weights, 50)) == a   # the global generator by default
+    assert list(WeightedRandomSampler(weights, 50)) == a  # the global generator by default
     # without replacement: every index at most once; the first pick follows the weights
     g = ct.Generator().manual_seed(1)
     firsts = []
@@ -239,18 +253,24 @@ def test_weighted_random_sampler_draws_in_proportion():
 
 
 def test_weighted_random_sampler_errors_as_pytorch():
-    with pytest.raises(ValueError, match="num_samples should be a positive integer value, but "
-                                         "got num_samples=0"):
+    with pytest.raises(
+        ValueError, match="num_samples should be a positive integer value, but got num_samples=0"
+    ):
         WeightedRandomSampler([1.0], 0)
     with pytest.raises(ValueError, match="replacement should be a boolean value"):
         WeightedRandomSampler([1.0], 1, replacement=1)
-    with pytest.raises(ValueError, match=r"weights should be a 1d sequence but given weights "
-                                         r"have shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"weights should be a 1d sequence but given weights "
+        r"have shape \(1, 2\)",
+    ):
         WeightedRandomSampler([[1.0, 2.0]], 2)
-    for w, n, r, msg in [([1.0, -1.0], 1, True, "contains either `inf`, `nan` or element < 0"),
-                         ([1.0, float("nan")], 1, True, "contains either `inf`, `nan`"),
-                         ([0.0, 0.0], 1, True, r"sum of probabilities <= 0"),
-                         ([1.0, 1.0], 3, False, "cannot sample n_sample > prob_dist.size")]:
+    for w, n, r, msg in [
+        ([1.0, -1.0], 1, True, "contains either `inf`, `nan` or element < 0"),
+        ([1.0, float("nan")], 1, True, "contains either `inf`, `nan`"),
+        ([0.0, 0.0], 1, True, r"sum of probabilities <= 0"),
+        ([1.0, 1.0], 3, False, "cannot sample n_sample > prob_dist.size"),
+    ]:
         with pytest.raises(RuntimeError, match=msg):
             list(WeightedRandomSampler(w, n, replacement=r))
 
@@ -264,8 +284,9 @@ def test_subset_random_sampler_and_batch_sampler():
     b = list(SubsetRandomSampler(idx))
     ct.manual_seed(9)
     assert list(SubsetRandomSampler(idx)) == b
-    bs = BatchSampler(SubsetRandomSampler(idx, generator=ct.Generator().manual_seed(3)), 2,
-                      drop_last=False)
+    bs = BatchSampler(
+        SubsetRandomSampler(idx, generator=ct.Generator().manual_seed(3)), 2, drop_last=False
+    )
     assert list(bs) == [a[0:2], a[2:4], a[4:]] and len(bs) == 3
     assert list(BatchSampler(range(5), 2, drop_last=True)) == [[0, 1], [2, 3]]
     with pytest.raises(ValueError, match="drop_last should be a boolean value"):

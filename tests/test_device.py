@@ -1,4 +1,5 @@
 """coretorch.device: parsing, equality, str/repr, errors, and the default-device context."""
+
 import threading
 
 import pytest
@@ -6,10 +7,17 @@ import pytest
 import coretorch as ct
 
 
-@pytest.mark.parametrize("spec,type_,index", [
-    (("cpu",), "cpu", None), (("cuda",), "cuda", None), (("cuda:1",), "cuda", 1),
-    (("cuda", 1), "cuda", 1), (("meta",), "meta", None), (("cuda:0",), "cuda", 0),
-])
+@pytest.mark.parametrize(
+    "spec,type_,index",
+    [
+        (("cpu",), "cpu", None),
+        (("cuda",), "cuda", None),
+        (("cuda:1",), "cuda", 1),
+        (("cuda", 1), "cuda", 1),
+        (("meta",), "meta", None),
+        (("cuda:0",), "cuda", 0),
+    ],
+)
 def test_parse(spec, type_, index):
     d = ct.device(*spec)
     assert (d.type, d.index) == (type_, index)
@@ -28,22 +36,28 @@ def test_equality_and_hash():
 def test_str_and_repr_match_torch(spec):
     d = ct.device(spec)
     assert str(d) == spec
-    want_repr = (f"device(type='{d.type}')" if d.index is None
-                 else f"device(type='{d.type}', index={d.index})")
+    want_repr = (
+        f"device(type='{d.type}')"
+        if d.index is None
+        else f"device(type='{d.type}', index={d.index})"
+    )
     assert repr(d) == want_repr
     torch = pytest.importorskip("torch")
     assert repr(d) == repr(torch.device(spec)) and str(d) == str(torch.device(spec))
 
 
-@pytest.mark.parametrize("args,match", [
-    (("cuda:x",), "Invalid device string: 'cuda:x'"),
-    (("cuda:-1",), "Invalid device string"),
-    (("cuda:1:2",), "Invalid device string"),
-    (("foo",), "Expected one of .*cpu.*device type at start of device string: foo"),
-    (("cuda:1", 1), "must not include an index because index was passed explicitly"),
-    (("cuda", -1), "Device index must not be negative"),
-    (("",), "Device string must not be empty"),
-])
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (("cuda:x",), "Invalid device string: 'cuda:x'"),
+        (("cuda:-1",), "Invalid device string"),
+        (("cuda:1:2",), "Invalid device string"),
+        (("foo",), "Expected one of .*cpu.*device type at start of device string: foo"),
+        (("cuda:1", 1), "must not include an index because index was passed explicitly"),
+        (("cuda", -1), "Device index must not be negative"),
+        (("",), "Device string must not be empty"),
+    ],
+)
 def test_errors_match_torch(args, match):
     with pytest.raises(RuntimeError, match=match):
         ct.device(*args)
@@ -59,6 +73,7 @@ def test_non_string_is_a_type_error():
 
 def test_device_without_backend_is_named_in_the_error():
     from coretorch.device import device_types
+
     if "cuda" in device_types():
         pytest.skip("a cuda backend is loaded")
     with pytest.raises(RuntimeError, match="no backend for device type 'cuda' is loaded"):
@@ -94,7 +109,7 @@ def test_default_device_context_is_thread_local():
     started, release = threading.Event(), threading.Event()
 
     def other():
-        seen.append(ct.zeros(1).device)   # the main thread is inside `with device("meta")` now
+        seen.append(ct.zeros(1).device)  # the main thread is inside `with device("meta")` now
         started.set()
         release.wait(5)
         with ct.device("meta"):

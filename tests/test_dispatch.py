@@ -1,14 +1,22 @@
 """The dispatcher: key sets, thread-local guards, kernel tables and their cache, redispatch,
 fallthrough, alias keys, boxed fallbacks, backend keys allocated at registration."""
+
 import itertools
 import threading
 
 import pytest
 
 import coretorch as ct
-from coretorch.dispatch import (DispatchKey, DispatchKeySet, ExcludeDispatchKeyGuard,
-                                IncludeDispatchKeyGuard, fallthrough_kernel, register_fallback,
-                                tls_excluded, tls_included)
+from coretorch.dispatch import (
+    DispatchKey,
+    DispatchKeySet,
+    ExcludeDispatchKeyGuard,
+    IncludeDispatchKeyGuard,
+    fallthrough_kernel,
+    register_fallback,
+    tls_excluded,
+    tls_included,
+)
 from coretorch.library import Library
 from coretorch.tensor.impl import new_impl
 from coretorch.tensor.tensor import Tensor
@@ -35,8 +43,9 @@ def new_backend_key() -> DispatchKey:
 
 def fake(*keys: DispatchKey) -> Tensor:
     """A data-less tensor whose dispatch-key set is exactly `keys` (only the key set matters)."""
-    return new_impl(Tensor, None, (), (), 0, ct.float32, ct.device("meta"),
-                    DispatchKeySet(keys).bits)
+    return new_impl(
+        Tensor, None, (), (), 0, ct.float32, ct.device("meta"), DispatchKeySet(keys).bits
+    )
 
 
 @pytest.fixture
@@ -46,8 +55,9 @@ def lib():
     afterwards."""
     library = Library(f"test_dispatch_{next(_ids)}", "DEF")
     library.define("f(Tensor x) -> Tensor")
-    library.define("g(Tensor|Scalar x, Tensor? other=None, Tensor[] more=[], Scalar scale=1) "
-                   "-> Tensor")
+    library.define(
+        "g(Tensor|Scalar x, Tensor? other=None, Tensor[] more=[], Scalar scale=1) -> Tensor"
+    )
     yield library
     library._destroy()
 
@@ -59,10 +69,12 @@ def op_of(library):
 def tagged(tag: str):
     def kernel(*args, **kwargs):
         return tag
+
     return kernel
 
 
 # ---- DispatchKeySet ---------------------------------------------------------------------------
+
 
 def test_keyset_union_remove_has():
     a, b = new_backend_key(), new_backend_key()
@@ -113,13 +125,15 @@ def test_key_lookup_by_name():
 
 # ---- backend keys allocated at registration ---------------------------------------------------
 
+
 def test_many_backend_keys_are_allocated_at_registration(lib):
     op = op_of(lib)
     keys = [new_backend_key() for _ in range(6)]
     assert len({k.bit for k in keys}) == 6
     others = [k for k in DispatchKey.backends() if k not in keys]
-    assert others and {k.bit for k in keys}.isdisjoint({k.bit for k in others}), \
+    assert others and {k.bit for k in keys}.isdisjoint({k.bit for k in others}), (
         "the backends' own keys (CPU, Meta, ...) keep their bits"
+    )
     assert all(k.is_backend and not k.is_alias for k in keys)
     assert all(DispatchKey.backend(k.name) is k for k in keys), "allocating twice returns the key"
     assert all(k in DispatchKey.backends() for k in keys)
@@ -136,6 +150,7 @@ def test_functionality_key_is_not_a_backend_key():
 
 
 # ---- kernel tables, cache, missing kernels ----------------------------------------------------
+
 
 def test_kernel_table_and_highest_key_wins(lib):
     op, a = op_of(lib), new_backend_key()
@@ -162,7 +177,7 @@ def test_cache_is_invalidated_on_registration(lib):
     op, a = op_of(lib), new_backend_key()
     lib.impl("f", tagged("v1"), a)
     assert op(fake(a)) == "v1"
-    assert op(fake(a)) == "v1"          # now served from the cache
+    assert op(fake(a)) == "v1"  # now served from the cache
     lib.impl("f", tagged("v2"), a)
     assert op(fake(a)) == "v2"
     lib.impl("f", tagged("autograd"), K.Autograd)
@@ -189,6 +204,7 @@ def test_missing_kernel_names_op_key_and_keys_with_kernels(lib):
 
 
 # ---- redispatch, fallthrough ------------------------------------------------------------------
+
 
 def test_redispatch_reaches_the_keys_below(lib):
     op, a = op_of(lib), new_backend_key()
@@ -232,6 +248,7 @@ def test_fallthrough_fallback_for_every_op_at_a_key(lib):
 
 # ---- alias keys -------------------------------------------------------------------------------
 
+
 def test_composite_implicit_serves_every_backend_and_autograd(lib):
     op, a, b = op_of(lib), new_backend_key(), new_backend_key()
     calls = []
@@ -251,7 +268,7 @@ def test_composite_explicit_serves_backends_not_autograd(lib):
     op, a = op_of(lib), new_backend_key()
     lib.impl("f", tagged("explicit"), "CompositeExplicitAutograd")
     assert op(fake(a)) == "explicit"
-    assert op(fake(a, K.Autograd)) == "explicit"   # Autograd has no kernel: falls through
+    assert op(fake(a, K.Autograd)) == "explicit"  # Autograd has no kernel: falls through
     lib.impl("f", tagged("autograd"), K.Autograd)
     assert op(fake(a, K.Autograd)) == "autograd"
 
@@ -281,6 +298,7 @@ def test_direct_registration_beats_backend_fallback_and_alias_beats_fallback(lib
 
 
 # ---- per-backend boxed fallbacks --------------------------------------------------------------
+
 
 def test_boxed_fallback_gets_op_keyset_args_kwargs(lib):
     op, a, b = getattr(ct.ops, lib.ns).g, new_backend_key(), new_backend_key()
@@ -316,6 +334,7 @@ def test_boxed_fallback_removed_with_its_library():
 
 
 # ---- thread-local include/exclude -------------------------------------------------------------
+
 
 def test_exclude_guard_skips_keys_and_restores(lib):
     op, a = op_of(lib), new_backend_key()
@@ -359,7 +378,7 @@ def test_guards_are_thread_local(lib):
     inside, release = threading.Event(), threading.Event()
 
     def other():
-        results["other_before"] = op(x)      # main thread holds an exclude guard right now
+        results["other_before"] = op(x)  # main thread holds an exclude guard right now
         with ExcludeDispatchKeyGuard(K.Autograd):
             inside.set()
             release.wait(5)
@@ -369,14 +388,18 @@ def test_guards_are_thread_local(lib):
     with ExcludeDispatchKeyGuard(K.Autograd):
         th.start()
         assert inside.wait(5)
-    results["main_after"] = op(x)             # the other thread still holds its guard
+    results["main_after"] = op(x)  # the other thread still holds its guard
     release.set()
     th.join()
-    assert results == {"other_before": "autograd", "other_inside": "backend",
-                       "main_after": "autograd"}
+    assert results == {
+        "other_before": "autograd",
+        "other_inside": "backend",
+        "main_after": "autograd",
+    }
 
 
 # ---- the real operators -----------------------------------------------------------------------
+
 
 def test_real_ops_dispatch_on_tensor_device(device):
     a = ct.zeros(2, 3, device=device)

@@ -1,5 +1,6 @@
 """coretorch.distributed across processes: each test starts a job with ``mpiexec -n 2`` or
 ``-n 3`` (the scripts are in tests/distributed/) and checks what every rank reported."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ def _env() -> dict:
 
 def mpiexec(n: int, script: str, *args: str) -> subprocess.CompletedProcess:
     cmd = [find_mpiexec(), "-n", str(n), sys.executable, os.path.join(SCRIPTS, script), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD, env=_env(),
-                          cwd=ROOT)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, timeout=HANG_GUARD, env=_env(), cwd=ROOT
+    )
 
 
 def launch(n: int, script: str, *args: str) -> subprocess.CompletedProcess:
@@ -69,8 +71,10 @@ def test_ddp_digits_matches_one_process_on_the_full_batch(n, tmp_path):
         err = float((got[k] - ref[k]).abs().max())
         assert err <= 1e-6 * scale, f"{k}: max difference {err} (scale {scale})"
     # and training moved the parameters away from the initial ones
-    assert float((ref["0.weight"] - single_process_reference(0, batch, n)["0.weight"])
-                 .abs().max()) > 1e-3
+    assert (
+        float((ref["0.weight"] - single_process_reference(0, batch, n)["0.weight"]).abs().max())
+        > 1e-3
+    )
 
 
 def _errors(stdout: str) -> dict[int, str]:
@@ -119,8 +123,14 @@ def test_a_rank_that_never_arrives_times_out_within_the_group_timeout():
 
 def test_launcher_runs_the_example_and_writes_one_trace_per_rank(tmp_path):
     pytest.importorskip("coretorch_profiler")
-    r = launch(2, os.path.join(ROOT, "examples", "train_digits_ddp.py"), "--epochs", "1",
-               "--profile", str(tmp_path))
+    r = launch(
+        2,
+        os.path.join(ROOT, "examples", "train_digits_ddp.py"),
+        "--epochs",
+        "1",
+        "--profile",
+        str(tmp_path),
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "test accuracy" in r.stdout
     for rank in range(2):
@@ -133,8 +143,12 @@ def test_launcher_runs_the_example_and_writes_one_trace_per_rank(tmp_path):
 
 
 def test_launcher_command_line():
-    r = subprocess.run([RUN, "-n", "4", "--dry-run", "train.py", "--lr", "1"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [RUN, "-n", "4", "--dry-run", "train.py", "--lr", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     cmd = r.stdout.split()
     assert cmd[0].endswith("mpiexec") and cmd[cmd.index("-n") + 1] == "4"

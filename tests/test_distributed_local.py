@@ -1,5 +1,6 @@
 """coretorch.distributed pieces that run in one process: the sampler, the object encoding,
 backend discovery and argument errors."""
+
 from __future__ import annotations
 
 import subprocess
@@ -20,8 +21,10 @@ from coretorch.utils.data.distributed import DistributedSampler
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_sampler_partitions_the_dataset(n, replicas, drop_last, shuffle):
     data = list(range(n))
-    shares = [list(DistributedSampler(data, replicas, r, shuffle=shuffle, seed=3,
-                                      drop_last=drop_last)) for r in range(replicas)]
+    shares = [
+        list(DistributedSampler(data, replicas, r, shuffle=shuffle, seed=3, drop_last=drop_last))
+        for r in range(replicas)
+    ]
     lengths = {len(s) for s in shares}
     assert len(lengths) == 1, "every rank gets the same number of samples"
     per = lengths.pop()
@@ -40,11 +43,13 @@ def test_sampler_partitions_the_dataset(n, replicas, drop_last, shuffle):
 def test_sampler_matches_pytorch_without_shuffle_and_reshuffles_per_epoch():
     torch = pytest.importorskip("torch")
     from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
     for n, reps, drop in ((10, 3, False), (10, 3, True), (3, 5, False)):
         for r in range(reps):
             want = list(TorchSampler(range(n), reps, r, shuffle=False, drop_last=drop))
-            assert list(DistributedSampler(range(n), reps, r, shuffle=False,
-                                           drop_last=drop)) == want
+            assert (
+                list(DistributedSampler(range(n), reps, r, shuffle=False, drop_last=drop)) == want
+            )
     del torch
     s = [DistributedSampler(range(50), 2, r, shuffle=True, seed=1) for r in range(2)]
     e0 = [list(x) for x in s]
@@ -65,20 +70,24 @@ def test_sampler_errors():
 
 # ---- object encoding ----
 def test_object_encoding_round_trips_supported_types():
-    obj = {"a": [1, 2.5, None, True, "s"], 7: (b"\x00\xff", float("inf")),
-           (1, 2): np.arange(6, dtype=np.int32).reshape(2, 3),
-           "t": ct.tensor([[1.0, 2.0]], requires_grad=True), "big": 2 ** 80}
+    obj = {
+        "a": [1, 2.5, None, True, "s"],
+        7: (b"\x00\xff", float("inf")),
+        (1, 2): np.arange(6, dtype=np.int32).reshape(2, 3),
+        "t": ct.tensor([[1.0, 2.0]], requires_grad=True),
+        "big": 2**80,
+    }
     back = decode(encode(obj))
     assert back.keys() == obj.keys()
-    assert back["a"] == obj["a"] and back[7] == obj[7] and back["big"] == 2 ** 80
+    assert back["a"] == obj["a"] and back[7] == obj[7] and back["big"] == 2**80
     assert back[(1, 2)].dtype == np.int32 and np.array_equal(back[(1, 2)], obj[(1, 2)])
-    assert back["t"].requires_grad and np.array_equal(back["t"].detach().numpy(),
-                                                      [[1.0, 2.0]])
+    assert back["t"].requires_grad and np.array_equal(back["t"].detach().numpy(), [[1.0, 2.0]])
 
 
 def test_object_encoding_refuses_arbitrary_objects_and_code():
     class Custom:
         pass
+
     with pytest.raises(TypeError, match=r"f\(\): cannot send an object of type Custom"):
         encode([Custom()], "f")
     with pytest.raises(TypeError, match="never pickled"):
@@ -104,8 +113,13 @@ def test_backends_are_discovered_with_their_status():
 
 
 def test_python_m_coretorch_lists_distributed_backends():
-    r = subprocess.run([sys.executable, "-m", "coretorch"], capture_output=True, text=True,
-                       timeout=120, env={"COLUMNS": "200", **__import__("os").environ})
+    r = subprocess.run(
+        [sys.executable, "-m", "coretorch"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"COLUMNS": "200", **__import__("os").environ},
+    )
     assert r.returncode == 0, r.stderr
     assert "distributed (process-group) backends" in r.stdout
     assert "mpi" in r.stdout and "available: mpi4py" in r.stdout

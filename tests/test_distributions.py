@@ -1,6 +1,7 @@
 """coretorch.distributions: densities, entropies and moments against scipy.stats (and PyTorch
 when installed), shapes, argument validation, sampling statistics with fixed seeds, and
 gradients of rsample against finite differences at a fixed random draw."""
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,7 @@ from coretorch.distributions import constraints
 
 
 def _t(a, requires_grad=False):
-    return ct.tensor(np.asarray(a, dtype=np.float64), dtype=ct.float64,
-                     requires_grad=requires_grad)
+    return ct.tensor(np.asarray(a, dtype=np.float64), dtype=ct.float64, requires_grad=requires_grad)
 
 
 def _np(t):
@@ -29,14 +29,16 @@ X = np.array([0.2, 1.1, 3.0])
 
 # ---- densities, entropies and moments against scipy.stats ---------------------------------
 
+
 def test_normal_matches_scipy():
     d = D.Normal(_t(LOC), _t(SCALE))
     ref = st.norm(LOC, SCALE)
     np.testing.assert_allclose(_np(d.log_prob(_t(X))), ref.logpdf(X), rtol=1e-14)
     np.testing.assert_allclose(_np(d.entropy()), ref.entropy(), rtol=1e-14)
     np.testing.assert_allclose(_np(d.cdf(_t(X))), ref.cdf(X), rtol=1e-13)
-    np.testing.assert_allclose(_np(d.icdf(_t([0.1, 0.5, 0.975]))),
-                               ref.ppf([0.1, 0.5, 0.975]), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        _np(d.icdf(_t([0.1, 0.5, 0.975]))), ref.ppf([0.1, 0.5, 0.975]), rtol=1e-12, atol=1e-15
+    )
     np.testing.assert_allclose(_np(d.mean), ref.mean())
     np.testing.assert_allclose(_np(d.variance), ref.var(), rtol=1e-15)
     np.testing.assert_allclose(_np(d.stddev), ref.std())
@@ -79,8 +81,9 @@ def test_categorical_matches_numpy(use_logits):
     d = D.Categorical(logits=_t(np.log(w))) if use_logits else D.Categorical(probs=_t(w))
     assert d.batch_shape == (2,) and d.event_shape == () and d.param_shape == (2, 4)
     np.testing.assert_allclose(_np(d.probs), p, rtol=1e-14)
-    np.testing.assert_allclose(_np(d.log_prob(ct.tensor([3, 1]))),
-                               np.log([p[0, 3], p[1, 1]]), rtol=1e-14)
+    np.testing.assert_allclose(
+        _np(d.log_prob(ct.tensor([3, 1]))), np.log([p[0, 3], p[1, 1]]), rtol=1e-14
+    )
     np.testing.assert_allclose(_np(d.entropy()), st.entropy(p, axis=-1), rtol=1e-14)
     assert _np(d.mode).tolist() == [3, 0]
     assert np.isnan(_np(d.mean)).all() and tuple(d.mean.shape) == (2,)
@@ -148,23 +151,22 @@ def test_multivariate_normal_matches_scipy(param):
     rng = np.random.default_rng(0)
     cov = _spd(rng, 3, (2,))
     loc = rng.standard_normal((2, 3))
-    given = {"covariance_matrix": cov, "precision_matrix": np.linalg.inv(cov),
-             "scale_tril": np.linalg.cholesky(cov)}[param]
+    given = {
+        "covariance_matrix": cov,
+        "precision_matrix": np.linalg.inv(cov),
+        "scale_tril": np.linalg.cholesky(cov),
+    }[param]
     d = D.MultivariateNormal(_t(loc), **{param: _t(given)})
     assert d.batch_shape == (2,) and d.event_shape == (3,)
     x = rng.standard_normal((4, 2, 3))
     for i in range(2):
         ref = st.multivariate_normal(loc[i], cov[i])
-        np.testing.assert_allclose(_np(d.log_prob(_t(x)))[:, i], ref.logpdf(x[:, i]),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(_np(d.log_prob(_t(x)))[:, i], ref.logpdf(x[:, i]), rtol=1e-12)
         np.testing.assert_allclose(_np(d.entropy())[i], ref.entropy(), rtol=1e-13)
     np.testing.assert_allclose(_np(d.covariance_matrix), cov, rtol=1e-12)
-    np.testing.assert_allclose(_np(d.precision_matrix), np.linalg.inv(cov), rtol=1e-11,
-                               atol=1e-14)
-    np.testing.assert_allclose(_np(d.scale_tril), np.linalg.cholesky(cov), rtol=1e-12,
-                               atol=1e-15)
-    np.testing.assert_allclose(_np(d.variance), np.diagonal(cov, axis1=-2, axis2=-1),
-                               rtol=1e-12)
+    np.testing.assert_allclose(_np(d.precision_matrix), np.linalg.inv(cov), rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(_np(d.scale_tril), np.linalg.cholesky(cov), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(_np(d.variance), np.diagonal(cov, axis1=-2, axis2=-1), rtol=1e-12)
 
 
 def test_multivariate_normal_broadcasts_loc_against_the_matrix():
@@ -174,12 +176,15 @@ def test_multivariate_normal_broadcasts_loc_against_the_matrix():
     d = D.MultivariateNormal(_t(loc), covariance_matrix=_t(cov))
     assert d.batch_shape == (4,) and tuple(d.covariance_matrix.shape) == (4, 2, 2)
     x = rng.standard_normal((4, 2))
-    np.testing.assert_allclose(_np(d.log_prob(_t(x))),
-                               [st.multivariate_normal(m, cov).logpdf(v) for m, v in zip(loc, x)],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        _np(d.log_prob(_t(x))),
+        [st.multivariate_normal(m, cov).logpdf(v) for m, v in zip(loc, x)],
+        rtol=1e-12,
+    )
 
 
 # ---- shapes ---------------------------------------------------------------------------------
+
 
 def test_sample_shapes_and_expand():
     cases = [
@@ -190,8 +195,11 @@ def test_sample_shapes_and_expand():
         (D.OneHotCategorical(_t([[0.5, 0.5], [0.1, 0.9]])), (2,), (2,)),
         (D.Gamma(_t([1.0, 2.0]), 1.0), (2,), ()),
         (D.Beta(_t([1.0, 2.0]), 3.0), (2,), ()),
-        (D.MultivariateNormal(ct.zeros(2, 3, dtype=ct.float64),
-                              scale_tril=_t(np.eye(3))), (2,), (3,)),
+        (
+            D.MultivariateNormal(ct.zeros(2, 3, dtype=ct.float64), scale_tril=_t(np.eye(3))),
+            (2,),
+            (3,),
+        ),
     ]
     for d, batch, event in cases:
         name = type(d).__name__
@@ -207,25 +215,40 @@ def test_sample_shapes_and_expand():
 
 
 def test_has_rsample_and_the_error_without_it():
-    assert [c.has_rsample for c in (D.Normal, D.Uniform, D.MultivariateNormal, D.Gamma, D.Beta,
-                                    D.Bernoulli, D.Categorical, D.OneHotCategorical)] == \
-        [True] * 5 + [False] * 3
+    assert [
+        c.has_rsample
+        for c in (
+            D.Normal,
+            D.Uniform,
+            D.MultivariateNormal,
+            D.Gamma,
+            D.Beta,
+            D.Bernoulli,
+            D.Categorical,
+            D.OneHotCategorical,
+        )
+    ] == [True] * 5 + [False] * 3
     with pytest.raises(NotImplementedError, match="Categorical has no reparameterized sampler"):
         D.Categorical(_t([0.5, 0.5])).rsample()
 
 
 # ---- argument validation --------------------------------------------------------------------
 
+
 def test_invalid_parameters_raise_with_pytorch_message():
-    with pytest.raises(ValueError, match=r"Expected parameter scale \(Tensor of shape \(2,\)\) of "
-                                         r"distribution Normal\(loc: .*\) to satisfy the "
-                                         r"constraint GreaterThan\(lower_bound=0.0\), but found "
-                                         r"invalid values"):
+    with pytest.raises(
+        ValueError,
+        match=r"Expected parameter scale \(Tensor of shape \(2,\)\) of "
+        r"distribution Normal\(loc: .*\) to satisfy the "
+        r"constraint GreaterThan\(lower_bound=0.0\), but found "
+        r"invalid values",
+    ):
         D.Normal(_t([0.0, 0.0]), _t([1.0, -1.0]))
     with pytest.raises(ValueError, match="constraint Simplex\\(\\)"):
         D.Categorical(probs=_t([0.5, -0.5, 1.0]))
-    with pytest.raises(ValueError, match="constraint Interval\\(lower_bound=0.0, "
-                                         "upper_bound=1.0\\)"):
+    with pytest.raises(
+        ValueError, match="constraint Interval\\(lower_bound=0.0, upper_bound=1.0\\)"
+    ):
         D.Bernoulli(_t([1.5]))
     with pytest.raises(ValueError, match="Expected parameter concentration"):
         D.Gamma(_t([-1.0]), _t([1.0]))
@@ -235,11 +258,15 @@ def test_invalid_parameters_raise_with_pytorch_message():
         D.MultivariateNormal(ct.zeros(2), covariance_matrix=ct.tensor([[1.0, 2.0], [2.0, 1.0]]))
     with pytest.raises(ValueError, match="constraint LowerCholesky\\(\\)"):
         D.MultivariateNormal(ct.zeros(2), scale_tril=ct.tensor([[1.0, 1.0], [0.0, 1.0]]))
-    with pytest.raises(ValueError, match="Either `probs` or `logits` must be specified, but not "
-                                         "both."):
+    with pytest.raises(
+        ValueError, match="Either `probs` or `logits` must be specified, but not both."
+    ):
         D.Categorical(_t([0.5, 0.5]), _t([0.0, 0.0]))
-    with pytest.raises(ValueError, match="Exactly one of covariance_matrix or precision_matrix "
-                                         "or scale_tril may be specified."):
+    with pytest.raises(
+        ValueError,
+        match="Exactly one of covariance_matrix or precision_matrix "
+        "or scale_tril may be specified.",
+    ):
         D.MultivariateNormal(ct.zeros(2))
     with pytest.raises(ValueError, match="`probs` parameter must be at least one-dimensional."):
         D.Categorical(_t(0.5))
@@ -251,8 +278,9 @@ def test_invalid_values_raise_in_log_prob():
     d = D.Normal(_t([0.0, 1.0]), _t([1.0, 1.0]))
     with pytest.raises(ValueError, match="The value argument to log_prob must be a Tensor"):
         d.log_prob(0.5)
-    with pytest.raises(ValueError, match="Value is not broadcastable with "
-                                         "batch_shape\\+event_shape"):
+    with pytest.raises(
+        ValueError, match="Value is not broadcastable with batch_shape\\+event_shape"
+    ):
         d.log_prob(_t([0.0, 1.0, 2.0]))
     with pytest.raises(ValueError, match="to be within the support \\(Boolean\\(\\)\\)"):
         D.Bernoulli(_t([0.3])).log_prob(_t([0.5]))
@@ -280,10 +308,15 @@ def test_constraints():
     assert constraints.positive.check(_t([1.0, 0.0, -1.0])).tolist() == [True, False, False]
     assert constraints.real.check(_t([1.0, math.nan])).tolist() == [True, False]
     assert constraints.simplex.check(_t([[0.2, 0.8], [0.5, 0.6]])).tolist() == [True, False]
-    assert constraints.integer_interval(0, 2).check(_t([0.0, 1.5, 3.0])).tolist() == \
-        [True, False, False]
-    assert constraints.real_vector.check(_t([[1.0, math.nan], [1.0, 2.0]])).tolist() == \
-        [False, True]
+    assert constraints.integer_interval(0, 2).check(_t([0.0, 1.5, 3.0])).tolist() == [
+        True,
+        False,
+        False,
+    ]
+    assert constraints.real_vector.check(_t([[1.0, math.nan], [1.0, 2.0]])).tolist() == [
+        False,
+        True,
+    ]
     assert constraints.real_vector.event_dim == 1 and constraints.one_hot.is_discrete
     spd = _t([[2.0, 0.5], [0.5, 1.0]])
     assert constraints.positive_definite.check(spd).item()
@@ -293,8 +326,7 @@ def test_constraints():
     assert constraints.is_dependent(constraints.dependent)
     with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
         constraints.dependent.check(_t([1.0]))
-    assert repr(constraints.independent(constraints.real, 1)) == \
-        "IndependentConstraint(Real(), 1)"
+    assert repr(constraints.independent(constraints.real, 1)) == "IndependentConstraint(Real(), 1)"
 
 
 # ---- sampling statistics (fixed seeds; tolerances of 6 standard errors or more) --------------
@@ -315,8 +347,7 @@ def test_sampling_statistics():
         (D.Normal(_t([0.0, 3.0]), _t([1.0, 0.5])), [0.0, 3.0], [1.0, 0.25]),
         (D.Uniform(_t([-1.0]), _t([3.0])), 1.0, 16 / 12),
         (D.Gamma(_t([0.5, 4.0]), _t([1.0, 2.0])), [0.5, 2.0], [0.5, 1.0]),
-        (D.Beta(_t([0.5, 5.0]), _t([0.5, 2.0])), [0.5, 5 / 7],
-         [0.25 / 2, 10 / (49 * 8)]),
+        (D.Beta(_t([0.5, 5.0]), _t([0.5, 2.0])), [0.5, 5 / 7], [0.25 / 2, 10 / (49 * 8)]),
         (D.Bernoulli(_t([0.1, 0.7])), [0.1, 0.7], [0.09, 0.21]),
     ]
     for d, mean, var in cases:
@@ -332,8 +363,7 @@ def test_sampling_statistics():
     cov = _spd(rng, 3)
     x = _np(D.MultivariateNormal(_t([1.0, 2.0, 3.0]), covariance_matrix=_t(cov)).sample((N,)))
     np.testing.assert_allclose(np.cov(x.T), cov, atol=6 * np.sqrt(2 / N) * np.abs(cov).max())
-    np.testing.assert_array_less(np.abs(x.mean(0) - [1, 2, 3]),
-                                 6 * np.sqrt(np.diag(cov) / N))
+    np.testing.assert_array_less(np.abs(x.mean(0) - [1, 2, 3]), 6 * np.sqrt(np.diag(cov) / N))
 
 
 def test_sampling_is_reproducible_with_a_seed():
@@ -345,6 +375,7 @@ def test_sampling_is_reproducible_with_a_seed():
 
 
 # ---- gradients of rsample: finite differences at a fixed draw --------------------------------
+
 
 def _rsample_fd(make, params: list, seed: int, h: float = 1e-6, rtol: float = 1e-6) -> None:
     """d(sum of rsample)/d(param) by autograd against central differences, with the random
@@ -370,27 +401,40 @@ def _rsample_fd(make, params: list, seed: int, h: float = 1e-6, rtol: float = 1e
 def test_rsample_gradients_match_finite_differences():
     _rsample_fd(D.Normal, [[0.5, -1.0], [1.5, 0.2]], seed=1)
     _rsample_fd(D.Uniform, [[0.0, -1.0], [2.0, 0.5]], seed=2)
-    _rsample_fd(lambda loc, tril: D.MultivariateNormal(loc, scale_tril=tril.tril()),
-                [[0.5, -1.0], [[1.5, 0.0], [0.3, 0.7]]], seed=3)
-    _rsample_fd(lambda loc, c: D.MultivariateNormal(loc, covariance_matrix=c @ c.mT),
-                [[0.0, 0.0], [[1.5, 0.1], [0.3, 0.7]]], seed=4)
+    _rsample_fd(
+        lambda loc, tril: D.MultivariateNormal(loc, scale_tril=tril.tril()),
+        [[0.5, -1.0], [[1.5, 0.0], [0.3, 0.7]]],
+        seed=3,
+    )
+    _rsample_fd(
+        lambda loc, c: D.MultivariateNormal(loc, covariance_matrix=c @ c.mT),
+        [[0.0, 0.0], [[1.5, 0.1], [0.3, 0.7]]],
+        seed=4,
+    )
     _rsample_fd(D.Gamma, [[0.6, 3.0], [1.0, 2.5]], seed=5, rtol=1e-5)
     _rsample_fd(D.Beta, [[0.8, 3.0], [2.0, 0.5]], seed=6, rtol=1e-4)
 
 
 def test_log_prob_gradients_match_finite_differences():
     from coretorch.autograd import gradcheck
+
     x = _t([0.3, 0.6])
-    assert gradcheck(lambda a, b: D.Beta(a, b).log_prob(x), (_t([0.8, 2.0], True),
-                                                              _t([1.5, 0.7], True)))
-    assert gradcheck(lambda a, r: D.Gamma(a, r).entropy(), (_t([0.8, 2.0], True),
-                                                             _t([1.5, 0.7], True)))
-    assert gradcheck(lambda loc, c: D.MultivariateNormal(loc, covariance_matrix=c @ c.mT
-                                                         + _t(np.eye(2))).log_prob(x),
-                     (_t([0.1, 0.2], True), _t([[1.0, 0.2], [0.3, 0.5]], True)))
+    assert gradcheck(
+        lambda a, b: D.Beta(a, b).log_prob(x), (_t([0.8, 2.0], True), _t([1.5, 0.7], True))
+    )
+    assert gradcheck(
+        lambda a, r: D.Gamma(a, r).entropy(), (_t([0.8, 2.0], True), _t([1.5, 0.7], True))
+    )
+    assert gradcheck(
+        lambda loc, c: D.MultivariateNormal(
+            loc, covariance_matrix=c @ c.mT + _t(np.eye(2))
+        ).log_prob(x),
+        (_t([0.1, 0.2], True), _t([[1.0, 0.2], [0.3, 0.5]], True)),
+    )
 
 
 # ---- the same values as PyTorch ---------------------------------------------------------------
+
 
 def _torch_pairs(torch):
     td = torch.distributions
@@ -398,20 +442,38 @@ def _torch_pairs(torch):
     cov = np.array([[2.0, 0.3], [0.3, 0.5]])
     return [
         (D.Normal(_t(LOC), _t(SCALE)), td.Normal(torch.tensor(LOC), torch.tensor(SCALE)), X),
-        (D.Beta(_t([0.5, 2.0, 9.0]), _t([0.7, 3.0, 1.5])),
-         td.Beta(torch.tensor([0.5, 2.0, 9.0], **f64), torch.tensor([0.7, 3.0, 1.5], **f64)),
-         np.array([0.05, 0.4, 0.97])),
-        (D.Gamma(_t([0.5, 2.0, 9.0]), _t([1.0, 3.0, 0.5])),
-         td.Gamma(torch.tensor([0.5, 2.0, 9.0], **f64), torch.tensor([1.0, 3.0, 0.5], **f64)), X),
-        (D.Bernoulli(logits=_t([-2.0, 0.0, 3.0])),
-         td.Bernoulli(logits=torch.tensor([-2.0, 0.0, 3.0], **f64)), np.array([1.0, 0.0, 1.0])),
-        (D.Categorical(logits=_t([[0.1, 2.0, -1.0]])),
-         td.Categorical(logits=torch.tensor([[0.1, 2.0, -1.0]], **f64)), np.array([2])),
-        (D.Uniform(_t([0.0]), _t([3.0])), td.Uniform(torch.tensor([0.0], **f64),
-                                                     torch.tensor([3.0], **f64)), np.array([1.0])),
-        (D.MultivariateNormal(_t([1.0, 0.0]), precision_matrix=_t(cov)),
-         td.MultivariateNormal(torch.tensor([1.0, 0.0], **f64),
-                               precision_matrix=torch.tensor(cov)), np.array([0.3, -0.2])),
+        (
+            D.Beta(_t([0.5, 2.0, 9.0]), _t([0.7, 3.0, 1.5])),
+            td.Beta(torch.tensor([0.5, 2.0, 9.0], **f64), torch.tensor([0.7, 3.0, 1.5], **f64)),
+            np.array([0.05, 0.4, 0.97]),
+        ),
+        (
+            D.Gamma(_t([0.5, 2.0, 9.0]), _t([1.0, 3.0, 0.5])),
+            td.Gamma(torch.tensor([0.5, 2.0, 9.0], **f64), torch.tensor([1.0, 3.0, 0.5], **f64)),
+            X,
+        ),
+        (
+            D.Bernoulli(logits=_t([-2.0, 0.0, 3.0])),
+            td.Bernoulli(logits=torch.tensor([-2.0, 0.0, 3.0], **f64)),
+            np.array([1.0, 0.0, 1.0]),
+        ),
+        (
+            D.Categorical(logits=_t([[0.1, 2.0, -1.0]])),
+            td.Categorical(logits=torch.tensor([[0.1, 2.0, -1.0]], **f64)),
+            np.array([2]),
+        ),
+        (
+            D.Uniform(_t([0.0]), _t([3.0])),
+            td.Uniform(torch.tensor([0.0], **f64), torch.tensor([3.0], **f64)),
+            np.array([1.0]),
+        ),
+        (
+            D.MultivariateNormal(_t([1.0, 0.0]), precision_matrix=_t(cov)),
+            td.MultivariateNormal(
+                torch.tensor([1.0, 0.0], **f64), precision_matrix=torch.tensor(cov)
+            ),
+            np.array([0.3, -0.2]),
+        ),
     ]
 
 
@@ -420,15 +482,22 @@ def test_values_match_torch():
     for ours, theirs, x in _torch_pairs(torch):
         name = type(ours).__name__
         value = x.astype(np.int64) if name == "Categorical" else x
-        np.testing.assert_allclose(_np(ours.log_prob(ct.tensor(value))),
-                                   theirs.log_prob(torch.tensor(value)).numpy(), rtol=1e-12,
-                                   err_msg=name)
-        np.testing.assert_allclose(_np(ours.entropy()), theirs.entropy().numpy(), rtol=1e-12,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            _np(ours.log_prob(ct.tensor(value))),
+            theirs.log_prob(torch.tensor(value)).numpy(),
+            rtol=1e-12,
+            err_msg=name,
+        )
+        np.testing.assert_allclose(
+            _np(ours.entropy()), theirs.entropy().numpy(), rtol=1e-12, err_msg=name
+        )
         for attr in ("mean", "variance", "mode"):
-            np.testing.assert_allclose(_np(getattr(ours, attr)).astype(np.float64),
-                                       getattr(theirs, attr).numpy().astype(np.float64),
-                                       rtol=1e-12, err_msg=f"{name}.{attr}")
+            np.testing.assert_allclose(
+                _np(getattr(ours, attr)).astype(np.float64),
+                getattr(theirs, attr).numpy().astype(np.float64),
+                rtol=1e-12,
+                err_msg=f"{name}.{attr}",
+            )
         assert set(ours.arg_constraints) == set(theirs.arg_constraints), name
         assert repr(ours.support).replace("coretorch.", "torch.") == repr(theirs.support), name
         assert ours.has_rsample == theirs.has_rsample, name

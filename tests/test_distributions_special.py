@@ -2,6 +2,7 @@
 scipy/numpy, gradients against finite differences (gradcheck), and the implicit
 reparameterization gradients of gamma and beta samples against finite differences of scipy's
 quantile functions at the same uniform draw."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,19 +18,21 @@ X = np.array([0.1, 0.5, 1.0, 2.5, 7.0, 30.0])
 
 
 def _t(a, requires_grad=False):
-    return ct.tensor(np.asarray(a, dtype=np.float64), dtype=ct.float64,
-                     requires_grad=requires_grad)
+    return ct.tensor(np.asarray(a, dtype=np.float64), dtype=ct.float64, requires_grad=requires_grad)
 
 
 def test_values_match_scipy():
     x = _t(X)
     np.testing.assert_allclose(_special.lgamma(x).numpy(), scipy.special.gammaln(X), rtol=1e-14)
-    np.testing.assert_allclose(_special.digamma(x).numpy(), scipy.special.digamma(X),
-                               rtol=1e-14)
-    np.testing.assert_allclose(_special.polygamma(2, x).numpy(), scipy.special.polygamma(2, X),
-                               rtol=1e-14)
-    np.testing.assert_allclose(_special.gammainc(_t(X), _t(X[::-1])).numpy(),
-                               scipy.special.gammainc(X, X[::-1]), rtol=1e-14)
+    np.testing.assert_allclose(_special.digamma(x).numpy(), scipy.special.digamma(X), rtol=1e-14)
+    np.testing.assert_allclose(
+        _special.polygamma(2, x).numpy(), scipy.special.polygamma(2, X), rtol=1e-14
+    )
+    np.testing.assert_allclose(
+        _special.gammainc(_t(X), _t(X[::-1])).numpy(),
+        scipy.special.gammainc(X, X[::-1]),
+        rtol=1e-14,
+    )
     # float32 in, float32 out; PyTorch's special values
     out = _special.lgamma(ct.tensor([0.0, -0.5, 3.0]))
     assert out.dtype == ct.float32
@@ -70,12 +73,13 @@ def test_gamma_sample_gradient_is_the_quantile_derivative(alpha):
     x = _special.standard_gamma(a)
     x.sum().backward()
     u = _replay_uniforms(11, (64,))
-    np.testing.assert_allclose(x.detach().numpy(),
-                               np.maximum(scipy.special.gammaincinv(alpha, u), 1e-300),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        x.detach().numpy(), np.maximum(scipy.special.gammaincinv(alpha, u), 1e-300), rtol=1e-12
+    )
     h = 1e-6 * alpha
     fd = (scipy.special.gammaincinv(alpha + h, u) - scipy.special.gammaincinv(alpha - h, u)) / (
-        2 * h)
+        2 * h
+    )
     keep = x.detach().numpy() > 1e-250  # where the sample is representable
     np.testing.assert_allclose(a.grad.numpy()[keep], fd[keep], rtol=2e-5)
 
@@ -87,12 +91,25 @@ def test_beta_sample_gradient_is_the_quantile_derivative(c1, c0):
     x = _special.standard_beta(a, b)
     x.sum().backward()
     u = _replay_uniforms(5, (48,))
-    np.testing.assert_allclose(x.detach().numpy(), scipy.special.betaincinv(c1, c0, u),
-                               rtol=1e-10, atol=1e-300)
-    for grad, fd in ((a.grad, lambda h: (scipy.special.betaincinv(c1 + h, c0, u)
-                                         - scipy.special.betaincinv(c1 - h, c0, u)) / (2 * h)),
-                     (b.grad, lambda h: (scipy.special.betaincinv(c1, c0 + h, u)
-                                         - scipy.special.betaincinv(c1, c0 - h, u)) / (2 * h))):
+    np.testing.assert_allclose(
+        x.detach().numpy(), scipy.special.betaincinv(c1, c0, u), rtol=1e-10, atol=1e-300
+    )
+    for grad, fd in (
+        (
+            a.grad,
+            lambda h: (
+                (scipy.special.betaincinv(c1 + h, c0, u) - scipy.special.betaincinv(c1 - h, c0, u))
+                / (2 * h)
+            ),
+        ),
+        (
+            b.grad,
+            lambda h: (
+                (scipy.special.betaincinv(c1, c0 + h, u) - scipy.special.betaincinv(c1, c0 - h, u))
+                / (2 * h)
+            ),
+        ),
+    ):
         np.testing.assert_allclose(grad.numpy(), fd(1e-6), rtol=1e-4, atol=1e-9)
 
 
@@ -114,7 +131,8 @@ def test_cholesky_and_solve_triangular_match_numpy():
             np.testing.assert_allclose(
                 x.numpy()[i, j],
                 scipy.linalg.solve_triangular(np.linalg.cholesky(a[j]), rhs[i, 0], lower=True),
-                rtol=1e-12)
+                rtol=1e-12,
+            )
     inv = _linalg.cholesky_inverse(lower)
     np.testing.assert_allclose(inv.numpy(), np.linalg.inv(a), rtol=1e-12, atol=1e-14)
 
@@ -128,16 +146,15 @@ def test_linalg_gradients_match_finite_differences():
         return _linalg.cholesky(m @ m.transpose(-2, -1) + 3 * _t(np.eye(3)))
 
     assert gradcheck(chol_of_spd, (b,))
-    assert gradcheck(lambda m, r: _linalg.solve_triangular(chol_of_spd(m), r, upper=False),
-                     (b, rhs))
+    assert gradcheck(
+        lambda m, r: _linalg.solve_triangular(chol_of_spd(m), r, upper=False), (b, rhs)
+    )
     upper = _t(np.triu(rng.standard_normal((3, 3))) + 3 * np.eye(3), requires_grad=True)
-    assert gradcheck(lambda m, r: _linalg.solve_triangular(m.triu(), r, upper=True),
-                     (upper, rhs))
+    assert gradcheck(lambda m, r: _linalg.solve_triangular(m.triu(), r, upper=True), (upper, rhs))
 
 
 def test_cholesky_of_a_matrix_that_is_not_positive_definite():
-    with pytest.raises(RuntimeError, match="the leading minor of order 2 is not "
-                                           "positive-definite"):
+    with pytest.raises(RuntimeError, match="the leading minor of order 2 is not positive-definite"):
         _linalg.cholesky(ct.tensor([[1.0, 2.0], [2.0, 1.0]]))
     with pytest.raises(RuntimeError, match="\\(Batch element 1\\)"):
         _linalg.cholesky(ct.tensor([[[1.0, 0.0], [0.0, 1.0]], [[-1.0, 0.0], [0.0, 1.0]]]))
@@ -148,9 +165,11 @@ def test_cholesky_of_a_matrix_that_is_not_positive_definite():
 
 
 def test_second_derivative_of_a_sample_is_refused_as_in_pytorch():
-    for sample in (lambda c: _special.standard_gamma(c),
-                   lambda c: _special.standard_beta(c, c * 2)):
+    for sample in (
+        lambda c: _special.standard_gamma(c),
+        lambda c: _special.standard_beta(c, c * 2),
+    ):
         c = _t([2.0, 0.5], requires_grad=True)
-        first, = ct.autograd.grad(sample(c).sum(), [c], create_graph=True)
+        (first,) = ct.autograd.grad(sample(c).sum(), [c], create_graph=True)
         with pytest.raises(NotImplementedError, match="second derivative of the sample"):
             first.sum().backward()

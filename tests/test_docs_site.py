@@ -1,5 +1,6 @@
 """The documentation site builds strictly (`mkdocs build --strict`, warnings are errors), with
 every tutorial's code executed during the build, and its pages render in a real browser."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from browser import assert_not_blank, probe
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -21,8 +21,14 @@ def site(tmp_path_factory):
     pytest.importorskip("mkdocs", reason="the docs tools are installed by `make install`")
     out = tmp_path_factory.mktemp("site")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
-                        str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stderr[-4000:]
     return out
 
@@ -38,8 +44,10 @@ def test_tutorials_ran_during_the_build(site):
         page = site / "tutorials" / name / "index.html"
         assert page.exists(), name
         assert "Traceback" not in _text(page), name
-    accuracy = re.findall(r"epoch 4: last batch loss [\d.]+, test accuracy ([\d.]+)",
-                          _text(site / "tutorials" / "train-a-cnn" / "index.html"))
+    accuracy = re.findall(
+        r"epoch 4: last batch loss [\d.]+, test accuracy ([\d.]+)",
+        _text(site / "tutorials" / "train-a-cnn" / "index.html"),
+    )
     assert accuracy and float(accuracy[0]) > 0.9
     ported = _text(site / "tutorials" / "port-a-pytorch-program" / "index.html")
     assert "ran on coretorch" in ported and "ModuleNotFoundError" in ported
@@ -48,6 +56,7 @@ def test_tutorials_ran_during_the_build(site):
 
 def test_api_reference_documents_every_op(site):
     from coretorch.ops import REGISTRY
+
     page = _text(site / "reference" / "ops" / "index.html")
     assert "softplus(Tensor self, Scalar beta=1" in page
     for name in REGISTRY:

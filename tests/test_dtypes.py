@@ -1,5 +1,6 @@
 """dtypes and PyTorch's type promotion: promote_types, result_type (weak scalars, 0-d tensors),
 default dtype."""
+
 import json
 import pathlib
 import threading
@@ -49,19 +50,19 @@ def _operand(kind: str, name: str):
 # (operand a, operand b, expected) from PyTorch's documented rules, checked without torch
 RESULT_TYPE_CASES = [
     (("tensor", "int32"), ("scalar", "float32"), "float32"),  # a float scalar raises the category
-    (("tensor", "float16"), ("scalar", "float32"), "float16"),   # ... but not the width
+    (("tensor", "float16"), ("scalar", "float32"), "float16"),  # ... but not the width
     (("tensor", "bfloat16"), ("scalar", "float32"), "bfloat16"),
     (("tensor", "bfloat16"), ("scalar", "int64"), "bfloat16"),
     (("tensor", "bfloat16"), ("tensor", "float16"), "float32"),  # neither holds the other
     (("tensor", "bfloat16"), ("tensor", "int64"), "bfloat16"),
     (("zerodim", "float32"), ("tensor", "bfloat16"), "bfloat16"),
-    (("tensor", "uint8"), ("scalar", "int64"), "uint8"),         # same category: scalar ignored
-    (("tensor", "int8"), ("zerodim", "int64"), "int8"),          # same category: 0-d ignored
-    (("tensor", "int8"), ("zerodim", "float64"), "float64"),     # 0-d float raises the category
+    (("tensor", "uint8"), ("scalar", "int64"), "uint8"),  # same category: scalar ignored
+    (("tensor", "int8"), ("zerodim", "int64"), "int8"),  # same category: 0-d ignored
+    (("tensor", "int8"), ("zerodim", "float64"), "float64"),  # 0-d float raises the category
     (("tensor", "bool"), ("scalar", "int64"), "int64"),
     (("tensor", "bool"), ("zerodim", "int32"), "int32"),
     (("zerodim", "int32"), ("scalar", "float32"), "float32"),
-    (("zerodim", "int32"), ("zerodim", "int64"), "int64"),       # 0-d tensors promote normally
+    (("zerodim", "int32"), ("zerodim", "int64"), "int64"),  # 0-d tensors promote normally
     (("zerodim", "float16"), ("tensor", "int64"), "float16"),
     (("scalar", "bool"), ("scalar", "int64"), "int64"),
     (("scalar", "int64"), ("scalar", "float32"), "float32"),
@@ -85,8 +86,11 @@ def test_result_type_matches_torch_for_every_pair():
             return torch.empty((), dtype=getattr(torch, name))
         return {"bool": True, "int64": 3, "float32": 2.5}[name]
 
-    kinds = [("tensor", n) for n in NAMES] + [("zerodim", n) for n in NAMES] + \
-            [("scalar", n) for n in ("bool", "int64", "float32")]
+    kinds = (
+        [("tensor", n) for n in NAMES]
+        + [("zerodim", n) for n in NAMES]
+        + [("scalar", n) for n in ("bool", "int64", "float32")]
+    )
     for a in kinds:
         for b in kinds:
             want = torch.result_type(torch_operand(*a), torch_operand(*b))
@@ -144,10 +148,12 @@ def test_set_default_dtype_rejects_non_float(restore_default_dtype, bad):
 
 def test_finfo_iinfo_match_numpy():
     import numpy as np
+
     assert ct.finfo(ct.float16).eps == float(np.finfo(np.float16).eps)
     assert ct.finfo(ct.float32).max == float(np.finfo(np.float32).max)
     assert ct.finfo().bits == 32
     import ml_dtypes
+
     bf = ct.finfo(ct.bfloat16)
     bf_max = float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
     assert (bf.bits, bf.eps, bf.max) == (16, 0.0078125, bf_max)

@@ -1,6 +1,7 @@
 """Every factory honours ``requires_grad=True``: the result is a leaf that requires grad and
 collects gradients, on every device; integer results refuse it as PyTorch does. The table is
 checked against the op registry, so a new factory must be added here."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,7 @@ FACTORIES = {
     "fft_rfftfreq": lambda d, rg: ct.fft.rfftfreq(4, device=d, requires_grad=rg),
     "rand": lambda d, rg: ct.rand(2, device=d, requires_grad=rg),
     "randn": lambda d, rg: ct.randn(2, device=d, requires_grad=rg),
-    "randint": lambda d, rg: ct.randint(0, 5, (2,), dtype=ct.float32, device=d,
-                                        requires_grad=rg),
+    "randint": lambda d, rg: ct.randint(0, 5, (2,), dtype=ct.float32, device=d, requires_grad=rg),
     "randperm": lambda d, rg: ct.randperm(3, dtype=ct.float32, device=d, requires_grad=rg),
     "zeros_like": lambda d, rg: ct.zeros_like(_src(d), requires_grad=rg),
     "ones_like": lambda d, rg: ct.ones_like(_src(d), requires_grad=rg),
@@ -39,10 +39,12 @@ FACTORIES = {
     "randn_like": lambda d, rg: ct.randn_like(_src(d), requires_grad=rg),
     "randint_like": lambda d, rg: ct.randint_like(_src(d), 5, requires_grad=rg),
     "scalar_tensor": lambda d, rg: ct.scalar_tensor(1.5, device=d, requires_grad=rg),
-    "tril_indices": lambda d, rg: ct.tril_indices(3, 3, dtype=ct.float32, device=d,
-                                                  requires_grad=rg),
-    "triu_indices": lambda d, rg: ct.triu_indices(3, 3, dtype=ct.float32, device=d,
-                                                  requires_grad=rg),
+    "tril_indices": lambda d, rg: ct.tril_indices(
+        3, 3, dtype=ct.float32, device=d, requires_grad=rg
+    ),
+    "triu_indices": lambda d, rg: ct.triu_indices(
+        3, 3, dtype=ct.float32, device=d, requires_grad=rg
+    ),
 }
 
 # factories that are not declared ops (Python data, Tensor.new_*)
@@ -77,13 +79,17 @@ def test_factory_result_collects_gradients(name, data_device):
     assert t.grad is not None and t.grad.tolist() == ct.full_like(t, 2.0).tolist()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: ct.arange(3, requires_grad=True),
-    lambda: ct.zeros(2, dtype=ct.int64, requires_grad=True),
-    lambda: ct.full((2,), 1, requires_grad=True),
-    lambda: ct.randint(0, 5, (2,), requires_grad=True),
-    lambda: ct.tensor([1, 2], requires_grad=True),
-], ids=["arange", "zeros", "full", "randint", "tensor"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ct.arange(3, requires_grad=True),
+        lambda: ct.zeros(2, dtype=ct.int64, requires_grad=True),
+        lambda: ct.full((2,), 1, requires_grad=True),
+        lambda: ct.randint(0, 5, (2,), requires_grad=True),
+        lambda: ct.tensor([1, 2], requires_grad=True),
+    ],
+    ids=["arange", "zeros", "full", "randint", "tensor"],
+)
 def test_integer_factories_refuse_requires_grad(call):
     with pytest.raises(RuntimeError, match="floating point"):
         call()

@@ -1,6 +1,7 @@
 """Calls PyTorch's operator database found wrong or refused: negative pads in every pad mode,
 batch_norm of an empty input, instance_norm's running stats, embedding's scale_grad_by_freq,
 zero-size matmul, integer avg_pool rounding, and the in-place free functions."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,12 +15,15 @@ def _x():
     return ct.arange(12.0).reshape(1, 1, 3, 4)
 
 
-@pytest.mark.parametrize("mode, expect", [
-    # pad = (left, right) on the last dim: (-1, 2) crops one column and pads two
-    ("replicate", [[1, 2, 3, 3, 3], [5, 6, 7, 7, 7], [9, 10, 11, 11, 11]]),
-    ("reflect", [[1, 2, 3, 2, 1], [5, 6, 7, 6, 5], [9, 10, 11, 10, 9]]),
-    ("circular", [[1, 2, 3, 1, 2], [5, 6, 7, 5, 6], [9, 10, 11, 9, 10]]),
-])
+@pytest.mark.parametrize(
+    "mode, expect",
+    [
+        # pad = (left, right) on the last dim: (-1, 2) crops one column and pads two
+        ("replicate", [[1, 2, 3, 3, 3], [5, 6, 7, 7, 7], [9, 10, 11, 11, 11]]),
+        ("reflect", [[1, 2, 3, 2, 1], [5, 6, 7, 6, 5], [9, 10, 11, 10, 9]]),
+        ("circular", [[1, 2, 3, 1, 2], [5, 6, 7, 5, 6], [9, 10, 11, 9, 10]]),
+    ],
+)
 def test_negative_and_positive_pads_in_non_constant_modes(mode, expect):
     out = F.pad(_x(), (-1, 2), mode=mode)
     np.testing.assert_array_equal(out.numpy()[0, 0], expect)
@@ -34,8 +38,8 @@ def test_negative_pads_crop_and_match_pytorch_with_gradients(mode):
         t = torch.tensor(x, requires_grad=True)
         out_c, out_t = F.pad(c, pad, mode=mode), torch.nn.functional.pad(t, pad, mode=mode)
         np.testing.assert_allclose(out_c.detach().numpy(), out_t.detach().numpy())
-        (out_c ** 2).sum().backward()
-        (out_t ** 2).sum().backward()
+        (out_c**2).sum().backward()
+        (out_t**2).sum().backward()
         np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy())
 
 
@@ -51,8 +55,10 @@ def test_batch_norm_of_an_empty_input():
 
 def test_instance_norm_uses_and_updates_running_stats():
     x = ct.tensor(np.random.default_rng(1).standard_normal((2, 3, 4)))
-    rm, rv = ct.tensor([0.5, -1.0, 2.0], dtype=ct.float64), ct.tensor([1.0, 4.0, 0.25],
-                                                                       dtype=ct.float64)
+    rm, rv = (
+        ct.tensor([0.5, -1.0, 2.0], dtype=ct.float64),
+        ct.tensor([1.0, 4.0, 0.25], dtype=ct.float64),
+    )
     out = F.instance_norm(x, rm, rv, use_input_stats=False, eps=0.0)
     expect = (x.numpy() - rm.numpy()[:, None]) / np.sqrt(rv.numpy()[:, None])
     np.testing.assert_allclose(out.numpy(), expect)

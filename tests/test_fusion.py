@@ -1,6 +1,7 @@
 """Elementwise fusion: lowering chains to scalar programs (checks and errors), and the cpu
 backend's fused kernels on every layout (strided, broadcast, 0-d, aliased in place, partly
 overlapping, multi-threaded), with several outputs of different dtypes, and the disk cache."""
+
 from __future__ import annotations
 
 import os
@@ -49,6 +50,7 @@ def _run(chain, ins):
 
 # ---- lowering -----------------------------------------------------------------------------
 
+
 def test_lowering_casts_where_eager_rounds_and_keeps_numbers_as_parameters():
     b = ChainBuilder()
     x = b.input((3,), ct.int32)
@@ -65,6 +67,7 @@ def test_one_kernel_serves_every_scalar_value():
         b = ChainBuilder()
         x = b.input((4,), ct.float64)
         return compile_chain(b.chain([b.call("mul", x, value)]), "cpu")
+
     k1, k2 = kernel(3.0), kernel(-7.0)
     assert k1.module is k2.module
     x = ct.arange(4, dtype=ct.float64)
@@ -95,26 +98,32 @@ def test_lowering_refuses_what_it_cannot_fuse():
         lower(Chain((f32,), (Step("neg", (In(0),), f32),), ()))
 
 
-@pytest.mark.parametrize("expr,match", [
-    ("x0.real", "Attribute is not in the scalar language"),
-    ("open(x0)", r"open\(\) is not a function of the scalar language"),
-    ("exp(x0, x0)", r"exp\(\) takes 1 positional argument"),
-    ("y + 1", "'y' is not defined"),
-    ("x0 + 'a'", "constant 'a' is not a number"),
-    ("x0 +", "is not an expression"),
-    ("[x0]", "List is not in the scalar language"),
-])
+@pytest.mark.parametrize(
+    "expr,match",
+    [
+        ("x0.real", "Attribute is not in the scalar language"),
+        ("open(x0)", r"open\(\) is not a function of the scalar language"),
+        ("exp(x0, x0)", r"exp\(\) takes 1 positional argument"),
+        ("y + 1", "'y' is not defined"),
+        ("x0 + 'a'", "constant 'a' is not a number"),
+        ("x0 +", "is not an expression"),
+        ("[x0]", "List is not in the scalar language"),
+    ],
+)
 def test_validate_refuses_expressions_outside_the_scalar_language(expr, match):
-    p = ScalarProgram(((0, np.dtype(np.float32)),), (), (("v0", expr),),
-                      (("v0", np.dtype(np.float32)),), ("neg",))
+    p = ScalarProgram(
+        ((0, np.dtype(np.float32)),), (), (("v0", expr),), (("v0", np.dtype(np.float32)),), ("neg",)
+    )
     with pytest.raises(FusionError, match=match):
         validate(p)
 
 
 # ---- the cpu kernels on every layout --------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["contiguous", "transposed", "broadcast", "zero_dim", "expanded",
-                                  "sliced", "empty"])
+
+@pytest.mark.parametrize(
+    "case", ["contiguous", "transposed", "broadcast", "zero_dim", "expanded", "sliced", "empty"]
+)
 def test_fused_kernel_matches_eager_on_every_layout(case):
     g = ct.Generator().manual_seed(0)
     x = ct.randn(6, 5, generator=g)
@@ -142,7 +151,7 @@ def test_fused_kernel_writes_in_place_over_its_input():
     chain = _chain([x.shape, y.shape])
     expected = eager_chain(chain, [x, y])
     flags = ct.empty(3, 4, dtype=ct.bool)
-    compile_chain(chain, "cpu")([x, flags], [x, y])    # x is read and written, element for element
+    compile_chain(chain, "cpu")([x, flags], [x, y])  # x is read and written, element for element
     assert_close([x, flags], expected, rtol=0, atol=0)
 
 
@@ -161,13 +170,14 @@ def test_bound_call_rereads_a_partly_overlapping_input_each_time():
     v = b.call("add", b.input((5,), ct.float64), 1.0)
     run = compile_chain(b.chain([v]), "cpu").bind([base[1:]], [base[:-1]])
     run()
-    run()   # reads what the first call wrote, as two eager calls would
+    run()  # reads what the first call wrote, as two eager calls would
     assert base.tolist() == [0.0, 1.0, 2.0, 2.0, 2.0, 2.0]
 
 
 @pytest.mark.parametrize("transposed", [False, True])
 def test_fused_kernel_above_the_parallel_threshold(transposed):
     from coretorch_cpu_numba.elementwise import PARALLEL_MIN
+
     n = 1 << 9
     assert n * n >= PARALLEL_MIN
     g = ct.Generator().manual_seed(1)
@@ -194,8 +204,9 @@ def test_fused_kernel_checks_operand_dtypes():
     chain = _chain([(4,), (4,)])
     kernel = compile_chain(chain, "cpu")
     with pytest.raises(TypeError, match="input 0 of dtype float64, expected float32"):
-        kernel([ct.empty(4), ct.empty(4, dtype=ct.bool)], [ct.ones(4, dtype=ct.float64),
-                                                           ct.ones(4)])
+        kernel(
+            [ct.empty(4), ct.empty(4, dtype=ct.bool)], [ct.ones(4, dtype=ct.float64), ct.ones(4)]
+        )
     with pytest.raises(TypeError, match="an output of dtype float64"):
         kernel([ct.empty(4, dtype=ct.float64), ct.empty(4, dtype=ct.bool)], [ct.ones(4)] * 2)
     with pytest.raises(ValueError, match="expected 2 outputs, got 1"):
@@ -229,8 +240,12 @@ def test_generated_kernels_are_cached_on_disk_across_processes(tmp_path):
         print(k.module.__file__, sum(k.module.flat.stats.cache_hits.values()))
     """)
     env = {**os.environ, "CORETORCH_FUSION_CACHE": str(tmp_path), "CORETORCH_BACKENDS": "cpu"}
-    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                           text=True, check=True).stdout.split() for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
     assert runs[0][0] == runs[1][0] and runs[0][0].startswith(str(tmp_path))
     assert runs[0][1] == "0", "the first process found a cached kernel in an empty cache"
     assert runs[1][1] == "1", "the second process compiled the kernel again"
@@ -245,7 +260,8 @@ def test_an_unwritable_cache_directory_falls_back_to_the_temp_dir(tmp_path, monk
     # a chain no other test compiles, so the module is written now
     kernel = compile_chain(b.chain([b.call("atan2", b.call("mul", x, 1.25), x)]), "cpu")
     assert kernel.module.__file__.startswith(
-        os.path.join(tempfile.gettempdir(), f"coretorch-fused-{os.getuid()}"))
+        os.path.join(tempfile.gettempdir(), f"coretorch-fused-{os.getuid()}")
+    )
     out = ct.empty(3, dtype=ct.float64)
     kernel([out], [ct.ones(3, dtype=ct.float64)])
     assert_close(out, ct.full((3,), 0.8960553845713439, dtype=ct.float64))

@@ -1,6 +1,7 @@
 """coretorch.compile with the fusion pass: runs of elementwise kernels in a captured training
 step replay as fused kernels, and training matches eager (float64 losses within 1e-12 relative
 over 50 steps); ``fuse=False`` leaves the program as recorded; explain lists each fusion."""
+
 from __future__ import annotations
 
 import math
@@ -44,17 +45,22 @@ def test_fused_training_matches_eager(name):
     assert fused and all(isinstance(s.fn, FusedCall) for s in fused)
 
 
-@pytest.mark.parametrize("opt_cls,kw,update", [
-    (ct.optim.SGD, {"lr": 0.05, "momentum": 0.9, "foreach": False, "fused": False}, "add+add"),
-    (ct.optim.RMSprop, {"lr": 1e-3, "foreach": False}, "mul+addcmul+sqrt+add+addcdiv"),
-])
+@pytest.mark.parametrize(
+    "opt_cls,kw,update",
+    [
+        (ct.optim.SGD, {"lr": 0.05, "momentum": 0.9, "foreach": False, "fused": False}, "add+add"),
+        (ct.optim.RMSprop, {"lr": 1e-3, "foreach": False}, "mul+addcmul+sqrt+add+addcdiv"),
+    ],
+)
 def test_per_parameter_optimizer_updates_fuse_in_place(opt_cls, kw, update):
     """The single-tensor optimizer paths update parameters and state with in-place elementwise
     kernels: each parameter's update becomes one fused kernel writing its buffers in place."""
+
     def case():
         c = mlp()
         opt = opt_cls(c.model.parameters(), **kw)
         return Case(c.model, opt, c.batches, _sgd_step(c.model, opt, F.cross_entropy))
+
     eager_losses, eager_params, _ = _train(case(), None, steps=20)
     losses, params, step = _train(case(), True, steps=20)
     for a, b in zip(losses, eager_losses):
@@ -82,9 +88,11 @@ def test_mlp_runs_fuse_and_drop_only_unused_buffers():
     assert "fused::mul+sub" in ops
     mul_sub = program.steps[ops.index("fused::mul+sub")]
     assert len(mul_sub.written) == 1 and mul_sub.written[0]._shape == (32, 10)
-    assert any(n.startswith("fused 2 kernels (mul+sub) into one, writing 1 of 2 buffers")
-               for n in program.notes)
-    later = program.steps[ops.index("fused::mul+sub") + 1:]
+    assert any(
+        n.startswith("fused 2 kernels (mul+sub) into one, writing 1 of 2 buffers")
+        for n in program.notes
+    )
+    later = program.steps[ops.index("fused::mul+sub") + 1 :]
     assert any(any(t._storage is mul_sub.written[0]._storage for t in s.reads) for s in later)
 
 
@@ -112,10 +120,11 @@ def test_a_run_writes_what_the_caller_keeps_and_drops_the_rest():
         y = x * 2
         z = y + 1
         return z * z, y
+
     x = ct.linspace(-1, 1, 12, dtype=ct.float64).reshape(3, 4)
     (w, y), program = _compiled_program(fn, x)
     assert [s.op for s in program.steps] == ["fused::mul+add+mul"]
-    assert len(program.steps[0].written) == 2   # y and the result, not z
+    assert len(program.steps[0].written) == 2  # y and the result, not z
     ct.testing.assert_close(w, (x * 2 + 1) ** 2, rtol=0, atol=0)
     ct.testing.assert_close(y, x * 2, rtol=0, atol=0)
 
@@ -123,8 +132,9 @@ def test_a_run_writes_what_the_caller_keeps_and_drops_the_rest():
 def test_reading_a_view_of_a_run_value_ends_the_run():
     def fn(x):
         y = x * 2
-        z = y.t() + 1      # same shape, another element order than the run computes in
+        z = y.t() + 1  # same shape, another element order than the run computes in
         return z * 3
+
     x = ct.arange(16, dtype=ct.float64).reshape(4, 4)
     out, program = _compiled_program(fn, x)
     assert [s.op for s in program.steps] == ["aten::mul", "fused::add+mul"]

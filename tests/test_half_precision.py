@@ -4,6 +4,7 @@ type of float16; reductions of float16 accumulate in float32 and round once at t
 
 Expected values come from numpy float32 computations rounded to float16, and from PyTorch where
 it is installed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -85,20 +86,32 @@ _REDUCTIONS = {
     "mean_keepdim": (lambda d, h: _long(d, h).view(1, 70000).mean(-1, keepdim=True), [[1.0]]),
     "var": (lambda d, h: _long(d, h).var(), 0.0),
     "std": (lambda d, h: _long(d, h).std(), 0.0),
-    "var_of_spread": (lambda d, h: ct.tensor([-10.0, 10.0] * 35000, dtype=h, device=d)
-                      .var(correction=0), 100.0),
-    "std_of_spread": (lambda d, h: ct.tensor([-500.0, 500.0] * 35000, dtype=h, device=d)
-                      .std(correction=0), 500.0),
+    "var_of_spread": (
+        lambda d, h: ct.tensor([-10.0, 10.0] * 35000, dtype=h, device=d).var(correction=0),
+        100.0,
+    ),
+    "std_of_spread": (
+        lambda d, h: ct.tensor([-500.0, 500.0] * 35000, dtype=h, device=d).std(correction=0),
+        500.0,
+    ),
     "norm": (lambda d, h: _long(d, h, 1.0, 65536).norm(), 256.0),
     "norm_1": (lambda d, h: _long(d, h, 0.5).norm(1), 35000.0),
     "mse_loss": (lambda d, h: F.mse_loss(_long(d, h), ct.zeros(70000, dtype=h, device=d)), 1.0),
     "l1_loss": (lambda d, h: F.l1_loss(_long(d, h), ct.zeros(70000, dtype=h, device=d)), 1.0),
-    "adaptive_avg_pool2d": (lambda d, h: F.adaptive_avg_pool2d(
-        ct.full((1, 1, 300, 300), 1.0, dtype=h, device=d), 1), [[[[1.0]]]]),
-    "batch_norm": (lambda d, h: F.batch_norm(ct.full((70000, 2), 3.0, dtype=h, device=d), None,
-                                          None, training=True)[0], [0.0, 0.0]),
-    "layer_norm": (lambda d, h: F.layer_norm(ct.full((2, 70000), 300.0, dtype=h, device=d),
-                                          (70000,))[:, 0], [0.0, 0.0]),
+    "adaptive_avg_pool2d": (
+        lambda d, h: F.adaptive_avg_pool2d(ct.full((1, 1, 300, 300), 1.0, dtype=h, device=d), 1),
+        [[[[1.0]]]],
+    ),
+    "batch_norm": (
+        lambda d, h: F.batch_norm(
+            ct.full((70000, 2), 3.0, dtype=h, device=d), None, None, training=True
+        )[0],
+        [0.0, 0.0],
+    ),
+    "layer_norm": (
+        lambda d, h: F.layer_norm(ct.full((2, 70000), 300.0, dtype=h, device=d), (70000,))[:, 0],
+        [0.0, 0.0],
+    ),
 }
 
 
@@ -144,6 +157,7 @@ def test_half_reduction_gradients_flow_in_half(data_device):
 
 # ---- against PyTorch ---------------------------------------------------------------------------
 
+
 def test_scalars_and_reductions_match_pytorch():
     torch = pytest.importorskip("torch")
     for lib_fn in (_BINARY[n][0] for n in sorted(_BINARY)):
@@ -157,8 +171,9 @@ def test_scalars_and_reductions_match_pytorch():
                 continue  # PyTorch's own float rounding leaves ~1e-3 there; the exact 0 is tested
             ours = call("cpu", h)
             theirs = _torch_reduction(torch, name, th)
-            np.testing.assert_allclose(_np(ours), theirs.float().numpy(), rtol=_HALVES[h],
-                                       err_msg=f"{name} {h.name}")
+            np.testing.assert_allclose(
+                _np(ours), theirs.float().numpy(), rtol=_HALVES[h], err_msg=f"{name} {h.name}"
+            )
 
 
 def _torch_reduction(torch, name: str, h):
@@ -171,12 +186,12 @@ def _torch_reduction(torch, name: str, h):
         "var": lambda: long.var(),
         "std": lambda: long.std(),
         "var_of_spread": lambda: torch.tensor([-10.0, 10.0] * 35000, dtype=h).var(correction=0),
-        "std_of_spread": lambda: torch.tensor([-500.0, 500.0] * 35000, dtype=h).std(
-            correction=0),
+        "std_of_spread": lambda: torch.tensor([-500.0, 500.0] * 35000, dtype=h).std(correction=0),
         "norm": lambda: torch.full((65536,), 1.0, dtype=h).norm(),
         "norm_1": lambda: torch.full((70000,), 0.5, dtype=h).norm(1),
         "mse_loss": lambda: tF.mse_loss(long, torch.zeros(70000, dtype=h)),
         "l1_loss": lambda: tF.l1_loss(long, torch.zeros(70000, dtype=h)),
         "adaptive_avg_pool2d": lambda: tF.adaptive_avg_pool2d(
-            torch.full((1, 1, 300, 300), 1.0, dtype=h), 1),
+            torch.full((1, 1, 300, 300), 1.0, dtype=h), 1
+        ),
     }[name]()

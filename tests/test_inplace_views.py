@@ -1,5 +1,6 @@
 """In-place view ops (t_, transpose_, swapaxes_, swapdims_, squeeze_, unsqueeze_, as_strided_):
 geometry, data sharing and autograd as PyTorch's."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +8,16 @@ import pytest
 
 import coretorch as ct
 
-CASES = [("t_", (2, 3), ()), ("transpose_", (2, 3, 4), (0, 2)), ("swapaxes_", (2, 3), (0, 1)),
-         ("swapdims_", (2, 3), (1, 0)), ("squeeze_", (1, 3, 1), ()), ("squeeze_", (1, 3, 1), (2,)),
-         ("unsqueeze_", (2, 3), (1,)), ("as_strided_", (6,), ((2, 2), (1, 2)))]
+CASES = [
+    ("t_", (2, 3), ()),
+    ("transpose_", (2, 3, 4), (0, 2)),
+    ("swapaxes_", (2, 3), (0, 1)),
+    ("swapdims_", (2, 3), (1, 0)),
+    ("squeeze_", (1, 3, 1), ()),
+    ("squeeze_", (1, 3, 1), (2,)),
+    ("unsqueeze_", (2, 3), (1,)),
+    ("as_strided_", (6,), ((2, 2), (1, 2))),
+]
 
 
 @pytest.mark.parametrize("name,shape,args", CASES)

@@ -1,5 +1,6 @@
 """A 0-d integer tensor given for an ``int`` argument is read at the schema boundary (never kept
 as a tensor in a shape); a floating or many-element tensor is refused with PyTorch's TypeError."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,20 +22,23 @@ def test_narrow_with_a_tensor_start_keeps_an_int_shape_and_the_process_healthy()
     assert w.grad.shape == (64, 64)
 
 
-@pytest.mark.parametrize("call, shape", [
-    (lambda x, i: x.select(0, i), (4,)),
-    (lambda x, i: x.reshape(i, -1), (2, 6)),
-    (lambda x, i: x.view(ct.tensor(4), i + 1), (4, 3)),
-    (lambda x, i: x.unsqueeze(0).expand(i, 3, 4), (2, 3, 4)),
-    (lambda x, i: x.transpose(0, i - 1), (4, 3)),
-    (lambda x, i: x.repeat(i, 1), (6, 4)),
-    (lambda x, i: ct.zeros(i, 3), (2, 3)),
-    (lambda x, i: x.new_ones((i, i)), (2, 2)),
-    (lambda x, i: x.topk(i).values, (3, 2)),
-    (lambda x, i: x.split(i, 1)[0], (3, 2)),
-    (lambda x, i: x.roll(i, 1), (3, 4)),
-    (lambda x, i: x.sum(dim=i - 1), (3,)),
-])
+@pytest.mark.parametrize(
+    "call, shape",
+    [
+        (lambda x, i: x.select(0, i), (4,)),
+        (lambda x, i: x.reshape(i, -1), (2, 6)),
+        (lambda x, i: x.view(ct.tensor(4), i + 1), (4, 3)),
+        (lambda x, i: x.unsqueeze(0).expand(i, 3, 4), (2, 3, 4)),
+        (lambda x, i: x.transpose(0, i - 1), (4, 3)),
+        (lambda x, i: x.repeat(i, 1), (6, 4)),
+        (lambda x, i: ct.zeros(i, 3), (2, 3)),
+        (lambda x, i: x.new_ones((i, i)), (2, 2)),
+        (lambda x, i: x.topk(i).values, (3, 2)),
+        (lambda x, i: x.split(i, 1)[0], (3, 2)),
+        (lambda x, i: x.roll(i, 1), (3, 4)),
+        (lambda x, i: x.sum(dim=i - 1), (3,)),
+    ],
+)
 def test_int_arguments_read_zero_dim_integer_tensors(call, shape):
     out = call(ct.arange(12.0).reshape(3, 4), ct.tensor(2))
     assert out.shape == shape and all(type(n) is int for n in out.shape)

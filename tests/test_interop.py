@@ -1,4 +1,5 @@
 """numpy and DLPack interop of cpu tensors: memory is shared both ways, never copied."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,17 @@ def test_numpy_of_views_is_strided_and_shared():
 
 
 def test_from_numpy_shares_memory_and_keeps_dtype():
-    for dtype in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16,
-                  np.float32, np.float64):
+    for dtype in (
+        np.bool_,
+        np.uint8,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.float16,
+        np.float32,
+        np.float64,
+    ):
         a = np.zeros(4, dtype=dtype)
         t = ct.from_numpy(a)
         assert t.dtype.name == np.dtype(dtype).name
@@ -39,13 +49,13 @@ def test_from_numpy_shares_memory_and_keeps_dtype():
 
 def test_from_numpy_non_contiguous_and_offset():
     base = np.arange(24, dtype=np.int64).reshape(4, 6)
-    a = base[1:, ::2].T                      # offset, strides (16 bytes, 48 bytes), transposed
+    a = base[1:, ::2].T  # offset, strides (16 bytes, 48 bytes), transposed
     t = ct.from_numpy(a)
     assert t.shape == (3, 3) and t.stride() == (2, 6)
     np.testing.assert_array_equal(t.numpy(), a)
     np.testing.assert_array_equal((t * 2).numpy(), a * 2)
     t.mul_(10)
-    assert base[1, 0] == 60 and base[1, 1] == 7    # written through, gaps untouched
+    assert base[1, 0] == 60 and base[1, 1] == 7  # written through, gaps untouched
 
 
 def test_from_numpy_rejects_negative_strides_and_odd_dtypes():
@@ -133,7 +143,7 @@ def test_dlpack_round_trip_with_torch_shares_memory():
     assert c.dtype is ct.int64 and c.shape == (2, 3)
     c.add_(100)
     assert src[1, 2].item() == 105
-    tv = torch.arange(12.0).reshape(3, 4).t()     # strided torch view
+    tv = torch.arange(12.0).reshape(3, 4).t()  # strided torch view
     cv = ct.from_dlpack(tv)
     np.testing.assert_array_equal(cv.numpy(), tv.numpy())
     tv[0, 0] = 9.0

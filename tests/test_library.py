@@ -1,5 +1,6 @@
 """coretorch.library.Library: define, impl (also as a decorator), fallback, kinds and errors,
 on the real devices."""
+
 import itertools
 
 import pytest
@@ -20,6 +21,7 @@ def lib():
 
 def device_key(device: str) -> DispatchKey:
     from coretorch.device import get_device_type
+
     return get_device_type(device).dispatch_key
 
 
@@ -152,15 +154,21 @@ def test_fallthrough_registration_through_library(lib):
     assert getattr(ct.ops, lib.ns).f(x) == "meta"
 
 
-@pytest.mark.parametrize("call,exc,match", [
-    (lambda: Library("x", "BAD"), ValueError, "kind must be one of"),
-    (lambda: Library("x", "DEF").define("not a schema"), ValueError, "cannot parse schema"),
-    (lambda: Library("x", "DEF").impl("nope", lambda: 0, "Meta"), RuntimeError,
-     "operator x::nope is not defined"),
-    (lambda: Library("aten", "IMPL").impl("add", lambda: 0), ValueError, "no dispatch_key"),
-    (lambda: Library("aten", "IMPL").fallback(lambda *a: 0), ValueError, "no dispatch_key"),
-    (lambda: Library("aten", "IMPL", "NoSuchKey"), ValueError, "unknown dispatch key"),
-])
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda: Library("x", "BAD"), ValueError, "kind must be one of"),
+        (lambda: Library("x", "DEF").define("not a schema"), ValueError, "cannot parse schema"),
+        (
+            lambda: Library("x", "DEF").impl("nope", lambda: 0, "Meta"),
+            RuntimeError,
+            "operator x::nope is not defined",
+        ),
+        (lambda: Library("aten", "IMPL").impl("add", lambda: 0), ValueError, "no dispatch_key"),
+        (lambda: Library("aten", "IMPL").fallback(lambda *a: 0), ValueError, "no dispatch_key"),
+        (lambda: Library("aten", "IMPL", "NoSuchKey"), ValueError, "unknown dispatch key"),
+    ],
+)
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()

@@ -2,6 +2,7 @@
 triangle of their input (checked on symmetrized / triangular inputs, as PyTorch's OpInfos do),
 LinAlgError for singular and non-positive-definite matrices, LU without pivoting, the
 determinant's gradient at a singular matrix, and the names of the namespace."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -55,12 +56,16 @@ def test_gradcheck_on_symmetric_input(name):
 @pytest.mark.parametrize("name", sorted(SYMMETRIC))
 def test_gradients_on_symmetric_input_match_torch(name):
     torch = pytest.importorskip("torch")
-    tfn = {"eigh": lambda a: torch.linalg.eigh(a), "eigh-U": lambda a: torch.linalg.eigh(a, "U"),
-           "eigvalsh": torch.linalg.eigvalsh, "cholesky": torch.linalg.cholesky,
-           "cholesky-upper": lambda a: torch.linalg.cholesky(a, upper=True),
-           "cholesky_ex": lambda a: torch.linalg.cholesky_ex(a).L,
-           "pinv-hermitian": lambda a: torch.linalg.pinv(a, hermitian=True),
-           "matrix_norm-2": lambda a: torch.linalg.matrix_norm(a, 2)}[name]
+    tfn = {
+        "eigh": lambda a: torch.linalg.eigh(a),
+        "eigh-U": lambda a: torch.linalg.eigh(a, "U"),
+        "eigvalsh": torch.linalg.eigvalsh,
+        "cholesky": torch.linalg.cholesky,
+        "cholesky-upper": lambda a: torch.linalg.cholesky(a, upper=True),
+        "cholesky_ex": lambda a: torch.linalg.cholesky_ex(a).L,
+        "pinv-hermitian": lambda a: torch.linalg.pinv(a, hermitian=True),
+        "matrix_norm-2": lambda a: torch.linalg.matrix_norm(a, 2),
+    }[name]
     a = _spd(4)
     x = _t(a)
     out = SYMMETRIC[name](_sym(lambda y: y)(x))
@@ -70,6 +75,7 @@ def test_gradients_on_symmetric_input_match_torch(name):
     touts = tout if isinstance(tout, tuple) else (tout,)
     if name.startswith("eigh"):  # eigenvectors in the canonical signs coretorch returns
         from coretorch.testing.opdb.linalg_common import torch_column_signs
+
         touts = (touts[0], touts[1] * torch_column_signs(touts[1]))
     gos = [RNG.uniform(-1, 1, size=tuple(o.shape)) for o in outs]
     g = ct.autograd.grad(list(outs), [x], [ct.tensor(v) for v in gos])[0]
@@ -92,8 +98,12 @@ def test_gradcheck_on_triangular_factor(name):
 
 def test_singular_matrix_raises_linalg_error():
     singular = _t([[1.0, 2.0], [2.0, 4.0]], grad=False)
-    for fn in (ct.linalg.inv, lambda a: ct.linalg.solve(a, ct.ones(2, dtype=F64)),
-               ct.linalg.lu_factor, ct.inverse):
+    for fn in (
+        ct.linalg.inv,
+        lambda a: ct.linalg.solve(a, ct.ones(2, dtype=F64)),
+        ct.linalg.lu_factor,
+        ct.inverse,
+    ):
         with pytest.raises(ct.linalg.LinAlgError, match="singular|is zero"):
             fn(singular)
     inv, info = ct.linalg.inv_ex(singular)
@@ -104,8 +114,11 @@ def test_singular_matrix_raises_linalg_error():
 def test_not_positive_definite_names_the_minor_and_batch_element():
     good, bad = _spd(3), np.diag([1.0, -1.0, 1.0])
     a = _t(np.stack([good, bad]), grad=False)
-    with pytest.raises(ct.linalg.LinAlgError, match=r"\(Batch element 1\).*leading minor of "
-                                                    r"order 2 is not positive-definite"):
+    with pytest.raises(
+        ct.linalg.LinAlgError,
+        match=r"\(Batch element 1\).*leading minor of "
+        r"order 2 is not positive-definite",
+    ):
         ct.linalg.cholesky(a)
     L, info = ct.linalg.cholesky_ex(a)
     assert np.asarray(info).tolist() == [0, 2]
@@ -129,8 +142,12 @@ def test_det_gradient_at_singular_matrix_is_the_adjugate():
     a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])
     x = _t(a)
     ct.linalg.det(x).backward()
-    adjugate = np.array([[np.linalg.det(np.delete(np.delete(a, i, 0), j, 1)) * (-1) ** (i + j)
-                          for j in range(3)] for i in range(3)])
+    adjugate = np.array(
+        [
+            [np.linalg.det(np.delete(np.delete(a, i, 0), j, 1)) * (-1) ** (i + j) for j in range(3)]
+            for i in range(3)
+        ]
+    )
     np.testing.assert_allclose(np.asarray(x.grad), adjugate, atol=1e-9)
     assert gradcheck(ct.linalg.det, (_t(a),))
     batch = _t(np.stack([a, a.T + 3 * np.eye(3)]))
@@ -171,26 +188,44 @@ def test_singular_vectors_have_canonical_signs():
 
 def test_namespace_covers_torch_linalg():
     torch = pytest.importorskip("torch")
-    public = {n for n in dir(torch.linalg) if not n.startswith("_") and callable(
-        getattr(torch.linalg, n))}
+    public = {
+        n for n in dir(torch.linalg) if not n.startswith("_") and callable(getattr(torch.linalg, n))
+    }
     missing = sorted(n for n in public if not hasattr(ct.linalg, n))
     assert not missing, missing
 
 
 def test_norm_nuclear_and_top_level_names():
     a = RNG.uniform(-1, 1, size=(3, 4))
-    np.testing.assert_allclose(float(ct.norm(_t(a, grad=False), p="nuc")),
-                               np.linalg.norm(a, "nuc"))
+    np.testing.assert_allclose(float(ct.norm(_t(a, grad=False), p="nuc")), np.linalg.norm(a, "nuc"))
     x = _t(a)
     assert gradcheck(lambda y: ct.norm(y, p="nuc"), (x,))
-    for name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
-                 "cholesky_inverse", "qr", "svd", "pinverse", "matrix_power", "matrix_exp",
-                 "lu_solve", "lu_unpack", "triangular_solve", "chain_matmul", "cross", "orgqr"):
+    for name in (
+        "det",
+        "logdet",
+        "slogdet",
+        "inverse",
+        "cholesky",
+        "cholesky_solve",
+        "cholesky_inverse",
+        "qr",
+        "svd",
+        "pinverse",
+        "matrix_power",
+        "matrix_exp",
+        "lu_solve",
+        "lu_unpack",
+        "triangular_solve",
+        "chain_matmul",
+        "cross",
+        "orgqr",
+    ):
         assert callable(getattr(ct, name)), name
 
 
 def test_einsum_contracts_the_cheapest_pair_first(monkeypatch):
     from coretorch.ops import einsum as einsum_mod
+
     sizes = []
     real = einsum_mod._contract
 
@@ -198,13 +233,15 @@ def test_einsum_contracts_the_cheapest_pair_first(monkeypatch):
         out = real(*args)
         sizes.append(out[0].numel())
         return out
+
     monkeypatch.setattr(einsum_mod, "_contract", recording)
     a, b, c = (_t(RNG.uniform(-1, 1, size=s), grad=False) for s in ((64, 2), (2, 64), (64, 1)))
     r = ct.einsum("ij,jk,kl->il", a, b, c)
     # left to right would build a 64 x 64 intermediate; b @ c first keeps every result small
     assert max(sizes) == 64 and sizes[0] == 2
-    np.testing.assert_allclose(np.asarray(r), np.asarray(a) @ np.asarray(b) @ np.asarray(c),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(r), np.asarray(a) @ np.asarray(b) @ np.asarray(c), rtol=1e-12
+    )
     # the list form and the variadic form are the same call
     np.testing.assert_allclose(np.asarray(ct.einsum("ij,jk,kl->il", [a, b, c])), np.asarray(r))
 
@@ -215,9 +252,11 @@ def test_variadic_functional_forms():
     assert tuple(piv.shape) == (2, 3) and np.asarray(infos).tolist() == [0, 0]
     assert len(ct.lu(a)) == 2
     m = [_t(RNG.uniform(-1, 1, size=s), grad=False) for s in ((3, 4), (4, 2), (2, 5))]
-    np.testing.assert_allclose(np.asarray(ct.chain_matmul(*m)),
-                               np.asarray(m[0]) @ np.asarray(m[1]) @ np.asarray(m[2]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(ct.chain_matmul(*m)),
+        np.asarray(m[0]) @ np.asarray(m[1]) @ np.asarray(m[2]),
+        rtol=1e-12,
+    )
 
 
 def test_zero_power_and_single_row_pdist_stay_connected_to_their_input():

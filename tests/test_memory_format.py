@@ -1,5 +1,6 @@
 """memory_format= on contiguous/clone/to/casts/empty/*_like and Tensor.is_contiguous: channels
 last is a stride permutation (same values, NHWC strides) that every op reads correctly."""
+
 from __future__ import annotations
 
 import pickle
@@ -31,8 +32,16 @@ def test_contiguous_channels_last_permutes_strides_only(x):
 
 def test_preserve_format_keeps_channels_last(x):
     y = x.contiguous(memory_format=ct.channels_last)
-    for out in (y.clone(), ct.empty_like(y), ct.zeros_like(y), ct.ones_like(y),
-                ct.full_like(y, 2.0), ct.randn_like(y), y.to(ct.float64), y.double()):
+    for out in (
+        y.clone(),
+        ct.empty_like(y),
+        ct.zeros_like(y),
+        ct.ones_like(y),
+        ct.full_like(y, 2.0),
+        ct.randn_like(y),
+        y.to(ct.float64),
+        y.double(),
+    ):
         assert out.stride() == CL_STRIDES, out
     assert y.clone(memory_format=ct.contiguous_format).is_contiguous()
     assert x.clone().is_contiguous() and ct.empty_like(x).is_contiguous()
@@ -55,10 +64,8 @@ def test_ops_and_gradients_read_channels_last_inputs(x):
     w = ct.randn(4, 3, 3, 3)
     y = x.contiguous(memory_format=ct.channels_last).requires_grad_()
     out = F.conv2d(y, w)
-    np.testing.assert_allclose(out.detach().numpy(), F.conv2d(x, w).numpy(), rtol=1e-5,
-                               atol=1e-5)
-    np.testing.assert_allclose((y * 2 + 1).relu().detach().numpy(),
-                               (x * 2 + 1).relu().numpy())
+    np.testing.assert_allclose(out.detach().numpy(), F.conv2d(x, w).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose((y * 2 + 1).relu().detach().numpy(), (x * 2 + 1).relu().numpy())
     (out.sum() + y.sum(dim=(2, 3)).pow(2).sum()).backward()
     ref = x.clone().requires_grad_()
     (F.conv2d(ref, w).sum() + ref.sum(dim=(2, 3)).pow(2).sum()).backward()

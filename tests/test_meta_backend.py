@@ -1,5 +1,6 @@
 """The meta backend: shapes, dtypes and strides without data; no memory for data; reading values
 raises a clear error; the allocator still counts what a model would need."""
+
 import gc
 import json
 import subprocess
@@ -15,10 +16,19 @@ def meta_allocator():
     return get_device_type("meta").allocator
 
 
-@pytest.mark.parametrize("read", [
-    lambda t: t.item(), lambda t: t[0, 0].item(), lambda t: t.tolist(), lambda t: float(t[0, 0]),
-    lambda t: bool(t[0, 0]), lambda t: t.numpy(force=True), lambda t: t.to("cpu"),
-], ids=["item-many", "item", "tolist", "float", "bool", "numpy-force", "to-cpu"])
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda t: t.item(),
+        lambda t: t[0, 0].item(),
+        lambda t: t.tolist(),
+        lambda t: float(t[0, 0]),
+        lambda t: bool(t[0, 0]),
+        lambda t: t.numpy(force=True),
+        lambda t: t.to("cpu"),
+    ],
+    ids=["item-many", "item", "tolist", "float", "bool", "numpy-force", "to-cpu"],
+)
 def test_reading_values_raises_clear_error(read):
     t = ct.zeros(2, 3, device="meta")
     with pytest.raises(RuntimeError, match="meta|Scalar") as info:
@@ -28,8 +38,11 @@ def test_reading_values_raises_clear_error(read):
 
 
 def test_reading_values_names_what_to_do():
-    with pytest.raises(NotImplementedError, match=r"Cannot copy out of meta tensor; no data!.*"
-                                                  r"shape \[2, 3\].*'cpu'"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"Cannot copy out of meta tensor; no data!.*"
+        r"shape \[2, 3\].*'cpu'",
+    ):
         ct.zeros(2, 3, device="meta").tolist()
 
 
@@ -104,8 +117,9 @@ print(json.dumps({"params": sum(w.numel() for w in weights),
 
 
 def test_ten_billion_parameters_of_meta_tensors_stay_under_200_mb():
-    out = subprocess.run([sys.executable, "-c", TEN_BILLION], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", TEN_BILLION], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert r["params"] > 10_000_000_000

@@ -1,6 +1,7 @@
 """coretorch.multiprocessing: share_memory_ in place, tensors through queues and process
 arguments (fork and spawn), spawn's error reporting, Hogwild training of one set of weights by
 two processes, and shared memory returned to the system afterwards."""
+
 from __future__ import annotations
 
 import gc
@@ -8,10 +9,10 @@ import multiprocessing as std_mp
 
 import numpy as np
 import pytest
+from shared_memory_usage import mapped_by_memfd, memfd_usage, shm_names
 
 import coretorch as ct
 import coretorch.multiprocessing as mp
-from shared_memory_usage import mapped_by_memfd, memfd_usage, shm_names
 
 FORK = mp.get_context("fork")
 
@@ -19,9 +20,16 @@ FORK = mp.get_context("fork")
 def test_namespace_mirrors_torch_multiprocessing():
     for name in std_mp.__all__:
         assert hasattr(mp, name), name
-    for name in ("spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
-                 "ProcessExitedException", "set_sharing_strategy", "get_sharing_strategy",
-                 "get_all_sharing_strategies"):
+    for name in (
+        "spawn",
+        "start_processes",
+        "ProcessContext",
+        "ProcessRaisedException",
+        "ProcessExitedException",
+        "set_sharing_strategy",
+        "get_sharing_strategy",
+        "get_all_sharing_strategies",
+    ):
         assert hasattr(mp, name), name
     assert mp.get_sharing_strategy() == "file_descriptor"
     assert mp.get_all_sharing_strategies() == {"file_descriptor"}
@@ -47,9 +55,9 @@ def test_share_memory_is_in_place_and_views_follow():
     v.mul_(2)
     np.testing.assert_array_equal(t.numpy(), [0, 1, 4, 200, 8, 10, 6, 7])
     ptr = t.data_ptr()
-    t.share_memory_()           # already shared: nothing moves
+    t.share_memory_()  # already shared: nothing moves
     assert t.data_ptr() == ptr
-    fresh = ct.ones(3).share_memory_()   # a tensor no other one shares a storage with
+    fresh = ct.ones(3).share_memory_()  # a tensor no other one shares a storage with
     assert fresh.is_shared() and fresh.tolist() == [1.0, 1.0, 1.0]
     empty = ct.empty(0).share_memory_()
     assert empty.is_shared() and empty.shape == (0,)
@@ -69,8 +77,9 @@ def test_module_share_memory_covers_parameters_grads_and_buffers():
     before = weight.detach().clone()
     assert model.share_memory() is model
     assert model[0].weight is weight
-    tensors = list(model.parameters()) + list(model.buffers()) + [p.grad for p in
-                                                                   model.parameters()]
+    tensors = (
+        list(model.parameters()) + list(model.buffers()) + [p.grad for p in model.parameters()]
+    )
     assert all(t.is_shared() for t in tensors)
     np.testing.assert_array_equal(weight.detach().numpy(), before.numpy())
 
@@ -86,7 +95,7 @@ def test_tensors_through_process_arguments_and_queues(method):
     ctx = mp.get_context(method)
     t = ct.arange(4, dtype=ct.float32)
     if method == "fork":
-        t.share_memory_()   # a forked child inherits memory as a private copy otherwise
+        t.share_memory_()  # a forked child inherits memory as a private copy otherwise
     # under spawn the argument is pickled, which moves it to shared memory itself
     q = ctx.Queue()
     p = ctx.Process(target=_add_and_send_back, args=(q, t))
@@ -126,8 +135,7 @@ def test_spawn_shares_arguments_and_reports_the_failing_process():
     with pytest.raises(mp.ProcessRaisedException, match="process one broke") as info:
         mp.start_processes(_fail_in_one, nprocs=2, start_method="fork")
     assert info.value.error_index == 1
-    ctx = mp.start_processes(_fill_row, args=(shared,), nprocs=1, join=False,
-                             start_method="fork")
+    ctx = mp.start_processes(_fill_row, args=(shared,), nprocs=1, join=False, start_method="fork")
     assert isinstance(ctx, mp.ProcessContext)
     while not ctx.join():
         pass
@@ -161,8 +169,10 @@ def test_hogwild_two_processes_update_one_set_of_weights():
     b0 = model.bias.detach().numpy().copy()
     model.share_memory()
     barrier, steps, lr = FORK.Barrier(2), 5, 0.05
-    procs = [FORK.Process(target=_sgd_turns, args=(r, model, barrier, *shards[r], steps, lr))
-             for r in range(2)]
+    procs = [
+        FORK.Process(target=_sgd_turns, args=(r, model, barrier, *shards[r], steps, lr))
+        for r in range(2)
+    ]
     for p in procs:
         p.start()
     for p in procs:

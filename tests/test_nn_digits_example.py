@@ -1,5 +1,6 @@
 """examples/train_digits.py: trains, checkpoints, and --resume continues exactly where an
 interrupted run stopped."""
+
 from __future__ import annotations
 
 import io
@@ -12,8 +13,9 @@ import pytest
 pytest.importorskip("sklearn")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 
-import coretorch as ct  # noqa: E402
 import train_digits  # noqa: E402
+
+import coretorch as ct  # noqa: E402
 
 
 def _run(args, monkeypatch):
@@ -26,8 +28,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path, monkeypatch):
     acc = _run(["--epochs", "2", "--checkpoint", str(straight)], monkeypatch)
     assert 0.5 < acc <= 1.0
     ck = ct.load(straight)
-    assert ck["epoch"] == 1 and ck["epochs"] == 2 and set(ck) >= {"model", "optimizer",
-                                                                  "scheduler"}
+    assert ck["epoch"] == 1 and ck["epochs"] == 2 and set(ck) >= {"model", "optimizer", "scheduler"}
 
     # the same run, killed right after the first epoch's checkpoint was written
     resumed = tmp_path / "resumed.safetensors"

@@ -1,5 +1,6 @@
 """nn.functional against PyTorch: forward values and input gradients for every function built
 here (losses, normalization, pooling, padding, attention, activations, dropout statistics)."""
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,7 @@ def _compare(fn_ct, fn_t, inputs, *, grad=True, rtol=1e-5, atol=1e-6, kw_ct=None
     out_t = fn_t(*t_in, **(kw_t or {}))
     if isinstance(out_t, tuple):
         out_c, out_t = out_c[0], out_t[0]
-    np.testing.assert_allclose(out_c.detach().numpy(), out_t.detach().numpy(), rtol=rtol,
-                               atol=atol)
+    np.testing.assert_allclose(out_c.detach().numpy(), out_t.detach().numpy(), rtol=rtol, atol=atol)
     if grad and out_t.requires_grad:
         w = _arr(*out_t.shape) if out_t.dim() else np.float32(1.3)
         (out_c * ct.tensor(w)).sum().backward()
@@ -62,23 +62,28 @@ def _compare(fn_ct, fn_t, inputs, *, grad=True, rtol=1e-5, atol=1e-6, kw_ct=None
         for c, t in zip(ct_in, t_in):
             if isinstance(t, torch.Tensor) and t.requires_grad:
                 assert c.grad is not None
-                np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy(), rtol=rtol * 10,
-                                           atol=atol * 10)
+                np.testing.assert_allclose(
+                    c.grad.numpy(), t.grad.numpy(), rtol=rtol * 10, atol=atol * 10
+                )
     return out_c
 
 
 # ---- losses -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_regression_losses(reduction):
     a, b = _arr(4, 5), _arr(4, 5)
     for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
-        _compare(getattr(F, name), getattr(TF, name), [a, b], kw_ct=dict(reduction=reduction),
-                 kw_t=dict(reduction=reduction))
-    _compare(F.smooth_l1_loss, TF.smooth_l1_loss, [a, b], kw_ct=dict(beta=0.5),
-             kw_t=dict(beta=0.5))
-    _compare(F.smooth_l1_loss, TF.smooth_l1_loss, [a, b], kw_ct=dict(beta=0.0),
-             kw_t=dict(beta=0.0))
+        _compare(
+            getattr(F, name),
+            getattr(TF, name),
+            [a, b],
+            kw_ct=dict(reduction=reduction),
+            kw_t=dict(reduction=reduction),
+        )
+    _compare(F.smooth_l1_loss, TF.smooth_l1_loss, [a, b], kw_ct=dict(beta=0.5), kw_t=dict(beta=0.5))
+    _compare(F.smooth_l1_loss, TF.smooth_l1_loss, [a, b], kw_ct=dict(beta=0.0), kw_t=dict(beta=0.0))
     _compare(F.huber_loss, TF.huber_loss, [a, b], kw_ct=dict(delta=0.3), kw_t=dict(delta=0.3))
 
 
@@ -94,19 +99,29 @@ def test_cross_entropy_class_indices(reduction, weighted, ignore, smoothing):
         target[4] = -100
     weight = _arr(4, low=0.5, high=2.0) if weighted else None
     kw = dict(reduction=reduction, label_smoothing=smoothing)
-    _compare(lambda x, t, w: F.cross_entropy(x, t, w, **kw),
-             lambda x, t, w: TF.cross_entropy(x, t, w, **kw),
-             [logits, target, Const(weight)] if weighted else [logits, target, None], rtol=1e-5)
+    _compare(
+        lambda x, t, w: F.cross_entropy(x, t, w, **kw),
+        lambda x, t, w: TF.cross_entropy(x, t, w, **kw),
+        [logits, target, Const(weight)] if weighted else [logits, target, None],
+        rtol=1e-5,
+    )
 
 
 def test_cross_entropy_spatial_unbatched_and_custom_ignore():
     logits = _arr(2, 3, 4, 5)
     target = RNG.integers(0, 3, size=(2, 4, 5)).astype(np.int64)
     target[0, 1, 2] = 2
-    for kw in (dict(), dict(ignore_index=2), dict(reduction="none", ignore_index=1),
-               dict(label_smoothing=0.1, ignore_index=0)):
-        _compare(lambda x, t: F.cross_entropy(x, t, **kw),
-                 lambda x, t: TF.cross_entropy(x, t, **kw), [logits, target])
+    for kw in (
+        dict(),
+        dict(ignore_index=2),
+        dict(reduction="none", ignore_index=1),
+        dict(label_smoothing=0.1, ignore_index=0),
+    ):
+        _compare(
+            lambda x, t: F.cross_entropy(x, t, **kw),
+            lambda x, t: TF.cross_entropy(x, t, **kw),
+            [logits, target],
+        )
     _compare(F.cross_entropy, TF.cross_entropy, [_arr(5), np.array(3, dtype=np.int64)])
 
 
@@ -118,10 +133,16 @@ def test_cross_entropy_probabilities(reduction):
     weight = _arr(4, low=0.5, high=2.0)
     for smoothing in (0.0, 0.3):
         kw = dict(reduction=reduction, label_smoothing=smoothing)
-        _compare(lambda x, p: F.cross_entropy(x, p, **kw),
-                 lambda x, p: TF.cross_entropy(x, p, **kw), [logits, probs])
-        _compare(lambda x, p, w: F.cross_entropy(x, p, w, **kw),
-                 lambda x, p, w: TF.cross_entropy(x, p, w, **kw), [logits, probs, Const(weight)])
+        _compare(
+            lambda x, p: F.cross_entropy(x, p, **kw),
+            lambda x, p: TF.cross_entropy(x, p, **kw),
+            [logits, probs],
+        )
+        _compare(
+            lambda x, p, w: F.cross_entropy(x, p, w, **kw),
+            lambda x, p, w: TF.cross_entropy(x, p, w, **kw),
+            [logits, probs, Const(weight)],
+        )
 
 
 def test_nll_loss():
@@ -129,16 +150,25 @@ def test_nll_loss():
     target = np.array([0, 4, 2, 2, 1, 3], dtype=np.int64)
     weight = _arr(5, low=0.5, high=2.0)
     for kw in (dict(), dict(reduction="sum"), dict(reduction="none"), dict(ignore_index=2)):
-        _compare(lambda x, t: F.nll_loss(x, t, **kw), lambda x, t: TF.nll_loss(x, t, **kw),
-                 [logp, target])
-        _compare(lambda x, t, w: F.nll_loss(x, t, w, **kw),
-                 lambda x, t, w: TF.nll_loss(x, t, w, **kw), [logp, target, Const(weight)])
+        _compare(
+            lambda x, t: F.nll_loss(x, t, **kw),
+            lambda x, t: TF.nll_loss(x, t, **kw),
+            [logp, target],
+        )
+        _compare(
+            lambda x, t, w: F.nll_loss(x, t, w, **kw),
+            lambda x, t, w: TF.nll_loss(x, t, w, **kw),
+            [logp, target, Const(weight)],
+        )
 
 
 def test_loss_errors():
     x = ct.randn(3, 4)
-    with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target "
-                                         r"batch_size \(2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Expected input batch_size \(3\) to match target "
+        r"batch_size \(2\)",
+    ):
         F.cross_entropy(x, ct.tensor([1, 2]))
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         F.mse_loss(x, x, reduction="avg")
@@ -155,11 +185,16 @@ def test_binary_cross_entropy():
     t = _arr(4, 3, low=0.0, high=1.0)
     w = _arr(4, 3, low=0.5, high=1.5)
     for red in ("mean", "sum", "none"):
-        _compare(lambda a, b: F.binary_cross_entropy(a, b, reduction=red),
-                 lambda a, b: TF.binary_cross_entropy(a, b, reduction=red), [p, t])
-        _compare(lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction=red),
-                 lambda a, b, c: TF.binary_cross_entropy(a, b, c, reduction=red),
-                 [p, t, Const(w)])
+        _compare(
+            lambda a, b: F.binary_cross_entropy(a, b, reduction=red),
+            lambda a, b: TF.binary_cross_entropy(a, b, reduction=red),
+            [p, t],
+        )
+        _compare(
+            lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction=red),
+            lambda a, b, c: TF.binary_cross_entropy(a, b, c, reduction=red),
+            [p, t, Const(w)],
+        )
     # log clamped at -100 for probabilities of exactly 0 and 1
     edge = np.array([0.0, 1.0, 0.5], dtype=np.float32)
     tgt = np.array([1.0, 0.0, 1.0], dtype=np.float32)
@@ -173,40 +208,73 @@ def test_binary_cross_entropy_with_logits_is_stable():
     pw = _arr(3, low=0.5, high=3.0)
     w = _arr(5, 3, low=0.5, high=1.5)
     for red in ("mean", "sum", "none"):
-        out = _compare(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=red),
-                       lambda a, b: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
-                       [x, t], rtol=1e-5, atol=1e-5)
+        out = _compare(
+            lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=red),
+            lambda a, b: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
+            [x, t],
+            rtol=1e-5,
+            atol=1e-5,
+        )
         assert np.all(np.isfinite(out.detach().numpy()))
-        _compare(lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, c, pos_weight=d,
-                                                                       reduction=red),
-                 lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, c, pos_weight=d,
-                                                                        reduction=red),
-                 [x, t, Const(w), Const(pw)], rtol=1e-5, atol=1e-5)
+        _compare(
+            lambda a, b, c, d: F.binary_cross_entropy_with_logits(
+                a, b, c, pos_weight=d, reduction=red
+            ),
+            lambda a, b, c, d: TF.binary_cross_entropy_with_logits(
+                a, b, c, pos_weight=d, reduction=red
+            ),
+            [x, t, Const(w), Const(pw)],
+            rtol=1e-5,
+            atol=1e-5,
+        )
 
 
 def test_kl_div():
     inp = np.log(_arr(3, 4, low=0.1, high=1.0))
     tgt = _arr(3, 4, low=0.1, high=1.0)
-    for kw in (dict(reduction="batchmean"), dict(reduction="sum"), dict(reduction="none"),
-               dict(reduction="batchmean", log_target=True)):
+    for kw in (
+        dict(reduction="batchmean"),
+        dict(reduction="sum"),
+        dict(reduction="none"),
+        dict(reduction="batchmean", log_target=True),
+    ):
         t_in = np.log(tgt) if kw.get("log_target") else tgt
-        _compare(lambda a, b: F.kl_div(a, b, **kw), lambda a, b: TF.kl_div(a, b, **kw),
-                 [inp, t_in.astype(np.float32)])
+        _compare(
+            lambda a, b: F.kl_div(a, b, **kw),
+            lambda a, b: TF.kl_div(a, b, **kw),
+            [inp, t_in.astype(np.float32)],
+        )
 
 
 # ---- normalization ----------------------------------------------------------------------------
 
+
 def test_layer_norm_and_group_norm():
     x = _arr(3, 4, 5)
     w, b = _arr(4, 5), _arr(4, 5)
-    _compare(lambda a, c, d: F.layer_norm(a, (4, 5), c, d),
-             lambda a, c, d: TF.layer_norm(a, (4, 5), c, d), [x, w, b], rtol=1e-4, atol=1e-5)
-    _compare(lambda a: F.layer_norm(a, [5], eps=1e-3), lambda a: TF.layer_norm(a, [5], eps=1e-3),
-             [x], rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a, c, d: F.layer_norm(a, (4, 5), c, d),
+        lambda a, c, d: TF.layer_norm(a, (4, 5), c, d),
+        [x, w, b],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    _compare(
+        lambda a: F.layer_norm(a, [5], eps=1e-3),
+        lambda a: TF.layer_norm(a, [5], eps=1e-3),
+        [x],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     x4 = _arr(2, 6, 3, 3)
     gw, gb = _arr(6), _arr(6)
-    _compare(lambda a, c, d: F.group_norm(a, 3, c, d), lambda a, c, d: TF.group_norm(a, 3, c, d),
-             [x4, gw, gb], rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a, c, d: F.group_norm(a, 3, c, d),
+        lambda a, c, d: TF.group_norm(a, 3, c, d),
+        [x4, gw, gb],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     with pytest.raises(RuntimeError, match="normalized_shape"):
         F.layer_norm(ct.randn(2, 3), (4,))
     with pytest.raises(RuntimeError, match="divisible by num_groups"):
@@ -218,17 +286,30 @@ def test_batch_norm_training_and_eval():
     w, b = _arr(3), _arr(3)
     rm_c, rv_c = ct.zeros(3), ct.ones(3)
     rm_t, rv_t = torch.zeros(3), torch.ones(3)
-    _compare(lambda a, c, d: F.batch_norm(a, rm_c, rv_c, c, d, training=True, momentum=0.3),
-             lambda a, c, d: TF.batch_norm(a, rm_t, rv_t, c, d, training=True, momentum=0.3),
-             [x, w, b], rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a, c, d: F.batch_norm(a, rm_c, rv_c, c, d, training=True, momentum=0.3),
+        lambda a, c, d: TF.batch_norm(a, rm_t, rv_t, c, d, training=True, momentum=0.3),
+        [x, w, b],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     np.testing.assert_allclose(rm_c.numpy(), rm_t.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(rv_c.numpy(), rv_t.numpy(), rtol=1e-5, atol=1e-6)
-    _compare(lambda a, c, d: F.batch_norm(a, rm_c, rv_c, c, d, training=False),
-             lambda a, c, d: TF.batch_norm(a, rm_t, rv_t, c, d, training=False),
-             [x, w, b], rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a, c, d: F.batch_norm(a, rm_c, rv_c, c, d, training=False),
+        lambda a, c, d: TF.batch_norm(a, rm_t, rv_t, c, d, training=False),
+        [x, w, b],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     x2 = _arr(5, 3)
-    _compare(lambda a: F.batch_norm(a, None, None, training=True),
-             lambda a: TF.batch_norm(a, None, None, training=True), [x2], rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a: F.batch_norm(a, None, None, training=True),
+        lambda a: TF.batch_norm(a, None, None, training=True),
+        [x2],
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_normalize():
@@ -239,15 +320,26 @@ def test_normalize():
 
 # ---- pooling, padding, misc ---------------------------------------------------------------------
 
+
 def test_adaptive_avg_pool():
     x = _arr(2, 3, 7, 9)
     for size in ((1, 1), (7, 3), (3, 4), 5, (None, 2), (2, 9)):
-        _compare(lambda a: F.adaptive_avg_pool2d(a, size),
-                 lambda a: TF.adaptive_avg_pool2d(a, size), [x], rtol=1e-5)
-    _compare(lambda a: F.adaptive_avg_pool2d(a, 2), lambda a: TF.adaptive_avg_pool2d(a, 2),
-             [_arr(3, 6, 4)])
-    _compare(lambda a: F.adaptive_avg_pool1d(a, 3), lambda a: TF.adaptive_avg_pool1d(a, 3),
-             [_arr(2, 3, 10)])
+        _compare(
+            lambda a: F.adaptive_avg_pool2d(a, size),
+            lambda a: TF.adaptive_avg_pool2d(a, size),
+            [x],
+            rtol=1e-5,
+        )
+    _compare(
+        lambda a: F.adaptive_avg_pool2d(a, 2),
+        lambda a: TF.adaptive_avg_pool2d(a, 2),
+        [_arr(3, 6, 4)],
+    )
+    _compare(
+        lambda a: F.adaptive_avg_pool1d(a, 3),
+        lambda a: TF.adaptive_avg_pool1d(a, 3),
+        [_arr(2, 3, 10)],
+    )
 
 
 def test_pool_1d_forms():
@@ -263,19 +355,26 @@ def test_pool_1d_forms():
 def test_pad(mode):
     x = _arr(2, 3, 5, 6)
     # PyTorch pads 4-D inputs in the non-constant modes only with 4 numbers
-    all_pads = ((1, 2), (2, 0, 1, 3), (0, 0, 2, 1)) if mode == "constant" else (
-        (2, 0, 1, 3), (0, 0, 2, 1), (1, 1, 1, 1))
+    all_pads = (
+        ((1, 2), (2, 0, 1, 3), (0, 0, 2, 1))
+        if mode == "constant"
+        else ((2, 0, 1, 3), (0, 0, 2, 1), (1, 1, 1, 1))
+    )
     for pads in all_pads:
         kw = dict(mode=mode)
         if mode == "constant":
             kw["value"] = 1.5
         _compare(lambda a: F.pad(a, pads, **kw), lambda a: TF.pad(a, pads, **kw), [x])
-    _compare(lambda a: F.pad(a, (1, 2), mode=mode), lambda a: TF.pad(a, (1, 2), mode=mode),
-             [_arr(2, 3, 5)])
+    _compare(
+        lambda a: F.pad(a, (1, 2), mode=mode),
+        lambda a: TF.pad(a, (1, 2), mode=mode),
+        [_arr(2, 3, 5)],
+    )
     if mode == "constant":
         _compare(lambda a: F.pad(a, (-1, 2, 1, -2)), lambda a: TF.pad(a, (-1, 2, 1, -2)), [x])
-        _compare(lambda a: F.pad(a, (1, 1, 1, 1, 1, 1)),
-                 lambda a: TF.pad(a, (1, 1, 1, 1, 1, 1)), [x])
+        _compare(
+            lambda a: F.pad(a, (1, 1, 1, 1, 1, 1)), lambda a: TF.pad(a, (1, 1, 1, 1, 1, 1)), [x]
+        )
 
 
 def test_one_hot_and_embedding():
@@ -289,25 +388,52 @@ def test_one_hot_and_embedding():
     with pytest.raises(RuntimeError, match="LongTensor"):
         F.one_hot(ct.tensor([1.0]))
     w = _arr(5, 3)
-    _compare(lambda i, a: F.embedding(i, a, padding_idx=1),
-             lambda i, a: TF.embedding(i, a, padding_idx=1), [np.array([[1, 4], [1, 0]]), w])
+    _compare(
+        lambda i, a: F.embedding(i, a, padding_idx=1),
+        lambda i, a: TF.embedding(i, a, padding_idx=1),
+        [np.array([[1, 4], [1, 0]]), w],
+    )
 
 
 def test_activations():
     x = _arr(3, 7) * 3
-    for name in ("relu", "relu6", "silu", "mish", "elu", "selu", "celu", "sigmoid", "tanh",
-                 "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "softsign", "tanhshrink",
-                 "softplus"):
+    for name in (
+        "relu",
+        "relu6",
+        "silu",
+        "mish",
+        "elu",
+        "selu",
+        "celu",
+        "sigmoid",
+        "tanh",
+        "hardtanh",
+        "hardsigmoid",
+        "hardswish",
+        "logsigmoid",
+        "softsign",
+        "tanhshrink",
+        "softplus",
+    ):
         _compare(getattr(F, name), getattr(TF, name), [x], rtol=1e-5, atol=1e-5)
     _compare(lambda a: F.leaky_relu(a, 0.2), lambda a: TF.leaky_relu(a, 0.2), [x])
     for approx in ("none", "tanh"):
-        _compare(lambda a: F.gelu(a, approximate=approx),
-                 lambda a: TF.gelu(a, approximate=approx), [x], rtol=1e-5, atol=1e-5)
+        _compare(
+            lambda a: F.gelu(a, approximate=approx),
+            lambda a: TF.gelu(a, approximate=approx),
+            [x],
+            rtol=1e-5,
+            atol=1e-5,
+        )
     _compare(lambda a: F.threshold(a, 0.5, -1.0), lambda a: TF.threshold(a, 0.5, -1.0), [x])
     _compare(lambda a: F.glu(a, 0), lambda a: TF.glu(a, 0), [_arr(4, 3)])
     for name in ("softmax", "log_softmax", "softmin"):
-        _compare(lambda a: getattr(F, name)(a, dim=1), lambda a: getattr(TF, name)(a, dim=1),
-                 [x], rtol=1e-5)
+        _compare(
+            lambda a: getattr(F, name)(a, dim=1),
+            lambda a: getattr(TF, name)(a, dim=1),
+            [x],
+            rtol=1e-5,
+        )
     with pytest.warns(UserWarning, match="Implicit dimension choice"):
         F.softmax(ct.tensor(x))
 
@@ -340,23 +466,38 @@ def test_dropout_statistics_and_modes():
 
 # ---- attention --------------------------------------------------------------------------------
 
+
 def test_scaled_dot_product_attention():
     q, k, v = _arr(2, 3, 5, 4), _arr(2, 3, 6, 4), _arr(2, 3, 6, 4)
-    _compare(F.scaled_dot_product_attention, TF.scaled_dot_product_attention, [q, k, v],
-             rtol=1e-5, atol=1e-5)
+    _compare(
+        F.scaled_dot_product_attention,
+        TF.scaled_dot_product_attention,
+        [q, k, v],
+        rtol=1e-5,
+        atol=1e-5,
+    )
     mask = RNG.random((5, 6)) > 0.3
     mask[:, 0] = True
-    _compare(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, ct.tensor(mask)),
-             lambda a, b, c: TF.scaled_dot_product_attention(a, b, c, torch.tensor(mask)),
-             [q, k, v], rtol=1e-5, atol=1e-5)
+    _compare(
+        lambda a, b, c: F.scaled_dot_product_attention(a, b, c, ct.tensor(mask)),
+        lambda a, b, c: TF.scaled_dot_product_attention(a, b, c, torch.tensor(mask)),
+        [q, k, v],
+        rtol=1e-5,
+        atol=1e-5,
+    )
     q2 = _arr(2, 6, 4)
-    _compare(lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True, scale=0.3),
-             lambda a: TF.scaled_dot_product_attention(a, a, a, is_causal=True, scale=0.3),
-             [q2], rtol=1e-5, atol=1e-5)
+    _compare(
+        lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True, scale=0.3),
+        lambda a: TF.scaled_dot_product_attention(a, a, a, is_causal=True, scale=0.3),
+        [q2],
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def _mha_pair(batch_first, **kw):
     import coretorch.nn as nn
+
     ct.manual_seed(0)
     ours = nn.MultiheadAttention(8, 2, batch_first=batch_first, **kw)
     theirs = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first, **kw)
@@ -376,17 +517,19 @@ def test_multihead_attention_matches_torch(batch_first):
     attn_mask = np.zeros((5, 6), dtype=bool)
     attn_mask[1, 2] = True
     float_mask = _arr(5, 6)
-    for kw in (dict(), dict(key_padding_mask=kpm), dict(attn_mask=attn_mask),
-               dict(key_padding_mask=kpm, attn_mask=float_mask),
-               dict(need_weights=True, average_attn_weights=False)):
+    for kw in (
+        dict(),
+        dict(key_padding_mask=kpm),
+        dict(attn_mask=attn_mask),
+        dict(key_padding_mask=kpm, attn_mask=float_mask),
+        dict(need_weights=True, average_attn_weights=False),
+    ):
         kc = {k: ct.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
         kt = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
         oc, wc = ours(ct.tensor(q), ct.tensor(kv), ct.tensor(kv), **kc)
         ot, wt = theirs(torch.tensor(q), torch.tensor(kv), torch.tensor(kv), **kt)
-        np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
-        np.testing.assert_allclose(wc.detach().numpy(), wt.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(wc.detach().numpy(), wt.detach().numpy(), rtol=1e-4, atol=1e-5)
     # self-attention, need_weights=False, and gradients to the parameters
     x = _arr(*shape_q)
     xc, xt = ct.tensor(x), torch.tensor(x)
@@ -396,25 +539,29 @@ def test_multihead_attention_matches_torch(batch_first):
     np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4, atol=1e-5)
     oc.sum().backward()
     ot.sum().backward()
-    np.testing.assert_allclose(ours.in_proj_weight.grad.numpy(),
-                               theirs.in_proj_weight.grad.numpy(), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(ours.out_proj.weight.grad.numpy(),
-                               theirs.out_proj.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        ours.in_proj_weight.grad.numpy(), theirs.in_proj_weight.grad.numpy(), rtol=1e-4, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        ours.out_proj.weight.grad.numpy(), theirs.out_proj.weight.grad.numpy(), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_multihead_attention_variants():
-    for kw in (dict(add_bias_kv=True), dict(add_zero_attn=True), dict(kdim=5, vdim=3),
-               dict(bias=False)):
+    for kw in (
+        dict(add_bias_kv=True),
+        dict(add_zero_attn=True),
+        dict(kdim=5, vdim=3),
+        dict(bias=False),
+    ):
         ours, theirs = _mha_pair(False, **kw)
         q = _arr(4, 2, 8)
         k = _arr(3, 2, kw.get("kdim", 8))
         v = _arr(3, 2, kw.get("vdim", 8))
         oc, wc = ours(ct.tensor(q), ct.tensor(k), ct.tensor(v))
         ot, wt = theirs(torch.tensor(q), torch.tensor(k), torch.tensor(v))
-        np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
-        np.testing.assert_allclose(wc.detach().numpy(), wt.detach().numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(wc.detach().numpy(), wt.detach().numpy(), rtol=1e-4, atol=1e-5)
     ours, theirs = _mha_pair(False)
     u = _arr(4, 8)  # unbatched
     oc, wc = ours(ct.tensor(u), ct.tensor(u), ct.tensor(u))
@@ -422,20 +569,37 @@ def test_multihead_attention_variants():
     np.testing.assert_allclose(oc.detach().numpy(), ot.detach().numpy(), rtol=1e-4, atol=1e-5)
     assert wc.shape == wt.shape == (4, 4)
     with pytest.raises(RuntimeError, match="2D attn_mask"):
-        ours(ct.tensor(u).unsqueeze(1), ct.tensor(u).unsqueeze(1), ct.tensor(u).unsqueeze(1),
-             attn_mask=ct.zeros(3, 3))
+        ours(
+            ct.tensor(u).unsqueeze(1),
+            ct.tensor(u).unsqueeze(1),
+            ct.tensor(u).unsqueeze(1),
+            attn_mask=ct.zeros(3, 3),
+        )
 
 
 def test_linear_conv_functional():
     x, w, b = _arr(3, 5), _arr(4, 5), _arr(4)
     _compare(F.linear, TF.linear, [x, w, b])
     img, k, kb = _arr(2, 4, 7, 7), _arr(6, 2, 3, 3), _arr(6)
-    _compare(lambda a, c, d: F.conv2d(a, c, d, stride=2, padding=1, groups=2),
-             lambda a, c, d: TF.conv2d(a, c, d, stride=2, padding=1, groups=2), [img, k, kb],
-             rtol=1e-4, atol=1e-5)
-    _compare(lambda a, c: F.conv1d(a, c, padding="same"),
-             lambda a, c: TF.conv1d(a, c, padding="same"), [_arr(2, 3, 9), _arr(4, 3, 3)],
-             rtol=1e-4, atol=1e-5)
-    _compare(F.bilinear, TF.bilinear, [_arr(3, 4), _arr(3, 5), _arr(2, 4, 5), _arr(2)],
-             rtol=1e-4, atol=1e-5)
+    _compare(
+        lambda a, c, d: F.conv2d(a, c, d, stride=2, padding=1, groups=2),
+        lambda a, c, d: TF.conv2d(a, c, d, stride=2, padding=1, groups=2),
+        [img, k, kb],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    _compare(
+        lambda a, c: F.conv1d(a, c, padding="same"),
+        lambda a, c: TF.conv1d(a, c, padding="same"),
+        [_arr(2, 3, 9), _arr(4, 3, 3)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    _compare(
+        F.bilinear,
+        TF.bilinear,
+        [_arr(3, 4), _arr(3, 5), _arr(2, 4, 5), _arr(2)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     assert math.isclose(float(F.linear(ct.ones(1, 2), ct.ones(1, 2))), 2.0)

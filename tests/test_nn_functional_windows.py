@@ -1,5 +1,6 @@
 """nn.functional window, sampling and shrink functions and their layers: values and gradients
 against PyTorch (skipped without it), plus the properties of the random ones."""
+
 from __future__ import annotations
 
 import itertools
@@ -38,27 +39,45 @@ def _value_and_grads(fn_ct, fn_torch, *arrays, atol=1e-10):
             np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), atol=atol)
 
 
-@pytest.mark.parametrize("mode,padding_mode,align_corners", [
-    (m, p, a) for m, p, a in itertools.product(("bilinear", "nearest", "bicubic"),
-                                               ("zeros", "border", "reflection"), (False, True))])
+@pytest.mark.parametrize(
+    "mode,padding_mode,align_corners",
+    [
+        (m, p, a)
+        for m, p, a in itertools.product(
+            ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection"), (False, True)
+        )
+    ],
+)
 def test_grid_sample_2d_matches_torch(mode, padding_mode, align_corners):
     import_torch = pytest.importorskip("torch")
     x = RNG.standard_normal((2, 3, 5, 6))
     grid = RNG.uniform(-1.3, 1.3, (2, 4, 3, 2))
-    _value_and_grads(lambda a, g: F.grid_sample(a, g, mode, padding_mode, align_corners),
-                     lambda a, g: import_torch.nn.functional.grid_sample(
-                         a, g, mode, padding_mode, align_corners), x, grid, atol=1e-12)
+    _value_and_grads(
+        lambda a, g: F.grid_sample(a, g, mode, padding_mode, align_corners),
+        lambda a, g: import_torch.nn.functional.grid_sample(
+            a, g, mode, padding_mode, align_corners
+        ),
+        x,
+        grid,
+        atol=1e-12,
+    )
 
 
-@pytest.mark.parametrize("mode,padding_mode", list(itertools.product(
-    ("bilinear", "nearest"), ("zeros", "border", "reflection"))))
+@pytest.mark.parametrize(
+    "mode,padding_mode",
+    list(itertools.product(("bilinear", "nearest"), ("zeros", "border", "reflection"))),
+)
 def test_grid_sample_3d_matches_torch(mode, padding_mode):
     torch = pytest.importorskip("torch")
     x = RNG.standard_normal((1, 2, 3, 4, 5))
     grid = RNG.uniform(-1.2, 1.2, (1, 2, 3, 2, 3))
-    _value_and_grads(lambda a, g: F.grid_sample(a, g, mode, padding_mode, True),
-                     lambda a, g: torch.nn.functional.grid_sample(a, g, mode, padding_mode, True),
-                     x, grid, atol=1e-12)
+    _value_and_grads(
+        lambda a, g: F.grid_sample(a, g, mode, padding_mode, True),
+        lambda a, g: torch.nn.functional.grid_sample(a, g, mode, padding_mode, True),
+        x,
+        grid,
+        atol=1e-12,
+    )
 
 
 def test_grid_sample_refuses_like_torch():
@@ -85,20 +104,24 @@ def test_affine_grid_matches_torch(size):
     d = len(size) - 2
     theta = RNG.standard_normal((2, d, d + 1))
     for ac in (False, True):
-        _value_and_grads(lambda t: F.affine_grid(t, size, ac),
-                         lambda t: torch.nn.functional.affine_grid(t, size, ac), theta)
+        _value_and_grads(
+            lambda t: F.affine_grid(t, size, ac),
+            lambda t: torch.nn.functional.affine_grid(t, size, ac),
+            theta,
+        )
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(2, 1),
-                                                          padding=1, stride=(1, 2))])
+@pytest.mark.parametrize(
+    "kw", [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2))]
+)
 def test_unfold_fold_match_torch(kw):
     torch = pytest.importorskip("torch")
     x = RNG.standard_normal((2, 3, 6, 7))
-    _value_and_grads(lambda a: F.unfold(a, **kw), lambda a: torch.nn.functional.unfold(a, **kw),
-                     x)
+    _value_and_grads(lambda a: F.unfold(a, **kw), lambda a: torch.nn.functional.unfold(a, **kw), x)
     cols = torch.nn.functional.unfold(torch.tensor(x), **kw).numpy()
-    _value_and_grads(lambda a: F.fold(a, (6, 7), **kw),
-                     lambda a: torch.nn.functional.fold(a, (6, 7), **kw), cols)
+    _value_and_grads(
+        lambda a: F.fold(a, (6, 7), **kw), lambda a: torch.nn.functional.fold(a, (6, 7), **kw), cols
+    )
 
 
 def test_fold_of_unfold_counts_overlaps():
@@ -109,21 +132,29 @@ def test_fold_of_unfold_counts_overlaps():
     np.testing.assert_array_equal(out.numpy()[0, 0], want)
 
 
-@pytest.mark.parametrize("name,args,kwargs", [
-    ("max_pool3d", (2,), dict(stride=1, padding=1, return_indices=True)),
-    ("max_pool3d_with_indices", (3,), dict(stride=2, padding=1, ceil_mode=True)),
-    ("avg_pool3d", (3,), dict(stride=2, padding=1, count_include_pad=False)),
-    ("adaptive_avg_pool3d", ((2, None, 3),), {}),
-    ("adaptive_max_pool3d", (3,), dict(return_indices=True)),
-    ("lp_pool3d", (2.0, 2), {}),
-])
+@pytest.mark.parametrize(
+    "name,args,kwargs",
+    [
+        ("max_pool3d", (2,), dict(stride=1, padding=1, return_indices=True)),
+        ("max_pool3d_with_indices", (3,), dict(stride=2, padding=1, ceil_mode=True)),
+        ("avg_pool3d", (3,), dict(stride=2, padding=1, count_include_pad=False)),
+        ("adaptive_avg_pool3d", ((2, None, 3),), {}),
+        ("adaptive_max_pool3d", (3,), dict(return_indices=True)),
+        ("lp_pool3d", (2.0, 2), {}),
+    ],
+)
 def test_3d_pools_match_torch(name, args, kwargs):
     torch = pytest.importorskip("torch")
     x = np.abs(RNG.standard_normal((2, 2, 4, 5, 6))) + 0.1
-    _value_and_grads(lambda a: _first(getattr(F, name)(a, *args, **kwargs)),
-                     lambda a: _first(getattr(torch.nn.functional, name)(a, *args, **kwargs)), x)
-    _close(getattr(F, name)(ct.tensor(x), *args, **kwargs),
-           getattr(torch.nn.functional, name)(torch.tensor(x), *args, **kwargs))
+    _value_and_grads(
+        lambda a: _first(getattr(F, name)(a, *args, **kwargs)),
+        lambda a: _first(getattr(torch.nn.functional, name)(a, *args, **kwargs)),
+        x,
+    )
+    _close(
+        getattr(F, name)(ct.tensor(x), *args, **kwargs),
+        getattr(torch.nn.functional, name)(torch.tensor(x), *args, **kwargs),
+    )
 
 
 def _first(res):
@@ -134,13 +165,15 @@ def test_1d_2d_with_indices_and_lp_pool1d_match_torch():
     torch = pytest.importorskip("torch")
     TF = torch.nn.functional
     x = RNG.standard_normal((2, 3, 9))
-    _close(F.max_pool1d_with_indices(ct.tensor(x), 3, 2, 1),
-           TF.max_pool1d_with_indices(torch.tensor(x), 3, 2, 1))
+    _close(
+        F.max_pool1d_with_indices(ct.tensor(x), 3, 2, 1),
+        TF.max_pool1d_with_indices(torch.tensor(x), 3, 2, 1),
+    )
     x2 = RNG.standard_normal((2, 3, 6, 7))
-    _close(F.max_pool2d_with_indices(ct.tensor(x2), 2), TF.max_pool2d_with_indices(
-        torch.tensor(x2), 2))
-    _close(F.lp_pool1d(ct.tensor(np.abs(x)), 3.0, 2), TF.lp_pool1d(torch.tensor(np.abs(x)), 3.0,
-                                                                    2))
+    _close(
+        F.max_pool2d_with_indices(ct.tensor(x2), 2), TF.max_pool2d_with_indices(torch.tensor(x2), 2)
+    )
+    _close(F.lp_pool1d(ct.tensor(np.abs(x)), 3.0, 2), TF.lp_pool1d(torch.tensor(np.abs(x)), 3.0, 2))
 
 
 def test_max_unpool3d_inverts_max_pool3d_like_torch():
@@ -157,8 +190,11 @@ def test_fractional_max_pool_matches_torch(n):
     TF = torch.nn.functional
     x = RNG.standard_normal((2, 3) + (9, 8, 7)[:n])
     samples = RNG.random((2, 3, n))
-    fn, tfn = ((F.fractional_max_pool2d, TF.fractional_max_pool2d) if n == 2 else
-               (F.fractional_max_pool3d, TF.fractional_max_pool3d))
+    fn, tfn = (
+        (F.fractional_max_pool2d, TF.fractional_max_pool2d)
+        if n == 2
+        else (F.fractional_max_pool3d, TF.fractional_max_pool3d)
+    )
     kw = dict(output_size=(4, 3, 4)[:n], return_indices=True)
     got = fn(ct.tensor(x), 2, _random_samples=ct.tensor(samples), **kw)
     want = tfn(torch.tensor(x), 2, _random_samples=torch.tensor(samples), **kw)
@@ -169,19 +205,33 @@ def test_fractional_max_pool_matches_torch(n):
         fn(ct.tensor(x), 2)
 
 
-@pytest.mark.parametrize("mode,dims", [("nearest", 3), ("nearest-exact", 3), ("area", 3),
-                                       ("trilinear", 3), ("bilinear", 2), ("bicubic", 2),
-                                       ("linear", 1), ("area", 1)])
+@pytest.mark.parametrize(
+    "mode,dims",
+    [
+        ("nearest", 3),
+        ("nearest-exact", 3),
+        ("area", 3),
+        ("trilinear", 3),
+        ("bilinear", 2),
+        ("bicubic", 2),
+        ("linear", 1),
+        ("area", 1),
+    ],
+)
 def test_interpolate_matches_torch(mode, dims):
     torch = pytest.importorskip("torch")
     x = RNG.standard_normal((2, 2) + (4, 5, 6)[:dims])
-    cases = [dict(size=(3, 7, 9)[:dims]), dict(scale_factor=1.7),
-             dict(scale_factor=(0.6, 2.3, 1.4)[:dims], recompute_scale_factor=True)]
+    cases = [
+        dict(size=(3, 7, 9)[:dims]),
+        dict(scale_factor=1.7),
+        dict(scale_factor=(0.6, 2.3, 1.4)[:dims], recompute_scale_factor=True),
+    ]
     corners = (False, True) if mode in ("linear", "bilinear", "bicubic", "trilinear") else (None,)
     for kw, ac in itertools.product(cases, corners):
-        _close(F.interpolate(ct.tensor(x), mode=mode, align_corners=ac, **kw),
-               torch.nn.functional.interpolate(torch.tensor(x), mode=mode, align_corners=ac,
-                                               **kw))
+        _close(
+            F.interpolate(ct.tensor(x), mode=mode, align_corners=ac, **kw),
+            torch.nn.functional.interpolate(torch.tensor(x), mode=mode, align_corners=ac, **kw),
+        )
 
 
 def test_shrinks_and_inplace_activations():
@@ -229,19 +279,29 @@ def test_gumbel_softmax_soft_and_hard():
     assert F.gumbel_softmax(peaked, hard=True).numpy()[:, 0].mean() > 0.95
 
 
-LAYERS = [("Hardshrink", (0.3,), (3, 4)), ("Softshrink", (), (3, 4)),
-          ("RReLU", (0.1, 0.3), (3, 4)), ("MaxPool3d", (3, 2, 1), (1, 2, 5, 5, 5)),
-          ("AvgPool3d", (2,), (1, 2, 4, 4, 4)), ("AdaptiveAvgPool3d", ((2, None, 3),),
-                                                 (1, 2, 4, 4, 5)),
-          ("AdaptiveMaxPool3d", (2,), (1, 2, 4, 4, 5)), ("LPPool1d", (2, 3), (1, 2, 7)),
-          ("LPPool2d", (2, 2), (1, 2, 4, 5)), ("LPPool3d", (2, 2), (1, 2, 4, 4, 4)),
-          ("Unfold", ((2, 3),), (1, 2, 5, 6)), ("Fold", ((4, 5), (2, 2)), (1, 8, 12)),
-          ("BatchNorm3d", (2,), (3, 2, 2, 3, 2)), ("SyncBatchNorm", (2,), (3, 2, 4)),
-          ("CrossMapLRN2d", (3, 0.1, 0.75, 2), (2, 5, 3, 3)), ("CrossMapLRN2d", (4,), (1, 6, 2, 2))]
+LAYERS = [
+    ("Hardshrink", (0.3,), (3, 4)),
+    ("Softshrink", (), (3, 4)),
+    ("RReLU", (0.1, 0.3), (3, 4)),
+    ("MaxPool3d", (3, 2, 1), (1, 2, 5, 5, 5)),
+    ("AvgPool3d", (2,), (1, 2, 4, 4, 4)),
+    ("AdaptiveAvgPool3d", ((2, None, 3),), (1, 2, 4, 4, 5)),
+    ("AdaptiveMaxPool3d", (2,), (1, 2, 4, 4, 5)),
+    ("LPPool1d", (2, 3), (1, 2, 7)),
+    ("LPPool2d", (2, 2), (1, 2, 4, 5)),
+    ("LPPool3d", (2, 2), (1, 2, 4, 4, 4)),
+    ("Unfold", ((2, 3),), (1, 2, 5, 6)),
+    ("Fold", ((4, 5), (2, 2)), (1, 8, 12)),
+    ("BatchNorm3d", (2,), (3, 2, 2, 3, 2)),
+    ("SyncBatchNorm", (2,), (3, 2, 4)),
+    ("CrossMapLRN2d", (3, 0.1, 0.75, 2), (2, 5, 3, 3)),
+    ("CrossMapLRN2d", (4,), (1, 6, 2, 2)),
+]
 
 
-@pytest.mark.parametrize("name,args,shape", LAYERS, ids=[f"{c[0]}{i}" for i, c in
-                                                          enumerate(LAYERS)])
+@pytest.mark.parametrize(
+    "name,args,shape", LAYERS, ids=[f"{c[0]}{i}" for i, c in enumerate(LAYERS)]
+)
 def test_layers_match_torch(name, args, shape):
     torch = pytest.importorskip("torch")
     ours, theirs = getattr(cnn, name)(*args), getattr(torch.nn, name)(*args)
@@ -258,7 +318,8 @@ def test_fractional_and_unpool_layers():
     m = cnn.FractionalMaxPool2d(2, output_ratio=0.5)
     assert tuple(m(ct.randn(1, 2, 8, 8)).shape) == (1, 2, 4, 4)
     out, idx = cnn.FractionalMaxPool3d(2, output_size=3, return_indices=True)(
-        ct.randn(1, 2, 6, 6, 6))
+        ct.randn(1, 2, 6, 6, 6)
+    )
     assert tuple(out.shape) == tuple(idx.shape) == (1, 2, 3, 3, 3)
     with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
         cnn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5)
@@ -310,12 +371,14 @@ def test_adaptive_log_softmax_matches_torch():
     _close(a.output, b.output, atol=1e-5)
     _close(a.loss, b.loss, atol=1e-5)
     _close(ours.log_prob(ct.tensor(x)), theirs.log_prob(torch.tensor(x)), atol=1e-5)
-    np.testing.assert_array_equal(ours.predict(ct.tensor(x)).numpy(),
-                                  theirs.predict(torch.tensor(x)).numpy())
+    np.testing.assert_array_equal(
+        ours.predict(ct.tensor(x)).numpy(), theirs.predict(torch.tensor(x)).numpy()
+    )
     a.loss.backward()
     b.loss.backward()
-    np.testing.assert_allclose(ours.tail[1][0].weight.grad.numpy(),
-                               theirs.tail[1][0].weight.grad.numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        ours.tail[1][0].weight.grad.numpy(), theirs.tail[1][0].weight.grad.numpy(), atol=1e-5
+    )
     single = ours(ct.tensor(x[0]), ct.tensor(target[0]))
     assert single.output.dim() == 0
     with pytest.raises(RuntimeError, match="Target values should be in"):
@@ -324,8 +387,10 @@ def test_adaptive_log_softmax_matches_torch():
         cnn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(reduction="sum", label_smoothing=0.1),
-                                dict(reduction="none", ignore_index=2)])
+@pytest.mark.parametrize(
+    "kw",
+    [dict(), dict(reduction="sum", label_smoothing=0.1), dict(reduction="none", ignore_index=2)],
+)
 def test_linear_cross_entropy_matches_torch(kw):
     torch = pytest.importorskip("torch")
     x = RNG.standard_normal((5, 4))
@@ -335,7 +400,12 @@ def test_linear_cross_entropy_matches_torch(kw):
     _value_and_grads(
         lambda a, ww, bb: F.linear_cross_entropy(a, ww, ct.tensor(t), linear_bias=bb, **kw),
         lambda a, ww, bb: torch.nn.functional.linear_cross_entropy(
-            a, ww, torch.tensor(t), linear_bias=bb, **kw), x, w, b)
+            a, ww, torch.tensor(t), linear_bias=bb, **kw
+        ),
+        x,
+        w,
+        b,
+    )
 
 
 def test_linear_cross_entropy_layer_k_dim_matches_torch():
@@ -347,8 +417,7 @@ def test_linear_cross_entropy_layer_k_dim_matches_torch():
     ours.load_state_dict({k: ct.tensor(v) for k, v in state.items()})
     x = RNG.standard_normal((5, 4)).astype(np.float32)
     t = RNG.integers(0, 3, (5, 2))
-    _close(ours(ct.tensor(x), ct.tensor(t)), theirs(torch.tensor(x), torch.tensor(t)),
-           atol=1e-5)
+    _close(ours(ct.tensor(x), ct.tensor(t)), theirs(torch.tensor(x), torch.tensor(t)), atol=1e-5)
     assert repr(ours).replace("coretorch.", "torch.") == repr(theirs)
     opts = cnn.LinearCrossEntropyOptions(batch_chunk_size=2)
     flat = cnn.LinearCrossEntropyLoss(4, 3, options=opts)

@@ -1,5 +1,6 @@
 """nn layers against PyTorch's (same weights via state_dict): outputs, gradients, running stats,
 train/eval behaviour; plus meta-device shapes and nn.utils."""
+
 from __future__ import annotations
 
 import math
@@ -41,30 +42,43 @@ def _check(ours, theirs, x: np.ndarray, rtol=1e-4, atol=1e-5, grad=True):
         (ot * torch.tensor(w)).sum().backward()
         np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=rtol, atol=atol)
         for (n, pc), (_, pt) in zip(ours.named_parameters(), theirs.named_parameters()):
-            np.testing.assert_allclose(pc.grad.numpy(), pt.grad.numpy(), rtol=rtol, atol=atol,
-                                       err_msg=n)
+            np.testing.assert_allclose(
+                pc.grad.numpy(), pt.grad.numpy(), rtol=rtol, atol=atol, err_msg=n
+            )
     return oc
 
 
 def test_linear_and_bilinear():
     tnn = _torch().nn
     _check(*_pair(lambda: nn.Linear(5, 3), lambda: tnn.Linear(5, 3)), _arr(4, 5))
-    _check(*_pair(lambda: nn.Linear(5, 3, bias=False), lambda: tnn.Linear(5, 3, bias=False)),
-           _arr(2, 6, 5))
+    _check(
+        *_pair(lambda: nn.Linear(5, 3, bias=False), lambda: tnn.Linear(5, 3, bias=False)),
+        _arr(2, 6, 5),
+    )
     ours, theirs = _pair(lambda: nn.Bilinear(3, 4, 2), lambda: tnn.Bilinear(3, 4, 2))
     a, b = _arr(5, 3), _arr(5, 4)
     torch = _torch()
-    np.testing.assert_allclose(ours(ct.tensor(a), ct.tensor(b)).detach().numpy(),
-                               theirs(torch.tensor(a), torch.tensor(b)).detach().numpy(),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        ours(ct.tensor(a), ct.tensor(b)).detach().numpy(),
+        theirs(torch.tensor(a), torch.tensor(b)).detach().numpy(),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(padding="same"),
-                                dict(padding="valid", dilation=2),
-                                dict(padding=1, groups=2, bias=False),
-                                dict(padding=(1, 2), padding_mode="reflect"),
-                                dict(padding="same", padding_mode="replicate"),
-                                dict(padding=1, padding_mode="circular")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(stride=2, padding=1),
+        dict(padding="same"),
+        dict(padding="valid", dilation=2),
+        dict(padding=1, groups=2, bias=False),
+        dict(padding=(1, 2), padding_mode="reflect"),
+        dict(padding="same", padding_mode="replicate"),
+        dict(padding=1, padding_mode="circular"),
+    ],
+)
 def test_conv2d(kw):
     tnn = _torch().nn
     ours, theirs = _pair(lambda: nn.Conv2d(4, 6, 3, **kw), lambda: tnn.Conv2d(4, 6, 3, **kw))
@@ -73,8 +87,12 @@ def test_conv2d(kw):
 
 def test_conv1d():
     tnn = _torch().nn
-    for kw in (dict(padding=2), dict(stride=2), dict(padding="same", dilation=2),
-               dict(padding=1, padding_mode="reflect")):
+    for kw in (
+        dict(padding=2),
+        dict(stride=2),
+        dict(padding="same", dilation=2),
+        dict(padding=1, padding_mode="reflect"),
+    ):
         ours, theirs = _pair(lambda: nn.Conv1d(3, 5, 3, **kw), lambda: tnn.Conv1d(3, 5, 3, **kw))
         _check(ours, theirs, _arr(2, 3, 11))
     with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
@@ -86,14 +104,17 @@ def test_conv1d():
 def test_pooling_layers():
     tnn = _torch().nn
     x = _arr(2, 3, 9, 9)
-    for ours, theirs in ((nn.MaxPool2d(2), tnn.MaxPool2d(2)),
-                         (nn.MaxPool2d(3, 2, 1, ceil_mode=True), tnn.MaxPool2d(3, 2, 1,
-                                                                               ceil_mode=True)),
-                         (nn.AvgPool2d(3, 2, 1), tnn.AvgPool2d(3, 2, 1)),
-                         (nn.AvgPool2d(2, count_include_pad=False, padding=1),
-                          tnn.AvgPool2d(2, count_include_pad=False, padding=1)),
-                         (nn.AdaptiveAvgPool2d((4, 2)), tnn.AdaptiveAvgPool2d((4, 2))),
-                         (nn.AdaptiveAvgPool2d(1), tnn.AdaptiveAvgPool2d(1))):
+    for ours, theirs in (
+        (nn.MaxPool2d(2), tnn.MaxPool2d(2)),
+        (nn.MaxPool2d(3, 2, 1, ceil_mode=True), tnn.MaxPool2d(3, 2, 1, ceil_mode=True)),
+        (nn.AvgPool2d(3, 2, 1), tnn.AvgPool2d(3, 2, 1)),
+        (
+            nn.AvgPool2d(2, count_include_pad=False, padding=1),
+            tnn.AvgPool2d(2, count_include_pad=False, padding=1),
+        ),
+        (nn.AdaptiveAvgPool2d((4, 2)), tnn.AdaptiveAvgPool2d((4, 2))),
+        (nn.AdaptiveAvgPool2d(1), tnn.AdaptiveAvgPool2d(1)),
+    ):
         _check(ours, theirs, x)
     vals, idx = nn.MaxPool2d(2, return_indices=True)(ct.tensor(x))
     tv, ti = tnn.MaxPool2d(2, return_indices=True)(_torch().tensor(x))
@@ -102,15 +123,24 @@ def test_pooling_layers():
 
 def test_batchnorm_running_stats_and_eval():
     tnn = _torch().nn
-    for make_c, make_t, shape in ((lambda: nn.BatchNorm2d(3, momentum=0.2),
-                                   lambda: tnn.BatchNorm2d(3, momentum=0.2), (6, 3, 4, 4)),
-                                  (lambda: nn.BatchNorm1d(4), lambda: tnn.BatchNorm1d(4), (8, 4)),
-                                  (lambda: nn.BatchNorm1d(4, momentum=None),
-                                   lambda: tnn.BatchNorm1d(4, momentum=None), (5, 4, 3)),
-                                  (lambda: nn.BatchNorm1d(4, affine=False,
-                                                          track_running_stats=False),
-                                   lambda: tnn.BatchNorm1d(4, affine=False,
-                                                           track_running_stats=False), (5, 4))):
+    for make_c, make_t, shape in (
+        (
+            lambda: nn.BatchNorm2d(3, momentum=0.2),
+            lambda: tnn.BatchNorm2d(3, momentum=0.2),
+            (6, 3, 4, 4),
+        ),
+        (lambda: nn.BatchNorm1d(4), lambda: tnn.BatchNorm1d(4), (8, 4)),
+        (
+            lambda: nn.BatchNorm1d(4, momentum=None),
+            lambda: tnn.BatchNorm1d(4, momentum=None),
+            (5, 4, 3),
+        ),
+        (
+            lambda: nn.BatchNorm1d(4, affine=False, track_running_stats=False),
+            lambda: tnn.BatchNorm1d(4, affine=False, track_running_stats=False),
+            (5, 4),
+        ),
+    ):
         ours, theirs = _pair(make_c, make_t)
         for _ in range(3):
             _check(ours, theirs, _arr(*shape) * 2 + 1)
@@ -133,8 +163,10 @@ def test_norm_layers():
         ours.weight.copy_(ct.tensor(_arr(5)))
     theirs.load_state_dict({k: _torch().tensor(v.numpy()) for k, v in ours.state_dict().items()})
     _check(ours, theirs, x)
-    _check(*_pair(lambda: nn.LayerNorm((4, 5), bias=False),
-                  lambda: tnn.LayerNorm((4, 5), bias=False)), x)
+    _check(
+        *_pair(lambda: nn.LayerNorm((4, 5), bias=False), lambda: tnn.LayerNorm((4, 5), bias=False)),
+        x,
+    )
     _check(*_pair(lambda: nn.GroupNorm(2, 4), lambda: tnn.GroupNorm(2, 4)), _arr(2, 4, 3, 3))
     _check(*_pair(lambda: nn.RMSNorm(5, eps=1e-6), lambda: tnn.RMSNorm(5, eps=1e-6)), x)
 
@@ -142,8 +174,9 @@ def test_norm_layers():
 def test_embedding_padding_idx_gets_no_gradient():
     tnn = _torch().nn
     torch = _torch()
-    ours, theirs = _pair(lambda: nn.Embedding(6, 3, padding_idx=2),
-                         lambda: tnn.Embedding(6, 3, padding_idx=2))
+    ours, theirs = _pair(
+        lambda: nn.Embedding(6, 3, padding_idx=2), lambda: tnn.Embedding(6, 3, padding_idx=2)
+    )
     assert ours.weight[2].tolist() == [0.0, 0.0, 0.0]
     idx = np.array([[2, 0, 5], [2, 2, 1]])
     oc, ot = ours(ct.tensor(idx)), theirs(torch.tensor(idx))
@@ -159,16 +192,27 @@ def test_embedding_padding_idx_gets_no_gradient():
 def test_activation_and_shape_layers():
     tnn = _torch().nn
     x = _arr(3, 4, 2)
-    for c, t in ((nn.ReLU(), tnn.ReLU()), (nn.LeakyReLU(0.1), tnn.LeakyReLU(0.1)),
-                 (nn.GELU(), tnn.GELU()), (nn.GELU("tanh"), tnn.GELU("tanh")),
-                 (nn.SiLU(), tnn.SiLU()), (nn.Tanh(), tnn.Tanh()), (nn.Sigmoid(), tnn.Sigmoid()),
-                 (nn.Softmax(1), tnn.Softmax(1)), (nn.LogSoftmax(-1), tnn.LogSoftmax(-1)),
-                 (nn.ELU(), tnn.ELU()), (nn.Softplus(2.0), tnn.Softplus(2.0)),
-                 (nn.Hardtanh(-0.5, 0.5), tnn.Hardtanh(-0.5, 0.5)), (nn.ReLU6(), tnn.ReLU6()),
-                 (nn.Mish(), tnn.Mish()), (nn.Hardswish(), tnn.Hardswish()),
-                 (nn.Flatten(), tnn.Flatten()), (nn.Flatten(0, 1), tnn.Flatten(0, 1)),
-                 (nn.Unflatten(1, (2, 2)), tnn.Unflatten(1, (2, 2))),
-                 (nn.Identity(), tnn.Identity())):
+    for c, t in (
+        (nn.ReLU(), tnn.ReLU()),
+        (nn.LeakyReLU(0.1), tnn.LeakyReLU(0.1)),
+        (nn.GELU(), tnn.GELU()),
+        (nn.GELU("tanh"), tnn.GELU("tanh")),
+        (nn.SiLU(), tnn.SiLU()),
+        (nn.Tanh(), tnn.Tanh()),
+        (nn.Sigmoid(), tnn.Sigmoid()),
+        (nn.Softmax(1), tnn.Softmax(1)),
+        (nn.LogSoftmax(-1), tnn.LogSoftmax(-1)),
+        (nn.ELU(), tnn.ELU()),
+        (nn.Softplus(2.0), tnn.Softplus(2.0)),
+        (nn.Hardtanh(-0.5, 0.5), tnn.Hardtanh(-0.5, 0.5)),
+        (nn.ReLU6(), tnn.ReLU6()),
+        (nn.Mish(), tnn.Mish()),
+        (nn.Hardswish(), tnn.Hardswish()),
+        (nn.Flatten(), tnn.Flatten()),
+        (nn.Flatten(0, 1), tnn.Flatten(0, 1)),
+        (nn.Unflatten(1, (2, 2)), tnn.Unflatten(1, (2, 2))),
+        (nn.Identity(), tnn.Identity()),
+    ):
         _check(c, t, x)
     y = ct.tensor(x)
     assert nn.ReLU(inplace=True)(y) is y and y.numpy().min() >= 0
@@ -191,27 +235,43 @@ def test_loss_modules():
     torch = _torch()
     x, t = _arr(5, 4), RNG.integers(0, 4, size=5)
     w = np.abs(_arr(4)) + 0.5
-    pairs = [(nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()),
-             (nn.CrossEntropyLoss(weight=ct.tensor(w), label_smoothing=0.1, ignore_index=1),
-              tnn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.1, ignore_index=1)),
-             (nn.NLLLoss(reduction="sum"), tnn.NLLLoss(reduction="sum"))]
+    pairs = [
+        (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()),
+        (
+            nn.CrossEntropyLoss(weight=ct.tensor(w), label_smoothing=0.1, ignore_index=1),
+            tnn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.1, ignore_index=1),
+        ),
+        (nn.NLLLoss(reduction="sum"), tnn.NLLLoss(reduction="sum")),
+    ]
     for c, tt in pairs:
-        np.testing.assert_allclose(float(c(ct.tensor(x), ct.tensor(t))),
-                                   float(tt(torch.tensor(x), torch.tensor(t))), rtol=1e-5)
+        np.testing.assert_allclose(
+            float(c(ct.tensor(x), ct.tensor(t))),
+            float(tt(torch.tensor(x), torch.tensor(t))),
+            rtol=1e-5,
+        )
     y = _arr(5, 4)
-    for c, tt in ((nn.MSELoss(), tnn.MSELoss()), (nn.L1Loss(reduction="sum"),
-                                                  tnn.L1Loss(reduction="sum")),
-                  (nn.SmoothL1Loss(beta=0.5), tnn.SmoothL1Loss(beta=0.5)),
-                  (nn.BCEWithLogitsLoss(pos_weight=ct.tensor(w)),
-                   tnn.BCEWithLogitsLoss(pos_weight=torch.tensor(w)))):
+    for c, tt in (
+        (nn.MSELoss(), tnn.MSELoss()),
+        (nn.L1Loss(reduction="sum"), tnn.L1Loss(reduction="sum")),
+        (nn.SmoothL1Loss(beta=0.5), tnn.SmoothL1Loss(beta=0.5)),
+        (
+            nn.BCEWithLogitsLoss(pos_weight=ct.tensor(w)),
+            tnn.BCEWithLogitsLoss(pos_weight=torch.tensor(w)),
+        ),
+    ):
         tgt = np.abs(y) / (1 + np.abs(y))
-        np.testing.assert_allclose(float(c(ct.tensor(x), ct.tensor(tgt))),
-                                   float(tt(torch.tensor(x), torch.tensor(tgt))), rtol=1e-5)
+        np.testing.assert_allclose(
+            float(c(ct.tensor(x), ct.tensor(tgt))),
+            float(tt(torch.tensor(x), torch.tensor(tgt))),
+            rtol=1e-5,
+        )
     p = 1 / (1 + np.exp(-x))
     tgt = (RNG.random((5, 4)) > 0.5).astype(np.float32)
-    np.testing.assert_allclose(float(nn.BCELoss()(ct.tensor(p), ct.tensor(tgt))),
-                               float(tnn.BCELoss()(torch.tensor(p), torch.tensor(tgt))),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        float(nn.BCELoss()(ct.tensor(p), ct.tensor(tgt))),
+        float(tnn.BCELoss()(torch.tensor(p), torch.tensor(tgt))),
+        rtol=1e-5,
+    )
     assert "weight" in dict(nn.CrossEntropyLoss(weight=ct.ones(3)).named_buffers())
     with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
         assert nn.MSELoss(size_average=False).reduction == "sum"
@@ -235,13 +295,18 @@ def test_sequential_model_trains():
 
 
 def test_layers_on_meta_device():
-    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
-                          nn.MaxPool2d(2), nn.Dropout(0.25), nn.Flatten(),
-                          nn.Linear(8 * 4 * 4, 10)).to("meta")
+    model = nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Dropout(0.25),
+        nn.Flatten(),
+        nn.Linear(8 * 4 * 4, 10),
+    ).to("meta")
     out = model(ct.empty(5, 1, 8, 8, device="meta"))
     assert out.shape == (5, 10) and out.device.type == "meta"
-    loss = nn.CrossEntropyLoss(label_smoothing=0.1)(out, ct.empty(5, dtype=ct.int64,
-                                                                  device="meta"))
+    loss = nn.CrossEntropyLoss(label_smoothing=0.1)(out, ct.empty(5, dtype=ct.int64, device="meta"))
     assert loss.shape == () and loss.device.type == "meta"
     loss.backward()
     assert model[0].weight.grad.shape == (8, 1, 3, 3)
@@ -257,6 +322,7 @@ def test_layers_on_meta_device():
 
 
 # ---- nn.utils ---------------------------------------------------------------------------------
+
 
 def _grads_model():
     m = nn.Linear(3, 2)

@@ -1,5 +1,6 @@
 """Lazy layers infer their input size on the first call, then become the plain layer with
 PyTorch's parameter shapes and state_dict keys."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,14 +8,21 @@ import pytest
 import coretorch as ct
 import coretorch.nn as nn
 
-CASES = [("LazyLinear", (4,), (2, 3)), ("LazyConv1d", (6, 3), (3, 7)),
-         ("LazyConv2d", (6, 3), (1, 3, 5, 5)), ("LazyConv3d", (4, 2), (1, 2, 4, 4, 4)),
-         ("LazyConvTranspose1d", (6, 3), (1, 3, 4)),
-         ("LazyConvTranspose2d", (6, 3), (1, 3, 4, 4)),
-         ("LazyConvTranspose3d", (2, 2), (1, 3, 3, 3, 3)),
-         ("LazyBatchNorm1d", (), (4, 3)), ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
-         ("LazyBatchNorm3d", (), (2, 3, 2, 2, 2)), ("LazyInstanceNorm1d", (), (2, 3, 5)),
-         ("LazyInstanceNorm2d", (), (2, 3, 4, 4)), ("LazyInstanceNorm3d", (), (2, 3, 2, 2, 2))]
+CASES = [
+    ("LazyLinear", (4,), (2, 3)),
+    ("LazyConv1d", (6, 3), (3, 7)),
+    ("LazyConv2d", (6, 3), (1, 3, 5, 5)),
+    ("LazyConv3d", (4, 2), (1, 2, 4, 4, 4)),
+    ("LazyConvTranspose1d", (6, 3), (1, 3, 4)),
+    ("LazyConvTranspose2d", (6, 3), (1, 3, 4, 4)),
+    ("LazyConvTranspose3d", (2, 2), (1, 3, 3, 3, 3)),
+    ("LazyBatchNorm1d", (), (4, 3)),
+    ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", (), (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), (2, 3, 5)),
+    ("LazyInstanceNorm2d", (), (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", (), (2, 3, 2, 2, 2)),
+]
 
 
 @pytest.mark.parametrize("name,args,shape", CASES, ids=[c[0] for c in CASES])
@@ -26,8 +34,9 @@ def test_lazy_layer_matches_torch(name, args, shape):
     ty = theirs(torch.randn(*shape))
     assert type(ours).__name__ == type(theirs).__name__ == name[4:]
     assert tuple(y.shape) == tuple(ty.shape)
-    assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == \
-        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == {
+        k: tuple(v.shape) for k, v in theirs.state_dict().items()
+    }
     assert repr(ours) == repr(theirs)
 
 

@@ -1,4 +1,5 @@
 """nn.Module: registration, iterators, modes, to(), zero_grad, apply, state_dict, hooks, repr."""
+
 from __future__ import annotations
 
 import copy
@@ -29,8 +30,13 @@ def test_registration_and_named_iterators():
     m = Net()
     names = [n for n, _ in m.named_parameters()]
     assert names == ["scale", "fc1.weight", "fc1.bias", "bn.weight", "bn.bias", "fc2.weight"]
-    assert [n for n, _ in m.named_buffers()] == ["steps", "scratch", "bn.running_mean",
-                                                 "bn.running_var", "bn.num_batches_tracked"]
+    assert [n for n, _ in m.named_buffers()] == [
+        "steps",
+        "scratch",
+        "bn.running_mean",
+        "bn.running_var",
+        "bn.num_batches_tracked",
+    ]
     assert [n for n, _ in m.named_children()] == ["fc1", "bn", "fc2"]
     assert [n for n, _ in m.named_modules()] == ["", "fc1", "bn", "fc2"]
     assert len(list(m.parameters())) == 6
@@ -137,9 +143,18 @@ def test_zero_grad_and_requires_grad_():
 def test_state_dict_and_load_state_dict():
     a, b = Net(), Net()
     sd = a.state_dict()
-    assert list(sd) == ["scale", "steps", "fc1.weight", "fc1.bias", "bn.weight", "bn.bias",
-                        "bn.running_mean", "bn.running_var", "bn.num_batches_tracked",
-                        "fc2.weight"]
+    assert list(sd) == [
+        "scale",
+        "steps",
+        "fc1.weight",
+        "fc1.bias",
+        "bn.weight",
+        "bn.bias",
+        "bn.running_mean",
+        "bn.running_var",
+        "bn.num_batches_tracked",
+        "fc2.weight",
+    ]
     assert "scratch" not in sd  # non-persistent
     assert not sd["fc1.weight"].requires_grad  # detached
     res = b.load_state_dict(sd)
@@ -163,9 +178,12 @@ def test_state_dict_and_load_state_dict():
 
     wrong = dict(sd)
     wrong["fc1.weight"] = ct.zeros(5, 4)
-    with pytest.raises(RuntimeError, match=r"size mismatch for fc1.weight: copying a param with "
-                                           r"shape .*\[5, 4\].* from checkpoint, the shape in "
-                                           r"current model is .*\[3, 4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"size mismatch for fc1.weight: copying a param with "
+        r"shape .*\[5, 4\].* from checkpoint, the shape in "
+        r"current model is .*\[3, 4\]",
+    ):
         b.load_state_dict(wrong, strict=False)
 
 
@@ -203,8 +221,9 @@ def test_forward_hooks():
     m2 = nn.Linear(1, 1)
     m2.register_forward_pre_hook(lambda mod, args: seen.append("first"))
     m2.register_forward_pre_hook(lambda mod, args: seen.append("prepended"), prepend=True)
-    m2.register_forward_hook(lambda mod, args, kwargs, out: seen.append(sorted(kwargs)),
-                             with_kwargs=True)
+    m2.register_forward_hook(
+        lambda mod, args, kwargs, out: seen.append(sorted(kwargs)), with_kwargs=True
+    )
     m2(ct.zeros(1, 1))
     assert seen == ["prepended", "first", []]
     with m2.register_forward_pre_hook(pre_kw, with_kwargs=True):
@@ -244,6 +263,7 @@ def test_containers():
     with pytest.raises(IndexError):
         seq[10]
     from collections import OrderedDict
+
     named = nn.Sequential(OrderedDict(a=nn.ReLU(), b=nn.Tanh()))
     assert [n for n, _ in named.named_children()] == ["a", "b"]
 
@@ -270,34 +290,51 @@ def test_repr_matches_pytorch():
         (nn.Linear(3, 4), tnn.Linear(3, 4)),
         (nn.Linear(3, 4, bias=False), tnn.Linear(3, 4, bias=False)),
         (nn.Conv2d(1, 4, 3), tnn.Conv2d(1, 4, 3)),
-        (nn.Conv2d(2, 4, (3, 5), stride=2, padding=1, dilation=2, groups=2, bias=False),
-         tnn.Conv2d(2, 4, (3, 5), stride=2, padding=1, dilation=2, groups=2, bias=False)),
-        (nn.Conv2d(1, 4, 3, padding="same", padding_mode="reflect"),
-         tnn.Conv2d(1, 4, 3, padding="same", padding_mode="reflect")),
+        (
+            nn.Conv2d(2, 4, (3, 5), stride=2, padding=1, dilation=2, groups=2, bias=False),
+            tnn.Conv2d(2, 4, (3, 5), stride=2, padding=1, dilation=2, groups=2, bias=False),
+        ),
+        (
+            nn.Conv2d(1, 4, 3, padding="same", padding_mode="reflect"),
+            tnn.Conv2d(1, 4, 3, padding="same", padding_mode="reflect"),
+        ),
         (nn.Conv1d(2, 3, 5, padding=2), tnn.Conv1d(2, 3, 5, padding=2)),
         (nn.BatchNorm1d(3), tnn.BatchNorm1d(3)),
-        (nn.BatchNorm2d(3, momentum=None, affine=False), tnn.BatchNorm2d(3, momentum=None,
-                                                                        affine=False)),
+        (
+            nn.BatchNorm2d(3, momentum=None, affine=False),
+            tnn.BatchNorm2d(3, momentum=None, affine=False),
+        ),
         (nn.LayerNorm(5), tnn.LayerNorm(5)),
-        (nn.LayerNorm((2, 3), elementwise_affine=False), tnn.LayerNorm((2, 3),
-                                                                       elementwise_affine=False)),
+        (
+            nn.LayerNorm((2, 3), elementwise_affine=False),
+            tnn.LayerNorm((2, 3), elementwise_affine=False),
+        ),
         (nn.GroupNorm(2, 4), tnn.GroupNorm(2, 4)),
         (nn.Embedding(10, 3, padding_idx=0), tnn.Embedding(10, 3, padding_idx=0)),
         (nn.Dropout(0.2), tnn.Dropout(0.2)),
-        (nn.ReLU(), tnn.ReLU()), (nn.ReLU(inplace=True), tnn.ReLU(inplace=True)),
+        (nn.ReLU(), tnn.ReLU()),
+        (nn.ReLU(inplace=True), tnn.ReLU(inplace=True)),
         (nn.LeakyReLU(0.2, True), tnn.LeakyReLU(0.2, True)),
-        (nn.GELU("tanh"), tnn.GELU("tanh")), (nn.SiLU(), tnn.SiLU()), (nn.Tanh(), tnn.Tanh()),
-        (nn.Sigmoid(), tnn.Sigmoid()), (nn.Softmax(dim=1), tnn.Softmax(dim=1)),
+        (nn.GELU("tanh"), tnn.GELU("tanh")),
+        (nn.SiLU(), tnn.SiLU()),
+        (nn.Tanh(), tnn.Tanh()),
+        (nn.Sigmoid(), tnn.Sigmoid()),
+        (nn.Softmax(dim=1), tnn.Softmax(dim=1)),
         (nn.LogSoftmax(dim=-1), tnn.LogSoftmax(dim=-1)),
-        (nn.MaxPool2d(2), tnn.MaxPool2d(2)), (nn.AvgPool2d(3, 1, 1), tnn.AvgPool2d(3, 1, 1)),
+        (nn.MaxPool2d(2), tnn.MaxPool2d(2)),
+        (nn.AvgPool2d(3, 1, 1), tnn.AvgPool2d(3, 1, 1)),
         (nn.AdaptiveAvgPool2d((1, 1)), tnn.AdaptiveAvgPool2d((1, 1))),
-        (nn.Flatten(), tnn.Flatten()), (nn.Unflatten(1, (2, 2)), tnn.Unflatten(1, (2, 2))),
+        (nn.Flatten(), tnn.Flatten()),
+        (nn.Unflatten(1, (2, 2)), tnn.Unflatten(1, (2, 2))),
         (nn.Identity(), tnn.Identity()),
         (nn.MultiheadAttention(8, 2), tnn.MultiheadAttention(8, 2)),
-        (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()), (nn.MSELoss(), tnn.MSELoss()),
+        (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()),
+        (nn.MSELoss(), tnn.MSELoss()),
         (nn.Sequential(nn.Linear(2, 2), nn.ReLU()), tnn.Sequential(tnn.Linear(2, 2), tnn.ReLU())),
-        (nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU()]),
-         tnn.ModuleList([tnn.Linear(2, 2) for _ in range(3)] + [tnn.ReLU()])),
+        (
+            nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU()]),
+            tnn.ModuleList([tnn.Linear(2, 2) for _ in range(3)] + [tnn.ReLU()]),
+        ),
         (nn.ModuleDict({"a": nn.ReLU()}), tnn.ModuleDict({"a": tnn.ReLU()})),
     ]
     for ours, theirs in pairs:
@@ -335,6 +372,7 @@ def test_default_initializations():
 
 def test_init_functions():
     from coretorch.nn import init
+
     assert init.calculate_gain("relu") == math.sqrt(2.0)
     assert init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2.0 / 1.04)
     assert init.calculate_gain("tanh") == 5.0 / 3
@@ -370,9 +408,9 @@ def test_init_functions():
 def test_one_element_entry_loads_into_a_0d_buffer_as_pytorch():
     bn = ct.nn.BatchNorm1d(3)
     state = {k: v.clone() for k, v in bn.state_dict().items()}
-    state["num_batches_tracked"] = ct.tensor([7])       # safetensors' numpy API gives 0-d as (1,)
+    state["num_batches_tracked"] = ct.tensor([7])  # safetensors' numpy API gives 0-d as (1,)
     bn.load_state_dict(state)
     assert bn.num_batches_tracked.shape == () and bn.num_batches_tracked.item() == 7
-    state["running_mean"] = ct.zeros(1)                  # only 0-d targets take a (1,) entry
+    state["running_mean"] = ct.zeros(1)  # only 0-d targets take a (1,) entry
     with pytest.raises(RuntimeError, match="size mismatch for running_mean"):
         bn.load_state_dict(state)

@@ -1,6 +1,7 @@
 """Recurrent layers and nn.utils.rnn against PyTorch (float64, weights moved by state_dict):
 outputs, final states and gradients; packed sequences; parameter layout and initialization;
 errors. The recorded-value checks at the end run without PyTorch."""
+
 from __future__ import annotations
 
 import math
@@ -8,11 +9,20 @@ import warnings
 
 import numpy as np
 import pytest
+from nn_oracle import (
+    close,
+    expected,
+    grads_close,
+    load_from_torch,
+    seeded,
+    seeded_state,
+    to_ct,
+    to_np,
+    torch_or_skip,
+)
 
 import coretorch as ct
 import coretorch.nn as nn
-from nn_oracle import (close, expected, grads_close, load_from_torch, seeded, seeded_state, to_ct,
-                       to_np, torch_or_skip)
 
 CONFIGS = [
     ("RNN", dict(num_layers=2, nonlinearity="relu")),
@@ -47,8 +57,9 @@ def test_sequence_matches_torch(kind, kw):
     out_t, h_t = theirs(x)
     out_c, h_c = ours(xc)
     close(out_c, out_t)
-    for a, b in zip(h_c if isinstance(h_c, tuple) else (h_c,),
-                    h_t if isinstance(h_t, tuple) else (h_t,)):
+    for a, b in zip(
+        h_c if isinstance(h_c, tuple) else (h_c,), h_t if isinstance(h_t, tuple) else (h_t,)
+    ):
         close(a, b)
     w = torch.randn(out_t.shape, dtype=torch.float64)
     ((out_t * w).sum() + _state_sum(h_t)).backward()
@@ -64,8 +75,9 @@ def test_initial_state_and_unbatched_input(kind):
     x = torch.randn(5, 4, dtype=torch.float64)
     real = 2 if kind == "LSTM" else 5
     h0 = torch.randn(4, real, dtype=torch.float64, requires_grad=True)
-    hx_t = (h0, torch.randn(4, 5, dtype=torch.float64, requires_grad=True)) \
-        if kind == "LSTM" else h0
+    hx_t = (
+        (h0, torch.randn(4, 5, dtype=torch.float64, requires_grad=True)) if kind == "LSTM" else h0
+    )
     hx_c = tuple(to_ct(h, True) for h in hx_t) if kind == "LSTM" else to_ct(h0, True)
     out_t, h_t = theirs(x, hx_t)
     out_c, h_c = ours(to_ct(x), hx_c)
@@ -91,10 +103,10 @@ def test_packed_sequence_matches_torch(kind):
     out_c, h_c = ours(pc)
     assert isinstance(out_c, nn.utils.rnn.PackedSequence)
     close(out_c.data, out_t.data)
-    padded_t, len_t = torch.nn.utils.rnn.pad_packed_sequence(out_t, batch_first=True,
-                                                             padding_value=-1.0)
-    padded_c, len_c = nn.utils.rnn.pad_packed_sequence(out_c, batch_first=True,
-                                                       padding_value=-1.0)
+    padded_t, len_t = torch.nn.utils.rnn.pad_packed_sequence(
+        out_t, batch_first=True, padding_value=-1.0
+    )
+    padded_c, len_c = nn.utils.rnn.pad_packed_sequence(out_c, batch_first=True, padding_value=-1.0)
     close(padded_c, padded_t)
     assert len_c.tolist() == len_t.tolist() == lengths
     (padded_t.sum() + _state_sum(h_t)).backward()
@@ -110,8 +122,10 @@ def test_packing_utilities_match_torch():
     R = nn.utils.rnn
     for bf in (False, True):
         for side in ("right", "left"):
-            close(R.pad_sequence(ours, bf, 7.0, side),
-                  torch.nn.utils.rnn.pad_sequence(seqs, bf, 7.0, side))
+            close(
+                R.pad_sequence(ours, bf, 7.0, side),
+                torch.nn.utils.rnn.pad_sequence(seqs, bf, 7.0, side),
+            )
     packed_t = torch.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
     packed_c = R.pack_sequence(ours, enforce_sorted=False)
     close(packed_c.data, packed_t.data)
@@ -143,8 +157,9 @@ def test_cells_match_torch(kind):
     if kind == "LSTMCell":
         h_t = theirs(x, h_t)
         h_c = ours(xc, h_c)
-    for a, b in zip(h_c if isinstance(h_c, tuple) else (h_c,),
-                    h_t if isinstance(h_t, tuple) else (h_t,)):
+    for a, b in zip(
+        h_c if isinstance(h_c, tuple) else (h_c,), h_t if isinstance(h_t, tuple) else (h_t,)
+    ):
         close(a, b)
     _state_sum(h_t).backward()
     _state_sum(h_c).backward()
@@ -172,8 +187,9 @@ def test_parameter_layout_and_initialization():
     for kind, kw in CONFIGS:
         theirs = getattr(torch.nn, kind)(4, 5, **kw)
         ours = getattr(nn, kind)(4, 5, **kw)
-        assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == \
-            [(n, tuple(p.shape)) for n, p in theirs.named_parameters()]
+        assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == [
+            (n, tuple(p.shape)) for n, p in theirs.named_parameters()
+        ]
         bound = 1 / math.sqrt(5)
         for p in ours.parameters():
             assert float(p.abs().max()) <= bound
@@ -206,6 +222,7 @@ def test_errors_name_the_problem():
 
 # ---- recorded from PyTorch (runs without it) ---------------------------------------------------
 
+
 def _seeded_module(module, seed: int):
     state = seeded_state({k: tuple(v.shape) for k, v in module.state_dict().items()}, seed)
     module.load_state_dict({k: ct.tensor(v) for k, v in state.items()})
@@ -214,22 +231,20 @@ def _seeded_module(module, seed: int):
 
 def test_recorded_lstm_and_packed_gru():
     rec = expected()
-    lstm = _seeded_module(nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2,
-                                  dtype=ct.float64), 1)
+    lstm = _seeded_module(
+        nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2, dtype=ct.float64), 1
+    )
     x = ct.tensor(seeded((5, 2, 3), 2)).requires_grad_()
     out, (h, c) = lstm(x)
     np.testing.assert_allclose(to_np(out), rec["lstm"]["output"], rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(to_np(h), rec["lstm"]["h_n"], rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(to_np(c), rec["lstm"]["c_n"], rtol=1e-10, atol=1e-13)
     (out * ct.tensor(seeded(tuple(out.shape), 3))).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), rec["lstm"]["input_grad"], rtol=1e-10,
-                               atol=1e-13)
+    np.testing.assert_allclose(x.grad.numpy(), rec["lstm"]["input_grad"], rtol=1e-10, atol=1e-13)
     gru = _seeded_module(nn.GRU(3, 4, batch_first=True, dtype=ct.float64), 4)
     xs = ct.tensor(seeded((2, 4, 3), 5))
-    packed = nn.utils.rnn.pack_padded_sequence(xs, [2, 4], batch_first=True,
-                                               enforce_sorted=False)
+    packed = nn.utils.rnn.pack_padded_sequence(xs, [2, 4], batch_first=True, enforce_sorted=False)
     out, h = gru(packed)
     padded, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
-    np.testing.assert_allclose(to_np(padded), rec["gru_packed"]["output"], rtol=1e-10,
-                               atol=1e-13)
+    np.testing.assert_allclose(to_np(padded), rec["gru_packed"]["output"], rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(to_np(h), rec["gru_packed"]["h_n"], rtol=1e-10, atol=1e-13)

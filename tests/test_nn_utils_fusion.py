@@ -1,4 +1,5 @@
 """nn.utils: BatchNorm folding, functional_call, skip_init, clip_grad_norm; random.fork_rng."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 
 import coretorch as ct
 import coretorch.nn as nn
-from coretorch.nn.utils import (fuse_conv_bn_eval, fuse_linear_bn_eval, skip_init)
+from coretorch.nn.utils import fuse_conv_bn_eval, fuse_linear_bn_eval, skip_init
 from coretorch.nn.utils.stateless import functional_call
 
 
@@ -26,8 +27,9 @@ def test_conv_bn_folding_computes_the_pair(transpose):
     bn = _trained_bn(nn.BatchNorm2d(4).double(), (8, 4, 5, 5))
     x = ct.randn(2, 3, 6, 6, dtype=ct.float64)
     fused = fuse_conv_bn_eval(conv, bn, transpose=transpose)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-10, atol=1e-12
+    )
     assert fused is not conv and conv.weight is not fused.weight
     assert isinstance(fused.weight, nn.Parameter)
 
@@ -37,8 +39,12 @@ def test_linear_bn_folding_and_its_checks():
     lin = nn.Linear(5, 3).double().eval()
     bn = _trained_bn(nn.BatchNorm1d(3).double(), (16, 3))
     x = ct.randn(4, 5, dtype=ct.float64)
-    np.testing.assert_allclose(fuse_linear_bn_eval(lin, bn)(x).detach().numpy(),
-                               bn(lin(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        fuse_linear_bn_eval(lin, bn)(x).detach().numpy(),
+        bn(lin(x)).detach().numpy(),
+        rtol=1e-10,
+        atol=1e-12,
+    )
     with pytest.raises(AssertionError, match="Fusion only for eval"):
         fuse_linear_bn_eval(lin.train(), bn)
     with pytest.raises(AssertionError, match="linear.out_features == bn.num_features"):
@@ -50,13 +56,16 @@ def test_folding_matches_torch():
     from torch.nn.utils import fuse_conv_bn_weights as t_fuse
 
     from coretorch.nn.utils import fuse_conv_bn_weights
+
     rng = np.random.default_rng(0)
     w, b, rm, w2, b2 = (rng.standard_normal(s) for s in [(4, 3, 3, 3), (4,), (4,), (4,), (4,)])
     rv = rng.uniform(0.5, 2, 4)
-    ours = fuse_conv_bn_weights(*(ct.tensor(a) for a in (w, b, rm, rv)), 1e-5,
-                                ct.tensor(w2), ct.tensor(b2))
-    theirs = t_fuse(*(torch.tensor(a) for a in (w, b, rm, rv)), 1e-5, torch.tensor(w2),
-                    torch.tensor(b2))
+    ours = fuse_conv_bn_weights(
+        *(ct.tensor(a) for a in (w, b, rm, rv)), 1e-5, ct.tensor(w2), ct.tensor(b2)
+    )
+    theirs = t_fuse(
+        *(torch.tensor(a) for a in (w, b, rm, rv)), 1e-5, torch.tensor(w2), torch.tensor(b2)
+    )
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-12)
 
@@ -72,8 +81,9 @@ def test_functional_call_uses_the_given_tensors_and_restores_the_module():
     np.testing.assert_array_equal(w.grad.numpy(), np.tile([1.0, 2.0, 3.0], (2, 1)))
     assert isinstance(lin.weight, nn.Parameter) and lin.weight.grad is None
     partial = functional_call(lin, {"bias": ct.full((2,), 10.0)}, x)
-    np.testing.assert_allclose(partial.detach().numpy(), (lin(x) - lin.bias + 10).detach().numpy(),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        partial.detach().numpy(), (lin(x) - lin.bias + 10).detach().numpy(), rtol=1e-6
+    )
     with pytest.raises(RuntimeError, match="Unexpected key\\(s\\): 'nope'"):
         functional_call(lin, {"nope": b}, x)
     with pytest.raises(RuntimeError, match="Missing key\\(s\\): 'weight'"):

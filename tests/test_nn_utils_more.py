@@ -1,6 +1,7 @@
 """nn.utils.parametrize / parametrizations (weight_norm, spectral_norm), the hook-based
 weight_norm and spectral_norm, parameters_to_vector, DataParallel and nn.init's completeness,
 against PyTorch where it decides the behaviour."""
+
 from __future__ import annotations
 
 import inspect
@@ -8,12 +9,12 @@ import warnings
 
 import numpy as np
 import pytest
+from nn_oracle import close, grads_close, load_from_torch, to_ct, torch_or_skip
 
 import coretorch as ct
 import coretorch.nn as nn
 import coretorch.nn.functional as F
 from coretorch.nn.utils import parametrize
-from nn_oracle import close, grads_close, load_from_torch, to_ct, torch_or_skip
 
 
 class _Symmetric(nn.Module):
@@ -64,9 +65,9 @@ def test_weight_norm_parametrization_matches_torch():
     torch = torch_or_skip()
     for dim in (0, 1, None):
         theirs = torch.nn.utils.parametrizations.weight_norm(
-            torch.nn.Conv2d(3, 4, 3, dtype=torch.float64), dim=dim)
-        ours = nn.utils.parametrizations.weight_norm(nn.Conv2d(3, 4, 3, dtype=ct.float64),
-                                                     dim=dim)
+            torch.nn.Conv2d(3, 4, 3, dtype=torch.float64), dim=dim
+        )
+        ours = nn.utils.parametrizations.weight_norm(nn.Conv2d(3, 4, 3, dtype=ct.float64), dim=dim)
         assert list(ours.state_dict()) == list(theirs.state_dict())
         load_from_torch(ours, theirs)
         close(ours.weight, theirs.weight)
@@ -82,10 +83,17 @@ def test_weight_norm_parametrization_matches_torch():
 def test_spectral_norm_parametrization_matches_torch():
     torch = torch_or_skip()
     for make_t, make_c, shape in [
-            (lambda: torch.nn.Linear(5, 4, dtype=torch.float64),
-             lambda: nn.Linear(5, 4, dtype=ct.float64), (3, 5)),
-            (lambda: torch.nn.ConvTranspose2d(3, 2, 3, dtype=torch.float64),
-             lambda: nn.ConvTranspose2d(3, 2, 3, dtype=ct.float64), (1, 3, 4, 4))]:
+        (
+            lambda: torch.nn.Linear(5, 4, dtype=torch.float64),
+            lambda: nn.Linear(5, 4, dtype=ct.float64),
+            (3, 5),
+        ),
+        (
+            lambda: torch.nn.ConvTranspose2d(3, 2, 3, dtype=torch.float64),
+            lambda: nn.ConvTranspose2d(3, 2, 3, dtype=ct.float64),
+            (1, 3, 4, 4),
+        ),
+    ]:
         theirs = torch.nn.utils.parametrizations.spectral_norm(make_t(), n_power_iterations=2)
         ours = nn.utils.parametrizations.spectral_norm(make_c(), n_power_iterations=2)
         load_from_torch(ours, theirs)
@@ -160,12 +168,12 @@ def test_data_parallel_runs_the_module_on_its_device():
 def test_init_has_every_torch_initializer():
     torch = torch_or_skip()
     for name, fn in vars(torch.nn.init).items():
-        if name.startswith("_") or not inspect.isfunction(fn) or \
-                fn.__module__ != "torch.nn.init":
+        if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != "torch.nn.init":
             continue
         ours = getattr(nn.init, name)
-        assert [p.name for p in inspect.signature(ours).parameters.values()] == \
-            [p.name for p in inspect.signature(fn).parameters.values()], name
+        assert [p.name for p in inspect.signature(ours).parameters.values()] == [
+            p.name for p in inspect.signature(fn).parameters.values()
+        ], name
     w = ct.empty(3, 4)
     with pytest.warns(FutureWarning, match="nn.init.xavier_uniform` is now deprecated"):
         nn.init.xavier_uniform(w)
@@ -175,26 +183,86 @@ def test_init_has_every_torch_initializer():
 
 def test_module_and_functional_names_exist():
     """Every layer named by the task exists under PyTorch's name, functional forms too."""
-    for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "Transformer",
-                 "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
-                 "TransformerDecoderLayer", "ConvTranspose1d", "ConvTranspose2d", "Conv3d",
-                 "PixelShuffle", "PixelUnshuffle", "Upsample", "InstanceNorm1d",
-                 "InstanceNorm2d", "LocalResponseNorm", "ReflectionPad1d", "ReflectionPad2d",
-                 "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
-                 "ConstantPad1d", "ConstantPad2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-                 "MaxUnpool2d", "Dropout2d", "Dropout3d", "AlphaDropout", "PReLU", "Softmax2d",
-                 "CosineSimilarity", "PairwiseDistance", "EmbeddingBag", "MarginRankingLoss",
-                 "HingeEmbeddingLoss", "MultiLabelMarginLoss", "MultiMarginLoss",
-                 "SoftMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss",
-                 "TripletMarginWithDistanceLoss", "CosineEmbeddingLoss", "CTCLoss",
-                 "PoissonNLLLoss", "GaussianNLLLoss", "DataParallel"):
+    for name in (
+        "RNN",
+        "LSTM",
+        "GRU",
+        "RNNCell",
+        "LSTMCell",
+        "GRUCell",
+        "Transformer",
+        "TransformerEncoder",
+        "TransformerDecoder",
+        "TransformerEncoderLayer",
+        "TransformerDecoderLayer",
+        "ConvTranspose1d",
+        "ConvTranspose2d",
+        "Conv3d",
+        "PixelShuffle",
+        "PixelUnshuffle",
+        "Upsample",
+        "InstanceNorm1d",
+        "InstanceNorm2d",
+        "LocalResponseNorm",
+        "ReflectionPad1d",
+        "ReflectionPad2d",
+        "ReplicationPad1d",
+        "ReplicationPad2d",
+        "ZeroPad1d",
+        "ZeroPad2d",
+        "ConstantPad1d",
+        "ConstantPad2d",
+        "AdaptiveMaxPool1d",
+        "AdaptiveMaxPool2d",
+        "MaxUnpool2d",
+        "Dropout2d",
+        "Dropout3d",
+        "AlphaDropout",
+        "PReLU",
+        "Softmax2d",
+        "CosineSimilarity",
+        "PairwiseDistance",
+        "EmbeddingBag",
+        "MarginRankingLoss",
+        "HingeEmbeddingLoss",
+        "MultiLabelMarginLoss",
+        "MultiMarginLoss",
+        "SoftMarginLoss",
+        "MultiLabelSoftMarginLoss",
+        "TripletMarginLoss",
+        "TripletMarginWithDistanceLoss",
+        "CosineEmbeddingLoss",
+        "CTCLoss",
+        "PoissonNLLLoss",
+        "GaussianNLLLoss",
+        "DataParallel",
+    ):
         assert issubclass(getattr(nn, name), nn.Module), name
-    for name in ("conv_transpose1d", "conv_transpose2d", "conv3d", "pixel_shuffle",
-                 "interpolate", "instance_norm", "local_response_norm", "pad",
-                 "adaptive_max_pool2d", "max_unpool2d", "dropout2d", "dropout3d",
-                 "alpha_dropout", "prelu", "cosine_similarity", "pairwise_distance",
-                 "embedding_bag", "ctc_loss", "poisson_nll_loss", "gaussian_nll_loss",
-                 "margin_ranking_loss", "triplet_margin_loss", "multilabel_margin_loss"):
+    for name in (
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv3d",
+        "pixel_shuffle",
+        "interpolate",
+        "instance_norm",
+        "local_response_norm",
+        "pad",
+        "adaptive_max_pool2d",
+        "max_unpool2d",
+        "dropout2d",
+        "dropout3d",
+        "alpha_dropout",
+        "prelu",
+        "cosine_similarity",
+        "pairwise_distance",
+        "embedding_bag",
+        "ctc_loss",
+        "poisson_nll_loss",
+        "gaussian_nll_loss",
+        "margin_ranking_loss",
+        "triplet_margin_loss",
+        "multilabel_margin_loss",
+    ):
         assert callable(getattr(F, name)), name
     with pytest.raises(NotImplementedError, match="linalg"):
         nn.utils.parametrizations.orthogonal(nn.Linear(2, 2))

@@ -1,4 +1,5 @@
 """coretorch.set_num_threads / get_num_threads drive the cpu backend's numba and BLAS pools."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Every public op generated from a declaration documents itself: ``help(coretorch.add)``,
 ``help(coretorch.Tensor.add)`` and ``inspect.signature`` show the op's own docstring and the
 signature its schema declares."""
+
 from __future__ import annotations
 
 import collections

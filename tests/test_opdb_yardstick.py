@@ -1,4 +1,5 @@
 """The helpers of tools/opdb_yardstick.py (name mapping, comparison, rendering): no PyTorch."""
+
 from __future__ import annotations
 
 import sys
@@ -98,9 +99,13 @@ def test_time_limit_interrupts_a_sample():
 
 
 def test_markdown_lists_missing_and_failing_entries():
-    s = y.Summary([y.EntryResult("add", "function:add", 3, 3, 1, 1),
-                   y.EntryResult("sub", "function:sub", 1, 2, 0, 1, "float32: bad | pipe"),
-                   y.EntryResult("fft.fft")])
+    s = y.Summary(
+        [
+            y.EntryResult("add", "function:add", 3, 3, 1, 1),
+            y.EntryResult("sub", "function:sub", 1, 2, 0, 1, "float32: bad | pipe"),
+            y.EntryResult("fft.fft"),
+        ]
+    )
     t = s.totals()
     assert (t["equivalent"], t["entries"], t["value_ok"], t["value_total"]) == (2, 3, 4, 5)
     text = y.render_markdown(s, "test settings")

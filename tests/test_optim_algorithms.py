@@ -1,6 +1,7 @@
 """Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, LBFGS and SparseAdam: trajectories on a fixed
 problem against PyTorch's, both recorded (tests/data/record_optim.py wrote them) and live when
 PyTorch is installed; constructor defaults, argument checks, state_dict layout."""
+
 from __future__ import annotations
 
 import copy
@@ -60,8 +61,9 @@ def test_lbfgs_matches_recorded_torch(case):
 @pytest.mark.parametrize("case", ["NAdam-decoupled", "Rprop-bounds", "ASGD-averaging"])
 def test_trajectory_matches_live_torch(case):
     torch = pytest.importorskip("torch")
-    _assert_run_close(rec.run_optimizer(ct, case), rec.run_optimizer(torch, case),
-                      rtol=1e-11, atol=1e-13)
+    _assert_run_close(
+        rec.run_optimizer(ct, case), rec.run_optimizer(torch, case), rtol=1e-11, atol=1e-13
+    )
 
 
 def test_lbfgs_strong_wolfe_matches_live_torch():
@@ -74,8 +76,13 @@ def test_lbfgs_strong_wolfe_matches_live_torch():
 def test_lbfgs_minimizes_rosenbrock():
     # the classic test of a quasi-Newton method: from (-1.5, 2) to the minimum at (1, 1)
     xy = nn.Parameter(ct.tensor([-1.5, 2.0], dtype=ct.float64))
-    opt = optim.LBFGS([xy], line_search_fn="strong_wolfe", max_iter=100, tolerance_grad=1e-12,
-                      tolerance_change=1e-14)
+    opt = optim.LBFGS(
+        [xy],
+        line_search_fn="strong_wolfe",
+        max_iter=100,
+        tolerance_grad=1e-12,
+        tolerance_change=1e-14,
+    )
 
     def closure():
         opt.zero_grad()
@@ -108,8 +115,19 @@ def test_lbfgs_errors_and_state_layout():
     opt.step(closure)
     sd = opt.state_dict()
     assert set(sd["state"]) == {0}
-    assert set(sd["state"][0]) == {"func_evals", "n_iter", "d", "t", "old_dirs", "old_stps",
-                                   "ro", "H_diag", "prev_flat_grad", "prev_loss", "al"}
+    assert set(sd["state"][0]) == {
+        "func_evals",
+        "n_iter",
+        "d",
+        "t",
+        "old_dirs",
+        "old_stps",
+        "ro",
+        "H_diag",
+        "prev_flat_grad",
+        "prev_loss",
+        "al",
+    }
     with pytest.raises(RuntimeError, match="requires a closure"):
         opt.step(None)
     with pytest.raises(TypeError, match="closure"):
@@ -120,8 +138,10 @@ def test_sparse_adam_refuses_dense_gradients():
     p = nn.Parameter(ct.ones(3))
     opt = optim.SparseAdam([p])
     p.grad = ct.ones(3)
-    with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients, please "
-                                           "consider Adam instead"):
+    with pytest.raises(
+        RuntimeError,
+        match="SparseAdam does not support dense gradients, please consider Adam instead",
+    ):
         opt.step()
     with pytest.raises(ValueError, match="Invalid learning rate: 0.0"):
         optim.SparseAdam([p], lr=0.0)
@@ -161,8 +181,9 @@ def test_state_dict_layout_matches_torch(name):
         assert list(csd["state"][i]) == list(tsd["state"][i])
         for key, value in tsd["state"][i].items():
             assert csd["state"][i][key].shape == tuple(value.shape), key
-            assert str(csd["state"][i][key].dtype).split(".")[-1] == \
-                str(value.dtype).split(".")[-1], key
+            assert (
+                str(csd["state"][i][key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1]
+            ), key
             np.testing.assert_allclose(csd["state"][i][key].numpy(), value.numpy(), rtol=1e-6)
 
 
@@ -225,8 +246,9 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("name,kwargs,message", ERRORS, ids=[f"{e[0]}-{i}" for i, e in
-                                                             enumerate(ERRORS)])
+@pytest.mark.parametrize(
+    "name,kwargs,message", ERRORS, ids=[f"{e[0]}-{i}" for i, e in enumerate(ERRORS)]
+)
 def test_argument_errors(name, kwargs, message):
     p = nn.Parameter(ct.ones(2))
     with pytest.raises((ValueError, NotImplementedError), match=message):

@@ -2,6 +2,7 @@
 optimizers and as coretorch's single-tensor path, to a few ulps, for every hyper-parameter
 branch; state dicts and step counters as PyTorch keeps them; the implementation each setting
 picks (one kernel call per group when fused)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,14 +26,24 @@ CASES = [
     ("Adam", dict(lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
     ("AdamW", dict(lr=0.1, amsgrad=True)),
     ("RMSprop", dict(lr=0.01)),
-    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9, weight_decay=0.1, maximize=True,
-                     alpha=0.3)),
+    (
+        "RMSprop",
+        dict(lr=0.01, centered=True, momentum=0.9, weight_decay=0.1, maximize=True, alpha=0.3),
+    ),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.2)),
     ("Adagrad", dict(lr=0.1, maximize=True)),
 ]
 IMPLS = {"fused": dict(fused=True), "foreach": dict(foreach=True), "default": {}}
-STATE_KEYS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer", "square_avg",
-              "grad_avg", "sum", "step")
+STATE_KEYS = (
+    "exp_avg",
+    "exp_avg_sq",
+    "max_exp_avg_sq",
+    "momentum_buffer",
+    "square_avg",
+    "grad_avg",
+    "sum",
+    "step",
+)
 
 
 def _case_id(case):
@@ -89,18 +100,24 @@ def test_matches_pytorch_and_the_single_tensor_path(case, impl):
     for a, b, c in zip(ours, single, theirs):
         assert_ulps(_np(a), _np(b), what="against the single-tensor path")
         assert_like_torch(_np(a), _np(c), "against PyTorch")
-    for sa, sb, sc in zip(_state_arrays(opt, ours), _state_arrays(opt1, single),
-                          _state_arrays(topt, theirs)):
+    for sa, sb, sc in zip(
+        _state_arrays(opt, ours), _state_arrays(opt1, single), _state_arrays(topt, theirs)
+    ):
         assert sa.keys() == sc.keys()
         for k in sa:
             assert_ulps(sa[k], sb[k], what=k)
             assert_like_torch(sa[k], sc[k], k)
 
 
-@pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.1)),
-                                     ("Adam", dict(lr=0.1, weight_decay=0.1, amsgrad=True)),
-                                     ("AdamW", dict(lr=0.1)),
-                                     ("Adagrad", dict(lr=0.1, lr_decay=0.01))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.1)),
+        ("Adam", dict(lr=0.1, weight_decay=0.1, amsgrad=True)),
+        ("AdamW", dict(lr=0.1)),
+        ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+    ],
+)
 def test_matches_pytorch_fused(name, kw):
     """PyTorch's own fused=True kernels give the same values (and the same step counters)."""
     data = _data()
@@ -135,10 +152,15 @@ def test_capturable_is_accepted_and_changes_nothing():
         np.testing.assert_array_equal(_np(x), _np(y))
 
 
-@pytest.mark.parametrize("name,kw", [("Adam", dict(lr=0.1, amsgrad=True)),
-                                     ("SGD", dict(lr=0.1, momentum=0.9)),
-                                     ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
-                                     ("Adagrad", dict(lr=0.1))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("Adam", dict(lr=0.1, amsgrad=True)),
+        ("SGD", dict(lr=0.1, momentum=0.9)),
+        ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
+        ("Adagrad", dict(lr=0.1)),
+    ],
+)
 @pytest.mark.parametrize("resume", ["fused", "single"])
 def test_state_dict_round_trip(name, kw, resume):
     """Two fused steps, a state_dict saved and loaded into a new optimizer (fused or not), two
@@ -185,8 +207,9 @@ class _OpNames:
 
     def __enter__(self):
         self.names = []
-        self.handle = add_thread_local_callback(lambda rf: self.names.append(rf.name),
-                                                scopes={RecordScope.FUNCTION})
+        self.handle = add_thread_local_callback(
+            lambda rf: self.names.append(rf.name), scopes={RecordScope.FUNCTION}
+        )
         return self.names
 
     def __exit__(self, *exc):
@@ -220,6 +243,7 @@ def test_foreach_and_single_tensor_paths_run_per_op_math():
 
 def test_the_cpu_kernel_walks_every_buffer_in_one_loop_call(monkeypatch):
     from coretorch_cpu_numba.kernels import optim as cpu_optim
+
     loops = cpu_optim._optim_loops()
     calls = []
     real = loops.update
@@ -239,9 +263,12 @@ def test_default_is_per_op_where_the_backend_has_no_fused_kernel():
     names = _stepped_ops(params, ct.optim.Adam(params))
     assert "aten::_fused_adam_" not in names and "aten::lerp_" in names
     opt = ct.optim.Adam(params, fused=True)
-    with pytest.raises(RuntimeError, match=r"`fused=True` requires all the params to be "
-                                           r"floating point Tensors of supported devices: "
-                                           r"\[.*'cpu'.*\] but .*float32 and meta"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"`fused=True` requires all the params to be "
+        r"floating point Tensors of supported devices: "
+        r"\[.*'cpu'.*\] but .*float32 and meta",
+    ):
         opt.step()
 
 
@@ -289,8 +316,11 @@ def test_grad_scaler_attributes_reach_the_fused_update():
         for p, g in zip(params, grads[1]):
             p.grad = lib.tensor(g)
         opt.step()
-        out[lib.__name__] = ([_np(p) for p in params], [_np(p.grad) for p in params],
-                             [float(opt.state[p]["step"]) for p in params])
+        out[lib.__name__] = (
+            [_np(p) for p in params],
+            [_np(p.grad) for p in params],
+            [float(opt.state[p]["step"]) for p in params],
+        )
     (a, ga, sa), (c, gc, sc) = out["coretorch"], out["torch"]
     for x, y in zip(a + ga, c + gc):
         assert_like_torch(x, y)

@@ -1,6 +1,7 @@
 """The ``_foreach_*`` and ``_fused_*_`` ops themselves: values against PyTorch's ops of the same
 names, every kernel (the cpu backend's numba loop, the backend kit's array-API kernel, the
 per-op composite) against the others, and their refusals."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,6 +39,7 @@ def _close(ours, theirs, rtol=1e-6, atol=1e-7):
 
 # ---- foreach ------------------------------------------------------------------------------
 
+
 def _other(form, seed):
     if form == "scalar":
         return 0.75, 0.75
@@ -51,9 +53,11 @@ def _other(form, seed):
 _FORMS = ["scalar", "scalar-list", "tensor-list", "0-d-tensor"]
 
 
-@pytest.mark.parametrize("name,form", [(n, f) for n in ("_foreach_add_", "_foreach_mul_",
-                                                         "_foreach_div_") for f in _FORMS] +
-                         [("_foreach_maximum_", f) for f in _FORMS[:3]])
+@pytest.mark.parametrize(
+    "name,form",
+    [(n, f) for n in ("_foreach_add_", "_foreach_mul_", "_foreach_div_") for f in _FORMS]
+    + [("_foreach_maximum_", f) for f in _FORMS[:3]],
+)
 def test_foreach_binary_matches_pytorch(name, form):
     ours, theirs = _both(_arrays(0), layout="transposed")
     o, t = _other(form, 1)
@@ -91,8 +95,9 @@ def test_foreach_addc_matches_pytorch(name, value):
     getattr(torch, f"_foreach_{name}_")(theirs, ta, tb, value)
     _close(ours, theirs)
     if name == "addcmul":
-        _close(aten._foreach_addcmul(ours, a, b, value), torch._foreach_addcmul(theirs, ta, tb,
-                                                                                  value))
+        _close(
+            aten._foreach_addcmul(ours, a, b, value), torch._foreach_addcmul(theirs, ta, tb, value)
+        )
 
 
 def test_foreach_sqrt_matches_pytorch():
@@ -113,8 +118,11 @@ def test_foreach_add_kernel_promotes_like_add_():
     for x, w in zip(xs, want):
         assert x.dtype is w.dtype
         np.testing.assert_array_equal(x.numpy(), w.numpy())
-    with pytest.raises(RuntimeError, match=r"_foreach_add_\(\): result type float32 can't be "
-                                           r"cast to the desired output type int64"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"_foreach_add_\(\): result type float32 can't be "
+        r"cast to the desired output type int64",
+    ):
         aten._foreach_add_([ct.tensor([1, 2])], 0.5)
     with pytest.raises(RuntimeError, match=r"on one device"):
         aten._foreach_add_([ct.zeros(2), ct.zeros(2, device="meta")], 1.0)
@@ -122,14 +130,16 @@ def test_foreach_add_kernel_promotes_like_add_():
 
 # ---- fused updates against torch._fused_*_ --------------------------------------------------
 
+
 def _adam_args(lib_ours: bool, layout=None, dtype=np.float32, amsgrad=True):
     params = _arrays(0, dtype=dtype)
     grads = _arrays(1, dtype=dtype)
     m = _arrays(2, dtype=dtype)
     v = _arrays(3, 0.0, 1.0, dtype=dtype)
     vmax = _arrays(4, 0.0, 1.0, dtype=dtype)
-    lists = [_both(x, layout if i == 0 else None) for i, x in
-             enumerate((params, grads, m, v, vmax))]
+    lists = [
+        _both(x, layout if i == 0 else None) for i, x in enumerate((params, grads, m, v, vmax))
+    ]
     steps = ([ct.tensor(3.0) for _ in SHAPES], [torch.tensor(3.0) for _ in SHAPES])
     pick = 0 if lib_ours else 1
     out = [lst[pick] for lst in lists]
@@ -156,16 +166,31 @@ def test_fused_sgd_and_adagrad_match_pytorch():
     for first in (True, False):
         ours = [_both(_arrays(i))[0] for i in range(3)]
         theirs = [_both(_arrays(i))[1] for i in range(3)]
-        kw = dict(weight_decay=0.1, momentum=0.9, lr=0.1, dampening=0.2, nesterov=False,
-                  maximize=True, is_first_step=first)
+        kw = dict(
+            weight_decay=0.1,
+            momentum=0.9,
+            lr=0.1,
+            dampening=0.2,
+            nesterov=False,
+            maximize=True,
+            is_first_step=first,
+        )
         aten._fused_sgd_(*ours, **kw)
         torch._fused_sgd_(*theirs, **kw)
         for a, b in zip(ours, theirs):
             _close(a, b)
-    ours = [_both(_arrays(0))[0], _both(_arrays(1))[0], _both(_arrays(2, 0.0, 1.0))[0],
-            [ct.tensor(2.0) for _ in SHAPES]]
-    theirs = [_both(_arrays(0))[1], _both(_arrays(1))[1], _both(_arrays(2, 0.0, 1.0))[1],
-              [torch.tensor(2.0) for _ in SHAPES]]
+    ours = [
+        _both(_arrays(0))[0],
+        _both(_arrays(1))[0],
+        _both(_arrays(2, 0.0, 1.0))[0],
+        [ct.tensor(2.0) for _ in SHAPES],
+    ]
+    theirs = [
+        _both(_arrays(0))[1],
+        _both(_arrays(1))[1],
+        _both(_arrays(2, 0.0, 1.0))[1],
+        [torch.tensor(2.0) for _ in SHAPES],
+    ]
     kw = dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, eps=1e-10, maximize=False)
     aten._fused_adagrad_(*ours, **kw)
     torch._fused_adagrad_(*theirs, **kw)
@@ -175,10 +200,16 @@ def test_fused_sgd_and_adagrad_match_pytorch():
 
 def test_fused_adam_grad_scale_and_found_inf_match_pytorch():
     ours, theirs = _adam_args(True, amsgrad=False), _adam_args(False, amsgrad=False)
-    aten._fused_adam_(*ours, amsgrad=False, grad_scale=ct.tensor(8.0),
-                      found_inf=ct.tensor(0.0), **_ADAM_KW)
-    torch._fused_adam_(*theirs, amsgrad=False, grad_scale=torch.tensor(8.0),
-                       found_inf=torch.tensor(0.0), **_ADAM_KW)
+    aten._fused_adam_(
+        *ours, amsgrad=False, grad_scale=ct.tensor(8.0), found_inf=ct.tensor(0.0), **_ADAM_KW
+    )
+    torch._fused_adam_(
+        *theirs,
+        amsgrad=False,
+        grad_scale=torch.tensor(8.0),
+        found_inf=torch.tensor(0.0),
+        **_ADAM_KW,
+    )
     for a, b in zip(ours[:4], theirs[:4]):  # the gradients too: unscaled in place
         _close(a, b)
     before = [p.clone() for p in ours[0]]
@@ -189,24 +220,36 @@ def test_fused_adam_grad_scale_and_found_inf_match_pytorch():
 
 def _fused_lists(name, dtype=np.float32, layout=None):
     """Arguments of fused op `name` (lists and hyper-parameters), built fresh each call."""
+
     def lists(*specs):
-        return [_both(_arrays(seed, lo, hi, dtype), layout if seed == 0 else None)[0]
-                for seed, lo, hi in specs]
+        return [
+            _both(_arrays(seed, lo, hi, dtype), layout if seed == 0 else None)[0]
+            for seed, lo, hi in specs
+        ]
+
     plain, positive = (-2.0, 2.0), (0.0, 1.0)
     steps = [ct.tensor(3.0) for _ in SHAPES]
     if name in ("_fused_adam_", "_fused_adamw_"):
-        return lists((0, *plain), (1, *plain), (2, *plain), (3, *positive),
-                     (4, *positive)) + [steps], dict(amsgrad=True, **_ADAM_KW)
+        return lists((0, *plain), (1, *plain), (2, *plain), (3, *positive), (4, *positive)) + [
+            steps
+        ], dict(amsgrad=True, **_ADAM_KW)
     if name == "_fused_sgd_":
         return lists((0, *plain), (1, *plain), (2, *plain)), dict(
-            weight_decay=0.1, momentum=0.9, lr=0.1, dampening=0.0, nesterov=True,
-            maximize=False, is_first_step=False)
+            weight_decay=0.1,
+            momentum=0.9,
+            lr=0.1,
+            dampening=0.0,
+            nesterov=True,
+            maximize=False,
+            is_first_step=False,
+        )
     if name == "_fused_adagrad_":
         return lists((0, *plain), (1, *plain), (2, *positive)) + [steps], dict(
-            lr=0.1, lr_decay=0.01, weight_decay=0.1, eps=1e-10, maximize=True)
+            lr=0.1, lr_decay=0.01, weight_decay=0.1, eps=1e-10, maximize=True
+        )
     return lists((0, *plain), (1, *plain), (2, 4.0, 5.0), (3, *plain), (4, *plain)), dict(
-        lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.1, momentum=0.5, centered=True,
-        maximize=False)
+        lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.1, momentum=0.5, centered=True, maximize=False
+    )
 
 
 FUSED = ["_fused_adam_", "_fused_adamw_", "_fused_sgd_", "_fused_adagrad_", "_fused_rmsprop_"]
@@ -250,10 +293,28 @@ def test_fused_ops_refuse_before_any_kernel_runs():
     would read out of bounds)."""
     p = [ct.zeros(4)]
     with pytest.raises(RuntimeError, match=r"expected grads\[0\] to have the shape of self\[0\]"):
-        aten._fused_sgd_(p, [ct.zeros(3)], [], weight_decay=0.0, momentum=0.0, lr=0.1,
-                         dampening=0.0, nesterov=False, maximize=False, is_first_step=False)
+        aten._fused_sgd_(
+            p,
+            [ct.zeros(3)],
+            [],
+            weight_decay=0.0,
+            momentum=0.0,
+            lr=0.1,
+            dampening=0.0,
+            nesterov=False,
+            maximize=False,
+            is_first_step=False,
+        )
     with pytest.raises(RuntimeError, match=r"expected every parameter on one device"):
-        aten._fused_sgd_([ct.zeros(1), ct.zeros(1, device="meta")],
-                         [ct.zeros(1), ct.zeros(1, device="meta")], [], weight_decay=0.0,
-                         momentum=0.0, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
-                         is_first_step=False)
+        aten._fused_sgd_(
+            [ct.zeros(1), ct.zeros(1, device="meta")],
+            [ct.zeros(1), ct.zeros(1, device="meta")],
+            [],
+            weight_decay=0.0,
+            momentum=0.0,
+            lr=0.1,
+            dampening=0.0,
+            nesterov=False,
+            maximize=False,
+            is_first_step=False,
+        )

@@ -1,4 +1,5 @@
 """Learning-rate schedulers: lr sequences against PyTorch's (when installed) and closed forms."""
+
 from __future__ import annotations
 
 import math
@@ -50,35 +51,79 @@ def _mod(lib):
     return torch.optim.lr_scheduler
 
 
-PLATEAU_METRICS = [1.0, 0.9, 0.9, 0.9, 0.95, 0.9, 0.91, 0.92, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,
-                   0.49, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+PLATEAU_METRICS = [
+    1.0,
+    0.9,
+    0.9,
+    0.9,
+    0.95,
+    0.9,
+    0.91,
+    0.92,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.49,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+]
 
 CASES = {
     "StepLR": (lambda o, lib: _mod(lib).StepLR(o, step_size=3, gamma=0.5), {}),
-    "MultiStepLR": (lambda o, lib: _mod(lib).MultiStepLR(o, milestones=[2, 5, 5, 11], gamma=0.3),
-                    {}),
+    "MultiStepLR": (
+        lambda o, lib: _mod(lib).MultiStepLR(o, milestones=[2, 5, 5, 11], gamma=0.3),
+        {},
+    ),
     "ExponentialLR": (lambda o, lib: _mod(lib).ExponentialLR(o, gamma=0.9), {}),
-    "CosineAnnealingLR": (lambda o, lib: _mod(lib).CosineAnnealingLR(o, T_max=7, eta_min=0.01),
-                          {}),
+    "CosineAnnealingLR": (lambda o, lib: _mod(lib).CosineAnnealingLR(o, T_max=7, eta_min=0.01), {}),
     "LambdaLR": (lambda o, lib: _mod(lib).LambdaLR(o, lambda e: 1.0 / (1 + e)), {}),
-    "LambdaLR-list": (lambda o, lib: _mod(lib).LambdaLR(o, [lambda e: 0.95 ** e,
-                                                            lambda e: 1 + e % 3]), {}),
-    "OneCycleLR": (lambda o, lib: _mod(lib).OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS + 1),
-                   dict(momentum=0.9)),
+    "LambdaLR-list": (
+        lambda o, lib: _mod(lib).LambdaLR(o, [lambda e: 0.95**e, lambda e: 1 + e % 3]),
+        {},
+    ),
+    "OneCycleLR": (
+        lambda o, lib: _mod(lib).OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS + 1),
+        dict(momentum=0.9),
+    ),
     "OneCycleLR-3phase-linear": (
-        lambda o, lib: _mod(lib).OneCycleLR(o, max_lr=[0.5, 2.0], epochs=2, steps_per_epoch=13,
-                                            pct_start=0.25, anneal_strategy="linear",
-                                            three_phase=True), dict(momentum=0.9)),
-    "OneCycleLR-adam": (lambda o, lib: _mod(lib).OneCycleLR(o, max_lr=0.01,
-                                                            total_steps=EPOCHS + 1),
-                        dict(name="Adam", lr=1e-3)),
-    "ReduceLROnPlateau": (lambda o, lib: _mod(lib).ReduceLROnPlateau(o, patience=2, factor=0.5,
-                                                                     cooldown=1, min_lr=0.004),
-                          dict(metrics=PLATEAU_METRICS)),
+        lambda o, lib: _mod(lib).OneCycleLR(
+            o,
+            max_lr=[0.5, 2.0],
+            epochs=2,
+            steps_per_epoch=13,
+            pct_start=0.25,
+            anneal_strategy="linear",
+            three_phase=True,
+        ),
+        dict(momentum=0.9),
+    ),
+    "OneCycleLR-adam": (
+        lambda o, lib: _mod(lib).OneCycleLR(o, max_lr=0.01, total_steps=EPOCHS + 1),
+        dict(name="Adam", lr=1e-3),
+    ),
+    "ReduceLROnPlateau": (
+        lambda o, lib: _mod(lib).ReduceLROnPlateau(
+            o, patience=2, factor=0.5, cooldown=1, min_lr=0.004
+        ),
+        dict(metrics=PLATEAU_METRICS),
+    ),
     "ReduceLROnPlateau-max-abs": (
-        lambda o, lib: _mod(lib).ReduceLROnPlateau(o, mode="max", threshold_mode="abs",
-                                                   threshold=0.05, patience=1),
-        dict(metrics=[-m for m in PLATEAU_METRICS])),
+        lambda o, lib: _mod(lib).ReduceLROnPlateau(
+            o, mode="max", threshold_mode="abs", threshold=0.05, patience=1
+        ),
+        dict(metrics=[-m for m in PLATEAU_METRICS]),
+    ),
 }
 
 
@@ -93,22 +138,26 @@ def test_lr_sequence_matches_torch(case):
     for a, b in zip(ours, theirs):
         assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
     if "OneCycle" in case:
-        assert our_mom == pytest.approx(their_mom) if not isinstance(our_mom[0], tuple) else \
-            [m[0] for m in our_mom] == pytest.approx([m[0] for m in their_mom])
+        assert (
+            our_mom == pytest.approx(their_mom)
+            if not isinstance(our_mom[0], tuple)
+            else [m[0] for m in our_mom] == pytest.approx([m[0] for m in their_mom])
+        )
 
 
 def test_closed_forms():
     seq, _ = _sequence(lambda o, lib: lrs.StepLR(o, 3, 0.5), "ct")
     assert [s[0] for s in seq] == pytest.approx([0.1 * 0.5 ** (e // 3) for e in range(EPOCHS + 1)])
     seq, _ = _sequence(lambda o, lib: lrs.ExponentialLR(o, 0.9), "ct")
-    assert [s[1] for s in seq] == pytest.approx([0.3 * 0.9 ** e for e in range(EPOCHS + 1)])
+    assert [s[1] for s in seq] == pytest.approx([0.3 * 0.9**e for e in range(EPOCHS + 1)])
     seq, _ = _sequence(lambda o, lib: lrs.CosineAnnealingLR(o, 10, 0.01), "ct")
     expect = [0.01 + (0.1 - 0.01) * (1 + math.cos(math.pi * e / 10)) / 2 for e in range(11)]
     assert [s[0] for s in seq[:11]] == pytest.approx(expect)
     seq, _ = _sequence(lambda o, lib: lrs.MultiStepLR(o, [2, 5], 0.1), "ct")
     assert [s[0] for s in seq[:7]] == pytest.approx([0.1, 0.1, 0.01, 0.01, 0.01, 0.001, 0.001])
-    seq, _ = _sequence(lambda o, lib: lrs.OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS + 1),
-                       "ct", momentum=0.9)
+    seq, _ = _sequence(
+        lambda o, lib: lrs.OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS + 1), "ct", momentum=0.9
+    )
     assert seq[0][0] == pytest.approx(1.0 / 25)
     peak = max(s[0] for s in seq)
     assert peak == pytest.approx(1.0, rel=1e-2)
@@ -120,7 +169,7 @@ def test_step_with_epoch_uses_closed_form():
     s = lrs.StepLR(opt, 2, 0.5)
     with pytest.warns(UserWarning, match="epoch parameter"):
         s.step(5)
-    assert s.get_last_lr()[0] == pytest.approx(0.1 * 0.5 ** 2)
+    assert s.get_last_lr()[0] == pytest.approx(0.1 * 0.5**2)
 
 
 def test_scheduler_state_dict_round_trip():

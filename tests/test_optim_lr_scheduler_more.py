@@ -2,6 +2,7 @@
 SequentialLR, ChainedScheduler and SWALR: lr (and momentum) sequences against PyTorch's, both
 recorded (tests/data/record_optim.py wrote them) and live when PyTorch is installed; closed
 forms, state dicts and argument checks."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -37,8 +38,10 @@ def test_sequence_matches_recorded_torch(case):
         _close(ours[key], EXPECTED[case][key])
 
 
-@pytest.mark.parametrize("case", ["SequentialLR", "CyclicLR-triangular2", "SWALR-cos",
-                                  "CosineAnnealingWarmRestarts-mult"])
+@pytest.mark.parametrize(
+    "case",
+    ["SequentialLR", "CyclicLR-triangular2", "SWALR-cos", "CosineAnnealingWarmRestarts-mult"],
+)
 def test_sequence_matches_live_torch(case):
     torch = pytest.importorskip("torch")
     ours, theirs = rec.run_scheduler(ct, case), rec.run_scheduler(torch, case)
@@ -73,8 +76,9 @@ def test_closed_forms_of_the_new_schedules():
     seq = _lrs(lrs.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.01), opt, 9)
     t_cur = [0, 1, 2, 0, 1, 2, 3, 4, 5, 0]
     t_i = [3, 3, 3, 6, 6, 6, 6, 6, 6, 12]
-    assert seq == pytest.approx([0.01 + 0.09 * (1 + math.cos(math.pi * c / i)) / 2
-                                 for c, i in zip(t_cur, t_i)])
+    assert seq == pytest.approx(
+        [0.01 + 0.09 * (1 + math.cos(math.pi * c / i)) / 2 for c, i in zip(t_cur, t_i)]
+    )
     opt = _opt()
     seq = _lrs(lrs.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2), opt, 8)
     assert seq == pytest.approx([0.1, 0.3, 0.5, 0.3, 0.1, 0.3, 0.5, 0.3, 0.1])
@@ -97,8 +101,9 @@ def test_step_with_epoch_uses_the_closed_form():
 def test_cyclic_lr_cycles_adam_beta1_and_saves_state():
     p = nn.Parameter(ct.zeros(2))
     opt = optim.Adam([p], lr=0.01)
-    s = lrs.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=2, base_momentum=0.8,
-                     max_momentum=0.9)
+    s = lrs.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=2, base_momentum=0.8, max_momentum=0.9
+    )
     assert opt.param_groups[0]["betas"] == (0.9, 0.999)
     opt.step()
     s.step()
@@ -112,8 +117,11 @@ def test_cyclic_lr_cycles_adam_beta1_and_saves_state():
 
 def test_sequential_and_chained_state_dicts_nest_their_schedulers():
     opt = _opt()
-    seq = lrs.SequentialLR(opt, [lrs.ConstantLR(opt, factor=0.5, total_iters=2),
-                                 lrs.ExponentialLR(opt, gamma=0.9)], milestones=[3])
+    seq = lrs.SequentialLR(
+        opt,
+        [lrs.ConstantLR(opt, factor=0.5, total_iters=2), lrs.ExponentialLR(opt, gamma=0.9)],
+        milestones=[3],
+    )
     for _ in range(5):
         opt.step()
         seq.step()
@@ -121,8 +129,11 @@ def test_sequential_and_chained_state_dicts_nest_their_schedulers():
     assert "optimizer" not in sd and len(sd["_schedulers"]) == 2
     assert sd["_schedulers"][1]["gamma"] == 0.9 and sd["_milestones"] == [3]
     opt2 = _opt()
-    seq2 = lrs.SequentialLR(opt2, [lrs.ConstantLR(opt2, factor=0.5, total_iters=2),
-                                   lrs.ExponentialLR(opt2, gamma=0.5)], milestones=[3])
+    seq2 = lrs.SequentialLR(
+        opt2,
+        [lrs.ConstantLR(opt2, factor=0.5, total_iters=2), lrs.ExponentialLR(opt2, gamma=0.5)],
+        milestones=[3],
+    )
     seq2.load_state_dict(sd)
     assert seq2._schedulers[1].gamma == 0.9 and seq2.last_epoch == seq.last_epoch
     chained = lrs.ChainedScheduler([lrs.ExponentialLR(opt, gamma=0.9)])
@@ -131,11 +142,13 @@ def test_sequential_and_chained_state_dicts_nest_their_schedulers():
 
 def test_argument_errors():
     opt = _opt()
-    with pytest.raises(ValueError, match="Constant multiplicative factor expected to be between "
-                                         "0 and 1."):
+    with pytest.raises(
+        ValueError, match="Constant multiplicative factor expected to be between 0 and 1."
+    ):
         lrs.ConstantLR(opt, factor=2.0)
-    with pytest.raises(ValueError, match="Starting multiplicative factor expected to be greater "
-                                         "than 0"):
+    with pytest.raises(
+        ValueError, match="Starting multiplicative factor expected to be greater than 0"
+    ):
         lrs.LinearLR(opt, start_factor=0)
     with pytest.raises(ValueError, match="Ending multiplicative factor expected to be between"):
         lrs.LinearLR(opt, end_factor=1.5)
@@ -147,21 +160,22 @@ def test_argument_errors():
         lrs.CyclicLR(opt, 0.1, 1.0, mode="square")
     with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
         lrs.CyclicLR(optim.Adagrad([nn.Parameter(ct.zeros(1))]), 0.1, 1.0)
-    with pytest.raises(ValueError, match="base_lr must have the same length as "
-                                         "optimizer.param_groups"):
+    with pytest.raises(
+        ValueError, match="base_lr must have the same length as optimizer.param_groups"
+    ):
         lrs.CyclicLR(opt, [0.1, 0.2], 1.0)
-    with pytest.raises(ValueError, match="SequentialLR expects at least one scheduler, but got "
-                                         "no scheduler."):
+    with pytest.raises(
+        ValueError, match="SequentialLR expects at least one scheduler, but got no scheduler."
+    ):
         lrs.SequentialLR(opt, [], milestones=[])
-    with pytest.raises(ValueError, match="number of schedulers 2 and the number of milestones "
-                                         "to be equal to 2"):
+    with pytest.raises(
+        ValueError, match="number of schedulers 2 and the number of milestones to be equal to 2"
+    ):
         lrs.SequentialLR(opt, [lrs.StepLR(opt, 2), lrs.StepLR(opt, 3)], milestones=[1, 2])
-    with pytest.raises(ValueError, match="ChainedScheduler does not support "
-                                         "`ReduceLROnPlateau`"):
+    with pytest.raises(ValueError, match="ChainedScheduler does not support `ReduceLROnPlateau`"):
         lrs.ChainedScheduler([lrs.ReduceLROnPlateau(opt)])
     other = _opt()
-    with pytest.raises(ValueError, match="expects all schedulers to belong to the same "
-                                         "optimizer"):
+    with pytest.raises(ValueError, match="expects all schedulers to belong to the same optimizer"):
         lrs.ChainedScheduler([lrs.StepLR(opt, 2), lrs.StepLR(other, 2)])
     with pytest.raises(TypeError, match="lr_lambda should be a function, but got int"):
         lrs.MultiplicativeLR(opt, 3)

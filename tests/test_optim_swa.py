@@ -1,6 +1,7 @@
 """optim.swa_utils: AveragedModel (SWA and EMA, with and without buffers), update_bn and the
 averaging functions against PyTorch, recorded (tests/data/record_optim.py wrote them) and live
 when PyTorch is installed."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -25,8 +26,13 @@ def _assert_close(ours: dict, theirs: dict) -> None:
     for stage in ("before_bn", "after_bn"):
         assert list(ours[stage]) == list(theirs[stage])
         for key in theirs[stage]:
-            np.testing.assert_allclose(ours[stage][key], theirs[stage][key], rtol=1e-12,
-                                       atol=1e-14, err_msg=f"{stage} {key}")
+            np.testing.assert_allclose(
+                ours[stage][key],
+                theirs[stage][key],
+                rtol=1e-12,
+                atol=1e-14,
+                err_msg=f"{stage} {key}",
+            )
     np.testing.assert_allclose(ours["output"], theirs["output"], rtol=1e-12, atol=1e-14)
 
 
@@ -64,10 +70,12 @@ def test_update_bn_recomputes_running_stats_as_a_cumulative_mean():
     assert not model.training and model[1].momentum == 0.3
     with ct.no_grad():
         hidden = [model[0](b).numpy() for b in batches]
-    np.testing.assert_allclose(model[1].running_mean.numpy(),
-                               np.mean([h.mean(0) for h in hidden], 0), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(model[1].running_var.numpy(),
-                               np.mean([h.var(0, ddof=1) for h in hidden], 0), rtol=1e-5)
+    np.testing.assert_allclose(
+        model[1].running_mean.numpy(), np.mean([h.mean(0) for h in hidden], 0), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        model[1].running_var.numpy(), np.mean([h.var(0, ddof=1) for h in hidden], 0), rtol=1e-5
+    )
     assert model[1].num_batches_tracked.item() == 3
     swa_utils.update_bn(batches, nn.Linear(2, 2))  # no batch norm: nothing to do
 
@@ -85,18 +93,25 @@ def test_averaging_functions():
     ints = [ct.tensor([2, 4])]
     swa_utils.get_ema_multi_avg_fn(0.5)(ints, [ct.tensor([4, 8])], 1)
     assert ints[0].tolist() == [3, 6] and ints[0].dtype == ct.int64
-    with pytest.raises(ValueError, match=r"Invalid decay value 1.5 provided. Please provide a "
-                                         r"value in \[0,1\] range."):
+    with pytest.raises(
+        ValueError,
+        match=r"Invalid decay value 1.5 provided. Please provide a "
+        r"value in \[0,1\] range.",
+    ):
         swa_utils.get_ema_multi_avg_fn(1.5)
     with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
-        swa_utils.AveragedModel(nn.Linear(1, 1), avg_fn=swa_utils.get_swa_avg_fn(),
-                                multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
+        swa_utils.AveragedModel(
+            nn.Linear(1, 1),
+            avg_fn=swa_utils.get_swa_avg_fn(),
+            multi_avg_fn=swa_utils.get_swa_multi_avg_fn(),
+        )
 
 
 def test_swalr_errors_and_state_dict():
     opt = ct.optim.SGD([nn.Parameter(ct.zeros(1))], lr=1.0)
-    with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear', "
-                                         "instead got step"):
+    with pytest.raises(
+        ValueError, match="anneal_strategy must be one of 'cos' or 'linear', instead got step"
+    ):
         swa_utils.SWALR(opt, 0.1, anneal_strategy="step")
     with pytest.raises(ValueError, match="anneal_epochs must be equal or greater than 0, got -1"):
         swa_utils.SWALR(opt, 0.1, anneal_epochs=-1)

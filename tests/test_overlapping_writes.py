@@ -2,14 +2,17 @@
 makes) raise PyTorch's RuntimeError, for in-place ops and ``out=``; fills, views with distinct
 elements and size-1 broadcasts are still written. Every op's in-place and ``out=`` forms are
 checked by the conformance suite (``test_overlapping_writes``); these are the named cases."""
+
 from __future__ import annotations
 
 import pytest
 
 import coretorch as ct
 
-_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)
 
 
 def _expanded(m, device="cpu"):

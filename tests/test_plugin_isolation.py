@@ -6,6 +6,7 @@ that plugin, and slow plugins are timed and reported.
 The misbehaving plugins are the classes of tests/plugins/rogue/coretorch_test_rogue, installed
 into temporary folders under the entry-point names each test needs (never into .venv).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ from coretorch.plugins import backends
 ROGUE = pathlib.Path(__file__).parent / "plugins" / "rogue" / "coretorch_test_rogue"
 
 
-def install(site: pathlib.Path, dist: str, entry_points: dict[str, str],
-            package: bool = True) -> pathlib.Path:
+def install(
+    site: pathlib.Path, dist: str, entry_points: dict[str, str], package: bool = True
+) -> pathlib.Path:
     """Install distribution `dist` into folder `site` the way pip lays it out: the rogue package
     (unless `package` is False) and a .dist-info declaring `entry_points` (backend name ->
     ``"coretorch_test_rogue:Class"``) in group coretorch.backends."""
@@ -38,25 +40,37 @@ def install(site: pathlib.Path, dist: str, entry_points: dict[str, str],
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
-        "[coretorch.backends]\n" + "".join(f"{n} = {v}\n" for n, v in entry_points.items()))
+        "[coretorch.backends]\n" + "".join(f"{n} = {v}\n" for n, v in entry_points.items())
+    )
     return site
 
 
 def python_env(*paths: pathlib.Path, **overrides: str) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CORETORCH_BACKENDS", "CORETORCH_ALLOW_OVERRIDES")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CORETORCH_BACKENDS", "CORETORCH_ALLOW_OVERRIDES")
+    }
     env.update(COLUMNS="250", NO_COLOR="1", **overrides)
-    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] +
-                                        [p for p in [env.get("PYTHONPATH", "")] if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(p) for p in paths] + [p for p in [env.get("PYTHONPATH", "")] if p]
+    )
     return env
 
 
-def run_python(code: str, *paths: pathlib.Path, args: "list[str] | None" = None,
-               **env) -> subprocess.CompletedProcess:
+def run_python(
+    code: str, *paths: pathlib.Path, args: "list[str] | None" = None, **env
+) -> subprocess.CompletedProcess:
     """Run `code` (or ``python ARGS``) in a fresh interpreter with `paths` first on sys.path."""
     cmd = [sys.executable] + (args if args is not None else ["-c", code])
-    return subprocess.run(cmd, capture_output=True, text=True, env=python_env(*paths, **env),
-                          timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env=python_env(*paths, **env),
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def last_json(out: subprocess.CompletedProcess):
@@ -80,9 +94,16 @@ REPORT = textwrap.dedent("""
 
 # ---- a backend registers kernels only at its own keys -------------------------------------------
 
+
 def test_kernels_at_another_backends_key_fail_the_plugin(tmp_path):
-    site = install(tmp_path, "ct-rogue", {"zz_fast": "coretorch_test_rogue:Hijack",
-                                          "zz_sneaky": "coretorch_test_rogue:SneakyLibrary"})
+    site = install(
+        tmp_path,
+        "ct-rogue",
+        {
+            "zz_fast": "coretorch_test_rogue:Hijack",
+            "zz_sneaky": "coretorch_test_rogue:SneakyLibrary",
+        },
+    )
     st = last_json(run_python(REPORT, site))
     fast, sneaky = st["backends"]["zz_fast"], st["backends"]["zz_sneaky"]
     assert fast[0] == "failed"
@@ -106,8 +127,10 @@ def test_override_is_applied_only_with_consent_whatever_the_name(tmp_path, name)
     st = last_json(run_python(REPORT, site, CORETORCH_ALLOW_OVERRIDES=name))
     assert st["backends"][name] == ["loaded", "", [], ["cpu.add"], True]
     assert st["add"] == [42.0, 42.0]
-    assert st["warnings"] == [f"backend '{name}' replaces kernels of other backends: cpu.add "
-                              f"(allowed by CORETORCH_ALLOW_OVERRIDES)"]
+    assert st["warnings"] == [
+        f"backend '{name}' replaces kernels of other backends: cpu.add "
+        f"(allowed by CORETORCH_ALLOW_OVERRIDES)"
+    ]
 
 
 def test_enable_overrides_api_warns_once(tmp_path):
@@ -126,8 +149,10 @@ def test_enable_overrides_api_warns_once(tmp_path):
     before, after, first, second, caught = last_json(run_python(code, site))
     assert before == [2.0, 2.0] and after == [42.0, 42.0]
     assert first == second == ["cpu.add"]
-    assert caught == ["backend 'zz_fast' replaces kernels of other backends: cpu.add "
-                      "(allowed by coretorch.plugins.enable_overrides())"]
+    assert caught == [
+        "backend 'zz_fast' replaces kernels of other backends: cpu.add "
+        "(allowed by coretorch.plugins.enable_overrides())"
+    ]
 
 
 def test_python_m_coretorch_shows_overrides(tmp_path):
@@ -140,17 +165,20 @@ def test_python_m_coretorch_shows_overrides(tmp_path):
     cpu = next(line for line in out.stdout.splitlines() if line.startswith("│ cpu "))
     assert "cpu.add" not in cpu
     out = run_python("", site, args=["-m", "coretorch"])
-    assert "zz_fast asks to override: cpu.add (not allowed; set " \
-           "CORETORCH_ALLOW_OVERRIDES=zz_fast to allow)" in out.stdout
+    assert (
+        "zz_fast asks to override: cpu.add (not allowed; set "
+        "CORETORCH_ALLOW_OVERRIDES=zz_fast to allow)" in out.stdout
+    )
 
 
 def test_enable_overrides_rejects_unknown_and_unloaded_backends():
     with pytest.raises(ValueError, match=r"named 'mta' is installed.*Did you mean 'meta'"):
         ct.plugins.enable_overrides("mta")
-    assert ct.plugins.enable_overrides("meta") == []   # a backend that asked for nothing
+    assert ct.plugins.enable_overrides("meta") == []  # a backend that asked for nothing
 
 
 # ---- load order -------------------------------------------------------------------------------
+
 
 def test_load_order_is_by_name_then_distribution(tmp_path):
     """Two distributions provide backend 'dup': the one whose distribution name sorts first is
@@ -172,15 +200,21 @@ def test_load_order_is_by_name_then_distribution(tmp_path):
         names, dist, status, caught = last_json(run_python(code, *paths))
         assert names == sorted(names)
         assert (dist, status) == ("ct-dup-a", "loaded")
-        assert caught == ["two installed distributions provide a coretorch backend named 'dup': "
-                          "'ct-dup-a' (used) and 'ct-dup-b' (ignored); uninstall one of them"]
+        assert caught == [
+            "two installed distributions provide a coretorch backend named 'dup': "
+            "'ct-dup-a' (used) and 'ct-dup-b' (ignored); uninstall one of them"
+        ]
 
 
 # ---- any exception from a plugin fails only that plugin ----------------------------------------
 
+
 def test_system_exit_and_keyboard_interrupt_from_a_plugin_fail_only_it(tmp_path):
-    site = install(tmp_path, "ct-rogue", {"exits": "coretorch_test_rogue:Exits",
-                                          "interrupts": "coretorch_test_rogue:Interrupts"})
+    site = install(
+        tmp_path,
+        "ct-rogue",
+        {"exits": "coretorch_test_rogue:Exits", "interrupts": "coretorch_test_rogue:Interrupts"},
+    )
     st = last_json(run_python(REPORT, site))
     assert st["backends"]["exits"][:2] == ["failed", "SystemExit: 3"]
     assert st["backends"]["interrupts"][:2] == ["failed", "KeyboardInterrupt"]
@@ -193,11 +227,17 @@ def test_ctrl_c_during_import_stops_it(tmp_path):
     with KeyboardInterrupt, as it would anywhere else."""
     site = install(tmp_path, "ct-rogue", {"slow": "coretorch_test_rogue:Slow"})
     started = tmp_path / "started"
-    env = python_env(site, CORETORCH_TEST_SLOW_SECONDS="60",
-                     CORETORCH_TEST_SLOW_STARTED=str(started))
-    proc = subprocess.Popen([sys.executable, "-c", "import coretorch\nprint('imported')"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            stdin=subprocess.DEVNULL)
+    env = python_env(
+        site, CORETORCH_TEST_SLOW_SECONDS="60", CORETORCH_TEST_SLOW_STARTED=str(started)
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import coretorch\nprint('imported')"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while not started.exists():
@@ -214,6 +254,7 @@ def test_ctrl_c_during_import_stops_it(tmp_path):
 
 
 # ---- load time ---------------------------------------------------------------------------------
+
 
 def test_every_backend_is_timed():
     for info in backends().values():

@@ -1,6 +1,7 @@
 """Backend plugins: the installed test plugin (tests/plugins/demo_backend), a broken plugin that
 raises on import (installed into a temporary folder, never into .venv), CORETORCH_BACKENDS and
 `python -m coretorch`."""
+
 import json
 import os
 import pathlib
@@ -25,9 +26,12 @@ BROKEN_ERROR = "coretorch_test_broken: this plugin fails on import on purpose"
 @pytest.fixture(scope="module")
 def demo():
     if "demo" not in backends():
-        pytest.fail("the test plugin coretorch-test-demo is not installed: run `make install` "
-                    "(or pip install -e tests/plugins/demo_backend)")
+        pytest.fail(
+            "the test plugin coretorch-test-demo is not installed: run `make install` "
+            "(or pip install -e tests/plugins/demo_backend)"
+        )
     import coretorch_test_demo.plugin as plugin
+
     return plugin
 
 
@@ -42,15 +46,24 @@ def run_python(code: str, pythonpath: "pathlib.Path | None" = None, **env_overri
     env = {k: v for k, v in os.environ.items() if k != "CORETORCH_BACKENDS"}
     env.update(COLUMNS="250", NO_COLOR="1", **env_overrides)
     if pythonpath is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(pythonpath),
-                                                          env.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=120, stdin=subprocess.DEVNULL)
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(pythonpath), env.get("PYTHONPATH", "")])
+        )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
-STATUS = ("import json, coretorch\n"
-          "print(json.dumps({n: [i.status, i.reason, i.device_types] "
-          "for n, i in coretorch.plugins.backends().items()}))")
+STATUS = (
+    "import json, coretorch\n"
+    "print(json.dumps({n: [i.status, i.reason, i.device_types] "
+    "for n, i in coretorch.plugins.backends().items()}))"
+)
 
 
 def statuses(out) -> dict:
@@ -59,6 +72,7 @@ def statuses(out) -> dict:
 
 
 # ---- the installed demo plugin --------------------------------------------------------------
+
 
 def test_demo_plugin_is_discovered_and_loaded(demo):
     info = backends()["demo"]
@@ -71,8 +85,9 @@ def test_demo_plugin_is_discovered_and_loaded(demo):
 
 
 def test_plugin_without_device_type_is_not_a_test_device(demo, request):
-    from coretorch.testing.pytest_plugin import selected_device_types
     from coretorch.device import device_types
+    from coretorch.testing.pytest_plugin import selected_device_types
+
     assert all(entry.backend != "demo" for entry in device_types().values())
     types = selected_device_types(request.config)
     assert types and all(device_types()[t].backend != "demo" for t in types)
@@ -100,8 +115,9 @@ def test_plugin_key_kernel_via_redispatch(calls):
 
 def test_plugin_boxed_fallback_at_its_key(calls, device):
     a, b = ct.zeros(2, 3, device=device), ct.zeros(3, device=device)
-    out = ct.ops.aten.add.redispatch(DispatchKeySet(DispatchKey.get("CtDemo")),
-                                     *ct.ops.aten.add.bind(a, b))
+    out = ct.ops.aten.add.redispatch(
+        DispatchKeySet(DispatchKey.get("CtDemo")), *ct.ops.aten.add.bind(a, b)
+    )
     assert calls == ["fallback:aten::add"]
     assert out.shape == (2, 3) and out.device == ct.device(device)
 
@@ -119,15 +135,32 @@ def test_python_m_coretorch_lists_backends():
 
 # ---- a broken plugin --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def broken_site(tmp_path_factory) -> pathlib.Path:
     """coretorch-test-broken installed (pip --target) into a folder outside .venv."""
     root = tmp_path_factory.mktemp("broken")
     src = shutil.copytree(PLUGINS / "broken_backend", root / "src")
     site = root / "site"
-    out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                          "--no-build-isolation", "--no-index", "--target", str(site), str(src)],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert list(site.glob("coretorch_test_broken-*.dist-info"))
     return site
@@ -145,8 +178,9 @@ def test_broken_plugin_never_breaks_import(broken_site):
 
 
 def test_broken_plugin_shown_as_failed_by_python_m_coretorch(broken_site):
-    out = run_python("import runpy; runpy.run_module('coretorch', run_name='__main__')",
-                     broken_site)
+    out = run_python(
+        "import runpy; runpy.run_module('coretorch', run_name='__main__')", broken_site
+    )
     assert out.returncode == 0, out.stderr
     line = next(line for line in out.stdout.splitlines() if " broken " in line)
     assert "failed" in line and BROKEN_ERROR in line
@@ -175,8 +209,9 @@ def test_backend_named_in_env_that_fails_raises_with_cause(broken_site):
 def test_backends_env_limits_loading(broken_site):
     st = statuses(run_python(STATUS, broken_site, CORETORCH_BACKENDS="meta"))
     assert st["meta"][0] == "loaded"
-    assert {n: s[0] for n, s in st.items() if n != "meta"} == \
-        {n: "skipped" for n in st if n != "meta"}
+    assert {n: s[0] for n, s in st.items() if n != "meta"} == {
+        n: "skipped" for n in st if n != "meta"
+    }
     assert st["broken"][1] == "not in CORETORCH_BACKENDS"
     code = textwrap.dedent("""
         import coretorch as ct
@@ -189,8 +224,10 @@ def test_backends_env_limits_loading(broken_site):
     """)
     out = run_python(code, broken_site, CORETORCH_BACKENDS="meta")
     assert out.stdout.strip().splitlines() == [
-        "['meta']", "device type 'cpu' cannot be used: backend 'cpu' is installed but was not "
-                    "loaded: not in CORETORCH_BACKENDS"], out.stderr
+        "['meta']",
+        "device type 'cpu' cannot be used: backend 'cpu' is installed but was not "
+        "loaded: not in CORETORCH_BACKENDS",
+    ], out.stderr
 
 
 def test_backends_env_naming_a_missing_plugin_raises():
@@ -211,33 +248,51 @@ def test_failed_backend_is_named_where_its_device_is_used(broken_site):
     """)
     out = run_python(code, broken_site)
     assert out.returncode == 0, out.stderr
-    why = (f"device type 'broken' cannot be used: backend 'broken' failed to load: RuntimeError: "
-           f"{BROKEN_ERROR} (`python -m coretorch` shows the traceback)")
+    why = (
+        f"device type 'broken' cannot be used: backend 'broken' failed to load: RuntimeError: "
+        f"{BROKEN_ERROR} (`python -m coretorch` shows the traceback)"
+    )
     assert out.stdout.strip().splitlines() == [why, why]
 
 
 def test_pytest_backend_option_names_the_failed_backend(broken_site, tmp_path):
     test_file = tmp_path / "test_on_device.py"
     test_file.write_text("def test_runs(device):\n    pass\n")
-    code = (f"import sys, pytest\nsys.exit(pytest.main(['-p', 'no:cacheprovider', '--backend', "
-            f"'broken', '--backend', 'mta', '--backend', 'meta', {str(test_file)!r}]))")
+    code = (
+        f"import sys, pytest\nsys.exit(pytest.main(['-p', 'no:cacheprovider', '--backend', "
+        f"'broken', '--backend', 'mta', '--backend', 'meta', {str(test_file)!r}]))"
+    )
     out = run_python(code, broken_site)
     assert out.returncode == pytest.ExitCode.USAGE_ERROR, out.stdout + out.stderr
-    assert (f"--backend broken: backend 'broken' failed to load: RuntimeError: {BROKEN_ERROR}"
-            in out.stderr)
+    assert (
+        f"--backend broken: backend 'broken' failed to load: RuntimeError: {BROKEN_ERROR}"
+        in out.stderr
+    )
     assert "--backend mta: no such backend or device type" in out.stderr
     assert "Did you mean 'meta'?" in out.stderr and "--backend meta" not in out.stderr
 
 
 # ---- names that are not loaded get a suggestion ------------------------------------------------
 
-@pytest.mark.parametrize("call,exc,message", [
-    (lambda: DispatchKey.get("Cpu"), ValueError, "unknown dispatch key 'Cpu'. Did you mean 'CPU'?"),
-    (lambda: DispatchKey.get("Autogard"), ValueError, "Did you mean 'Autograd'?"),
-    (lambda: Library("aten", "IMPL", "Meta_"), ValueError, "Did you mean 'Meta'?"),
-    (lambda: ct.device("cpuu"), RuntimeError, "device string: cpuu. Did you mean 'cpu'?"),
-    (lambda: ct.ones(2, device="mta"), RuntimeError, "device string: mta. Did you mean 'meta'?"),
-])
+
+@pytest.mark.parametrize(
+    "call,exc,message",
+    [
+        (
+            lambda: DispatchKey.get("Cpu"),
+            ValueError,
+            "unknown dispatch key 'Cpu'. Did you mean 'CPU'?",
+        ),
+        (lambda: DispatchKey.get("Autogard"), ValueError, "Did you mean 'Autograd'?"),
+        (lambda: Library("aten", "IMPL", "Meta_"), ValueError, "Did you mean 'Meta'?"),
+        (lambda: ct.device("cpuu"), RuntimeError, "device string: cpuu. Did you mean 'cpu'?"),
+        (
+            lambda: ct.ones(2, device="mta"),
+            RuntimeError,
+            "device string: mta. Did you mean 'meta'?",
+        ),
+    ],
+)
 def test_unknown_names_get_a_suggestion(call, exc, message):
     with pytest.raises(exc, match=re.escape(message)):
         call()
@@ -251,13 +306,15 @@ def test_unknown_name_far_from_every_known_one_gets_no_suggestion():
 
 def test_backend_option_problems_in_process():
     from coretorch.testing.pytest_plugin import backend_option_problems
+
     assert backend_option_problems(["meta", "cpu"]) == []
     assert backend_option_problems(["cpuu", "demo"]) == [
         "--backend cpuu: no such backend or device type (loaded: "
         f"{', '.join(n for n, i in backends().items() if i.status == 'loaded')}). "
         "Did you mean 'cpu'?",
         "--backend demo: backend 'demo' is loaded but provides no device type 'demo' "
-        "(its device types: none)"]
+        "(its device types: none)",
+    ]
 
 
 # ---- a plugin that fails half-way is rolled back ----------------------------------------------
@@ -304,8 +361,10 @@ def test_plugin_failing_half_way_is_rolled_back(tmp_path):
     out = run_python(code, site)
     assert out.returncode == 0, out.stderr
     status_line, types_line, add_line, where_used = out.stdout.strip().splitlines()[-4:]
-    assert where_used.startswith("device type 'halfway' cannot be used: backend 'zz_halfway' "
-                                 "failed to load: ValueError: halfway: failed after registering")
+    assert where_used.startswith(
+        "device type 'halfway' cannot be used: backend 'zz_halfway' "
+        "failed to load: ValueError: halfway: failed after registering"
+    )
     st = json.loads(status_line)
     assert st["zz_halfway"][:2] == ["failed", "ValueError: halfway: failed after registering"]
     assert "halfway" not in types_line, "the failed plugin's device type is unregistered"

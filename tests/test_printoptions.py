@@ -1,4 +1,5 @@
 """set_printoptions changes tensor printing as PyTorch's does (the strings PyTorch prints)."""
+
 from __future__ import annotations
 
 import pytest
@@ -41,8 +42,13 @@ def test_profiles_and_sci_mode():
 
 def test_matches_torch():
     torch = pytest.importorskip("torch")
-    cases = [dict(precision=2), dict(threshold=5, edgeitems=2), dict(sci_mode=True),
-             dict(linewidth=30), dict(profile="short")]
+    cases = [
+        dict(precision=2),
+        dict(threshold=5, edgeitems=2),
+        dict(sci_mode=True),
+        dict(linewidth=30),
+        dict(profile="short"),
+    ]
     values = [[1.12345, -20.5, 3e-3, 7.0] * 3, list(range(12))]
     try:
         for opts in cases:

@@ -1,4 +1,5 @@
 """The coretorch-profile command, end to end in a subprocess."""
+
 from __future__ import annotations
 
 import gzip
@@ -10,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from test_profiler_trace import check_trace
 
 SCRIPT = Path(sys.executable).parent / "coretorch-profile"
@@ -19,8 +19,7 @@ SCRIPT = Path(sys.executable).parent / "coretorch-profile"
 def run(args: list[str], cwd: Path, console_script: bool = False) -> subprocess.CompletedProcess:
     cmd = [str(SCRIPT)] if console_script else [sys.executable, "-m", "coretorch_profiler"]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    return subprocess.run(cmd + args, cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env=env)
+    return subprocess.run(cmd + args, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
 
 
 def write(tmp: Path, name: str, body: str) -> Path:
@@ -60,8 +59,21 @@ def test_console_script_is_installed(tmp_path):
 
 def test_runs_script_prints_table_writes_trace_and_propagates_exit_code(tmp_path):
     write(tmp_path, "ok.py", OK)
-    r = run(["--record-shapes", "--memory", "--flops", "--sort", "self_cpu_time_total",
-             "-o", "out.json", "ok.py", "3", "--not-ours"], tmp_path)
+    r = run(
+        [
+            "--record-shapes",
+            "--memory",
+            "--flops",
+            "--sort",
+            "self_cpu_time_total",
+            "-o",
+            "out.json",
+            "ok.py",
+            "3",
+            "--not-ours",
+        ],
+        tmp_path,
+    )
     assert r.returncode == 3, r.stderr
     assert "device cpu args ['3', '--not-ours']" in r.stdout
     for col in ("Self CPU %", "CPU total", "# of Calls", "Input Shapes", "CPU Mem", "FLOPs"):
@@ -91,6 +103,7 @@ def in_process(args: list[str], cwd: Path, capsys) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of coretorch-profile run in this process: for the errors
     found before the program would run."""
     from coretorch_profiler.cli import main
+
     saved = os.getcwd()
     os.chdir(cwd)
     try:
@@ -108,7 +121,8 @@ def test_missing_script_is_a_one_line_error(tmp_path, capsys):
     code, out, err = in_process(["nothere.py"], tmp_path, capsys)
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [
-        "coretorch-profile: error: can't open file 'nothere.py': No such file or directory"]
+        "coretorch-profile: error: can't open file 'nothere.py': No such file or directory"
+    ]
     code, out, err = in_process(["-m", "no_such_module_xyz"], tmp_path, capsys)
     assert code == 1 and len(err.strip().splitlines()) == 1
 
@@ -117,7 +131,10 @@ def test_module_mode_device_and_schedule(tmp_path):
     pkg = tmp_path / "mypkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    write(pkg, "train.py", """
+    write(
+        pkg,
+        "train.py",
+        """
         import sys
         import coretorch as ct
         import coretorch_profiler
@@ -126,35 +143,56 @@ def test_module_mode_device_and_schedule(tmp_path):
             x = ct.zeros(i + 1) + 1
             coretorch_profiler.step()
         print("device", x.device)
-    """)
-    r = run(["--device", "meta", "--schedule", "1,1,2", "--record-shapes", "-m", "mypkg.train",
-             "a", "-b"], tmp_path)
+    """,
+    )
+    r = run(
+        [
+            "--device",
+            "meta",
+            "--schedule",
+            "1,1,2",
+            "--record-shapes",
+            "-m",
+            "mypkg.train",
+            "a",
+            "-b",
+        ],
+        tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     assert "argv ['a', '-b']" in r.stdout and "device meta" in r.stdout
     doc = json.loads((tmp_path / "trace.json").read_text())
     xs = check_trace(doc)["X"]
-    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep")) == \
-        ["ProfilerStep#2", "ProfilerStep#3"]
+    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep")) == [
+        "ProfilerStep#2",
+        "ProfilerStep#3",
+    ]
     assert [e["args"]["Input Dims"][0] for e in xs if e["name"] == "aten::add"] == [[3], [4]]
 
 
 def test_bad_options(tmp_path, capsys):
     write(tmp_path, "ok.py", OK)
-    for args, says in ((["--schedule", "1,2", "ok.py"], "--schedule"),
-                       (["--sort", "nope", "ok.py"], "invalid choice"),
-                       (["--device", "nosuchdevice", "ok.py"], "--device"),
-                       ([], "no script")):
+    for args, says in (
+        (["--schedule", "1,2", "ok.py"], "--schedule"),
+        (["--sort", "nope", "ok.py"], "invalid choice"),
+        (["--device", "nosuchdevice", "ok.py"], "--device"),
+        ([], "no script"),
+    ):
         code, out, err = in_process(args, tmp_path, capsys)
         assert code == 2 and says in err and "device cpu" not in out
 
 
 def test_detect_anomaly_option(tmp_path):
-    write(tmp_path, "nan.py", """
+    write(
+        tmp_path,
+        "nan.py",
+        """
         import coretorch as ct
         x = ct.tensor([1.0, 0.0])
         y = x.log()
         print("not reached")
-    """)
+    """,
+    )
     r = run(["--detect-anomaly", "nan.py"], tmp_path)
     if "Could not run 'aten::log'" in r.stderr:
         pytest.skip("cpu log kernel not available yet")
@@ -188,21 +226,27 @@ def test_output_path_is_checked_before_the_program_runs(tmp_path, capsys):
     write(tmp_path, "ok.py", OK)
     code, out, err = in_process(["-o", "/nonexistent/t.json", "ok.py"], tmp_path, capsys)
     assert code == 2 and "device" not in out  # the program never ran
-    assert err.strip() == ("coretorch-profile: error: --output: cannot write the trace to "
-                           "'/nonexistent/t.json': the folder '/nonexistent' does not exist")
+    assert err.strip() == (
+        "coretorch-profile: error: --output: cannot write the trace to "
+        "'/nonexistent/t.json': the folder '/nonexistent' does not exist"
+    )
     code, out, err = in_process(["--html", str(tmp_path), "ok.py"], tmp_path, capsys)
     assert code == 2 and "is a directory" in err
 
 
 def test_the_programs_status_survives_an_output_that_fails_late(tmp_path):
     (tmp_path / "out").mkdir()
-    write(tmp_path, "rm.py", """
+    write(
+        tmp_path,
+        "rm.py",
+        """
         import shutil, sys
         import coretorch as ct
         ct.ones(2) + 1
         shutil.rmtree(sys.argv[1])
         raise ValueError("the program's own error")
-    """)
+    """,
+    )
     r = run(["-o", "out/t.json", "rm.py", str(tmp_path / "out")], tmp_path)
     assert r.returncode == 1
     err = r.stderr
@@ -213,13 +257,30 @@ def test_the_programs_status_survives_an_output_that_fails_late(tmp_path):
 
 def test_schedule_counts_optimizer_steps_and_stacks_end_at_the_script(tmp_path):
     write(tmp_path, "train.py", TRAIN)
-    r = run(["--schedule", "2,1,3", "--with-stack", "--with-modules", "--html", "r.html",
-             "--stacks", "s.folded", "train.py", "8"], tmp_path, console_script=True)
+    r = run(
+        [
+            "--schedule",
+            "2,1,3",
+            "--with-stack",
+            "--with-modules",
+            "--html",
+            "r.html",
+            "--stacks",
+            "s.folded",
+            "train.py",
+            "8",
+        ],
+        tmp_path,
+        console_script=True,
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads((tmp_path / "trace.json").read_text())
     xs = check_trace(doc)["X"]
-    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep#")) == \
-        ["ProfilerStep#3", "ProfilerStep#4", "ProfilerStep#5"]
+    assert sorted(e["name"] for e in xs if e["name"].startswith("ProfilerStep#")) == [
+        "ProfilerStep#3",
+        "ProfilerStep#4",
+        "ProfilerStep#5",
+    ]
     stacks = [e["args"]["Call stack"].split(";") for e in xs if "Call stack" in e["args"]]
     assert stacks and all(s[-1].endswith("): <module>") and "train.py" in s[-1] for s in stacks)
     assert "nn.Module: 0 (backward)" in {e["name"] for e in xs}
@@ -231,17 +292,21 @@ def test_schedule_counts_optimizer_steps_and_stacks_end_at_the_script(tmp_path):
 
 
 def test_anomaly_traceback_shows_only_the_users_frames(tmp_path):
-    write(tmp_path, "nan.py", """
+    write(
+        tmp_path,
+        "nan.py",
+        """
         import coretorch as ct
 
         def f(x):
             return x.log()
 
         f(ct.tensor([1.0, 0.0]))
-    """)
+    """,
+    )
     r = run(["--detect-anomaly", "nan.py"], tmp_path)
     assert r.returncode == 1
-    tb = r.stderr[r.stderr.index("Traceback"):]
+    tb = r.stderr[r.stderr.index("Traceback") :]
     files = [ln.split('"')[1] for ln in tb.splitlines() if ln.strip().startswith('File "')]
     assert [os.path.basename(f) for f in files] == ["nan.py", "nan.py"]
     assert "AnomalyError: Anomaly detected: aten::log returned inf" in tb
@@ -249,6 +314,7 @@ def test_anomaly_traceback_shows_only_the_users_frames(tmp_path):
 
 def test_diff_command_and_its_exit_status(tmp_path, capsys):
     from coretorch_profiler.cli import main
+
     write(tmp_path, "train.py", TRAIN)
     assert run(["-o", "a.json", "train.py", "3"], tmp_path).returncode == 0
     slower = json.loads((tmp_path / "a.json").read_text())

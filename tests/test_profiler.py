@@ -1,4 +1,5 @@
 """profile(): events, nesting, key_averages tables, schedules, memory and FLOP accounting."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,14 @@ import pytest
 import coretorch as ct
 from coretorch.device import device_types
 from coretorch.ops import REGISTRY
-from coretorch_profiler import (ProfilerAction, ProfilerActivity, profile, record_function,
-                                schedule, supported_activities)
+from coretorch_profiler import (
+    ProfilerAction,
+    ProfilerActivity,
+    profile,
+    record_function,
+    schedule,
+    supported_activities,
+)
 
 
 def _rows_by_name(rows):
@@ -34,7 +41,8 @@ def test_events_nest_under_user_annotations(device):
     assert all(e.category == "cpu_op" for e in adds)
     assert block.cpu_time_total >= sum(c.cpu_time_total for c in block.cpu_children)
     assert block.self_cpu_time_total == pytest.approx(
-        block.cpu_time_total - sum(c.cpu_time_total for c in block.cpu_children), abs=1e-6)
+        block.cpu_time_total - sum(c.cpu_time_total for c in block.cpu_children), abs=1e-6
+    )
 
 
 def test_table_columns_and_contents(device):
@@ -47,8 +55,15 @@ def test_table_columns_and_contents(device):
     avgs = prof.key_averages()
     text = avgs.table(sort_by="cpu_time_total", row_limit=10)
     header = next(ln for ln in text.splitlines() if "Name" in ln)
-    cols = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-            "# of Calls"]
+    cols = [
+        "Name",
+        "Self CPU %",
+        "Self CPU",
+        "CPU total %",
+        "CPU total",
+        "CPU time avg",
+        "# of Calls",
+    ]
     positions = [header.index(c) for c in cols]
     assert positions == sorted(positions)
     assert "Input Shapes" not in header and "CPU Mem" not in header and "FLOPs" not in header
@@ -81,8 +96,9 @@ def test_group_by_input_shape_and_stack(device):
     assert "Input Shapes" in text and "[[2, 3], [], []]" in text
     rows = prof.key_averages(group_by_stack_n=1).rows()
     locs = [r["Source Location"] for r in rows if r["Name"] == "aten::add"]
-    assert len(locs) == 3 and f"{__file__}({line_b}): test_group_by_input_shape_and_stack" in \
-        [loc[0] for loc in locs]
+    assert len(locs) == 3 and f"{__file__}({line_b}): test_group_by_input_shape_and_stack" in [
+        loc[0] for loc in locs
+    ]
 
 
 def test_table_sort_by_unknown_key_says_what_is_valid():
@@ -104,8 +120,14 @@ def test_results_need_a_finished_window():
 
 
 @pytest.mark.filterwarnings("ignore:Profiler won't be using warmup")
-@pytest.mark.parametrize("cfg", [dict(wait=1, warmup=1, active=2), dict(wait=0, warmup=0, active=1),
-                                 dict(wait=2, warmup=1, active=3, repeat=2, skip_first=3)])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        dict(wait=1, warmup=1, active=2),
+        dict(wait=0, warmup=0, active=1),
+        dict(wait=2, warmup=1, active=3, repeat=2, skip_first=3),
+    ],
+)
 def test_schedule_matches_torch(cfg):
     torch_profiler = pytest.importorskip("torch.profiler")
     ours, theirs = schedule(**cfg), torch_profiler.schedule(**cfg)
@@ -115,9 +137,11 @@ def test_schedule_matches_torch(cfg):
 def test_schedule_records_only_active_steps(device):
     a = ct.zeros(1, device=device)
     ready = []
-    with profile(schedule=schedule(wait=1, warmup=1, active=2, repeat=1),
-                 on_trace_ready=lambda p: ready.append(p.key_averages()),
-                 record_shapes=True) as prof:
+    with profile(
+        schedule=schedule(wait=1, warmup=1, active=2, repeat=1),
+        on_trace_ready=lambda p: ready.append(p.key_averages()),
+        record_shapes=True,
+    ) as prof:
         for step in range(6):
             ct.zeros(step + 1, device=device) + a  # the shape tells the step
             prof.step()
@@ -233,8 +257,9 @@ def test_flops_matmul_on_meta():
 
 
 def test_flops_conv2d_on_meta():
-    conv = getattr(getattr(ct.nn, "functional", None), "conv2d", None) if hasattr(ct, "nn") \
-        else None
+    conv = (
+        getattr(getattr(ct.nn, "functional", None), "conv2d", None) if hasattr(ct, "nn") else None
+    )
     if conv is None:
         pytest.skip("conv2d is not available yet")
     n, cin, cout, h, w, kh, kw = 2, 3, 8, 10, 12, 3, 5
@@ -248,6 +273,7 @@ def test_flops_conv2d_on_meta():
 def test_profiler_removes_its_callbacks():
     from coretorch import record_function as rf_mod
     from coretorch.tensor import storage
+
     before = (len(rf_mod._global), len(storage._hooks), rf_mod.state.active)
     with profile(profile_memory=True):
         assert rf_mod.state.active
@@ -266,12 +292,18 @@ def test_flops_of_a_training_step_on_meta():
     mm = 2 * bsz * fin * fout
     # forward x @ W.T + b: one addmm; backward grad @ W and grad.T @ x: two mm
     assert [e.flops for e in evs if e.name == "aten::addmm"] == [mm + bsz * fout]
-    bwd_mm = [e.flops for e in evs if e.name == "aten::mm" and e.cpu_parent is not None
-              and e.cpu_parent.name == "AddmmBackward0"]
+    bwd_mm = [
+        e.flops
+        for e in evs
+        if e.name == "aten::mm"
+        and e.cpu_parent is not None
+        and e.cpu_parent.name == "AddmmBackward0"
+    ]
     assert bwd_mm == [mm, mm]
     # nested FLOPs (an addmm's own mm) are counted once; the sums count one per element
     assert prof.total_flops() == 3 * mm + bsz * fout + sum(
-        e.flops for e in evs if e.name == "aten::sum")
+        e.flops for e in evs if e.name == "aten::sum"
+    )
 
 
 @pytest.mark.filterwarnings("ignore::coretorch.ops.cpu_fallback.CPUFallbackWarning")
@@ -280,6 +312,7 @@ def test_observing_backward_does_not_make_it_copy_gradients(device):
     # holding the gradients (the profiler's, the anomaly detector's) must not defeat that, or
     # profiling would show (and time) clones that an unprofiled step never runs
     from coretorch_profiler import detect_anomaly
+
     w = ct.ones(3, 4, device=device, requires_grad=True)
     x = ct.ones(2, 3, device=device)
     with detect_anomaly(), profile() as prof:
@@ -292,6 +325,7 @@ def test_raw_records_leave_the_garbage_collectors_view(device):
     # a record the collector keeps tracking is promoted to the oldest generation, and piles of
     # those trigger full collections of the whole heap (~100 ms each, every few hundred steps)
     import gc
+
     a = ct.ones(4, 3, device=device)
     with profile(record_shapes=True, with_stack=True, profile_memory=True) as prof:
         for _ in range(3):

@@ -1,5 +1,6 @@
 """Advice: each rule fires on a program built to trigger it, with its numbers, and every rule
 stays silent on a clean one."""
+
 from __future__ import annotations
 
 import os
@@ -49,6 +50,7 @@ def test_tiny_ops():
         y = x
         for _ in range(100):
             y = y * 1.0 + 0.0
+
     hint = _rules(_steps(step))["tiny-ops"]
     assert float(hint.evidence["ops per step"]) >= 200
     assert hint.evidence["median op"].endswith("us")
@@ -68,8 +70,11 @@ def test_threads_oversubscribed():
     finally:
         os.sched_setaffinity(0, saved)
     assert hint.evidence["cores available"] == 1
-    assert any(k.endswith("threads") and v >= 2 for k, v in hint.evidence.items()
-               if k != "cores available" and isinstance(v, int))
+    assert any(
+        k.endswith("threads") and v >= 2
+        for k, v in hint.evidence.items()
+        if k != "cores available" and isinstance(v, int)
+    )
     assert "threadpool_limits(1)" in hint.suggestion
 
 
@@ -77,6 +82,7 @@ def test_slow_kernel(monkeypatch):
     # the rate is compared with a fixed machine figure: measured under a loaded machine's
     # contention, the real one can fall close to what the outer product achieves
     from coretorch_profiler import machine
+
     monkeypatch.setattr(machine, "peak_gflops", lambda n=512: 1000.0)
     a, b = ct.randn(2048, 1), ct.randn(1, 2048)  # an outer product: all memory, few FLOPs
     hint = _rules(_steps(lambda: a @ b, with_flops=True))["slow-kernel"]
@@ -105,6 +111,7 @@ def test_dataloader_wait():
             opt.zero_grad()
             F.cross_entropy(model(x), y).backward()
             opt.step()
+
     epoch()  # first calls compile kernels
     with profile() as prof:
         epoch()
@@ -128,6 +135,7 @@ def test_host_device_copies():
     def step():
         for _ in range(3):  # a constant copied to the device again at every step
             w.to("meta")
+
     hint = _rules(_steps(step))["copies"]
     assert hint.evidence["host to device per step"] == "3.0"
     assert hint.evidence["bytes per step"] == "48.00 KB"

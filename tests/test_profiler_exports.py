@@ -1,5 +1,6 @@
 """Views of one profile: folded stacks, the trace read back, diffs, TensorBoard's file layout,
 trace metadata, the memory timeline by category, FLOP units, the framework-overhead column."""
+
 from __future__ import annotations
 
 import gzip
@@ -10,15 +11,20 @@ import socket
 import time
 
 import pytest
+from test_profiler_trace import check_trace
 
 import coretorch as ct
 import coretorch.nn as nn
 import coretorch.nn.functional as F
-from coretorch_profiler import (ProfileResult, diff, load_trace, profile, record_function,
-                                tensorboard_trace_handler)
+from coretorch_profiler import (
+    ProfileResult,
+    diff,
+    load_trace,
+    profile,
+    record_function,
+    tensorboard_trace_handler,
+)
 from coretorch_profiler.raw import EventKind, RawProfile, region
-
-from test_profiler_trace import check_trace
 
 
 def _train(steps: int = 3, width: int = 8, **kw):
@@ -36,8 +42,9 @@ def _train(steps: int = 3, width: int = 8, **kw):
 
 @pytest.fixture(scope="module")
 def full():
-    return _train(record_shapes=True, profile_memory=True, with_stack=True, with_flops=True,
-                  with_modules=True)
+    return _train(
+        record_shapes=True, profile_memory=True, with_stack=True, with_flops=True, with_modules=True
+    )
 
 
 def test_folded_stacks_run_from_user_frames_through_modules_to_ops(full, tmp_path):
@@ -157,8 +164,11 @@ def test_memory_timeline_by_category(full, tmp_path):
 
 def test_flops_in_readable_units_with_what_is_counted(full):
     text = full.flops_summary()
-    assert re.search(r"Total FLOPs: [\d.]+ (K|M)FLOP \([\d,]+\): forward [\d.]+ \w+, "
-                     r"backward [\d.]+ \w+", text)
+    assert re.search(
+        r"Total FLOPs: [\d.]+ (K|M)FLOP \([\d,]+\): forward [\d.]+ \w+, "
+        r"backward [\d.]+ \w+",
+        text,
+    )
     assert "Per step:" in text and "over 3 steps" in text
     assert "2 FLOPs per multiply-add" in text and "PyTorch" in text
     with profile() as bare:
@@ -171,9 +181,11 @@ def test_framework_overhead_column_when_kernels_are_bracketed():
     # a dispatcher that brackets backend kernels gives each op its kernel time (kernel_ns)
     raw = RawProfile()
     raw.t1 = 100_000
-    raw.ops = [region("aten::linear", EventKind.FUNCTION, 0, 10_000, 1),
-               region("aten::addmm", EventKind.FUNCTION, 2_000, 9_000, 1, kernel=5_000),
-               region("aten::relu", EventKind.FUNCTION, 20_000, 24_000, 1, kernel=1_000)]
+    raw.ops = [
+        region("aten::linear", EventKind.FUNCTION, 0, 10_000, 1),
+        region("aten::addmm", EventKind.FUNCTION, 2_000, 9_000, 1, kernel=5_000),
+        region("aten::relu", EventKind.FUNCTION, 20_000, 24_000, 1, kernel=1_000),
+    ]
     rows = {r["Name"]: r for r in ProfileResult(raw).key_averages().rows()}
     assert rows["aten::addmm"]["In kernels"] == pytest.approx(5.0)
     assert rows["aten::linear"]["Overhead %"] == pytest.approx(50.0)  # 10 us, 5 in kernels
@@ -189,6 +201,7 @@ def test_framework_overhead_column_when_kernels_are_bracketed():
     assert (relu["overhead_a"], relu["overhead_b"]) == (0, pytest.approx(3.0))
     assert "Overhead b" in d.table()
     from coretorch_profiler.report import report_html
+
     assert "<th>Overhead %</th>" in report_html(ProfileResult(raw))
     assert "<th>Overhead %</th>" not in report_html(ProfileResult(plain))
 
@@ -199,8 +212,12 @@ def test_table_options_as_pytorch_spells_them():
         with record_function("a_rather_long_region_name_for_the_table"):
             x + 1
     avgs = prof.key_averages(group_by_input_shape=True)
-    text = avgs.table(time_unit="ms", max_name_column_width=10, top_level_events_only=True,
-                      max_shapes_column_width=20)
+    text = avgs.table(
+        time_unit="ms",
+        max_name_column_width=10,
+        top_level_events_only=True,
+        max_shapes_column_width=20,
+    )
     names = [ln.split()[0] for ln in text.splitlines()[2:-1] if ln.strip()]
     assert names[0] == "a_rathe..." and "aten::add" not in names  # top level only
     assert re.search(r"\d\.\d{3}ms", text) and "us " not in text

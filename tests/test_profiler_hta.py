@@ -3,6 +3,7 @@ reads coretorch traces: temporal breakdown, idle time, kernel breakdown, steps a
 
 The run uses the cuda backend in emulation (numpy standing in for CuPy) so that the trace has
 a device track, which HTA's analyses are about."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,11 @@ import textwrap
 
 import pytest
 
-pytest.importorskip("hta", reason="HolisticTraceAnalysis is not installed (optional test extra: "
-                                  "pip install 'coretorch-profiler[hta]')")
+pytest.importorskip(
+    "hta",
+    reason="HolisticTraceAnalysis is not installed (optional test extra: "
+    "pip install 'coretorch-profiler[hta]')",
+)
 
 SCRIPT = """
     import json, logging, sys, warnings
@@ -65,15 +69,22 @@ def test_hta_analyses_a_coretorch_trace(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(SCRIPT))
     env = dict(os.environ, CORETORCH_CUDA_EMULATE="1", PYTHONWARNINGS="ignore")
-    r = subprocess.run([sys.executable, str(script), str(tmp_path / "traces")],
-                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    r = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "traces")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(next(ln for ln in r.stdout.splitlines() if ln.startswith("RESULT"))[7:])
     (t,) = res["temporal"]
     assert t["rank"] == 0 and t["kernel_time(us)"] > 0
     assert t["idle_time(us)"] >= 0 and t["compute_time(us)"] > 0 and t["non_compute_time(us)"] >= 0
-    assert t["idle_time(us)"] + t["compute_time(us)"] + t["non_compute_time(us)"] == \
-        pytest.approx(t["kernel_time(us)"])
+    assert t["idle_time(us)"] + t["compute_time(us)"] + t["non_compute_time(us)"] == pytest.approx(
+        t["kernel_time(us)"]
+    )
     assert res["idle"] and all(r["idle_time"] >= 0 for r in res["idle"])
     assert res["kernels"][0]["kernel_type"] == "COMPUTATION"
     # the ProfilerStep#N of the five optimizer steps; HTA leaves out the last one it finds

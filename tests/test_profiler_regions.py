@@ -1,5 +1,6 @@
 """Where a step's time goes: ProfilerStep#N at optimizer steps, module forward and backward
 regions, optimizer and DataLoader regions, user Python functions."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,10 +8,14 @@ import pytest
 import coretorch as ct
 import coretorch.nn as nn
 import coretorch.nn.functional as F
-from coretorch.nn.modules.module import (register_module_forward_hook,
-                                         register_module_forward_pre_hook)
-from coretorch.optim.optimizer import (register_optimizer_step_post_hook,
-                                       register_optimizer_step_pre_hook)
+from coretorch.nn.modules.module import (
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
+from coretorch.optim.optimizer import (
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 from coretorch.utils.data import DataLoader, TensorDataset
 from coretorch_profiler import profile, record_function, schedule
 from coretorch_profiler.raw import EventKind
@@ -59,10 +64,12 @@ def _names(events, kind):
 def test_global_hooks_see_every_module_and_optimizer_and_go_away():
     model, opt, loader = _setup(4)
     seen = []
-    handles = [register_module_forward_pre_hook(lambda m, a: seen.append(("pre", type(m)))),
-               register_module_forward_hook(lambda m, a, o: seen.append(("post", type(m)))),
-               register_optimizer_step_pre_hook(lambda o, a, k: seen.append(("step", 0))),
-               register_optimizer_step_post_hook(lambda o, a, k: seen.append(("stepped", 0)))]
+    handles = [
+        register_module_forward_pre_hook(lambda m, a: seen.append(("pre", type(m)))),
+        register_module_forward_hook(lambda m, a, o: seen.append(("post", type(m)))),
+        register_optimizer_step_pre_hook(lambda o, a, k: seen.append(("step", 0))),
+        register_optimizer_step_post_hook(lambda o, a, k: seen.append(("stepped", 0))),
+    ]
     _train(model, opt, loader)
     for h in handles:
         h.remove()
@@ -85,11 +92,15 @@ def test_steps_end_at_optimizer_steps_and_prof_step_does_not_count_twice():
     assert [s.name for s in steps] == [f"ProfilerStep#{i}" for i in range(4)]
     assert prof.step_num == 3
     assert [c.name for c in steps[3].cpu_children] == [
-        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"]
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+    ]
     for s in steps[:3]:
         names = {e.name for e in evs if e.start_ns >= s.start_ns and e.end_ns <= s.end_ns}
-        assert {"Optimizer.zero_grad#SGD.zero_grad", "Optimizer.step#SGD.step",
-                "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"} <= names
+        assert {
+            "Optimizer.zero_grad#SGD.zero_grad",
+            "Optimizer.step#SGD.step",
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+        } <= names
     row = next(r for r in prof.key_averages().rows() if r["Name"] == "ProfilerStep*")
     assert row["# of Calls"] == 4
 
@@ -108,14 +119,25 @@ def test_module_regions_forward_and_backward_by_path():
         _train(model, opt, loader)
     evs = prof.events()
     fwd = _names(evs, EventKind.MODULE)
-    assert fwd == ["nn.Module: Net", "nn.Module: encoder", "nn.Module: encoder.0",
-                   "nn.Module: encoder.0.fc", "nn.Module: encoder.1", "nn.Module: encoder.1.fc",
-                   "nn.Module: head"]
+    assert fwd == [
+        "nn.Module: Net",
+        "nn.Module: encoder",
+        "nn.Module: encoder.0",
+        "nn.Module: encoder.0.fc",
+        "nn.Module: encoder.1",
+        "nn.Module: encoder.1.fc",
+        "nn.Module: head",
+    ]
     bwd = _names(evs, EventKind.MODULE_BACKWARD)
-    assert bwd == ["nn.Module: Net (backward)", "nn.Module: head (backward)",
-                   "nn.Module: encoder (backward)", "nn.Module: encoder.1 (backward)",
-                   "nn.Module: encoder.1.fc (backward)", "nn.Module: encoder.0 (backward)",
-                   "nn.Module: encoder.0.fc (backward)"]
+    assert bwd == [
+        "nn.Module: Net (backward)",
+        "nn.Module: head (backward)",
+        "nn.Module: encoder (backward)",
+        "nn.Module: encoder.1 (backward)",
+        "nn.Module: encoder.1.fc (backward)",
+        "nn.Module: encoder.0 (backward)",
+        "nn.Module: encoder.0.fc (backward)",
+    ]
     # the backward of a Linear holds the nodes of its forward ops
     fc = next(e for e in evs if e.name == "nn.Module: head (backward)")
     assert "AddmmBackward0" in [c.name for c in fc.cpu_children]
@@ -123,16 +145,16 @@ def test_module_regions_forward_and_backward_by_path():
     assert relu.cpu_parent.name == "nn.Module: encoder.1 (backward)"  # Block.forward's relu
     # the module table: rows by path with their own time outside submodules
     rows = {r["Name"]: r for r in prof.key_averages(group_by="module").rows()}
-    assert set(rows) == {m[len("nn.Module: "):] for m in fwd + bwd}
+    assert set(rows) == {m[len("nn.Module: ") :] for m in fwd + bwd}
     enc, blk = rows["encoder"], rows["encoder.0"]
     assert enc["CPU total"] >= blk["CPU total"] + rows["encoder.1"]["CPU total"]
     assert enc["Self CPU"] == pytest.approx(
-        enc["CPU total"] - blk["CPU total"] - rows["encoder.1"]["CPU total"], abs=0.01)
+        enc["CPU total"] - blk["CPU total"] - rows["encoder.1"]["CPU total"], abs=0.01
+    )
     tree = prof.module_table()
     lines = tree.splitlines()
     assert lines[0].split()[:3] == ["Module", "Forward", "Backward"]
-    assert [ln.split()[0] for ln in lines[2:]] == ["Net", "encoder", "0", "fc", "1", "fc",
-                                                   "head"]
+    assert [ln.split()[0] for ln in lines[2:]] == ["Net", "encoder", "0", "fc", "1", "fc", "head"]
     assert lines[3].startswith("  encoder") and lines[4].startswith("    0")
     with pytest.raises(ValueError, match="group_by"):
         prof.key_averages(group_by="nope")
@@ -142,12 +164,16 @@ def test_two_root_models_get_their_class_as_prefix():
     g, d = nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1))
     with profile(with_modules=True) as prof:
         d(g(ct.ones(1, 2)))
-    assert _names(prof.events(), EventKind.MODULE) == ["nn.Module: Linear", "nn.Module: Sequential",
-                                                       "nn.Module: Sequential.0"]
+    assert _names(prof.events(), EventKind.MODULE) == [
+        "nn.Module: Linear",
+        "nn.Module: Sequential",
+        "nn.Module: Sequential.0",
+    ]
 
 
 def test_module_hooks_are_removed_and_cost_one_flag_when_unused():
     from coretorch.nn.modules import module as mod
+
     with profile(with_modules=True):
         assert mod._global_hooks_on
     assert not mod._global_hooks_on and not mod._global_forward_pre_hooks

@@ -1,17 +1,17 @@
 """Profiler defects found by use: averages with memory, thread ids and names in traces, kernels
 on the device track."""
+
 from __future__ import annotations
 
 import json
 import threading
 
 import pytest
+from test_profiler_trace import check_trace
 
 import coretorch as ct
 from coretorch_profiler import ProfileResult, profile
 from coretorch_profiler.raw import EventKind, RawProfile, region
-
-from test_profiler_trace import check_trace
 
 
 def test_total_average_with_memory_profiling():
@@ -46,8 +46,11 @@ def test_trace_uses_native_thread_ids_and_names_short_lived_threads(tmp_path):
     check_trace(doc)  # every tid fits in 31 bits
     xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     assert {e["tid"] for e in xs} == {threading.get_native_id(), t.native_id}
-    names = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
-             if e["ph"] == "M" and e["name"] == "thread_name"}
+    names = {
+        e["tid"]: e["args"]["name"]
+        for e in doc["traceEvents"]
+        if e["ph"] == "M" and e["name"] == "thread_name"
+    }
     assert "short-lived-worker" in names[t.native_id]
     assert threading.main_thread().name in names[threading.get_native_id()]
 
@@ -58,16 +61,37 @@ def _device_raw() -> RawProfile:
     inner one on the same stream."""
     raw = RawProfile()
     raw.t1 = 10_000
-    raw.ops = [region("aten::t", EventKind.FUNCTION, 1000, 5000, 1),
-               region("aten::transpose", EventKind.FUNCTION, 2000, 4000, 1),
-               region("aten::mm", EventKind.FUNCTION, 6000, 9000, 1)]
+    raw.ops = [
+        region("aten::t", EventKind.FUNCTION, 1000, 5000, 1),
+        region("aten::transpose", EventKind.FUNCTION, 2000, 4000, 1),
+        region("aten::mm", EventKind.FUNCTION, 6000, 9000, 1),
+    ]
     raw.device_ops = [
-        {"name": "aten::t", "device_index": 0, "stream": 7, "start_ns": 1500, "end_ns": 4600,
-         "host": (1, 1000)},
-        {"name": "aten::transpose", "device_index": 0, "stream": 7, "start_ns": 2500,
-         "end_ns": 4500, "host": (1, 2000)},
-        {"name": "aten::mm", "device_index": 0, "stream": 7, "start_ns": 6500, "end_ns": 9500,
-         "host": (1, 6000)}]
+        {
+            "name": "aten::t",
+            "device_index": 0,
+            "stream": 7,
+            "start_ns": 1500,
+            "end_ns": 4600,
+            "host": (1, 1000),
+        },
+        {
+            "name": "aten::transpose",
+            "device_index": 0,
+            "stream": 7,
+            "start_ns": 2500,
+            "end_ns": 4500,
+            "host": (1, 2000),
+        },
+        {
+            "name": "aten::mm",
+            "device_index": 0,
+            "stream": 7,
+            "start_ns": 6500,
+            "end_ns": 9500,
+            "host": (1, 6000),
+        },
+    ]
     return raw
 
 
@@ -83,8 +107,9 @@ def test_device_track_holds_kernels_linked_to_their_ops(tmp_path):
     launchers = [ops[k["args"]["External id"]] for k in kernels]
     assert [e["name"] for e in launchers] == ["aten::transpose", "aten::mm"]
     # linked as a CUDA launch links them: the same correlation, and a flow op -> kernel
-    assert [e["args"]["correlation"] for e in launchers] == \
-        [k["args"]["correlation"] for k in kernels]
+    assert [e["args"]["correlation"] for e in launchers] == [
+        k["args"]["correlation"] for k in kernels
+    ]
     starts = {e["id"]: e for e in by_ph["s"] if e["cat"] == "ac2g"}
     for f in (e for e in by_ph["f"] if e["cat"] == "ac2g"):
         k = next(k for k in kernels if k["ts"] == f["ts"])
@@ -111,6 +136,7 @@ def test_cuda_activity_when_the_cuda_backend_is_loaded():
     import os
     import subprocess
     import sys
+
     code = """
 import coretorch as ct
 from coretorch_profiler import ProfilerActivity, profile, supported_activities
@@ -125,6 +151,7 @@ assert "Self CUDA" not in off.key_averages().table()
 print("ok")
 """
     env = dict(os.environ, CORETORCH_CUDA_EMULATE="1")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]

@@ -1,18 +1,18 @@
 """The HTML report: one self-contained page, checked in a real browser (headless Chromium) for
 console errors, drawn charts and a screenshot that is not blank."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
+from browser import assert_not_blank, probe
 
 import coretorch as ct
 import coretorch.nn as nn
 import coretorch.nn.functional as F
 from coretorch.utils.data import DataLoader, TensorDataset
 from coretorch_profiler import profile
-
-from browser import assert_not_blank, probe
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +27,11 @@ def report(tmp_path_factory):
             opt.zero_grad()
             F.cross_entropy(model(x), y).backward()
             opt.step()
+
     epoch()
-    with profile(record_shapes=True, profile_memory=True, with_stack=True, with_flops=True,
-                 with_modules=True) as prof:
+    with profile(
+        record_shapes=True, profile_memory=True, with_stack=True, with_flops=True, with_modules=True
+    ) as prof:
         epoch()
     path = tmp_path_factory.mktemp("report") / "report.html"
     prof.export_html(str(path), title="digits-like run")

@@ -1,4 +1,5 @@
 """Chrome traces: a checker enforcing the trace rules, run over real traces."""
+
 from __future__ import annotations
 
 import gc
@@ -12,9 +13,16 @@ import pytest
 import coretorch as ct
 from coretorch_profiler import profile, record_function
 
-CATEGORIES = {"cpu_op", "user_annotation", "backward", "fallback", "fwdbwd", "cpu_instant_event",
-              "python_function",  # modules and user Python functions
-              "kernel"}  # kernel: the GPU track of a backend with an op timer (cuda)
+CATEGORIES = {
+    "cpu_op",
+    "user_annotation",
+    "backward",
+    "fallback",
+    "fwdbwd",
+    "cpu_instant_event",
+    "python_function",  # modules and user Python functions
+    "kernel",
+}  # kernel: the GPU track of a backend with an op timer (cuda)
 EPS = 1e-3  # µs: ts/dur are rounded to the nanosecond
 
 
@@ -35,21 +43,28 @@ def check_trace(doc: dict) -> dict:
             assert _num(e.get("dur")) and e["dur"] >= 0, f"X event without dur: {e}"
             assert e.get("cat") in CATEGORIES and isinstance(e.get("name"), str) and "tid" in e
         elif e["ph"] in ("s", "f"):
-            assert isinstance(e.get("id"), int) and not isinstance(e["id"], bool), \
+            assert isinstance(e.get("id"), int) and not isinstance(e["id"], bool), (
                 f"flow id must be numeric: {e}"
+            )
             assert e.get("bp") == "e", f"flow event without bp 'e': {e}"
         elif e["ph"] == "C":
-            assert e.get("args") and all(_num(v) for v in e["args"].values()), \
+            assert e.get("args") and all(_num(v) for v in e["args"].values()), (
                 f"counter values must be numeric: {e}"
+            )
         elif e["ph"] == "i":
             assert e.get("s") in ("t", "p", "g"), f"instant event without scope: {e}"
         elif e["ph"] == "M":
-            assert e["name"] in ("process_name", "process_labels", "thread_name",
-                                 "thread_sort_index", "process_sort_index")
+            assert e["name"] in (
+                "process_name",
+                "process_labels",
+                "thread_name",
+                "thread_sort_index",
+                "process_sort_index",
+            )
         else:
             raise AssertionError(f"unexpected phase {e['ph']!r}: {e}")
         if "tid" in e:  # Perfetto keeps 32 bits of a thread id
-            assert isinstance(e["tid"], int) and 0 <= e["tid"] < 2 ** 31, f"tid too wide: {e}"
+            assert isinstance(e["tid"], int) and 0 <= e["tid"] < 2**31, f"tid too wide: {e}"
     # X slices nest properly per thread
     threads: dict[tuple, list] = {}
     for e in by_ph.get("X", []):
@@ -63,8 +78,9 @@ def check_trace(doc: dict) -> dict:
                 top_end = top["ts"] + top["dur"]
                 if e["ts"] + e["dur"] <= top_end + EPS:
                     break  # nested in top (sorted, so e starts at or after it)
-                assert e["ts"] >= top_end - EPS, \
+                assert e["ts"] >= top_end - EPS, (
                     f"slices overlap without nesting on thread {key}: {top['name']} and {e['name']}"
+                )
                 stack.pop()
             stack.append(e)
     # flows: one s and one f per id, each bound to a slice on its thread, f at or after s
@@ -72,8 +88,11 @@ def check_trace(doc: dict) -> dict:
     for e in by_ph.get("s", []) + by_ph.get("f", []):
         assert e["ph"] not in flows.setdefault(e["id"], {}), f"duplicate flow event {e}"
         flows[e["id"]][e["ph"]] = e
-        enclosing = [x for x in threads.get((e["pid"], e["tid"]), [])
-                     if x["ts"] - EPS <= e["ts"] <= x["ts"] + x["dur"] + EPS]
+        enclosing = [
+            x
+            for x in threads.get((e["pid"], e["tid"]), [])
+            if x["ts"] - EPS <= e["ts"] <= x["ts"] + x["dur"] + EPS
+        ]
         assert enclosing, f"flow event outside any slice: {e}"
         if e["ph"] == "f" and e["cat"] == "fwdbwd":
             assert any(x["cat"] == "backward" for x in enclosing), f"f not in a backward slice {e}"
@@ -104,8 +123,7 @@ def _workload(device: str) -> None:
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
 def test_trace_follows_the_rules(device, tmp_path, suffix):
     gc.collect()  # garbage of earlier tests (other devices) must not be freed inside the window
-    with profile(record_shapes=True, profile_memory=True, with_flops=True,
-                 with_stack=True) as prof:
+    with profile(record_shapes=True, profile_memory=True, with_flops=True, with_stack=True) as prof:
         _workload(device)
     path = str(tmp_path / ("trace" + suffix))
     assert prof.export_chrome_trace(path) == path
@@ -118,7 +136,7 @@ def test_trace_follows_the_rules(device, tmp_path, suffix):
     cats = {e["name"]: e["cat"] for e in xs}
     assert cats["outer"] == "user_annotation" and cats["aten::add"] == "cpu_op"
     add = next(e for e in xs if e["name"] == "aten::add")
-    assert add["args"]["Input Dims"] == [[8, 8], [], []]   # self, other, alpha
+    assert add["args"]["Input Dims"] == [[8, 8], [], []]  # self, other, alpha
     assert add["args"]["Input type"] == ["float32", "Scalar", "Scalar"]
     assert add["args"]["FLOPs"] == 64
     # nesting: inner inside outer, an add inside inner
@@ -172,18 +190,35 @@ def test_trace_links_forward_to_backward(device, tmp_path):
     assert len(backward) >= 3  # SumBackward, ExpBackward, MulBackward (+ AccumulateGrad)
     linked = [e for e in backward if e["args"].get("Sequence number", -1) >= 0]
     assert len([f for f in by_ph.get("f", []) if f["cat"] == "fwdbwd"]) == len(linked) >= 3
-    fwd = {e["args"]["Sequence number"]: e["name"] for e in by_ph["X"]
-           if e["cat"] == "cpu_op" and "Sequence number" in e["args"]}
+    fwd = {
+        e["args"]["Sequence number"]: e["name"]
+        for e in by_ph["X"]
+        if e["cat"] == "cpu_op" and "Sequence number" in e["args"]
+    }
     assert {"aten::mul", "aten::exp", "aten::sum"} <= set(fwd.values())
 
 
-@pytest.mark.parametrize("bad, why", [
-    ({"ph": "X", "pid": 1, "tid": 1, "name": "a", "cat": "cpu_op", "dur": 1}, "ts"),
-    ({"ph": "X", "pid": 1, "tid": 1, "name": "a", "cat": "cpu_op", "ts": 1}, "dur"),
-    ({"ph": "C", "pid": 1, "ts": 1, "name": "m", "args": {"v": "1"}}, "numeric"),
-    ({"ph": "s", "pid": 1, "tid": 1, "ts": 1, "id": "7", "name": "f", "cat": "fwdbwd",
-      "bp": "e"}, "numeric"),
-])
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ({"ph": "X", "pid": 1, "tid": 1, "name": "a", "cat": "cpu_op", "dur": 1}, "ts"),
+        ({"ph": "X", "pid": 1, "tid": 1, "name": "a", "cat": "cpu_op", "ts": 1}, "dur"),
+        ({"ph": "C", "pid": 1, "ts": 1, "name": "m", "args": {"v": "1"}}, "numeric"),
+        (
+            {
+                "ph": "s",
+                "pid": 1,
+                "tid": 1,
+                "ts": 1,
+                "id": "7",
+                "name": "f",
+                "cat": "fwdbwd",
+                "bp": "e",
+            },
+            "numeric",
+        ),
+    ],
+)
 def test_checker_rejects_broken_events(bad, why):
     good = {"ph": "X", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "name": "a", "cat": "cpu_op"}
     with pytest.raises(AssertionError, match=why):
@@ -201,6 +236,7 @@ def test_checker_rejects_overlapping_slices():
 
 def test_cpu_fallback_regions_have_their_own_category(tmp_path):
     from coretorch.ops.cpu_fallback import cpu_fallback
+
     a = ct.ones(3)
     with profile() as prof, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fallback's one-time warning

@@ -7,6 +7,7 @@ are written. A method counts as documented when ``inspect.getdoc`` finds a docst
 includes one inherited from the method it overrides (as ``help()`` shows it). Class attributes
 that are lambdas (dataclass field defaults) are values, not methods, and are not checked.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -15,8 +16,15 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("coretorch", "coretorch_profiler", "coretorch_cpu_numba", "coretorch_meta",
-            "coretorch_cuda_cupy", "coretorch_mpi", "coretorch_nccl_cupy")
+PACKAGES = (
+    "coretorch",
+    "coretorch_profiler",
+    "coretorch_cpu_numba",
+    "coretorch_meta",
+    "coretorch_cuda_cupy",
+    "coretorch_mpi",
+    "coretorch_nccl_cupy",
+)
 
 # Modules exempted from the check (by dotted name), e.g. while their files are being rewritten
 # elsewhere; empty: every module is checked.
@@ -71,19 +79,27 @@ def undocumented(module) -> list[str]:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_public_names_have_docstrings(package):
     pytest.importorskip(package)
-    offenders = [f"{m.__name__}.{n}" for m in _modules(package) if m.__name__ not in PENDING
-                 for n in undocumented(m)]
-    assert not offenders, (f"{len(offenders)} public names without a docstring:\n  "
-                           + "\n  ".join(offenders))
+    offenders = [
+        f"{m.__name__}.{n}"
+        for m in _modules(package)
+        if m.__name__ not in PENDING
+        for n in undocumented(m)
+    ]
+    assert not offenders, f"{len(offenders)} public names without a docstring:\n  " + "\n  ".join(
+        offenders
+    )
 
 
 def test_check_finds_a_missing_docstring():
     # the check itself must be able to fail: a module with an undocumented function and method
     import types
+
     mod = types.ModuleType("fake_mod")
-    src = ("def f():\n    pass\n"
-           "class C:\n    '''doc'''\n    def m(self):\n        pass\n"
-           "    def n(self):\n        '''doc'''\n")
+    src = (
+        "def f():\n    pass\n"
+        "class C:\n    '''doc'''\n    def m(self):\n        pass\n"
+        "    def n(self):\n        '''doc'''\n"
+    )
     exec(compile(src, "fake_mod", "exec"), mod.__dict__)  # noqa: S102 - test fixture
     assert undocumented(mod) == ["f", "C.m"]
 

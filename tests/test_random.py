@@ -1,5 +1,6 @@
 """Random kernels of the cpu backend: reproducible for a seed (within and across processes, and
 equal to numpy's PCG64 stream), correct ranges and distributions, independent generators."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,16 +13,21 @@ import coretorch as ct
 
 
 def test_same_seed_same_numbers():
-    for make in (lambda: ct.rand(100), lambda: ct.randn(3, 7), lambda: ct.randint(0, 10, (50,)),
-                 lambda: ct.randperm(20), lambda: ct.empty(64).bernoulli_(0.3),
-                 lambda: ct.nn.functional.dropout(ct.ones(64), 0.5)):
+    for make in (
+        lambda: ct.rand(100),
+        lambda: ct.randn(3, 7),
+        lambda: ct.randint(0, 10, (50,)),
+        lambda: ct.randperm(20),
+        lambda: ct.empty(64).bernoulli_(0.3),
+        lambda: ct.nn.functional.dropout(ct.ones(64), 0.5),
+    ):
         ct.manual_seed(1234)
         a = make().numpy().copy()
         ct.manual_seed(1234)
         b = make().numpy().copy()
         np.testing.assert_array_equal(a, b)
         c = make().numpy()
-        assert not np.array_equal(a, c)          # the stream moved on
+        assert not np.array_equal(a, c)  # the stream moved on
 
 
 def test_stream_is_numpy_pcg64():
@@ -35,11 +41,17 @@ def test_stream_is_numpy_pcg64():
 
 
 def test_same_seed_same_numbers_across_processes():
-    code = ("import coretorch as ct; ct.manual_seed(99); "
-            "print(ct.rand(4).tolist(), ct.randint(0, 1000, (4,)).tolist(), "
-            "ct.randperm(6).tolist())")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True).stdout for _ in range(2)]
+    code = (
+        "import coretorch as ct; ct.manual_seed(99); "
+        "print(ct.rand(4).tolist(), ct.randint(0, 1000, (4,)).tolist(), "
+        "ct.randperm(6).tolist())"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1] and runs[0].strip()
     ct.manual_seed(99)
     here = f"{ct.rand(4).tolist()} {ct.randint(0, 1000, (4,)).tolist()} {ct.randperm(6).tolist()}"
@@ -50,7 +62,7 @@ def test_explicit_generator_is_independent_of_the_default():
     g = ct.Generator().manual_seed(5)
     a = ct.rand(8, generator=g).numpy().copy()
     ct.manual_seed(0)
-    ct.rand(100)                                  # default stream use doesn't touch g
+    ct.rand(100)  # default stream use doesn't touch g
     g2 = ct.Generator().manual_seed(5)
     np.testing.assert_array_equal(a, ct.rand(8, generator=g2).numpy())
 
@@ -130,7 +142,7 @@ def test_distribution_fills_have_their_distributions_moments():
     assert abs(ln.mean() - 1.0) < 0.01 and abs(ln.std() - 0.5) < 0.01
     g = ct.empty(n, dtype=ct.int64).geometric_(0.2).numpy()
     assert g.min() == 1 and abs(g.mean() - 5.0) < 0.05  # mean 1/p
-    assert abs((g == 1).mean() - 0.2) < 0.005           # P(first trial succeeds) = p
+    assert abs((g == 1).mean() - 0.2) < 0.005  # P(first trial succeeds) = p
     c = x.cauchy_(2.0, 3.0).numpy()
     q1, q2, q3 = np.quantile(c, [0.25, 0.5, 0.75])
     assert abs(q2 - 2.0) < 0.05 and abs((q3 - q1) / 2 - 3.0) < 0.1  # median, scale

@@ -1,5 +1,6 @@
 """RecordFunction: global and thread-local callbacks, scopes, what callbacks see, user scopes,
 and the one-flag fast path when no callback is registered."""
+
 import importlib
 import threading
 
@@ -185,7 +186,7 @@ def test_thread_local_callback_registered_in_another_thread_stays_there(device):
     th = threading.Thread(target=other)
     th.start()
     assert ready.wait(5)
-    a + a                       # main thread: the other thread's callback must not fire
+    a + a  # main thread: the other thread's callback must not fire
     done.set()
     th.join()
     assert seen == [("other", "aten::add")]
@@ -232,6 +233,7 @@ def test_a_failing_callback_propagates_and_leaves_regions_balanced(device, faili
 
     def boom(*_):
         raise ValueError(f"{failing} callback failed")
+
     start = boom if failing == "start" else (lambda rf: None)
     end = boom if failing == "end" else (lambda rf, st: None)
     handles = [rfm.add_global_callback(start, end)]

@@ -1,6 +1,7 @@
 """The fused recurrent cell ops (`_lstm_cell`, `_gru_cell` and their backwards): the cpu
 backend's native kernels equal the composites written with ops, autograd goes through the op's
 own derivative (native backward kernel included), and second derivatives still work."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,12 @@ def _rand(rng, shape, dtype, transposed=False):
 def _assert_close(got, want, dtype):
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype is b.dtype
-        np.testing.assert_allclose(a.detach().double().numpy(), b.detach().double().numpy(),
-                                   rtol=TOL[dtype], atol=TOL[dtype])
+        np.testing.assert_allclose(
+            a.detach().double().numpy(),
+            b.detach().double().numpy(),
+            rtol=TOL[dtype],
+            atol=TOL[dtype],
+        )
 
 
 @pytest.mark.parametrize("cell,backward", [(CELL, BACKWARD), (GRU, GRU_BACKWARD)])
@@ -37,8 +42,9 @@ def test_cpu_registers_native_kernels(cell, backward):
 
 
 @pytest.mark.parametrize("dtype", [ct.float64, ct.float32, ct.bfloat16])
-@pytest.mark.parametrize("n,h,transposed", [(5, 3, False), (4, 6, True), (300, 256, False),
-                                            (0, 4, False)])
+@pytest.mark.parametrize(
+    "n,h,transposed", [(5, 3, False), (4, 6, True), (300, 256, False), (0, 4, False)]
+)
 def test_native_equals_composite(dtype, n, h, transposed):
     # (300, 256) takes the parallel loops
     rng = np.random.default_rng(n * h)
@@ -52,12 +58,16 @@ def test_native_equals_composite(dtype, n, h, transposed):
 
 
 @pytest.mark.parametrize("dtype", [ct.float64, ct.float32, ct.bfloat16])
-@pytest.mark.parametrize("n,h,transposed", [(5, 3, False), (4, 6, True), (300, 256, False),
-                                            (0, 4, False)])
+@pytest.mark.parametrize(
+    "n,h,transposed", [(5, 3, False), (4, 6, True), (300, 256, False), (0, 4, False)]
+)
 def test_gru_native_equals_composite(dtype, n, h, transposed):
     rng = np.random.default_rng(n * h + 1)
-    args = [_rand(rng, (n, 3 * h), dtype, transposed), _rand(rng, (n, 3 * h), dtype, transposed),
-            _rand(rng, (n, h), dtype, transposed)]
+    args = [
+        _rand(rng, (n, 3 * h), dtype, transposed),
+        _rand(rng, (n, 3 * h), dtype, transposed),
+        _rand(rng, (n, h), dtype, transposed),
+    ]
     composite = GRU.impl(*args)
     _assert_close(GRU.op.entry(*args), composite, dtype)
     args = (_rand(rng, (n, h), dtype), _rand(rng, (n, 4 * h), dtype), args[2], composite[1])
@@ -87,8 +97,9 @@ def test_gru_autograd_uses_the_derivative():
     _assert_close(fused, ct.autograd.grad((hy * 2).sum() + ws[:, 3].sum(), args), ct.float64)
 
 
-@pytest.mark.parametrize("cell,shapes", [(CELL, ((2, 12), (2, 3))),
-                                         (GRU, ((2, 9), (2, 9), (2, 3)))])
+@pytest.mark.parametrize(
+    "cell,shapes", [(CELL, ((2, 12), (2, 3))), (GRU, ((2, 9), (2, 9), (2, 3)))]
+)
 def test_first_and_second_derivatives(cell, shapes):
     rng = np.random.default_rng(1)
     args = tuple(_rand(rng, shape, ct.float64).requires_grad_() for shape in shapes)
@@ -101,6 +112,7 @@ def test_network_gradients_through_fused_cell(kind, monkeypatch):
     """A network's outputs and gradients are those of the same network differentiated op by op
     (bidirectional, so the reversed direction is covered too)."""
     from coretorch.nn.functional import rnn as rnn_mod
+
     ct.manual_seed(0)
     lstm = getattr(ct.nn, kind)(4, 3, num_layers=2, bidirectional=True).double()
     x = ct.randn(5, 2, 4, dtype=ct.float64)
@@ -112,6 +124,7 @@ def test_network_gradients_through_fused_cell(kind, monkeypatch):
         state = state if isinstance(state, tuple) else (state,)
         (out.sum() + sum(s.square().sum() for s in state)).backward()
         return (out, *state), [p.grad for p in lstm.parameters()]
+
     fused_out, fused_grads = run()
     monkeypatch.setattr(rnn_mod, "aten", _Decomposed(rnn_mod.aten))
     ops_out, ops_grads = run()

@@ -1,5 +1,6 @@
 """coretorch.save / coretorch.load of coretorch's own format: round trips, map_location, meta
 tensors, storage sharing between views, plain safetensors files."""
+
 from __future__ import annotations
 
 import io
@@ -25,13 +26,23 @@ def _model():
 def test_round_trip_nested_values(tmp_path):
     x = ct.arange(6, dtype=ct.float32).reshape(2, 3)
     obj = {
-        "x": x, "x_again": x, "t": x.t(),  # shared and non-contiguous tensors
-        "ints": ct.tensor([1, 2, 3]), "flags": ct.tensor([True, False]),
+        "x": x,
+        "x_again": x,
+        "t": x.t(),  # shared and non-contiguous tensors
+        "ints": ct.tensor([1, 2, 3]),
+        "flags": ct.tensor([True, False]),
         "half": ct.tensor([1.5, -2.0], dtype=ct.float16),
-        "nums": [1, 2.5, float("inf"), float("nan"), -0.0, 2 ** 60, True, None, "s"],
-        "tup": (1, (2, "three")), 7: "int key", None: 1.0, 2.5: "float key",
-        "od": OrderedDict([("b", 1), ("a", 2)]), "dtype": ct.int16, "device": ct.device("cpu"),
-        "np": np.arange(4, dtype=np.int32), "empty": ct.zeros(0, 3), "scalar": ct.tensor(3.5),
+        "nums": [1, 2.5, float("inf"), float("nan"), -0.0, 2**60, True, None, "s"],
+        "tup": (1, (2, "three")),
+        7: "int key",
+        None: 1.0,
+        2.5: "float key",
+        "od": OrderedDict([("b", 1), ("a", 2)]),
+        "dtype": ct.int16,
+        "device": ct.device("cpu"),
+        "np": np.arange(4, dtype=np.int32),
+        "empty": ct.zeros(0, 3),
+        "scalar": ct.tensor(3.5),
     }
     path = tmp_path / "ckpt.pt"
     ct.save(obj, path)
@@ -45,7 +56,7 @@ def test_round_trip_nested_values(tmp_path):
     assert got["half"].dtype is ct.float16 and got["half"].tolist() == [1.5, -2.0]
     nums = got["nums"]
     assert nums[:3] == [1, 2.5, float("inf")] and np.isnan(nums[3])
-    assert nums[4] == 0.0 and np.signbit(nums[4]) and nums[5:] == [2 ** 60, True, None, "s"]
+    assert nums[4] == 0.0 and np.signbit(nums[4]) and nums[5:] == [2**60, True, None, "s"]
     assert type(nums[6]) is bool and type(nums[0]) is int
     assert got["tup"] == (1, (2, "three")) and got[7] == "int key" and got[None] == 1.0
     assert got[2.5] == "float key"
@@ -58,13 +69,14 @@ def test_round_trip_nested_values(tmp_path):
 
 def test_the_file_is_plain_safetensors(tmp_path):
     from safetensors.numpy import load_file
+
     path = tmp_path / "w.safetensors"
     ct.save({"w": ct.ones(2, 2)}, path)
     arrays = load_file(str(path))
     assert len(arrays) == 1 and np.all(next(iter(arrays.values())) == 1)
     data = path.read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
+    header = json.loads(data[8 : 8 + n])
     assert "coretorch" in header["__metadata__"]
 
 
@@ -132,8 +144,9 @@ def test_map_location(tmp_path):
 
 def test_meta_tensors_stay_meta(tmp_path):
     path = tmp_path / "m.pt"
-    ct.save({"w": ct.ones(4, device="meta"), "p": nn.Parameter(ct.empty(2, 3, device="meta"))},
-            path)
+    ct.save(
+        {"w": ct.ones(4, device="meta"), "p": nn.Parameter(ct.empty(2, 3, device="meta"))}, path
+    )
     for where in ("cpu", ct.device("cpu"), {"meta": "cpu"}, lambda s, loc: s):
         got = ct.load(path, map_location=where)
         assert got["w"].device.type == "meta" and got["w"].shape == (4,)
@@ -142,11 +155,22 @@ def test_meta_tensors_stay_meta(tmp_path):
 
 def test_a_record_without_bytes_never_becomes_data(tmp_path):
     import tracemalloc
+
     path = tmp_path / "crafted.pt"
     # a small file that claims a 1 GiB tensor: it can only ever be a meta tensor
-    doc = {"format": "coretorch.safetensors/2", "object": {"__tensor__": {
-        "id": 0, "meta": True, "dtype": "float32", "shape": [2 ** 28], "device": "cpu",
-        "requires_grad": False}}}
+    doc = {
+        "format": "coretorch.safetensors/2",
+        "object": {
+            "__tensor__": {
+                "id": 0,
+                "meta": True,
+                "dtype": "float32",
+                "shape": [2**28],
+                "device": "cpu",
+                "requires_grad": False,
+            }
+        },
+    }
     header = json.dumps({"__metadata__": {"coretorch": json.dumps(doc)}}).encode()
     path.write_bytes(struct.pack("<Q", len(header)) + header)
     assert len(path.read_bytes()) < 300
@@ -156,7 +180,7 @@ def test_a_record_without_bytes_never_becomes_data(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert got.device.type == "meta" and got.shape == (2 ** 28,) and peak < 1 << 20
+    assert got.device.type == "meta" and got.shape == (2**28,) and peak < 1 << 20
     doc["object"]["__tensor__"].pop("meta")  # neither meta nor backed by bytes
     header = json.dumps({"__metadata__": {"coretorch": json.dumps(doc)}}).encode()
     path.write_bytes(struct.pack("<Q", len(header)) + header)
@@ -178,7 +202,7 @@ def test_views_share_storage_with_their_base_after_loading(tmp_path):
     got["a"][0, 0] = 100.0
     assert float(got["v"][0]) == 100.0 and float(got["t"][0, 0]) == 100.0
     data = path.read_bytes()
-    header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+    header = json.loads(data[8 : 8 + struct.unpack("<Q", data[:8])[0]])
     entries = [v for k, v in header.items() if k != "__metadata__"]
     assert [e["shape"] for e in entries] == [[12]]  # the 48 bytes of data are stored once
     on_meta = ct.load(path, map_location="meta")
@@ -205,6 +229,7 @@ def test_parameters_sharing_storage_stay_shared(tmp_path):
 
 def test_plain_safetensors_files_load_as_a_dict_of_tensors(tmp_path):
     from safetensors.numpy import save_file
+
     path = tmp_path / "plain.safetensors"
     save_file({"a": np.arange(3, dtype=np.float32), "b": np.ones((2, 2), np.int64)}, str(path))
     got = ct.load(path)
@@ -215,8 +240,15 @@ def test_plain_safetensors_files_load_as_a_dict_of_tensors(tmp_path):
 
 def test_serialization_module_api():
     assert ct.save is serialization.save and ct.load is serialization.load
-    for name in ("add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-                 "get_unsafe_globals_in_checkpoint", "CheckpointError", "DEFAULT_PROTOCOL"):
+    for name in (
+        "add_safe_globals",
+        "get_safe_globals",
+        "clear_safe_globals",
+        "safe_globals",
+        "get_unsafe_globals_in_checkpoint",
+        "CheckpointError",
+        "DEFAULT_PROTOCOL",
+    ):
         assert hasattr(serialization, name), name
     assert issubclass(serialization.CheckpointError, RuntimeError)
 
@@ -235,8 +267,7 @@ def test_map_location_callable_errors_surface_unchanged(tmp_path):
 
 def test_checkpoints_of_the_first_format_still_load():
     # written by coretorch before storage sharing (one contiguous entry per tensor, "key")
-    path = os.path.join(os.path.dirname(__file__), "data", "coretorch_checkpoints",
-                        "format1.ckpt")
+    path = os.path.join(os.path.dirname(__file__), "data", "coretorch_checkpoints", "format1.ckpt")
     got = ct.load(path)
     assert got["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and got["again"] is got["w"]
     assert isinstance(got["p"], nn.Parameter) and got["p"].tolist() == [1.0, -1.0]

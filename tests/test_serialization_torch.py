@@ -2,6 +2,7 @@
 recorded by tests/data/torch_checkpoints/record.py) load without PyTorch; save(model) and any
 picklable object; weights_only=True by default with PyTorch's refusal message, safe globals,
 and the TORCH_FORCE_*_WEIGHTS_ONLY_LOAD environment variables."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -48,6 +49,7 @@ def _clean_safe_globals():
 
 # ---- reading PyTorch's files ------------------------------------------------------------------
 
+
 def test_reads_a_pytorch_state_dict_into_a_coretorch_model():
     sd = ct.load(fixture("state_dict.pt"))
     assert isinstance(sd, OrderedDict) and list(sd)[:2] == ["0.weight", "0.bias"]
@@ -76,10 +78,20 @@ def test_reads_tensors_of_every_dtype():
     notes = " ".join(str(w.message) for w in record)
     assert "bfloat16" not in notes  # loaded as itself
     assert "uint16" in notes and "uint32" in notes
-    want = {"float16": ct.float16, "float32": ct.float32, "float64": ct.float64,
-            "bfloat16": ct.bfloat16, "int8": ct.int8, "uint8": ct.uint8, "int16": ct.int16,
-            "int32": ct.int32, "int64": ct.int64, "bool": ct.bool, "uint16": ct.int32,
-            "uint32": ct.int64}
+    want = {
+        "float16": ct.float16,
+        "float32": ct.float32,
+        "float64": ct.float64,
+        "bfloat16": ct.bfloat16,
+        "int8": ct.int8,
+        "uint8": ct.uint8,
+        "int16": ct.int16,
+        "int32": ct.int32,
+        "int64": ct.int64,
+        "bool": ct.bool,
+        "uint16": ct.int32,
+        "uint32": ct.int64,
+    }
     assert {k: v.dtype for k, v in got.items()} == want
     _check("dtypes", got)
 
@@ -96,9 +108,17 @@ def test_reads_views_parameters_meta_and_python_values(name):
     assert v["grad"].requires_grad and v["grad"].is_leaf
     assert v["meta"].device.type == "meta" and v["meta"].shape == (2, 3)
     assert v["scalar"].shape == () and v["empty"].shape == (0, 3)
-    assert extras == {"int": 7, "float": 0.25, "str": "x", "none": None, "tuple": (1, "two"),
-                      "list": [1.5, 2], "dtype": ct.float16, "device": ct.device("cpu"),
-                      "size": (2, 3)}
+    assert extras == {
+        "int": 7,
+        "float": 0.25,
+        "str": "x",
+        "none": None,
+        "tuple": (1, "two"),
+        "list": [1.5, 2],
+        "dtype": ct.float16,
+        "device": ct.device("cpu"),
+        "size": (2, 3),
+    }
     assert isinstance(extras["size"], ct.Size)
     on_meta = ct.load(fixture(name), map_location="meta")["views"]
     assert on_meta["cols"].device.type == "meta" and on_meta["cols"].shape == (3, 2)
@@ -117,9 +137,11 @@ def test_a_whole_pytorch_model_needs_weights_only_false():
         ct.load(fixture("model.pt"))
     msg = str(info.value)
     assert "Weights only load failed" in msg
-    assert ("Unsupported global: GLOBAL torch.nn.modules.container.Sequential was not an allowed "
-            "global by default. Please use `coretorch.serialization.add_safe_globals("
-            "[torch.nn.modules.container.Sequential])`") in msg
+    assert (
+        "Unsupported global: GLOBAL torch.nn.modules.container.Sequential was not an allowed "
+        "global by default. Please use `coretorch.serialization.add_safe_globals("
+        "[torch.nn.modules.container.Sequential])`"
+    ) in msg
     model = ct.load(fixture("model.pt"), weights_only=False)  # torch.nn.X -> coretorch.nn.X
     assert isinstance(model, nn.Sequential) and isinstance(model[1], nn.Tanh)
     y = model(ct.from_numpy(EXPECTED["model/x"]))
@@ -148,6 +170,7 @@ def test_reads_plain_safetensors_written_by_pytorch():
 
 # ---- save(model) and any picklable object -----------------------------------------------------
 
+
 @dataclasses.dataclass
 class Config:
     width: int
@@ -169,8 +192,9 @@ def test_save_a_whole_model(tmp_path):
     model = TinyNet()
     path = tmp_path / "model.pt"
     ct.save(model, path)
-    with pytest.raises(pickle.UnpicklingError,
-                       match=f"GLOBAL {__name__}.TinyNet was not an allowed"):
+    with pytest.raises(
+        pickle.UnpicklingError, match=f"GLOBAL {__name__}.TinyNet was not an allowed"
+    ):
         ct.load(path)
     got = ct.load(path, weights_only=False)
     x = ct.randn(4, 3)
@@ -183,8 +207,14 @@ def test_save_a_whole_model(tmp_path):
 
 def test_save_any_picklable_object(tmp_path):
     w = ct.arange(6, dtype=ct.float32).reshape(2, 3)
-    obj = {"cfg": Config(4, {"a"}), "blob": b"\x00\x01", "w": w, "row": w[1],
-           "counts": {1, 2, 3}, "frozen": frozenset([1])}
+    obj = {
+        "cfg": Config(4, {"a"}),
+        "blob": b"\x00\x01",
+        "w": w,
+        "row": w[1],
+        "counts": {1, 2, 3},
+        "frozen": frozenset([1]),
+    }
     path = tmp_path / "obj.pt"
     ct.save(obj, path)
     with open(path, "rb") as f:
@@ -221,8 +251,9 @@ class _RunsShellWhenUnpickled:
 def test_weights_only_load_never_runs_code(tmp_path):
     path = tmp_path / "payload.pt"
     path.write_bytes(pickle.dumps(_RunsShellWhenUnpickled(), protocol=2))
-    with pytest.raises(pickle.UnpicklingError, match="whose module posix is blocked|whose module "
-                                                     "nt is blocked"):
+    with pytest.raises(
+        pickle.UnpicklingError, match="whose module posix is blocked|whose module nt is blocked"
+    ):
         ct.load(path)
     ct.save({"x": _RunsCodeWhenUnpickled()}, path)  # save pickles it (as torch.save would)
     _CALLS.clear()
@@ -246,8 +277,10 @@ def test_safe_globals_api():
 
 def test_get_unsafe_globals_in_checkpoint(tmp_path):
     assert serialization.get_unsafe_globals_in_checkpoint(fixture("model.pt")) == [
-        "torch.nn.modules.activation.Tanh", "torch.nn.modules.container.Sequential",
-        "torch.nn.modules.linear.Linear"]
+        "torch.nn.modules.activation.Tanh",
+        "torch.nn.modules.container.Sequential",
+        "torch.nn.modules.linear.Linear",
+    ]
     assert serialization.get_unsafe_globals_in_checkpoint(fixture("state_dict.pt")) == []
     ct.save({"w": ct.ones(1)}, tmp_path / "plain.pt")
     assert serialization.get_unsafe_globals_in_checkpoint(tmp_path / "plain.pt") == []
@@ -273,8 +306,9 @@ def test_force_weights_only_environment_variables(tmp_path, monkeypatch):
 def test_pickle_arguments(tmp_path):
     path = tmp_path / "cfg.pt"
     ct.save({"cfg": Config(1, set())}, path)
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit "
-                                           "pickle_module"):
+    with pytest.raises(
+        RuntimeError, match="Can not safely load weights when explicit pickle_module"
+    ):
         ct.load(path, pickle_module=pickle)
     assert ct.load(path, pickle_module=pickle, weights_only=False)["cfg"].width == 1
     with warnings.catch_warnings():
@@ -295,23 +329,29 @@ def test_weights_only_reads_newer_pickle_protocols(tmp_path):
     for protocol in (2, 3, 4, 5):
         buf = io.BytesIO()
         w = ct.arange(3, dtype=ct.float32)
-        ct.save({"s": {1, 2}, "w": w, "v": w[1:], "b": b"xy", "n": (None, 1.5, -7, 2 ** 70)}, buf,
-                pickle_protocol=protocol)
+        ct.save(
+            {"s": {1, 2}, "w": w, "v": w[1:], "b": b"xy", "n": (None, 1.5, -7, 2**70)},
+            buf,
+            pickle_protocol=protocol,
+        )
         buf.seek(0)
         got = ct.load(buf)
-        assert got["s"] == {1, 2} and got["b"] == b"xy" and got["n"] == (None, 1.5, -7, 2 ** 70)
+        assert got["s"] == {1, 2} and got["b"] == b"xy" and got["n"] == (None, 1.5, -7, 2**70)
         assert got["v"].untyped_storage() is got["w"].untyped_storage(), protocol
 
 
 def test_saved_locations_follow_map_location(tmp_path, monkeypatch):
     from coretorch.serialization import torch_zip
+
     path = tmp_path / "gpu.pt"
     monkeypatch.setattr(torch_zip, "location", lambda dev: "cuda:3")  # as if saved on a GPU
     ct.save({"w": ct.ones(2), "tags": {"gpu"}}, path)
     monkeypatch.undo()
     if not ct.cuda.is_available():
-        with pytest.raises(CheckpointError, match="saved on 'cuda:3' that cannot be placed on "
-                                                  "'cuda:3'.*map_location='cpu'"):
+        with pytest.raises(
+            CheckpointError,
+            match="saved on 'cuda:3' that cannot be placed on 'cuda:3'.*map_location='cpu'",
+        ):
             ct.load(path)
     for where in ("cpu", {"cuda:3": "cpu"}, ct.device("cpu")):
         assert ct.load(path, map_location=where)["w"].device.type == "cpu"
@@ -322,13 +362,22 @@ def test_saved_locations_follow_map_location(tmp_path, monkeypatch):
 
 # ---- PyTorch itself, when installed -----------------------------------------------------------
 
+
 def test_pytorch_reads_coretorch_pickled_checkpoints(tmp_path):
     torch = pytest.importorskip("torch")
     w = ct.arange(6, dtype=ct.float32).reshape(2, 3)
-    obj = {"w": w, "row": w[1], "t": w.t(), "p": nn.Parameter(ct.ones(2)),
-           "i": ct.tensor([1, 2], dtype=ct.int16), "m": ct.empty(2, device="meta"),
-           "dtype": ct.float16, "device": ct.device("cpu"), "size": ct.Size([2]),
-           "tags": {"x"}}
+    obj = {
+        "w": w,
+        "row": w[1],
+        "t": w.t(),
+        "p": nn.Parameter(ct.ones(2)),
+        "i": ct.tensor([1, 2], dtype=ct.int16),
+        "m": ct.empty(2, device="meta"),
+        "dtype": ct.float16,
+        "device": ct.device("cpu"),
+        "size": ct.Size([2]),
+        "tags": {"x"},
+    }
     path = tmp_path / "ct.pt"
     ct.save(obj, path)
     got = torch.load(path, weights_only=True)
@@ -346,8 +395,14 @@ def test_coretorch_reads_what_pytorch_writes_now(tmp_path):
     torch = pytest.importorskip("torch")
     g = torch.Generator().manual_seed(0)
     base = torch.randn(5, 6, generator=g)
-    obj = {"base": base, "slice": base[1:4, ::2], "t": base.t(), "h": base.half(),
-           "bf": base.bfloat16(), "big": torch.arange(70000, dtype=torch.int64)}
+    obj = {
+        "base": base,
+        "slice": base[1:4, ::2],
+        "t": base.t(),
+        "h": base.half(),
+        "bf": base.bfloat16(),
+        "big": torch.arange(70000, dtype=torch.int64),
+    }
     for new_format in (True, False):
         path = tmp_path / f"t{new_format}.pt"
         torch.save(obj, path, _use_new_zipfile_serialization=new_format)
@@ -356,6 +411,7 @@ def test_coretorch_reads_what_pytorch_writes_now(tmp_path):
             got = ct.load(path)
         for k, v in obj.items():
             want = (v.float() if v.dtype == torch.bfloat16 else v).numpy()
-            np.testing.assert_array_equal(got[k].float().numpy() if k == "bf" else got[k].numpy(),
-                                          want, err_msg=k)
+            np.testing.assert_array_equal(
+                got[k].float().numpy() if k == "bf" else got[k].numpy(), want, err_msg=k
+            )
         assert got["slice"].untyped_storage() is got["base"].untyped_storage()

@@ -2,6 +2,7 @@
 offset against the real file size, dtype/shape/byte counts against the safetensors header; tensors
 are read by offset (one copy) or memory-mapped; every malformed file raises CheckpointError (a
 RuntimeError) naming the file."""
+
 from __future__ import annotations
 
 import io
@@ -29,7 +30,7 @@ def _save_plain(path, obj=None):
 def _split(path):
     data = path.read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
-    return json.loads(data[8:8 + n]), data[8 + n:]
+    return json.loads(data[8 : 8 + n]), data[8 + n :]
 
 
 def _write(path, header, body: bytes, raw_header: bytes | None = None):
@@ -55,6 +56,7 @@ def _peak_while(fn):
 
 
 # ---- streaming: the header is read and checked before any data -----------------------------
+
 
 class _EndlessZeros(io.RawIOBase):
     """A stream of zeros that fails the test once more than 1 MiB has been read from it."""
@@ -111,8 +113,9 @@ def test_saving_and_loading_peak_at_one_copy_of_the_data(tmp_path):
 
 def test_mmap_maps_the_file_copy_on_write(tmp_path):
     path = tmp_path / "ckpt.pt"
-    ct.save({"w": ct.arange(4 * MiB, dtype=ct.float32), "i": ct.tensor([1, 2], dtype=ct.int8)},
-            path)
+    ct.save(
+        {"w": ct.arange(4 * MiB, dtype=ct.float32), "i": ct.tensor([1, 2], dtype=ct.int8)}, path
+    )
     before = path.read_bytes()
     got, peak = _peak_while(lambda: ct.load(path, mmap=True))
     assert peak < 2 * MiB
@@ -130,6 +133,7 @@ def test_files_that_are_not_regular_are_refused():
 
 
 # ---- the JSON skeleton must agree with the safetensors header -------------------------------
+
 
 def test_a_dtype_that_disagrees_with_the_stored_bytes_is_an_error(tmp_path):
     path = _save_plain(tmp_path / "ckpt.pt")
@@ -165,9 +169,11 @@ def test_a_view_reaching_past_its_storage_is_an_error(tmp_path):
 
 # ---- every malformed file raises CheckpointError naming it -----------------------------------
 
+
 def _mutate_entry(fn):
     def apply(header):
         fn(header["t0"])
+
     return apply
 
 
@@ -176,6 +182,7 @@ def _mutate_doc(fn):
         doc = _doc(header)
         fn(doc)
         _set_doc(header, doc)
+
     return apply
 
 
@@ -198,7 +205,8 @@ _MALFORMED = {
     "unknown format": _mutate_doc(lambda d: d.update(format="other/9")),
     "document is a list": lambda h: h["__metadata__"].update(coretorch="[1]"),
     "tensor record not an object": _mutate_doc(
-        lambda d: d["object"]["__dict__"][0].__setitem__(1, {"__tensor__": 3})),
+        lambda d: d["object"]["__dict__"][0].__setitem__(1, {"__tensor__": 3})
+    ),
     "record without bytes": _mutate_doc(lambda d: _tensor_rec(d).pop("storage")),
     "record names a missing entry": _mutate_doc(lambda d: _tensor_rec(d).update(storage="t9")),
     "record with unknown dtype": _mutate_doc(lambda d: _tensor_rec(d).update(dtype="float99")),
@@ -260,8 +268,13 @@ def test_deeply_nested_json_is_refused(tmp_path, where):
     if where == "header":
         raw = ('{"x": ' + deep + "}").encode()
     else:
-        raw = json.dumps({"__metadata__": {"coretorch": '{"format": "coretorch.safetensors/2", '
-                                                      '"object": ' + deep + "}"}}).encode()
+        raw = json.dumps(
+            {
+                "__metadata__": {
+                    "coretorch": '{"format": "coretorch.safetensors/2", "object": ' + deep + "}"
+                }
+            }
+        ).encode()
     _write(path, None, b"", raw_header=raw)
     with pytest.raises(CheckpointError, match="nests 100001 levels deep, more than the limit"):
         ct.load(path)
@@ -284,7 +297,7 @@ def test_truncated_file_raises_clear_error(tmp_path, cut):
     path = tmp_path / "ckpt.pt"
     ct.save({"w": ct.ones(4, 4), "b": ct.zeros(4)}, path)
     data = path.read_bytes()
-    path.write_bytes(data[:cut] if cut >= 0 else data[:len(data) + cut])
+    path.write_bytes(data[:cut] if cut >= 0 else data[: len(data) + cut])
     with pytest.raises(CheckpointError, match="truncated or corrupted"):
         ct.load(path)
 
@@ -297,7 +310,7 @@ def test_corrupted_header_raises_clear_error(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="truncated or corrupted"):
         ct.load(path)
-    path.write_bytes(struct.pack("<Q", 10 ** 6) + b"{}")
+    path.write_bytes(struct.pack("<Q", 10**6) + b"{}")
     with pytest.raises(CheckpointError, match="header claims 1000000 bytes but only 2 follow"):
         ct.load(path)
 
@@ -316,7 +329,7 @@ def _fuzz(path, seed: int, rounds: int):
             for _ in range(rng.randint(1, 4)):
                 b[rng.randrange(len(b))] = rng.randrange(256)
         elif kind < 0.8:
-            del b[rng.randrange(len(b)):]
+            del b[rng.randrange(len(b)) :]
         else:
             i = rng.randrange(len(b))
             b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
@@ -329,11 +342,19 @@ def _fuzz(path, seed: int, rounds: int):
 
 def test_random_damage_raises_only_documented_errors(tmp_path):
     import warnings
+
     path = tmp_path / "ckpt.pt"
     w = ct.arange(12, dtype=ct.float32).reshape(3, 4)
-    ct.save({"w": w, "row": w[1], "i": ct.tensor([1, 2], dtype=ct.int16),
-             "nested": {"a": [1, 2.5, None, "s"], "t": (ct.float16, ct.device("cpu"))},
-             "m": ct.empty(3, device="meta")}, path)
+    ct.save(
+        {
+            "w": w,
+            "row": w[1],
+            "i": ct.tensor([1, 2], dtype=ct.int16),
+            "nested": {"a": [1, 2.5, None, "s"], "t": (ct.float16, ct.device("cpu"))},
+            "m": ct.empty(3, device="meta"),
+        },
+        path,
+    )
     zipped = tmp_path / "model.pt"
     ct.save({"set": {1, 2}, "w": w, "row": w[1]}, zipped)
     with warnings.catch_warnings():

@@ -2,6 +2,7 @@
 profiler's Chrome trace): the old file survives a crash, a killed writer's temporary file is
 recognisable and removed by the next write, new files honour the umask, symlinks are written
 through, and errors name the target."""
+
 from __future__ import annotations
 
 import errno
@@ -84,6 +85,7 @@ def test_a_killed_save_leaves_a_temp_that_the_next_save_removes(tmp_path):
 def test_temps_of_running_writers_are_kept(tmp_path):
     target = tmp_path / "ckpt.pt"
     from coretorch.utils.atomic_write import _host_tag
+
     live = tmp_path / f".ckpt.pt.{_host_tag()}-{os.getppid()}-0000{TEMP_SUFFIX}"
     other_host = tmp_path / f".ckpt.pt.ffffffff-999999-0000{TEMP_SUFFIX}"
     live.write_bytes(b"x")

@@ -3,6 +3,7 @@ dense <-> sparse, sparse @ dense with gradients to the dense operand and to the 
 (gradcheck in float64), sparse.sum/softmax, the clear refusal of dense-only ops, the meta
 device (shapes), and a 2-layer GCN on a sparse normalized adjacency against the dense
 adjacency and PyTorch."""
+
 from __future__ import annotations
 
 import copy
@@ -13,7 +14,7 @@ import pytest
 import coretorch as ct
 from coretorch.autograd.gradcheck import gradcheck
 
-IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]      # (0, 2) twice: uncoalesced
+IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
 VAL = [3.0, 4.0, 5.0, 1.0]
 
 
@@ -28,6 +29,7 @@ def _np(t):
 
 
 # ---- construction ---------------------------------------------------------------------------
+
 
 def test_construction_and_metadata(data_device):
     s = ct.sparse_coo_tensor(IDX, VAL, (2, 3), device=data_device)
@@ -49,7 +51,7 @@ def test_construction_and_metadata(data_device):
 def test_construction_dtype_and_sharing():
     v = ct.tensor([1.0, 2.0])
     s = ct.sparse_coo_tensor([[0, 1]], v, (2,))
-    assert s._values().data_ptr() == v.data_ptr()       # no copy, as PyTorch
+    assert s._values().data_ptr() == v.data_ptr()  # no copy, as PyTorch
     assert not v.requires_grad and s.requires_grad_().requires_grad and not v.requires_grad
     d = ct.sparse_coo_tensor([[0, 1]], [1, 2], (2,), dtype=ct.float64)
     assert d.dtype is ct.float64 and d.double().dtype is ct.float64
@@ -60,23 +62,30 @@ def test_legacy_constructors():
     s = ct.sparse.FloatTensor(ct.tensor(IDX), ct.tensor(VAL), ct.Size([2, 3]))
     assert s.is_sparse and s.dtype is ct.float32 and s.shape == (2, 3) and s._nnz() == 4
     d = ct.sparse.FloatTensor(ct.tensor(IDX), ct.tensor(VAL, dtype=ct.float64))
-    assert d.dtype is ct.float64 and d.shape == (2, 3)      # values keep their dtype, as PyTorch
+    assert d.dtype is ct.float64 and d.shape == (2, 3)  # values keep their dtype, as PyTorch
     e = ct.sparse.LongTensor(2, 3)
     assert e.is_sparse and e.dtype is ct.int64 and e.shape == (2, 3) and e._nnz() == 0
     with pytest.raises(TypeError, match=r"sparse.FloatTensor\(\): expected \(indices, values"):
         ct.sparse.FloatTensor([0, 1], 2.0)
 
 
-@pytest.mark.parametrize("args,kwargs,match", [
-    (([0, 1], [1.0, 2.0]), {}, r"indices must be sparse_dim x nnz, but got: \[2\]"),
-    (([[0, 1, 2]], [1.0, 2.0]), {}, "same nnz, but got nnz from indices: 3, nnz from values: 2"),
-    (([[0, 2]], [1.0, 2.0], (2,)), {}, "for dim 0, size is 2 but found index 2"),
-    (([[0, -1]], [1.0, 2.0], (2,)), {}, "found negative index -1 for dim 0"),
-    (([[0, 1]], [1.0, 2.0], (2, 3)), {}, r"sparse_dim \(1\) \+ dense_dim \(0\), but got 2"),
-    (([[0, 1]], [[1.0], [2.0]], (2, 3)), {}, r"values has incorrect size, expected \[2, 3\]"),
-    ((ct.tensor([[0, 1]], dtype=ct.int32), [1.0, 2.0]), {}, "indices must be an int64 tensor"),
-    (([[0]], 1.0), {}, "values must have at least one dim"),
-])
+@pytest.mark.parametrize(
+    "args,kwargs,match",
+    [
+        (([0, 1], [1.0, 2.0]), {}, r"indices must be sparse_dim x nnz, but got: \[2\]"),
+        (
+            ([[0, 1, 2]], [1.0, 2.0]),
+            {},
+            "same nnz, but got nnz from indices: 3, nnz from values: 2",
+        ),
+        (([[0, 2]], [1.0, 2.0], (2,)), {}, "for dim 0, size is 2 but found index 2"),
+        (([[0, -1]], [1.0, 2.0], (2,)), {}, "found negative index -1 for dim 0"),
+        (([[0, 1]], [1.0, 2.0], (2, 3)), {}, r"sparse_dim \(1\) \+ dense_dim \(0\), but got 2"),
+        (([[0, 1]], [[1.0], [2.0]], (2, 3)), {}, r"values has incorrect size, expected \[2, 3\]"),
+        ((ct.tensor([[0, 1]], dtype=ct.int32), [1.0, 2.0]), {}, "indices must be an int64 tensor"),
+        (([[0]], 1.0), {}, "values must have at least one dim"),
+    ],
+)
 def test_construction_errors(args, kwargs, match):
     with pytest.raises(RuntimeError, match=match):
         ct.sparse_coo_tensor(*args, **kwargs)
@@ -84,13 +93,17 @@ def test_construction_errors(args, kwargs, match):
 
 # ---- printing -------------------------------------------------------------------------------
 
+
 def _reprs():
     yield "plain", lambda m: m.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3.0, 4.0, 5.0], (2, 3))
     yield "dense dims", lambda m: m.sparse_coo_tensor([[0, 2]], [[1.5, 2.0], [3.0, 4.25]], (3, 2))
-    yield "float64 grad", lambda m: m.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (5,),
-                                                         dtype=m.float64, requires_grad=True)
-    yield "empty", lambda m: m.sparse_coo_tensor(m.zeros((2, 0), dtype=m.int64), m.zeros(0),
-                                                 (2, 2))
+    yield (
+        "float64 grad",
+        lambda m: m.sparse_coo_tensor(
+            [[0, 3]], [1.0, 2.0], (5,), dtype=m.float64, requires_grad=True
+        ),
+    )
+    yield "empty", lambda m: m.sparse_coo_tensor(m.zeros((2, 0), dtype=m.int64), m.zeros(0), (2, 2))
 
 
 @pytest.mark.parametrize("name,make", list(_reprs()), ids=[n for n, _ in _reprs()])
@@ -100,18 +113,23 @@ def test_repr_matches_pytorch(name, make):
 
 
 def test_repr_meta():
-    s = ct.sparse_coo_tensor(ct.zeros((2, 3), dtype=ct.int64, device="meta"),
-                             ct.zeros(3, device="meta"), (4, 4))
-    assert repr(s) == ("tensor(indices=tensor(..., size=(2, 3)),\n"
-                       "       values=tensor(..., size=(3,)),\n"
-                       "       device='meta', size=(4, 4), layout=coretorch.sparse_coo)")
+    s = ct.sparse_coo_tensor(
+        ct.zeros((2, 3), dtype=ct.int64, device="meta"), ct.zeros(3, device="meta"), (4, 4)
+    )
+    assert repr(s) == (
+        "tensor(indices=tensor(..., size=(2, 3)),\n"
+        "       values=tensor(..., size=(3,)),\n"
+        "       device='meta', size=(4, 4), layout=coretorch.sparse_coo)"
+    )
 
 
 # ---- coalesce and conversions -----------------------------------------------------------------
 
+
 def test_coalesce(data_device):
-    s = ct.sparse_coo_tensor([[1, 0, 1, 0], [2, 2, 0, 2]], [1.0, 2.0, 3.0, 4.0], (2, 3),
-                             device=data_device)
+    s = ct.sparse_coo_tensor(
+        [[1, 0, 1, 0], [2, 2, 0, 2]], [1.0, 2.0, 3.0, 4.0], (2, 3), device=data_device
+    )
     with pytest.raises(RuntimeError, match="uncoalesced tensor, please call .coalesce"):
         s.indices()
     c = s.coalesce()
@@ -122,14 +140,19 @@ def test_coalesce(data_device):
 
 
 def test_to_sparse_roundtrip_and_grad(data_device):
-    x = ct.tensor([[0.0, 2.0, 0.0], [1.5, 0.0, -3.0]], dtype=ct.float64, device=data_device,
-                  requires_grad=True)
+    x = ct.tensor(
+        [[0.0, 2.0, 0.0], [1.5, 0.0, -3.0]],
+        dtype=ct.float64,
+        device=data_device,
+        requires_grad=True,
+    )
     s = x.to_sparse()
     assert s.is_coalesced() and s._nnz() == 3
     np.testing.assert_array_equal(_np(s.indices()), [[0, 1, 1], [1, 0, 2]])
     np.testing.assert_array_equal(_np(s.to_dense()), _np(x))
-    (s.to_dense() * ct.arange(6, dtype=ct.float64, device=data_device).reshape(2, 3)).sum()\
-        .backward()
+    (
+        s.to_dense() * ct.arange(6, dtype=ct.float64, device=data_device).reshape(2, 3)
+    ).sum().backward()
     np.testing.assert_array_equal(_np(x.grad), [[0, 1, 0], [3, 0, 5]])  # only at non-zeros
     h = ct.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]], device=data_device).to_sparse(1)
     assert (h.sparse_dim(), h.dense_dim(), h._nnz()) == (1, 1, 2)
@@ -154,13 +177,16 @@ def test_to_device_detach_clone(data_device):
 
 # ---- products and gradients ----------------------------------------------------------------
 
+
 def _pair(device, requires_grad=True):
     rng = np.random.default_rng(0)
     idx = np.array([[0, 2, 1, 2, 0, 3], [1, 0, 3, 0, 4, 4]])
-    val = ct.tensor(rng.standard_normal(6), dtype=ct.float64, device=device,
-                    requires_grad=requires_grad)
-    dense = ct.tensor(rng.standard_normal((5, 3)), dtype=ct.float64, device=device,
-                      requires_grad=requires_grad)
+    val = ct.tensor(
+        rng.standard_normal(6), dtype=ct.float64, device=device, requires_grad=requires_grad
+    )
+    dense = ct.tensor(
+        rng.standard_normal((5, 3)), dtype=ct.float64, device=device, requires_grad=requires_grad
+    )
     return idx, val, dense
 
 
@@ -168,8 +194,14 @@ def test_mm_forward_and_gradients(data_device):
     idx, val, dense = _pair(data_device)
     s = ct.sparse_coo_tensor(idx, val, (4, 5))
     ref = _dense_ref(idx, _np(val), (4, 5))
-    for out in (ct.sparse.mm(s, dense), ct.spmm(s, dense), ct.mm(s, dense), s @ dense,
-                ct.matmul(s, dense), s.mm(dense)):
+    for out in (
+        ct.sparse.mm(s, dense),
+        ct.spmm(s, dense),
+        ct.mm(s, dense),
+        s @ dense,
+        ct.matmul(s, dense),
+        s.mm(dense),
+    ):
         np.testing.assert_allclose(_np(out), ref @ _np(dense), rtol=1e-12)
     w = ct.tensor(np.arange(12.0).reshape(4, 3), dtype=ct.float64, device=data_device)
     (ct.sparse.mm(s, dense) * w).sum().backward()
@@ -181,12 +213,16 @@ def test_mm_forward_and_gradients(data_device):
 
 def test_mm_gradcheck():
     idx, val, dense = _pair("cpu")
-    assert gradcheck(lambda v, d: ct.sparse.mm(ct.sparse_coo_tensor(idx, v, (4, 5)), d),
-                     (val, dense))
-    assert gradcheck(lambda v, d: ct.sparse_coo_tensor(idx, v, (4, 5)).coalesce().to_dense()
-                     * 1.5, (val, dense[:4, :1].detach()))
-    assert gradcheck(lambda v: ct.sparse.softmax(ct.sparse_coo_tensor(idx, v, (4, 5)),
-                                                 1)._values(), (val,))
+    assert gradcheck(
+        lambda v, d: ct.sparse.mm(ct.sparse_coo_tensor(idx, v, (4, 5)), d), (val, dense)
+    )
+    assert gradcheck(
+        lambda v, d: ct.sparse_coo_tensor(idx, v, (4, 5)).coalesce().to_dense() * 1.5,
+        (val, dense[:4, :1].detach()),
+    )
+    assert gradcheck(
+        lambda v: ct.sparse.softmax(ct.sparse_coo_tensor(idx, v, (4, 5)), 1)._values(), (val,)
+    )
 
 
 def test_dense_times_sparse_and_vector(data_device):
@@ -198,8 +234,11 @@ def test_dense_times_sparse_and_vector(data_device):
     np.testing.assert_allclose(_np(s @ dense[:, 0]), ref @ _np(dense[:, 0]), rtol=1e-12)
     np.testing.assert_allclose(_np(s.t().to_dense()), ref.T)
     bias = ct.tensor(np.full((4, 3), 0.5), dtype=ct.float64, device=data_device)
-    np.testing.assert_allclose(_np(ct.sparse.addmm(bias, s, dense, beta=2, alpha=3)),
-                               1.0 + 3 * ref @ _np(dense), rtol=1e-12)
+    np.testing.assert_allclose(
+        _np(ct.sparse.addmm(bias, s, dense, beta=2, alpha=3)),
+        1.0 + 3 * ref @ _np(dense),
+        rtol=1e-12,
+    )
     with pytest.raises(RuntimeError, match=r"shapes cannot be multiplied \(4x5 and 4x3\)"):
         ct.sparse.mm(s, dense[:4])
     with pytest.raises(RuntimeError, match="sparse @ sparse is not supported"):
@@ -211,8 +250,9 @@ def test_sparse_leaf_grad_matches_pytorch():
     idx, val, dense = _pair("cpu", requires_grad=False)
     s = ct.sparse_coo_tensor(idx, val, (4, 5), requires_grad=True)
     ct.sparse.mm(s, dense).pow(2).sum().backward()
-    ts = torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(_np(val)), (4, 5),
-                                 requires_grad=True)
+    ts = torch.sparse_coo_tensor(
+        torch.tensor(idx), torch.tensor(_np(val)), (4, 5), requires_grad=True
+    )
     torch.sparse.mm(ts, torch.tensor(_np(dense))).pow(2).sum().backward()
     assert s.grad.is_sparse and s.grad.shape == (4, 5)
     np.testing.assert_allclose(_np(s.grad.to_dense()), ts.grad.to_dense().numpy(), rtol=1e-12)
@@ -245,24 +285,35 @@ def test_sum_softmax_add_mul(data_device):
 def test_softmax_matches_pytorch():
     torch = pytest.importorskip("torch")
     idx, val, _ = _pair("cpu", requires_grad=False)
-    big = _np(val) * 400                      # rows far apart: needs the per-row max
+    big = _np(val) * 400  # rows far apart: needs the per-row max
     ours = ct.sparse.softmax(ct.sparse_coo_tensor(idx, big, (4, 5)).coalesce(), 0)
-    theirs = torch.sparse.softmax(torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(big),
-                                                          (4, 5)).coalesce(), 0)
+    theirs = torch.sparse.softmax(
+        torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(big), (4, 5)).coalesce(), 0
+    )
     np.testing.assert_allclose(_np(ours.to_dense()), theirs.to_dense().numpy(), rtol=1e-12)
 
 
 # ---- refusals -------------------------------------------------------------------------------
 
+
 def test_dense_only_ops_refuse_clearly():
     s = ct.sparse_coo_tensor(IDX, VAL, (2, 3))
-    for call, op in [(lambda: ct.exp(s), "exp"), (lambda: s.relu(), "relu"),
-                     (lambda: s.view(6), "view"), (lambda: s.numpy(), "numpy"),
-                     (lambda: s[0], "__getitem__"), (lambda: s.stride(), "stride"),
-                     (lambda: s.item(), "item"), (lambda: ct.cat([s, s]), "cat"),
-                     (lambda: ct.nn.functional.linear(s, ct.ones(2, 3)), None)]:
-        with pytest.raises(RuntimeError, match="sparse_coo tensors are not supported; call "
-                                               r"\.to_dense\(\) first") as e:
+    for call, op in [
+        (lambda: ct.exp(s), "exp"),
+        (lambda: s.relu(), "relu"),
+        (lambda: s.view(6), "view"),
+        (lambda: s.numpy(), "numpy"),
+        (lambda: s[0], "__getitem__"),
+        (lambda: s.stride(), "stride"),
+        (lambda: s.item(), "item"),
+        (lambda: ct.cat([s, s]), "cat"),
+        (lambda: ct.nn.functional.linear(s, ct.ones(2, 3)), None),
+    ]:
+        with pytest.raises(
+            RuntimeError,
+            match="sparse_coo tensors are not supported; call "
+            r"\.to_dense\(\) first",
+        ) as e:
             call()
         assert op is None or str(e.value).startswith(f"{op}()")
     with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported"):
@@ -271,9 +322,11 @@ def test_dense_only_ops_refuse_clearly():
         ct.ones(2).indices()
     # factories make strided tensors only: another layout is refused, never silently dense
     assert ct.zeros(2, layout=ct.strided).layout is ct.strided
-    for make in (lambda: ct.zeros(2, 3, layout=ct.sparse_coo),
-                 lambda: ct.empty_like(ct.ones(2), layout=ct.sparse_coo),
-                 lambda: ct.arange(3, layout=ct.sparse_coo)):
+    for make in (
+        lambda: ct.zeros(2, 3, layout=ct.sparse_coo),
+        lambda: ct.empty_like(ct.ones(2), layout=ct.sparse_coo),
+        lambda: ct.arange(3, layout=ct.sparse_coo),
+    ):
         with pytest.raises(RuntimeError, match="layout=coretorch.sparse_coo is not supported"):
             make()
     with pytest.raises(TypeError, match="argument 'layout' must be coretorch.layout, not str"):
@@ -281,6 +334,7 @@ def test_dense_only_ops_refuse_clearly():
 
 
 # ---- meta: shapes only ----------------------------------------------------------------------
+
 
 def test_meta_shapes():
     i = ct.zeros((2, 7), dtype=ct.int64, device="meta")
@@ -295,6 +349,7 @@ def test_meta_shapes():
 
 
 # ---- a graph network: 2-layer GCN on a sparse normalized adjacency ----------------------------
+
 
 def _graph(n: int = 7):
     """Edges of a small undirected graph, and D^-1/2 (A + I) D^-1/2 as COO indices and values."""
@@ -362,8 +417,7 @@ def test_gcn_sparse_adjacency_matches_dense_and_pytorch():
     for _ in range(3):
         opt.zero_grad()
         h = torch.relu(torch.spmm(tadj, torch.tensor(x) @ tw1.T))
-        loss = torch.nn.functional.cross_entropy(torch.sparse.mm(tadj, h @ tw2.T),
-                                                 torch.tensor(y))
+        loss = torch.nn.functional.cross_entropy(torch.sparse.mm(tadj, h @ tw2.T), torch.tensor(y))
         loss.backward()
         t_loss.append(loss.item())
         opt.step()
@@ -389,13 +443,14 @@ def test_save_load_roundtrip(tmp_path):
 
 def test_cpu_runs_scipy_kernel_equal_to_composite():
     from coretorch.dispatch.keys import DispatchKey
+
     decl = ct.ops.REGISTRY["_sparse_coo_mm"]
-    assert decl.op.has_kernel(DispatchKey.get("CPU"))   # scipy.sparse csr @ dense
+    assert decl.op.has_kernel(DispatchKey.get("CPU"))  # scipy.sparse csr @ dense
     rng = np.random.default_rng(3)
     idx = ct.tensor(rng.integers(0, 50, size=(2, 400)))
     vals, dense = ct.tensor(rng.standard_normal(400)), ct.tensor(rng.standard_normal((50, 8)))
     native = ct.sparse.mm(ct.sparse_coo_tensor(idx, vals, (50, 50)), dense)
-    composite = decl.impl(idx, vals, dense, 50)        # index_add of values * dense rows
+    composite = decl.impl(idx, vals, dense, 50)  # index_add of values * dense rows
     np.testing.assert_allclose(_np(native), _np(composite), rtol=1e-12, atol=1e-12)
 
 

@@ -1,5 +1,6 @@
 """stft / istft against PyTorch (same windows, hops, padding modes, normalization), the
 round trip, and gradients through them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,10 +9,15 @@ import pytest
 import coretorch as ct
 from coretorch.autograd import gradcheck
 
-CASES = [dict(n_fft=16), dict(n_fft=16, hop_length=5, win_length=12),
-         dict(n_fft=15, center=False), dict(n_fft=16, normalized=True, onesided=False),
-         dict(n_fft=8, pad_mode="constant"), dict(n_fft=8, pad_mode="replicate"),
-         dict(n_fft=8, pad_mode="circular")]
+CASES = [
+    dict(n_fft=16),
+    dict(n_fft=16, hop_length=5, win_length=12),
+    dict(n_fft=15, center=False),
+    dict(n_fft=16, normalized=True, onesided=False),
+    dict(n_fft=8, pad_mode="constant"),
+    dict(n_fft=8, pad_mode="replicate"),
+    dict(n_fft=8, pad_mode="circular"),
+]
 
 
 def _hann(n: int) -> np.ndarray:
@@ -32,8 +38,9 @@ def test_stft_istft_match_pytorch(kw, windowed):
     if windowed and kw.get("center", True):
         inv = {k: v for k, v in kw.items() if k != "pad_mode"}
         back = ct.istft(ct.tensor(want), window=wc, length=50, **inv).numpy()
-        np.testing.assert_allclose(back, torch.istft(torch.tensor(want), window=wt, length=50,
-                                                     **inv).numpy(), atol=1e-10)
+        np.testing.assert_allclose(
+            back, torch.istft(torch.tensor(want), window=wt, length=50, **inv).numpy(), atol=1e-10
+        )
         np.testing.assert_allclose(back, x, atol=1e-10)  # perfect reconstruction
 
 
@@ -49,5 +56,7 @@ def test_gradients_through_stft_and_istft():
     x = ct.tensor(np.random.default_rng(1).standard_normal(24), requires_grad=True)
     w = ct.tensor(_hann(8))
     assert gradcheck(lambda t: ct.stft(t, 8, window=w, return_complex=True).abs().sum(), (x,))
-    assert gradcheck(lambda t: ct.istft(ct.stft(t, 8, window=w, return_complex=True), 8,
-                                        window=w, length=24), (x,))
+    assert gradcheck(
+        lambda t: ct.istft(ct.stft(t, 8, window=w, return_complex=True), 8, window=w, length=24),
+        (x,),
+    )

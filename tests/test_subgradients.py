@@ -2,6 +2,7 @@
 of zeros, std of a constant, normalize of a zero vector, atan2(0, 0), cross entropy / nll where
 every target is ignored, binary cross entropy at 0 and 1. Each case states the expected
 gradient (a fact) and is compared with PyTorch where it is installed."""
+
 from __future__ import annotations
 
 import math
@@ -33,40 +34,58 @@ CASES = {
     "norm_p3": (lambda m: _zeros(m, 3), lambda m, x: x.norm(3), [[0.0] * 3]),
     "std": (lambda m: _ones(m, 3), lambda m, x: x.std(), [[0.0] * 3]),
     "std_dim": (lambda m: _ones(m, 2, 3), lambda m, x: x.std(1).sum(), [[[0.0] * 3] * 2]),
-    "normalize": (lambda m: _zeros(m, 1, 3),
-                  lambda m, x: m.nn.functional.normalize(x).sum(), [[[1e12] * 3]]),
-    "atan2": (lambda m: _zeros(m, 1) + _zeros(m, 1), lambda m, a, b: m.atan2(a, b).sum(),
-              [[0.0], [0.0]]),
+    "normalize": (
+        lambda m: _zeros(m, 1, 3),
+        lambda m, x: m.nn.functional.normalize(x).sum(),
+        [[[1e12] * 3]],
+    ),
+    "atan2": (
+        lambda m: _zeros(m, 1) + _zeros(m, 1),
+        lambda m, a, b: m.atan2(a, b).sum(),
+        [[0.0], [0.0]],
+    ),
     "cross_entropy_all_ignored": (
         lambda m: _zeros(m, 2, 3),
-        lambda m, x: m.nn.functional.cross_entropy(x, _ignored(m)), [[[0.0] * 3] * 2]),
+        lambda m, x: m.nn.functional.cross_entropy(x, _ignored(m)),
+        [[[0.0] * 3] * 2],
+    ),
     "cross_entropy_ignore_index": (
         lambda m: _zeros(m, 2, 3),
         lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([1, 1]), ignore_index=1),
-        [[[0.0] * 3] * 2]),
+        [[[0.0] * 3] * 2],
+    ),
     "cross_entropy_weighted_all_ignored": (
         lambda m: _zeros(m, 2, 3),
-        lambda m, x: m.nn.functional.cross_entropy(x, _ignored(m),
-                                                   weight=m.ones(3, dtype=m.float64)),
-        [[[0.0] * 3] * 2]),
+        lambda m, x: m.nn.functional.cross_entropy(
+            x, _ignored(m), weight=m.ones(3, dtype=m.float64)
+        ),
+        [[[0.0] * 3] * 2],
+    ),
     "cross_entropy_smoothed_all_ignored": (
         lambda m: _zeros(m, 2, 3),
         lambda m, x: m.nn.functional.cross_entropy(x, _ignored(m), label_smoothing=0.1),
-        [[[0.0] * 3] * 2]),
+        [[[0.0] * 3] * 2],
+    ),
     "nll_loss_all_ignored": (
         lambda m: _zeros(m, 2, 3),
-        lambda m, x: m.nn.functional.nll_loss(x, _ignored(m)), [[[0.0] * 3] * 2]),
+        lambda m, x: m.nn.functional.nll_loss(x, _ignored(m)),
+        [[[0.0] * 3] * 2],
+    ),
     # PyTorch's NaN where the total weight is 0 without ignored targets is kept
     "cross_entropy_zero_weight": (
         lambda m: _zeros(m, 2, 3),
-        lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([0, 0]),
-                                                   weight=m.zeros(3, dtype=m.float64)),
-        [[[NAN] * 3] * 2]),
+        lambda m, x: m.nn.functional.cross_entropy(
+            x, m.tensor([0, 0]), weight=m.zeros(3, dtype=m.float64)
+        ),
+        [[[NAN] * 3] * 2],
+    ),
     "binary_cross_entropy_at_0_and_1": (
         lambda m: [m.tensor([0.0, 1.0, 0.0, 1.0], dtype=m.float64)],
         lambda m, x: m.nn.functional.binary_cross_entropy(
-            x, m.tensor([0.0, 1.0, 1.0, 0.0], dtype=m.float64), reduction="sum"),
-        [[0.0, 0.0, -1e12, 1e12]]),
+            x, m.tensor([0.0, 1.0, 1.0, 0.0], dtype=m.float64), reduction="sum"
+        ),
+        [[0.0, 0.0, -1e12, 1e12]],
+    ),
 }
 
 
@@ -113,10 +132,12 @@ def test_binary_cross_entropy_target_gradient_matches_pytorch():
 def test_binary_cross_entropy_gradients_away_from_the_kinks():
     """The custom derivative is the true one inside (0, 1), to second order."""
     from coretorch.autograd import gradcheck, gradgradcheck
+
     x = ct.tensor([0.2, 0.5, 0.7], dtype=ct.float64, requires_grad=True)
     t = ct.tensor([0.0, 1.0, 0.3], dtype=ct.float64, requires_grad=True)
 
     def bce(a, b):
         return ct.nn.functional.binary_cross_entropy(a, b)
+
     assert gradcheck(bce, (x, t))
     assert gradgradcheck(bce, (x, t))

@@ -1,4 +1,5 @@
 """Tensor.fill_diagonal_ against numpy's fill_diagonal (and PyTorch's), new_empty_strided."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +8,17 @@ import pytest
 import coretorch as ct
 
 
-@pytest.mark.parametrize("shape,wrap", [((3, 3), False), ((3, 5), False), ((7, 3), False),
-                                        ((7, 3), True), ((8, 2), True), ((3, 3, 3), False)])
+@pytest.mark.parametrize(
+    "shape,wrap",
+    [
+        ((3, 3), False),
+        ((3, 5), False),
+        ((7, 3), False),
+        ((7, 3), True),
+        ((8, 2), True),
+        ((3, 3, 3), False),
+    ],
+)
 def test_fill_diagonal_matches_numpy(shape, wrap):
     x = ct.zeros(*shape)
     expected = np.zeros(shape, np.float32)

@@ -1,5 +1,6 @@
 """The tensor model: geometry, views sharing storage and version counter, basic indexing,
 contiguous/clone/detach, and repr like PyTorch's."""
+
 import numpy as np
 import pytest
 
@@ -13,10 +14,16 @@ VIEWS = [
     ("transpose", lambda t: t.transpose(0, 2), lambda a: a.swapaxes(0, 2)),
     ("mT", lambda t: t.mT, lambda a: a.swapaxes(-2, -1)),
     ("permute", lambda t: t.permute(2, 0, 1), lambda a: a.transpose(2, 0, 1)),
-    ("expand", lambda t: t.unsqueeze(0).expand(3, 2, 3, 4),
-     lambda a: np.broadcast_to(a[None], (3, 2, 3, 4))),
-    ("expand_minus_one", lambda t: t[:, :1].expand(-1, 5, -1),
-     lambda a: np.broadcast_to(a[:, :1], (2, 5, 4))),
+    (
+        "expand",
+        lambda t: t.unsqueeze(0).expand(3, 2, 3, 4),
+        lambda a: np.broadcast_to(a[None], (3, 2, 3, 4)),
+    ),
+    (
+        "expand_minus_one",
+        lambda t: t[:, :1].expand(-1, 5, -1),
+        lambda a: np.broadcast_to(a[:, :1], (2, 5, 4)),
+    ),
     ("unsqueeze", lambda t: t.unsqueeze(1), lambda a: a[:, None]),
     ("unsqueeze_neg", lambda t: t.unsqueeze(-1), lambda a: a[..., None]),
     ("squeeze_dim", lambda t: t[:, :1].squeeze(1), lambda a: a[:, 0]),
@@ -29,15 +36,22 @@ VIEWS = [
     ("int_index", lambda t: t[1], lambda a: a[1]),
     ("negative_int_index", lambda t: t[-1, -2], lambda a: a[-1, -2]),
     ("narrow", lambda t: t.narrow(2, 1, 2), lambda a: a[:, :, 1:3]),
-    ("as_strided", lambda t: t.as_strided((3, 3), (1, 2), 1),
-     lambda a: np.lib.stride_tricks.as_strided(a.ravel()[1:], (3, 3),
-                                               (a.itemsize, 2 * a.itemsize))),
+    (
+        "as_strided",
+        lambda t: t.as_strided((3, 3), (1, 2), 1),
+        lambda a: np.lib.stride_tricks.as_strided(
+            a.ravel()[1:], (3, 3), (a.itemsize, 2 * a.itemsize)
+        ),
+    ),
     ("none_ellipsis", lambda t: t[..., None, 1], lambda a: a[..., None, 1]),
     ("none_front", lambda t: t[None, ..., 0], lambda a: a[None, ..., 0]),
     ("ellipsis_step", lambda t: t[..., ::3], lambda a: a[..., ::3]),
     ("diagonal", lambda t: t.diagonal(0, 1, 2), lambda a: np.diagonal(a, 0, 1, 2)),
-    ("chain", lambda t: t.transpose(0, 1)[1:, ::2].unsqueeze(0),
-     lambda a: a.swapaxes(0, 1)[1:, ::2][None]),
+    (
+        "chain",
+        lambda t: t.transpose(0, 1)[1:, ::2].unsqueeze(0),
+        lambda a: a.swapaxes(0, 1)[1:, ::2][None],
+    ),
 ]
 IDS = [v[0] for v in VIEWS]
 
@@ -78,8 +92,12 @@ def test_view_geometry_matches_torch(device, name, expr, np_expr):
     torch = pytest.importorskip("torch")
     v = expr(base(device))
     want = expr(torch.arange(24, dtype=torch.float32).reshape(2, 3, 4))
-    assert (tuple(v.shape), v.stride(), v.storage_offset(), v.is_contiguous()) == \
-        (tuple(want.shape), want.stride(), want.storage_offset(), want.is_contiguous())
+    assert (tuple(v.shape), v.stride(), v.storage_offset(), v.is_contiguous()) == (
+        tuple(want.shape),
+        want.stride(),
+        want.storage_offset(),
+        want.is_contiguous(),
+    )
 
 
 def test_writes_through_a_view_reach_the_base(data_device):
@@ -103,26 +121,32 @@ def test_geometry_accessors(device):
     assert t.ndim == t.dim() == 3 and t.numel() == 24 and len(t) == 2
     assert t.element_size() == 4 and t.nbytes == 96 and t.storage_offset() == 0
     assert t[1, 1:].storage_offset() == 16
-    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
-                                         r"\[-3, 2\], but got 3\)"):
+    with pytest.raises(
+        IndexError,
+        match=r"Dimension out of range \(expected to be in range of "
+        r"\[-3, 2\], but got 3\)",
+    ):
         t.size(3)
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
         len(ct.empty((), device=device))
 
 
-@pytest.mark.parametrize("call,exc,match", [
-    (lambda t: t.view(5, 5), RuntimeError, "invalid for input of size 24"),
-    (lambda t: t.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
-    (lambda t: t.transpose(0, 1).view(24), RuntimeError, "view size is not compatible"),
-    (lambda t: t[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
-    (lambda t: t[..., ...], IndexError, "single ellipsis"),
-    (lambda t: t[::-1], ValueError, "step must be greater than zero"),
-    (lambda t: t[5], IndexError, "out of range"),
-    (lambda t: t.permute(0, 1), RuntimeError, "number of dims don't match"),
-    (lambda t: t.expand(3, 3, 4), RuntimeError, "expand"),
-    (lambda t: t.narrow(0, 1, 5), RuntimeError, "narrow"),
-    (lambda t: t.as_strided((10, 10), (10, 1)), RuntimeError, "out of bounds"),
-])
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda t: t.view(5, 5), RuntimeError, "invalid for input of size 24"),
+        (lambda t: t.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+        (lambda t: t.transpose(0, 1).view(24), RuntimeError, "view size is not compatible"),
+        (lambda t: t[0, 0, 0, 0], IndexError, "too many indices for tensor of dimension 3"),
+        (lambda t: t[..., ...], IndexError, "single ellipsis"),
+        (lambda t: t[::-1], ValueError, "step must be greater than zero"),
+        (lambda t: t[5], IndexError, "out of range"),
+        (lambda t: t.permute(0, 1), RuntimeError, "number of dims don't match"),
+        (lambda t: t.expand(3, 3, 4), RuntimeError, "expand"),
+        (lambda t: t.narrow(0, 1, 5), RuntimeError, "narrow"),
+        (lambda t: t.as_strided((10, 10), (10, 1)), RuntimeError, "out of bounds"),
+    ],
+)
 def test_bad_views_raise_like_torch(device, call, exc, match):
     with pytest.raises(exc, match=match):
         call(base(device))
@@ -138,8 +162,9 @@ def test_reshape_copies_when_no_view_is_possible(device):
 def test_reshape_copy_values(data_device):
     t = base(data_device)
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    np.testing.assert_array_equal(t.transpose(0, 1).reshape(4, 6).cpu().numpy(),
-                                  a.swapaxes(0, 1).reshape(4, 6))
+    np.testing.assert_array_equal(
+        t.transpose(0, 1).reshape(4, 6).cpu().numpy(), a.swapaxes(0, 1).reshape(4, 6)
+    )
 
 
 def test_contiguous(device):
@@ -160,8 +185,9 @@ def test_contiguous(device):
 def test_contiguous_values(data_device):
     t = base(data_device)
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    np.testing.assert_array_equal(t.permute(2, 0, 1).contiguous().cpu().numpy(),
-                                  a.transpose(2, 0, 1))
+    np.testing.assert_array_equal(
+        t.permute(2, 0, 1).contiguous().cpu().numpy(), a.transpose(2, 0, 1)
+    )
 
 
 def test_clone_is_independent(device):
@@ -179,8 +205,9 @@ def test_clone_values(data_device):
     c = t.clone()
     c.add_(1)
     np.testing.assert_array_equal(t.cpu().numpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
-    np.testing.assert_array_equal(c.cpu().numpy(),
-                                  np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4))
+    np.testing.assert_array_equal(
+        c.cpu().numpy(), np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4)
+    )
 
 
 def test_detach_shares_storage_and_version(device):
@@ -214,17 +241,41 @@ def test_scalar_conversion(data_device):
 # ---- repr ------------------------------------------------------------------------------------
 
 REPR_CASES = [
-    ([1.0, 2.5, 3.0], None), ([1.0, 2.0, 3.0], None), ([[1, 2], [3, 4]], None),
-    ([True, False], None), (3.5, None), (7, None), ([], None), ([1.5, -2.25], "float64"),
-    ([1, 2], "int32"), ([1, 2], "uint8"), ([0.0001, 1000.0], None), ([1e-8, 1.0], None),
-    ([1e10, 1.0], None), ([1.0, 2000.0], None), ([float("nan"), 1.0, float("inf")], None),
-    ([[1.123456, -2.0], [3.0, 4.0]], None), (list(range(2000)), None),
-    ([[0.5] * 5] * 300, None), ([1.0, 2.0], "float16"), ([-1.5, 100.25, 3.0], None),
-    ([123456789.0, 1.0], None), ([0.0, 0.0], None), ([-0.0, 1.0], None),
-    ([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]], None), ([1, -2, 300], "int16"),
-    ([i / 29 for i in range(30)], "float64"), ([[True, False]], None), ([1e-5, 2e-5], None),
-    ([float("nan")], None), ([1e20], None), ([[1.5] * 40] * 40, None), ([[1] * 3000], None),
-    ([[[1.0] * 10] * 10] * 20, None), (list(range(-5, 200)), None), ([[1e-5, 1.5]] * 700, None),
+    ([1.0, 2.5, 3.0], None),
+    ([1.0, 2.0, 3.0], None),
+    ([[1, 2], [3, 4]], None),
+    ([True, False], None),
+    (3.5, None),
+    (7, None),
+    ([], None),
+    ([1.5, -2.25], "float64"),
+    ([1, 2], "int32"),
+    ([1, 2], "uint8"),
+    ([0.0001, 1000.0], None),
+    ([1e-8, 1.0], None),
+    ([1e10, 1.0], None),
+    ([1.0, 2000.0], None),
+    ([float("nan"), 1.0, float("inf")], None),
+    ([[1.123456, -2.0], [3.0, 4.0]], None),
+    (list(range(2000)), None),
+    ([[0.5] * 5] * 300, None),
+    ([1.0, 2.0], "float16"),
+    ([-1.5, 100.25, 3.0], None),
+    ([123456789.0, 1.0], None),
+    ([0.0, 0.0], None),
+    ([-0.0, 1.0], None),
+    ([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]], None),
+    ([1, -2, 300], "int16"),
+    ([i / 29 for i in range(30)], "float64"),
+    ([[True, False]], None),
+    ([1e-5, 2e-5], None),
+    ([float("nan")], None),
+    ([1e20], None),
+    ([[1.5] * 40] * 40, None),
+    ([[1] * 3000], None),
+    ([[[1.0] * 10] * 10] * 20, None),
+    (list(range(-5, 200)), None),
+    ([[1e-5, 1.5]] * 700, None),
 ]
 
 
@@ -239,23 +290,27 @@ def test_repr_matches_torch(data, dtype):
 def test_repr_examples_without_torch():
     assert repr(ct.tensor([1.0, 2.5])) == "tensor([1.0000, 2.5000])"
     assert repr(ct.tensor([[1, 2], [3, 4]])) == "tensor([[1, 2],\n        [3, 4]])"
-    assert repr(ct.tensor([1.0, 2.0], dtype=ct.float64)) == \
-        "tensor([1., 2.], dtype=coretorch.float64)"
+    assert (
+        repr(ct.tensor([1.0, 2.0], dtype=ct.float64)) == "tensor([1., 2.], dtype=coretorch.float64)"
+    )
     assert repr(ct.tensor([1e-8, 1.0])) == "tensor([1.0000e-08, 1.0000e+00])"
-    assert repr(ct.tensor(list(range(2000)))) == \
-        "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
+    assert (
+        repr(ct.tensor(list(range(2000)))) == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
+    )
     assert repr(ct.zeros(2, requires_grad=True)) == "tensor([0., 0.], requires_grad=True)"
-    assert repr(ct.empty(0, 3, dtype=ct.int32)) == \
-        "tensor([], size=(0, 3), dtype=coretorch.int32)"
+    assert repr(ct.empty(0, 3, dtype=ct.int32)) == "tensor([], size=(0, 3), dtype=coretorch.int32)"
 
 
-@pytest.mark.parametrize("shape,dtype,want", [
-    ((2, 3), "float32", "tensor(..., device='meta', size=(2, 3))"),
-    ((2,), "int64", "tensor(..., device='meta', size=(2,), dtype=coretorch.int64)"),
-    ((0, 3), "int32", "tensor(..., device='meta', size=(0, 3), dtype=coretorch.int32)"),
-    ((), "float32", "tensor(..., device='meta', size=())"),
-    ((2,), "bool", "tensor(..., device='meta', size=(2,), dtype=coretorch.bool)"),
-])
+@pytest.mark.parametrize(
+    "shape,dtype,want",
+    [
+        ((2, 3), "float32", "tensor(..., device='meta', size=(2, 3))"),
+        ((2,), "int64", "tensor(..., device='meta', size=(2,), dtype=coretorch.int64)"),
+        ((0, 3), "int32", "tensor(..., device='meta', size=(0, 3), dtype=coretorch.int32)"),
+        ((), "float32", "tensor(..., device='meta', size=())"),
+        ((2,), "bool", "tensor(..., device='meta', size=(2,), dtype=coretorch.bool)"),
+    ],
+)
 def test_meta_repr(shape, dtype, want):
     t = ct.empty(shape, dtype=getattr(ct, dtype), device="meta")
     assert repr(t) == want
@@ -265,21 +320,33 @@ def test_meta_repr(shape, dtype, want):
 
 
 def test_meta_repr_requires_grad():
-    assert repr(ct.zeros(2, device="meta", requires_grad=True)) == \
-        "tensor(..., device='meta', size=(2,), requires_grad=True)"
+    assert (
+        repr(ct.zeros(2, device="meta", requires_grad=True))
+        == "tensor(..., device='meta', size=(2,), requires_grad=True)"
+    )
 
 
 def test_int_arguments_accept_0d_tensors(device):
     # an int argument given as a 0-d integer tensor is read into an int when the call is bound,
     # so geometry (storage offsets, sizes) holds only Python ints
     from coretorch.device import get_device_type
+
     t = base(device)
     allocator = get_device_type(device).allocator
     one, two = ct.tensor(1), ct.tensor(2)
     before = allocator.allocated
-    views = [ct.narrow(t, 0, one, 1), t.narrow(two, one, two), t.select(one, two),
-             t[one:two], t.view(two, -1), t.unsqueeze(two), t.transpose(one, two),
-             t.expand(two, 2, 3, 4), t.diagonal(0, one, two), t.unfold(2, two, one)]
+    views = [
+        ct.narrow(t, 0, one, 1),
+        t.narrow(two, one, two),
+        t.select(one, two),
+        t[one:two],
+        t.view(two, -1),
+        t.unsqueeze(two),
+        t.transpose(one, two),
+        t.expand(two, 2, 3, 4),
+        t.diagonal(0, one, two),
+        t.unfold(2, two, one),
+    ]
     for v in views:
         assert type(v.storage_offset()) is int and all(type(s) is int for s in v.stride())
         assert all(type(s) is int for s in v.shape) and type(v.data_ptr()) is int
@@ -294,6 +361,9 @@ def test_int_arguments_accept_0d_tensors(device):
 def test_narrow_with_0d_tensor_start_values(data_device):
     t = ct.arange(10.0, device=data_device)
     np.testing.assert_array_equal(ct.narrow(t, 0, ct.tensor(1), 2).numpy(force=True), [1.0, 2.0])
-    with pytest.raises(TypeError, match=r"narrow\(\): argument 'start' \(position 3\) must be "
-                                        r"int, not float"):
+    with pytest.raises(
+        TypeError,
+        match=r"narrow\(\): argument 'start' \(position 3\) must be "
+        r"int, not float",
+    ):
         ct.narrow(t, 0, 1.5, 2)

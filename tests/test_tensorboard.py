@@ -1,5 +1,6 @@
 """``coretorch.utils.tensorboard.SummaryWriter``: event files that TensorBoard's own reader
 (`EventAccumulator`) parses, holding what PyTorch's SummaryWriter would write."""
+
 from __future__ import annotations
 
 import io
@@ -10,16 +11,16 @@ import pytest
 
 import coretorch as ct
 
-pytest.importorskip("tensorboard", reason="the tensorboard package is an optional extra "
-                                          "(pip install tensorboard)")
+pytest.importorskip(
+    "tensorboard", reason="the tensorboard package is an optional extra (pip install tensorboard)"
+)
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from coretorch.utils.tensorboard import SummaryWriter  # noqa: E402
 
 
 def read(path) -> EventAccumulator:
-    acc = EventAccumulator(str(path), size_guidance={"tensors": 0, "images": 0,
-                                                      "histograms": 0})
+    acc = EventAccumulator(str(path), size_guidance={"tensors": 0, "images": 0, "histograms": 0})
     acc.Reload()
     return acc
 
@@ -59,8 +60,9 @@ def test_histogram_statistics_and_buckets(tmp_path):
     for tag in ("w", "auto", "few"):
         h = acc.Histograms(tag)[0].histogram_value
         assert (h.num, h.min, h.max) == (500, values.min(), values.max())
-        assert h.sum == pytest.approx(values.sum()) and \
-            h.sum_squares == pytest.approx(values @ values)
+        assert h.sum == pytest.approx(values.sum()) and h.sum_squares == pytest.approx(
+            values @ values
+        )
         assert sum(h.bucket) == 500 and len(h.bucket) == len(h.bucket_limit)
     few = acc.Histograms("few")[0].histogram_value
     counts, _ = np.histogram(values, np.linspace(-4, 4, 41))
@@ -71,6 +73,7 @@ def test_histogram_statistics_and_buckets(tmp_path):
 def test_histograms_match_pytorch_s_writer(tmp_path):
     pytest.importorskip("torch")
     from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
     values = np.random.default_rng(1).standard_normal(300).astype(np.float32) * 3
     for writer, sub in ((SummaryWriter, "ours"), (TorchWriter, "theirs")):
         with writer(tmp_path / sub) as w:
@@ -86,6 +89,7 @@ def test_histograms_match_pytorch_s_writer(tmp_path):
 
 def _pixels(image_event) -> np.ndarray:
     from PIL import Image
+
     return np.asarray(Image.open(io.BytesIO(image_event.encoded_image_string)))
 
 
@@ -95,7 +99,7 @@ def test_images_in_every_layout(tmp_path):
         w.add_image("chw", ct.tensor(chw), 0)
         w.add_image("hwc", chw.transpose(1, 2, 0), 0, dataformats="HWC")
         w.add_image("hw", (chw[0] * 255).astype(np.uint8), 0, dataformats="HW")
-        w.add_images("batch", ct.tensor(chw[:, None]), 0)       # 3 gray images in a row
+        w.add_images("batch", ct.tensor(chw[:, None]), 0)  # 3 gray images in a row
         with pytest.raises(ValueError, match="does not match dataformats"):
             w.add_image("bad", chw, 0, dataformats="HW")
     acc = read(tmp_path)
@@ -111,12 +115,16 @@ def test_images_in_every_layout(tmp_path):
 
 def test_text_audio_and_hparams(tmp_path):
     from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData
+
     samples = np.sin(np.linspace(0, 20, 800)) * 0.5
     with SummaryWriter(tmp_path) as w:
         w.add_text("notes", "lr **0.1**", 2)
         w.add_audio("tone", ct.tensor(samples), 0, sample_rate=8000)
-        w.add_hparams({"lr": 0.1, "opt": "adam", "bn": True, "skip": None},
-                      {"hparam/acc": 0.9}, run_name="trial")
+        w.add_hparams(
+            {"lr": 0.1, "opt": "adam", "bn": True, "skip": None},
+            {"hparam/acc": 0.9},
+            run_name="trial",
+        )
         with pytest.raises(TypeError, match="dictionaries"):
             w.add_hparams([("lr", 0.1)], {})
         with pytest.raises(ValueError, match="hyperparameter 'x'"):
@@ -134,8 +142,11 @@ def test_text_audio_and_hparams(tmp_path):
     content = trial.PluginTagToContent("hparams")
     start = HParamsPluginData.FromString(content["_hparams_/session_start_info"])
     hp = start.session_start_info.hparams
-    assert (hp["lr"].number_value, hp["opt"].string_value, hp["bn"].bool_value) == \
-        (0.1, "adam", True)
+    assert (hp["lr"].number_value, hp["opt"].string_value, hp["bn"].bool_value) == (
+        0.1,
+        "adam",
+        True,
+    )
     assert "skip" not in hp
     exp = HParamsPluginData.FromString(content["_hparams_/experiment"]).experiment
     assert [i.name for i in exp.hparam_infos] == ["lr", "opt", "bn"]
@@ -144,12 +155,15 @@ def test_text_audio_and_hparams(tmp_path):
 
 def test_what_cannot_be_written_says_so(tmp_path):
     with SummaryWriter(tmp_path) as w:
-        with pytest.raises(NotImplementedError, match="add_graph\\(\\): coretorch has no model "
-                                                      "tracer"):
+        with pytest.raises(
+            NotImplementedError, match="add_graph\\(\\): coretorch has no model tracer"
+        ):
             w.add_graph(ct.nn.Linear(2, 2), ct.zeros(1, 2))
-        for call in (lambda: w.add_embedding(ct.zeros(3, 2)),
-                     lambda: w.add_video("v", ct.zeros(1, 2, 3, 4, 4)),
-                     lambda: w.add_pr_curve("pr", ct.zeros(3), ct.zeros(3))):
+        for call in (
+            lambda: w.add_embedding(ct.zeros(3, 2)),
+            lambda: w.add_video("v", ct.zeros(1, 2, 3, 4, 4)),
+            lambda: w.add_pr_curve("pr", ct.zeros(3), ct.zeros(3)),
+        ):
             with pytest.raises(NotImplementedError):
                 call()
 

@@ -1,5 +1,6 @@
 """Tests of coretorch.testing itself: assert_close, make_tensor, the OpInfo database, opcheck and
 the conformance table's op classification."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,18 +8,17 @@ import pytest
 
 import coretorch as ct
 from coretorch.dispatch.keys import DispatchKey
-from coretorch.dispatch.operator import Operator
+from coretorch.dispatch.operator import Operator, register_fallback
 from coretorch.dispatch.schema import parse_schema
+from coretorch.ops.cpu_fallback import cpu_fallback
 from coretorch.ops.declare import OpDecl
 from coretorch.testing import OpCheckError, assert_close, make_tensor, opcheck
 from coretorch.testing.make_tensor import LAYOUTS
 from coretorch.testing.opinfo import OP_DB, SampleInput, get_opinfo
-from coretorch.dispatch.operator import register_fallback
-from coretorch.ops.cpu_fallback import cpu_fallback
 from coretorch.testing.pytest_plugin import key_status, op_status
 
-
 # ---- assert_close ---------------------------------------------------------------------------
+
 
 def test_assert_close_passes_within_default_float32_tolerance():
     a = ct.tensor([1.0, 2.0, 3.0])
@@ -87,8 +87,9 @@ def test_assert_close_matches_torch_tolerances():
     for actual, expected in ((np.float32(1.0), 1.0 + 1.2e-6), (np.float64(1.0), 1.0 + 2e-7)):
         t_ok = True
         try:
-            torch.testing.assert_close(torch.tensor(actual), torch.tensor(expected,
-                                       dtype=torch.tensor(actual).dtype))
+            torch.testing.assert_close(
+                torch.tensor(actual), torch.tensor(expected, dtype=torch.tensor(actual).dtype)
+            )
         except AssertionError:
             t_ok = False
         ours = True
@@ -100,6 +101,7 @@ def test_assert_close_matches_torch_tolerances():
 
 
 # ---- make_tensor ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_make_tensor_layouts_keep_shape_and_are_deterministic(layout):
@@ -120,12 +122,16 @@ def test_make_tensor_range_and_exclude_zero():
 
 # ---- the OpInfo database ------------------------------------------------------------------
 
+
 def test_opinfo_entries_are_unique_and_have_dtypes():
     names = [o.name for o in OP_DB]
     assert len(names) == len(set(names)), "duplicate OpInfo entries"
     assert all(o.dtypes for o in OP_DB)
-    assert all(o.ref is not None or o._torch_ref is not None or o.random for o in OP_DB
-               if o._torch_ref is None), "an OpInfo with no reference at all"
+    assert all(
+        o.ref is not None or o._torch_ref is not None or o.random
+        for o in OP_DB
+        if o._torch_ref is None
+    ), "an OpInfo with no reference at all"
 
 
 def _shape_of(x):
@@ -142,10 +148,14 @@ def test_samples_are_deterministic_and_device_independent():
     """The meta check pairs samples by position: they must match across devices and runs."""
     for o in OP_DB:
         d = o.dtypes[0]
-        a = [(s.name, _shape_of(s.all_args()), _shape_of(s.kwargs).__len__())
-             for s in o.sample_inputs("cpu", d)]
-        b = [(s.name, _shape_of(s.all_args()), _shape_of(s.kwargs).__len__())
-             for s in o.sample_inputs("meta", d)]
+        a = [
+            (s.name, _shape_of(s.all_args()), _shape_of(s.kwargs).__len__())
+            for s in o.sample_inputs("cpu", d)
+        ]
+        b = [
+            (s.name, _shape_of(s.all_args()), _shape_of(s.kwargs).__len__())
+            for s in o.sample_inputs("meta", d)
+        ]
         assert a == b, o.name
         assert a, f"{o.name} has no samples"
         first = next(iter(o.sample_inputs("cpu", d)))
@@ -160,13 +170,18 @@ def test_samples_cover_noncontiguous_and_zero_size_for_unary_ops():
 
 
 def test_sample_input_repr_names_shapes_and_strides():
-    s = SampleInput(make_tensor(3, 4, dtype=ct.float32, device="cpu", layout="transposed"),
-                    (2,), {"dim": 1}, "demo")
+    s = SampleInput(
+        make_tensor(3, 4, dtype=ct.float32, device="cpu", layout="transposed"),
+        (2,),
+        {"dim": 1},
+        "demo",
+    )
     r = repr(s)
     assert "demo" in r and "Tensor[3, 4]:float32" in r and "stride=(1, 3)" in r and "dim=1" in r
 
 
 # ---- opcheck --------------------------------------------------------------------------------
+
 
 def _meta_same(self):
     return (self._shape, self._dtype, self._device)
@@ -175,8 +190,9 @@ def _meta_same(self):
 def _fake_op(name: str, kernel, differentiable=True):
     """An op declared outside the registry (so the coverage test never sees it)."""
     schema = parse_schema(f"{name}(Tensor self) -> Tensor")
-    d = OpDecl(name, schema, _meta_same, "primitive", "", True, True, False, differentiable,
-               False, "")
+    d = OpDecl(
+        name, schema, _meta_same, "primitive", "", True, True, False, differentiable, False, ""
+    )
     d.op = Operator(f"coretorch_testing::{name}", schema)
     d.op.decl = d
     d.op.register(DispatchKey.get("CPU"), kernel)
@@ -184,8 +200,9 @@ def _fake_op(name: str, kernel, differentiable=True):
 
 
 _WRONG_SHAPE = _fake_op("wrong_shape_double", lambda self: (self * 2).reshape(-1))
-_RIGHT = _fake_op("right_double",
-                  lambda self: (self * 2).detach() if self.requires_grad else self * 2)
+_RIGHT = _fake_op(
+    "right_double", lambda self: (self * 2).detach() if self.requires_grad else self * 2
+)
 
 
 def test_opcheck_passes_a_correct_op(device):
@@ -224,6 +241,7 @@ def test_opcheck_reports_a_failing_call():
 
 
 # ---- conformance table classification --------------------------------------------------------
+
 
 def test_op_status_classifies_ops():
     assert op_status("add", "cpu") in ("native", "missing")

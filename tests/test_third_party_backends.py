@@ -7,6 +7,7 @@ limiting and naming a missing plugin, kernels registered before a failure rolled
 repeated here. Subprocess tests install distributions with ``pip --target`` into temporary
 folders, never into .venv.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,22 +38,31 @@ pytestmark = pytest.mark.filterwarnings("ignore::coretorch.ops.cpu_fallback.CPUF
 def toy():
     info = backends().get("toy")
     if info is None:
-        pytest.fail("the example backend coretorch-toy is not installed: run `make install` "
-                    "(or pip install -e examples/toy_backend)")
+        pytest.fail(
+            "the example backend coretorch-toy is not installed: run `make install` "
+            "(or pip install -e examples/toy_backend)"
+        )
     assert info.status == "loaded", info.traceback or info.reason
     return info
 
 
-def run_python(code: str, *paths: pathlib.Path, cwd: "pathlib.Path | None" = None,
-               args: "list[str] | None" = None, **env_overrides) -> subprocess.CompletedProcess:
+def run_python(
+    code: str,
+    *paths: pathlib.Path,
+    cwd: "pathlib.Path | None" = None,
+    args: "list[str] | None" = None,
+    **env_overrides,
+) -> subprocess.CompletedProcess:
     """Run `code` (or ``python ARGS``) in a fresh interpreter with `paths` first on sys.path."""
     env = {k: v for k, v in os.environ.items() if k != "CORETORCH_BACKENDS"}
     env.update(COLUMNS="250", NO_COLOR="1", **env_overrides)
-    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] +
-                                        [p for p in [env.get("PYTHONPATH", "")] if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(p) for p in paths] + [p for p in [env.get("PYTHONPATH", "")] if p]
+    )
     cmd = [sys.executable] + (args if args is not None else ["-c", code])
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=cwd,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=env, timeout=300, cwd=cwd, stdin=subprocess.DEVNULL
+    )
 
 
 def pip_install_target(src: pathlib.Path, site: pathlib.Path) -> None:
@@ -60,13 +70,30 @@ def pip_install_target(src: pathlib.Path, site: pathlib.Path) -> None:
     are left in the source tree)."""
     build = site.parent / f"build-{src.name}"
     shutil.copytree(src, build, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
-    out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                          "--no-build-isolation", "--no-index", "--target", str(site), str(build)],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(build),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
 # ---- the toy example backend -------------------------------------------------------------------
+
 
 def test_toy_is_discovered_through_its_entry_point(toy):
     assert toy.distribution == "coretorch-toy" and toy.version == "0.1.0"
@@ -78,6 +105,7 @@ def test_toy_is_discovered_through_its_entry_point(toy):
 
 def test_device_module(toy):
     import coretorch_toy.device_module as mod
+
     assert ct.toy is mod
     assert ct.toy.is_available() is True and ct.toy.device_count() == 1
     assert ct.toy.current_device() == 0 and ct.toy.synchronize() is None
@@ -101,9 +129,18 @@ def test_to_toy_and_back(toy):
     assert ct.tensor(2.5, device=ct.device("toy", 0)).item() == 2.5
 
 
-@pytest.mark.parametrize("name,status", [("add", "native"), ("mul", "native"), ("sum", "native"),
-                                         ("fill_", "native"), ("exp", "fallback"),
-                                         ("_copy_", "fallback"), ("mean", "composite")])
+@pytest.mark.parametrize(
+    "name,status",
+    [
+        ("add", "native"),
+        ("mul", "native"),
+        ("sum", "native"),
+        ("fill_", "native"),
+        ("exp", "fallback"),
+        ("_copy_", "fallback"),
+        ("mean", "composite"),
+    ],
+)
 def test_op_status_on_toy(toy, name, status):
     assert op_status(name, "toy") == status
 
@@ -128,7 +165,7 @@ def test_native_kernels_values(toy):
     np.testing.assert_allclose(_host(ct.add(a, b, alpha=2)), A + 2 * B)
     np.testing.assert_allclose(_host(a * b), A * B)
     np.testing.assert_allclose(_host(a * 3), A * 3)
-    np.testing.assert_allclose(_host(a * ct.tensor(0.5)), A * 0.5)   # a 0-dim cpu tensor
+    np.testing.assert_allclose(_host(a * ct.tensor(0.5)), A * 0.5)  # a 0-dim cpu tensor
     np.testing.assert_allclose(_host(a.sum()), A.sum(), rtol=1e-6)
     np.testing.assert_allclose(_host(a.sum(1, keepdim=True)), A.sum(1, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(_host(a.sum((0, 1))), A.sum(), rtol=1e-6)
@@ -137,12 +174,12 @@ def test_native_kernels_values(toy):
 
 def test_native_kernels_promote_and_cast(toy):
     i = _toy([1, 2, 3], dtype=ct.int32)
-    r = i + 0.5                                   # int tensor + float scalar: default float
+    r = i + 0.5  # int tensor + float scalar: default float
     assert r.dtype == ct.float32
     np.testing.assert_array_equal(_host(r), [1.5, 2.5, 3.5])
     s = _toy([True, True, False]).sum()
     assert s.dtype == ct.int64 and s.item() == 2
-    h = _toy(np.full(4096, 0.1, np.float16)).sum()   # half accumulates in float32
+    h = _toy(np.full(4096, 0.1, np.float16)).sum()  # half accumulates in float32
     assert h.dtype == ct.float16 and abs(h.item() - 409.6) < 0.5
     o = ct.empty(3, dtype=ct.float64, device="toy")
     ct.mul(i, 2, out=o)
@@ -164,6 +201,7 @@ def test_native_and_fallback_ops_with_autograd(toy):
 
 def test_fallback_warns_on_toy(toy):
     from coretorch.ops.cpu_fallback import reset_fallback_warnings
+
     reset_fallback_warnings()
     with pytest.warns(CPUFallbackWarning, match="aten::sqrt has no kernel for this backend"):
         _toy(A).abs().sqrt()
@@ -171,15 +209,31 @@ def test_fallback_warns_on_toy(toy):
 
 # ---- conformance for anyone -------------------------------------------------------------------
 
+
 def test_conformance_suite_runs_against_toy(toy, tmp_path):
     """What a third party runs, from a folder of its own: the per-op table ends the run."""
-    out = run_python("", cwd=tmp_path, args=[
-        "-m", "pytest", "--pyargs", "coretorch.testing.conformance", "--backend", "toy",
-        "-p", "no:cacheprovider", "-q", "-k", "add or exp or cumsum"])
+    out = run_python(
+        "",
+        cwd=tmp_path,
+        args=[
+            "-m",
+            "pytest",
+            "--pyargs",
+            "coretorch.testing.conformance",
+            "--backend",
+            "toy",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-k",
+            "add or exp or cumsum",
+        ],
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
-    tail = out.stdout[out.stdout.index("coretorch conformance per op"):]
-    rows = {line.split()[0]: line.split()[1] for line in tail.splitlines()[1:]
-            if len(line.split()) == 2}
+    tail = out.stdout[out.stdout.index("coretorch conformance per op") :]
+    rows = {
+        line.split()[0]: line.split()[1] for line in tail.splitlines()[1:] if len(line.split()) == 2
+    }
     assert rows["add"] == "native" and rows["exp"] == "fallback" and rows["cumsum"] == "fallback"
     assert rows["addcdiv"] == "composite" and rows["addmm"] == "composite"
     assert "toy:" in tail and "native" in tail and " passed" in tail
@@ -326,7 +380,7 @@ def test_two_backends_listed_by_python_m_coretorch(two_backends_site):
 
 # ---- plugins failing inside a hook ------------------------------------------------------------
 
-FAILING_HOOK = '''
+FAILING_HOOK = """
 import sys
 import numpy as np
 from coretorch.plugins import hookimpl
@@ -352,7 +406,7 @@ def coretorch_backend_available():
     if MODE == "available":
         raise OSError("hookfail: the driver probe crashed")
     return (False, "no hookfail hardware") if MODE == "unavailable" else (True, "")
-'''
+"""
 
 FAIL_STATUS = textwrap.dedent("""
     import json
@@ -392,19 +446,30 @@ def _failing_site(tmp_path: pathlib.Path, mode: str) -> pathlib.Path:
     return site
 
 
-@pytest.mark.parametrize("mode,reason", [
-    ("register", "KeyError: 'hookfail: failed after registering a fallback'"),
-    ("available", "OSError: hookfail: the driver probe crashed")])
+@pytest.mark.parametrize(
+    "mode,reason",
+    [
+        ("register", "KeyError: 'hookfail: failed after registering a fallback'"),
+        ("available", "OSError: hookfail: the driver probe crashed"),
+    ],
+)
 def test_plugin_failing_in_a_hook_is_rolled_back(tmp_path, mode, reason):
     out = run_python(FAIL_STATUS, _failing_site(tmp_path, mode))
     assert out.returncode == 0, out.stderr
     st = json.loads(out.stdout.strip().splitlines()[-1])
-    assert st == {"status": "failed", "reason": reason, "traceback_names_hook": True,
-                  "device_type": False, "module": False, "fallback": False, "neg_kernel": False,
-                  "cpu_works": [2.0],
-                  "where_used": f"device type 'hookfail' cannot be used: backend 'hookfail' "
-                                f"failed to load: {reason} (`python -m coretorch` shows the "
-                                f"traceback)"}
+    assert st == {
+        "status": "failed",
+        "reason": reason,
+        "traceback_names_hook": True,
+        "device_type": False,
+        "module": False,
+        "fallback": False,
+        "neg_kernel": False,
+        "cpu_works": [2.0],
+        "where_used": f"device type 'hookfail' cannot be used: backend 'hookfail' "
+        f"failed to load: {reason} (`python -m coretorch` shows the "
+        f"traceback)",
+    }
 
 
 def test_unavailable_plugin_keeps_its_device_type(tmp_path):
@@ -444,16 +509,20 @@ GUIDE = ROOT / "docs" / "writing-a-backend.md"
 def guide_files() -> dict[str, str]:
     """The files of section 1 of the guide: each code block right after a **file name**."""
     section = GUIDE.read_text().split("## 2.")[0]
-    return dict(re.findall(r"\*\*([\w.]+)\*\*:(?:(?!```).)*?```\w*\n(.*?)```", section,
-                           re.S))
+    return dict(re.findall(r"\*\*([\w.]+)\*\*:(?:(?!```).)*?```\w*\n(.*?)```", section, re.S))
 
 
 def _install_guide_backend(tmp_path, kernels_edit=None):
     """The guide's section-1 backend, built from the guide's own code blocks and installed into
     a folder of its own (`kernels_edit` may change kernels.py first)."""
     files = guide_files()
-    assert set(files) == {"pyproject.toml", "memory.py", "kernels.py", "plugin.py",
-                          "device_module.py"}
+    assert set(files) == {
+        "pyproject.toml",
+        "memory.py",
+        "kernels.py",
+        "plugin.py",
+        "device_module.py",
+    }
     if kernels_edit is not None:
         files["kernels.py"] = kernels_edit(files["kernels.py"])
     src = tmp_path / "my_backend"
@@ -468,16 +537,34 @@ def _install_guide_backend(tmp_path, kernels_edit=None):
 
 
 def _conformance(site, cwd, select: str):
-    out = run_python("", site, cwd=cwd, args=[
-        "-m", "pytest", "--pyargs", "coretorch.testing.conformance", "--backend", "mydev",
-        "-p", "no:cacheprovider", "-q", "-k", select])
-    return out, out.stdout[out.stdout.index("coretorch conformance per op"):]
+    out = run_python(
+        "",
+        site,
+        cwd=cwd,
+        args=[
+            "-m",
+            "pytest",
+            "--pyargs",
+            "coretorch.testing.conformance",
+            "--backend",
+            "mydev",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-k",
+            select,
+        ],
+    )
+    return out, out.stdout[out.stdout.index("coretorch conformance per op") :]
 
 
 def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
     site = _install_guide_backend(tmp_path)
-    out = run_python("import coretorch as ct; x = ct.tensor([1., 2.]).to('mydev'); "
-                     "print((x + x).exp().tolist(), ct.mydev.is_available())", site)
+    out = run_python(
+        "import coretorch as ct; x = ct.tensor([1., 2.]).to('mydev'); "
+        "print((x + x).exp().tolist(), ct.mydev.is_available())",
+        site,
+    )
     assert out.returncode == 0, out.stderr
     values, available = out.stdout.strip().splitlines()[-1].rsplit(" ", 1)
     np.testing.assert_allclose(json.loads(values), np.exp([2.0, 4.0]), rtol=1e-6)
@@ -485,22 +572,29 @@ def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
     out, tail = _conformance(site, tmp_path, "fill_ or exp or sum or addcmul")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     # every primitive comes from the backend kit; addcmul is a composite of them
-    for op, status in (("fill_", "native"), ("exp", "native"), ("sum", "native"),
-                       ("addcmul", "composite")):
+    for op, status in (
+        ("fill_", "native"),
+        ("exp", "native"),
+        ("sum", "native"),
+        ("addcmul", "composite"),
+    ):
         assert re.search(rf"^{op} +{status}", tail, re.M), (op, tail[:2000])
     ops = run_python("", site, args=["-m", "coretorch", "--ops", "mydev"])
     assert ops.returncode == 0, ops.stderr
-    assert re.search(r"add_ +.*native", ops.stdout) and re.search(r"add\.out +.*native",
-                                                                   ops.stdout)
+    assert re.search(r"add_ +.*native", ops.stdout) and re.search(r"add\.out +.*native", ops.stdout)
 
 
 def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path):
     """A wrong `add` fails its own tests and those of composites built on it: the report traces
     them to `add` instead of listing unrelated failures."""
+
     def broken_add(text: str) -> str:
-        return text.replace("        pointwise.add(out, self, other, alpha)",
-                            "        pointwise.add(out, self, other, alpha)\n"
-                            "    device_array(out)[...] += 1   # a bug the suite must find")
+        return text.replace(
+            "        pointwise.add(out, self, other, alpha)",
+            "        pointwise.add(out, self, other, alpha)\n"
+            "    device_array(out)[...] += 1   # a bug the suite must find",
+        )
+
     site = _install_guide_backend(tmp_path, broken_add)
     out, tail = _conformance(site, tmp_path, "test_forward and (add or addcmul or lerp)")
     assert out.returncode != 0

@@ -1,5 +1,6 @@
 """PyTorch's other spellings: op aliases, the top-level layer functions, `normal`, constants
 and the small Tensor predicates, each against PyTorch where installed or numpy."""
+
 from __future__ import annotations
 
 import math
@@ -51,22 +52,29 @@ def _pair(torch, shape, seed):
 
 def test_top_level_layer_functions_take_pytorchs_arguments():
     torch = pytest.importorskip("torch")
-    (x, tx), (w, tw), (b, tb) = (_pair(torch, s, i) for i, s in
-                                 enumerate([(2, 3, 5), (3,), (3,)]))
+    (x, tx), (w, tw), (b, tb) = (_pair(torch, s, i) for i, s in enumerate([(2, 3, 5), (3,), (3,)]))
     (m, tm), (v, tv) = _pair(torch, (3,), 7), _pair(torch, (3,), 8)
     v, tv = v.abs() + 0.5, tv.abs() + 0.5
     cases = [
-        (ct.batch_norm(x, w, b, m, v, False, 0.1, 1e-5, True),
-         torch.batch_norm(tx, tw, tb, tm, tv, False, 0.1, 1e-5, True)),
-        (ct.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, True),
-         torch.instance_norm(tx, tw, tb, None, None, True, 0.1, 1e-5, True)),
-        (ct.layer_norm(x, (5,), None, None, 1e-5, True), torch.layer_norm(tx, (5,), None, None,
-                                                                           1e-5, True)),
+        (
+            ct.batch_norm(x, w, b, m, v, False, 0.1, 1e-5, True),
+            torch.batch_norm(tx, tw, tb, tm, tv, False, 0.1, 1e-5, True),
+        ),
+        (
+            ct.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, True),
+            torch.instance_norm(tx, tw, tb, None, None, True, 0.1, 1e-5, True),
+        ),
+        (
+            ct.layer_norm(x, (5,), None, None, 1e-5, True),
+            torch.layer_norm(tx, (5,), None, None, 1e-5, True),
+        ),
         (ct.group_norm(x, 3, w, b, 1e-5, True), torch.group_norm(tx, 3, tw, tb, 1e-5, True)),
         (ct.dropout(x, 0.5, False), torch.dropout(tx, 0.5, False)),
         (ct.adaptive_max_pool1d(x, 2)[1], torch.adaptive_max_pool1d(tx, 2)[1]),
-        (ct.pixel_shuffle(ct.arange(16.0).reshape(1, 4, 2, 2), 2),
-         torch.pixel_shuffle(torch.arange(16.0).reshape(1, 4, 2, 2), 2)),
+        (
+            ct.pixel_shuffle(ct.arange(16.0).reshape(1, 4, 2, 2), 2),
+            torch.pixel_shuffle(torch.arange(16.0).reshape(1, 4, 2, 2), 2),
+        ),
         (ct.max_pool1d(x, 2), torch.max_pool1d(tx, 2)),
     ]
     for ours, theirs in cases:
@@ -109,7 +117,8 @@ def test_constants_and_predicates():
     i, f = ct.ones(2, dtype=ct.int64), ct.ones(1, dtype=ct.float64)
     assert i.type_as(f).dtype is ct.float64
     np.testing.assert_array_equal(
-        ct.tensor([1.0, 2.0]).where(ct.tensor([True, False]), 0.0).numpy(), [1.0, 0.0])
+        ct.tensor([1.0, 2.0]).where(ct.tensor([True, False]), 0.0).numpy(), [1.0, 0.0]
+    )
     assert ct.is_signed(i) and not ct.ones(1, dtype=ct.uint8).is_signed()
     assert not ct.ones(1, dtype=ct.bool).is_signed()
     assert ct.is_same_size(i, ct.zeros(2)) and not i.is_same_size(f)

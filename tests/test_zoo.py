@@ -3,16 +3,17 @@ ResNet-18, a GCN, REINFORCE and a Transformer seq2seq, written once as PyTorch c
 ten steps with coretorch from the committed weights and batches, and compared step by step with
 the losses PyTorch recorded (tests/zoo/record.py): float64 within 1e-10 relative, float32 within
 1e-4."""
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-
-import coretorch as ct
 from zoo.programs import DTYPES, PROGRAMS
 from zoo.run import EXPECTED, train
+
+import coretorch as ct
 
 TOLERANCE = {"float64": 1e-10, "float32": 1e-4}
 RECORDED = json.loads(EXPECTED.read_text())["losses"]
@@ -31,9 +32,14 @@ def test_zoo_program_trains_as_pytorch(name, dtype):
     expected = np.array(RECORDED[name][dtype])
     assert losses.shape == expected.shape
     if dtype == "float32" and name in FLOAT32_STEPS:
-        losses, expected = losses[:FLOAT32_STEPS[name]], expected[:FLOAT32_STEPS[name]]
-    np.testing.assert_allclose(losses, expected, rtol=TOLERANCE[dtype], atol=0,
-                               err_msg=f"{name} in {dtype}: losses per step")
+        losses, expected = losses[: FLOAT32_STEPS[name]], expected[: FLOAT32_STEPS[name]]
+    np.testing.assert_allclose(
+        losses,
+        expected,
+        rtol=TOLERANCE[dtype],
+        atol=0,
+        err_msg=f"{name} in {dtype}: losses per step",
+    )
 
 
 def test_zoo_covers_every_program():

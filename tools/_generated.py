@@ -1,5 +1,6 @@
 """The command line every generator in tools/ shares: write the generated file, or with
 ``--check`` exit 1 (saying how to regenerate it) when the committed file differs."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,8 +8,9 @@ import pathlib
 from typing import Callable
 
 
-def write_or_check(doc: str, path: pathlib.Path, make_text: Callable[[], str],
-                   regenerate: str) -> int:
+def write_or_check(
+    doc: str, path: pathlib.Path, make_text: Callable[[], str], regenerate: str
+) -> int:
     """Run the generator whose module docstring is `doc`: `make_text()` is the file's new
     content; `regenerate` is the command that rewrites it (named in the --check message)."""
     p = argparse.ArgumentParser(description=doc.splitlines()[0])

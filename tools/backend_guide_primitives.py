@@ -2,6 +2,7 @@
 markers), from `coretorch.ops.primitives()`: the list a backend author reads stays the one the
 core uses. `make docs-primitives` runs it; `--check` exits 1 when the file is out of date.
 """
+
 from __future__ import annotations
 
 import pathlib
@@ -16,6 +17,7 @@ BEGIN, END = "<!-- primitives -->", "<!-- /primitives -->"
 def primitives_block() -> str:
     """The markdown between the markers: the primitives grouped by family, with their schemas."""
     from coretorch.ops import REGISTRY, primitives
+
     by_family: dict[str, list[str]] = {}
     for name in primitives():
         by_family.setdefault(REGISTRY[name].family or "other", []).append(name)
@@ -33,8 +35,9 @@ def updated(text: str) -> str:
 
 
 def main() -> int:
-    return write_or_check(__doc__, GUIDE, lambda: updated(GUIDE.read_text()),
-                          "make docs-primitives")
+    return write_or_check(
+        __doc__, GUIDE, lambda: updated(GUIDE.read_text()), "make docs-primitives"
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ A name counts as present when ``coretorch.<same path>`` has it, including names 
 raise a clear error (a feature that cannot work here); whether it behaves the same is for the
 tests to say, not this table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -149,8 +150,15 @@ def survey() -> list[dict]:
             continue
         names = _public_names(theirs, path)
         missing = names if ours is None else [n for n in names if not _has(ours, n)]
-        rows.append({"path": path, "what": what, "names": names, "missing": missing,
-                     "exists": ours is not None})
+        rows.append(
+            {
+                "path": path,
+                "what": what,
+                "names": names,
+                "missing": missing,
+                "exists": ours is not None,
+            }
+        )
     return rows
 
 
@@ -172,15 +180,19 @@ def render(rows: list[dict], torch_version: str, coretorch_version: str) -> str:
         n, m = len(r["names"]), len(r["missing"])
         out.write(f"\n### {r['path']}\n\n")
         if not r["exists"]:
-            out.write(f"coretorch has no `{'coretorch' + r['path'][len('torch'):]}`: all {n} "
-                      f"names are missing.\n\n")
+            out.write(
+                f"coretorch has no `{'coretorch' + r['path'][len('torch') :]}`: all {n} "
+                f"names are missing.\n\n"
+            )
         else:
             out.write(f"{n - m} of {n} present.")
             out.write(" Nothing missing.\n" if not m else " Missing:\n\n")
         if m:
             text = ", ".join(f"`{x}`" for x in r["missing"])
-            out.write(textwrap.fill(text, width=100, break_long_words=False,
-                                    break_on_hyphens=False) + "\n")
+            out.write(
+                textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
+                + "\n"
+            )
     return out.getvalue()
 
 
@@ -196,10 +208,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import torch
     except ImportError:
-        print("compat_docs: PyTorch is not installed; it is the reference this table is read "
-              "from (make install installs it)", file=sys.stderr)
+        print(
+            "compat_docs: PyTorch is not installed; it is the reference this table is read "
+            "from (make install installs it)",
+            file=sys.stderr,
+        )
         return 1
     import coretorch
+
     text = render(survey(), torch.__version__.split("+")[0], coretorch.__version__)
     if args.output:
         tmp = args.output + ".tmp"

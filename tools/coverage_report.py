@@ -6,6 +6,7 @@ it), and the guard: exit 1 when a package falls below its floor in FLOORS.
 The floors are the figures measured when they were last raised: raise them when coverage rises,
 never lower them to let a change through.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,10 +71,18 @@ def percent(statements: int, missed: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data-file", default=str(ROOT / ".coverage"))
-    p.add_argument("--worst", type=int, default=0, metavar="N",
-                   help="also list the N files of each package with the most missed lines")
-    p.add_argument("--no-check", action="store_true",
-                   help="print only (a partial run, e.g. with -k, cannot reach the floors)")
+    p.add_argument(
+        "--worst",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also list the N files of each package with the most missed lines",
+    )
+    p.add_argument(
+        "--no-check",
+        action="store_true",
+        help="print only (a partial run, e.g. with -k, cannot reach the floors)",
+    )
     args = p.parse_args(argv)
     if not Path(args.data_file).exists():
         print(f"no coverage data at {args.data_file}: run the tests with --cov first")
@@ -94,11 +103,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{package:<16} {statements:>10} {missed:>8} {pct:>6.1f}% {floor:>6.1f}%")
         if pct < floor:
             below.append(f"{package} {pct:.1f}% < {floor:.1f}%")
-        for rel, (s, m) in sorted(files.items(), key=lambda kv: -kv[1][1])[:args.worst]:
+        for rel, (s, m) in sorted(files.items(), key=lambda kv: -kv[1][1])[: args.worst]:
             print(f"    {rel:<60} {s:>6} {m:>6} {percent(s, m):>6.1f}%")
     if below and not args.no_check:
-        print("coverage fell below the floor recorded in tools/coverage_report.py: "
-              + ", ".join(below))
+        print(
+            "coverage fell below the floor recorded in tools/coverage_report.py: "
+            + ", ".join(below)
+        )
         return 1
     return 0
 

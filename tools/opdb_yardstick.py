@@ -16,6 +16,7 @@ Needs PyTorch (and its test-suite dependency ``expecttest``) installed: PyTorch 
 only, never a dependency of coretorch. The helpers above ``main`` (name mapping, conversion,
 comparison) need neither and are unit-tested without them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,18 +33,39 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # Entries whose outputs are random or uninitialized: only shapes and dtypes are compared.
-NONDETERMINISTIC = ("rand", "normal", "bernoulli", "dropout", "multinomial", "uniform", "empty",
-                    "cauchy", "exponential", "geometric", "log_normal", "randn", "randint",
-                    "rrelu", "new_empty")
+NONDETERMINISTIC = (
+    "rand",
+    "normal",
+    "bernoulli",
+    "dropout",
+    "multinomial",
+    "uniform",
+    "empty",
+    "cauchy",
+    "exponential",
+    "geometric",
+    "log_normal",
+    "randn",
+    "randint",
+    "rrelu",
+    "new_empty",
+)
 # Relative and absolute tolerance per dtype name (float32 a little looser than PyTorch's own
 # defaults: the two libraries may sum in a different order).
-TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1e-4, 1e-5),
-              "float64": (1e-7, 1e-7), "complex64": (1e-4, 1e-5), "complex128": (1e-7, 1e-7)}
+TOLERANCES = {
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1.6e-2, 1e-2),
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex64": (1e-4, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
 GRAD_TOLERANCE = (1e-6, 1e-7)
 
 
 # ---------------------------------------------------------------------------------------------
 # name mapping (no torch needed)
+
 
 def resolve_path(root: Any, dotted: str) -> Any | None:
     """``getattr`` along ``dotted`` starting at `root` (None where a part is missing)."""
@@ -63,7 +85,7 @@ def candidate_paths(name: str, aliases: Iterable[str] = ()) -> list[str]:
     ``_refs``-style private prefixes are kept as given."""
     out = []
     for n in (name, *aliases):
-        n = n[len("torch."):] if n.startswith("torch.") else n
+        n = n[len("torch.") :] if n.startswith("torch.") else n
         if n not in out:
             out.append(n)
     return out
@@ -96,8 +118,13 @@ def rebind(fn: types.FunctionType, module_name: str, module: Any) -> types.Funct
     return out
 
 
-def find_equivalent(root: Any, tensor_cls: type, name: str, aliases: Iterable[str] = (),
-                    method_name: str | None = None) -> Equivalent | None:
+def find_equivalent(
+    root: Any,
+    tensor_cls: type,
+    name: str,
+    aliases: Iterable[str] = (),
+    method_name: str | None = None,
+) -> Equivalent | None:
     """coretorch's equivalent of an op_db entry: a function at the same path (or an alias's
     path), else the Tensor method of the entry's method variant, else None."""
     for path in candidate_paths(name, aliases):
@@ -136,8 +163,13 @@ def is_nondeterministic(name: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # comparison (no torch needed)
 
-def compare_arrays(expected: np.ndarray, actual: np.ndarray, dtype_name: str | None = None,
-                   tol: tuple | None = None) -> str | None:
+
+def compare_arrays(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    dtype_name: str | None = None,
+    tol: tuple | None = None,
+) -> str | None:
     """None when `actual` matches `expected` (shape, dtype kind and values within the dtype's
     tolerance, NaNs equal); otherwise a one-line reason."""
     expected, actual = np.asarray(expected), np.asarray(actual)
@@ -164,8 +196,9 @@ def _ndiff(mask) -> int:
     return int(np.count_nonzero(mask))
 
 
-def compare_outputs(expected, actual, to_numpy: Callable, tol: tuple | None = None,
-                    values: bool = True) -> str | None:
+def compare_outputs(
+    expected, actual, to_numpy: Callable, tol: tuple | None = None, values: bool = True
+) -> str | None:
     """Compare a (possibly nested) output: tensors through `to_numpy` (which returns None for
     what is not a tensor), sequences element-wise, numbers by value."""
     e_arr, a_arr = to_numpy(expected), to_numpy(actual)
@@ -188,10 +221,14 @@ def compare_outputs(expected, actual, to_numpy: Callable, tol: tuple | None = No
     if isinstance(expected, (bool, int, float, complex)) and not isinstance(expected, bool):
         if not isinstance(actual, (int, float, complex, np.number)) or isinstance(actual, bool):
             return f"got {type(actual).__name__}, expected {type(expected).__name__}"
-        if values and not (actual == expected or (
-                isinstance(expected, float) and math.isclose(actual, expected, rel_tol=1e-6,
-                                                             abs_tol=1e-7))
-                or (expected != expected and actual != actual)):
+        if values and not (
+            actual == expected
+            or (
+                isinstance(expected, float)
+                and math.isclose(actual, expected, rel_tol=1e-6, abs_tol=1e-7)
+            )
+            or (expected != expected and actual != actual)
+        ):
             return f"{actual!r} != {expected!r}"
         return None
     if values and expected != actual:
@@ -239,6 +276,7 @@ class time_limit:
 
 # ---------------------------------------------------------------------------------------------
 # results
+
 
 @dataclass
 class EntryResult:
@@ -310,22 +348,36 @@ def render_markdown(summary: Summary, settings: str) -> str:
         f"({t['grad_ok']} of {t['grad_total']}) |",
         "",
     ]
-    failing = [r for r in summary.results if r.equivalent and (
-        r.value_ok < r.value_total or r.grad_ok < r.grad_total)]
-    lines += [f"## Entries with failing samples ({len(failing)})", "",
-              "| entry | values | gradients | first error |", "|---|---|---|---|"]
+    failing = [
+        r
+        for r in summary.results
+        if r.equivalent and (r.value_ok < r.value_total or r.grad_ok < r.grad_total)
+    ]
+    lines += [
+        f"## Entries with failing samples ({len(failing)})",
+        "",
+        "| entry | values | gradients | first error |",
+        "|---|---|---|---|",
+    ]
     for r in sorted(failing, key=lambda r: r.name):
         err = (r.first_error or r.first_grad_error or "").replace("|", "\\|")
-        lines.append(f"| `{r.name}` | {r.value_ok}/{r.value_total} | "
-                     f"{r.grad_ok}/{r.grad_total} | {err} |")
+        lines.append(
+            f"| `{r.name}` | {r.value_ok}/{r.value_total} | {r.grad_ok}/{r.grad_total} | {err} |"
+        )
     missing = sorted(r.name for r in summary.results if not r.equivalent)
-    lines += ["", f"## Entries without an equivalent ({len(missing)})", "",
-              ", ".join(f"`{n}`" for n in missing), ""]
+    lines += [
+        "",
+        f"## Entries without an equivalent ({len(missing)})",
+        "",
+        ", ".join(f"`{n}`" for n in missing),
+        "",
+    ]
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
 # the run (needs torch)
+
 
 class Runner:
     """Runs op_db entries against coretorch; `torch` and `ct` are the two libraries."""
@@ -333,9 +385,24 @@ class Runner:
     def __init__(self, torch, ct, samples: int, grad_samples: int, seconds: float):
         self.torch, self.ct = torch, ct
         self.samples, self.grad_samples, self.seconds = samples, grad_samples, seconds
-        self.dtype_map = {getattr(torch, n): getattr(ct, n) for n in (
-            "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
-            "uint8", "bool", "complex64", "complex128") if hasattr(ct, n)}
+        self.dtype_map = {
+            getattr(torch, n): getattr(ct, n)
+            for n in (
+                "float16",
+                "bfloat16",
+                "float32",
+                "float64",
+                "int8",
+                "int16",
+                "int32",
+                "int64",
+                "uint8",
+                "bool",
+                "complex64",
+                "complex128",
+            )
+            if hasattr(ct, n)
+        }
         self.formats = {}
         for n in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"):
             if hasattr(ct, n):
@@ -373,7 +440,7 @@ class Runner:
         if callable(x) and str(getattr(x, "__module__", "")).startswith("torch."):
             # a torch function or module given as an argument (distance_function=...)
             name = getattr(x, "__name__", type(x).__name__)
-            found = resolve_path(ct, f"{x.__module__[len('torch.'):]}.{name}")
+            found = resolve_path(ct, f"{x.__module__[len('torch.') :]}.{name}")
             if found is None:
                 raise TypeError(f"no coretorch equivalent of {x.__module__}.{name}")
             return found if hasattr(x, "__name__") else found()
@@ -437,8 +504,10 @@ class Runner:
             return res
         res.equivalent = f"{eq.kind}:{eq.path}"
         start = time.perf_counter()
-        values = not (is_nondeterministic(op.name) or (
-            self.is_wrapper(op.op) and "wrapper_set_seed" in op.op.__code__.co_names))
+        values = not (
+            is_nondeterministic(op.name)
+            or (self.is_wrapper(op.op) and "wrapper_set_seed" in op.op.__code__.co_names)
+        )
         for dtype in self.dtypes(op):
             for sample in self._samples(op, dtype, False, self.samples):
                 ok, why = self._guard(lambda: self._value(op, eq, sample, dtype, values))
@@ -496,13 +565,19 @@ class Runner:
             actual = eq.call(inp, args, kwargs)
         tol = TOLERANCES.get(str(dtype).replace("torch.", ""))
         why = compare_outputs(expected, actual, self.to_numpy, tol, values)
-        if why and values and op.name in TIE_BREAKING and \
-                self._ties_explain(sample, expected, actual, tol):
+        if (
+            why
+            and values
+            and op.name in TIE_BREAKING
+            and self._ties_explain(sample, expected, actual, tol)
+        ):
             return None
         if why and values and op.name in SIGN_FREE:
             return compare_outputs(expected[0], actual[0], self.to_numpy, tol) or compare_arrays(
-                _sign_fixed(self.to_numpy(expected[1])), _sign_fixed(self.to_numpy(actual[1])),
-                tol=tol)
+                _sign_fixed(self.to_numpy(expected[1])),
+                _sign_fixed(self.to_numpy(actual[1])),
+                tol=tol,
+            )
         return why
 
     def _ties_explain(self, sample, expected, actual, tol) -> bool:
@@ -512,44 +587,61 @@ class Runner:
         if compare_outputs(expected[0], actual[0], self.to_numpy, tol):
             return False
         x = sample.input.detach().numpy()
-        dim = (sample.args[1] if len(sample.args) > 1 else sample.kwargs.get("dim", -1)) \
-            if x.ndim else 0
+        dim = (
+            (sample.args[1] if len(sample.args) > 1 else sample.kwargs.get("dim", -1))
+            if x.ndim
+            else 0
+        )
         idx, vals = self.to_numpy(actual[1]), self.to_numpy(actual[0])
         keep = idx.ndim == x.ndim
-        taken = np.take_along_axis(x, idx if keep else np.expand_dims(idx, dim), dim) \
-            if x.ndim else x
+        taken = (
+            np.take_along_axis(x, idx if keep else np.expand_dims(idx, dim), dim) if x.ndim else x
+        )
         return compare_arrays(vals, taken if keep or not x.ndim else taken.squeeze(dim)) is None
 
     def _grad(self, op, eq, sample):
         torch, ct = self.torch, self.ct
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t_leaves = [t for t in self.tensor_leaves((sample.input, sample.args, sample.kwargs),
-                                                      torch.Tensor) if t.requires_grad]
+            t_leaves = [
+                t
+                for t in self.tensor_leaves(
+                    (sample.input, sample.args, sample.kwargs), torch.Tensor
+                )
+                if t.requires_grad
+            ]
             if not t_leaves:
                 return _NOTHING
             try:
                 out = op(sample.input, *sample.args, **sample.kwargs)
                 out = sample.output_process_fn_grad(out)
-                t_outs = [o for o in self.tensor_leaves(out, torch.Tensor)
-                          if o.requires_grad and o.dtype.is_floating_point]
+                t_outs = [
+                    o
+                    for o in self.tensor_leaves(out, torch.Tensor)
+                    if o.requires_grad and o.dtype.is_floating_point
+                ]
                 if not t_outs:
                     return _NOTHING
-                expected = torch.autograd.grad(sum(o.sum() for o in t_outs), t_leaves,
-                                               allow_unused=True)
+                expected = torch.autograd.grad(
+                    sum(o.sum() for o in t_outs), t_leaves, allow_unused=True
+                )
             except Exception:
                 return _NOTHING
             inp = self.to_ct(sample.input, grad=True)
             args, kwargs = self.to_ct(sample.args, True), self.to_ct(sample.kwargs, True)
-            c_leaves = [t for t in self.tensor_leaves((inp, args, kwargs), ct.Tensor)
-                        if t.requires_grad]
+            c_leaves = [
+                t for t in self.tensor_leaves((inp, args, kwargs), ct.Tensor) if t.requires_grad
+            ]
             actual_out = eq.call(inp, args, kwargs)
             try:
                 actual_out = sample.output_process_fn_grad(actual_out)
             except Exception:  # the fn uses torch functions: keep the raw output
                 pass
-            c_outs = [o for o in self.tensor_leaves(actual_out, ct.Tensor)
-                      if o.requires_grad and o.dtype.is_floating_point]
+            c_outs = [
+                o
+                for o in self.tensor_leaves(actual_out, ct.Tensor)
+                if o.requires_grad and o.dtype.is_floating_point
+            ]
             if not c_outs:
                 return "the output does not require grad"
             total = c_outs[0].sum()
@@ -585,6 +677,7 @@ def main(argv=None) -> int:
     from torch.testing._internal.common_methods_invocations import op_db
 
     import coretorch as ct
+
     torch.manual_seed(0)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     runner = Runner(torch, ct, a.samples, a.grad_samples, a.seconds)
@@ -599,19 +692,30 @@ def main(argv=None) -> int:
             r = EntryResult(op.name, equivalent="?", first_error=first_line(e))
         summary.results.append(r)
         if a.verbose:
-            print(f"{r.name:40s} {r.equivalent or '-':30s} values {r.value_ok}/{r.value_total}"
-                  f" grads {r.grad_ok}/{r.grad_total} {r.seconds:.1f}s "
-                  f"{r.first_error or r.first_grad_error or ''}", flush=True)
-    settings = (f"PyTorch {torch.__version__}, up to {a.samples} samples per entry and dtype "
-                f"(float32, float64, int64 where supported), up to {a.grad_samples} gradient "
-                f"samples per entry in float64, {a.seconds:g}s per sample")
+            print(
+                f"{r.name:40s} {r.equivalent or '-':30s} values {r.value_ok}/{r.value_total}"
+                f" grads {r.grad_ok}/{r.grad_total} {r.seconds:.1f}s "
+                f"{r.first_error or r.first_grad_error or ''}",
+                flush=True,
+            )
+    settings = (
+        f"PyTorch {torch.__version__}, up to {a.samples} samples per entry and dtype "
+        f"(float32, float64, int64 where supported), up to {a.grad_samples} gradient "
+        f"samples per entry in float64, {a.seconds:g}s per sample"
+    )
     t = summary.totals()
-    print(f"entries with an equivalent: {t['equivalent']} of {t['entries']} "
-          f"({t['equivalent_names']} of {t['names']} names)")
-    print(f"sample values agree: {percent(t['value_ok'], t['value_total'])} "
-          f"({t['value_ok']} of {t['value_total']})")
-    print(f"gradients agree: {percent(t['grad_ok'], t['grad_total'])} "
-          f"({t['grad_ok']} of {t['grad_total']})")
+    print(
+        f"entries with an equivalent: {t['equivalent']} of {t['entries']} "
+        f"({t['equivalent_names']} of {t['names']} names)"
+    )
+    print(
+        f"sample values agree: {percent(t['value_ok'], t['value_total'])} "
+        f"({t['value_ok']} of {t['value_total']})"
+    )
+    print(
+        f"gradients agree: {percent(t['grad_ok'], t['grad_total'])} "
+        f"({t['grad_ok']} of {t['grad_total']})"
+    )
     print(f"({time.perf_counter() - start:.0f}s)")
     if a.output:
         with open(a.output, "w") as f:

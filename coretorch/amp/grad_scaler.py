@@ -5,6 +5,7 @@ zero; `unscale_` divides the gradients back and notes whether any is inf or NaN;
 optimizer step when one was; `update` halves the scale after such a step (``backoff_factor``) and
 doubles it after ``growth_interval`` clean steps in a row (``growth_factor``).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,6 +23,7 @@ __all__ = ["GradScaler", "OptState"]
 class OptState(Enum):
     """Per-optimizer progress within one iteration: gradients not yet unscaled, unscaled, or
     stepped."""
+
     READY = 0
     UNSCALED = 1
     STEPPED = 2
@@ -39,16 +41,25 @@ class GradScaler:
     just steps), so one script runs with and without mixed precision.
     """
 
-    def __init__(self, device: str = "cpu", init_scale: float = 2.0 ** 16,
-                 growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                 growth_interval: int = 2000, enabled: bool = True):
+    def __init__(
+        self,
+        device: str = "cpu",
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ):
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled:
             from .. import cuda
+
             if not cuda.is_available():
-                warnings.warn("coretorch.cuda.amp.GradScaler is enabled, but CUDA is not "
-                              "available.  Disabling.")
+                warnings.warn(
+                    "coretorch.cuda.amp.GradScaler is enabled, but CUDA is not "
+                    "available.  Disabling."
+                )
                 self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:
@@ -85,6 +96,7 @@ class GradScaler:
     def _scale_of(self, t):
         # a float32 scalar on the output's device, as PyTorch's scale tensor
         from ..ops.factories_public import tensor
+
         return tensor(self._scale, dtype=dt.float32, device=t.device)
 
     def _params_with_grad(self, optimizer):
@@ -102,8 +114,9 @@ class GradScaler:
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.UNSCALED:
-            raise RuntimeError("unscale_() has already been called on this optimizer since the "
-                               "last update().")
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # the reciprocal in double, then float32, as PyTorch computes inv_scale
@@ -127,8 +140,7 @@ class GradScaler:
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
-            raise RuntimeError("Closure use is not currently supported if GradScaler is "
-                               "enabled.")
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
         self._check_scale_growth_tracker("step")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.STEPPED:
@@ -152,8 +164,9 @@ class GradScaler:
             value = float(new_scale.item() if hasattr(new_scale, "item") else new_scale)
             self._scale = value
         else:
-            states = [s for s in self._per_optimizer_states.values()
-                      if s["stage"] is not OptState.READY]
+            states = [
+                s for s in self._per_optimizer_states.values() if s["stage"] is not OptState.READY
+            ]
             if not states:
                 raise AssertionError("No inf checks were recorded prior to update.")
             assert self._scale is not None and self._growth_tracker is not None  # scale() ran
@@ -172,9 +185,11 @@ class GradScaler:
 
     def _check_scale_growth_tracker(self, funcname: str) -> None:
         if self._scale is None:
-            raise AssertionError(f"Attempted {funcname} but _scale is None.  This may indicate "
-                                 f"your script did not use scaler.scale(loss or outputs) "
-                                 f"earlier in the iteration.")
+            raise AssertionError(
+                f"Attempted {funcname} but _scale is None.  This may indicate "
+                f"your script did not use scaler.scale(loss or outputs) "
+                f"earlier in the iteration."
+            )
 
     # ---- accessors and state ---------------------------------------------------------------
     def _value(self, current, initial, disabled):
@@ -224,18 +239,23 @@ class GradScaler:
         disabled), as PyTorch's."""
         if not self._enabled:
             return {}
-        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
-                "backoff_factor": self._backoff_factor,
-                "growth_interval": self._growth_interval,
-                "_growth_tracker": self._get_growth_tracker()}
+        return {
+            "scale": self.get_scale(),
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._get_growth_tracker(),
+        }
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what `state_dict` returned (nothing for a disabled scaler)."""
         if not self._enabled:
             return
         if len(state_dict) == 0:
-            raise RuntimeError("The source state dict is empty, possibly because it was saved "
-                               "from a disabled instance of GradScaler.")
+            raise RuntimeError(
+                "The source state dict is empty, possibly because it was saved "
+                "from a disabled instance of GradScaler."
+            )
         self._init_scale = float(state_dict["scale"])
         if self._scale is not None:
             self._scale = self._init_scale
@@ -253,8 +273,9 @@ class GradScaler:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state,
-                                                 state["_per_optimizer_states"])
+        self._per_optimizer_states = defaultdict(
+            _refresh_per_optimizer_state, state["_per_optimizer_states"]
+        )
 
 
 def _f32(x: float) -> float:

@@ -11,6 +11,7 @@ Each device type maps op names (ATen's) to a policy:
 Only "eligible" tensors are cast: floating, not float64, on the autocast device. The lists
 differ per device, as PyTorch's do: on cpu, softmax, sum and layer_norm keep the low type.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,66 +23,227 @@ from .state import STATE
 
 __all__ = ["POLICIES", "policy_of", "cast_record", "cast_tensors"]
 
-_LOWER_COMMON = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
-                 "conv_transpose3d", "prelu", "addmm", "matmul", "mm", "linalg_vecdot", "linear",
-                 "addbmm", "baddbmm", "bmm", "scaled_dot_product_attention")
+_LOWER_COMMON = (
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_tbc",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "prelu",
+    "addmm",
+    "matmul",
+    "mm",
+    "linalg_vecdot",
+    "linear",
+    "addbmm",
+    "baddbmm",
+    "bmm",
+    "scaled_dot_product_attention",
+)
 _CPU = {
-    "lower": _LOWER_COMMON + ("_convolution", "_addmm_activation", "_native_multi_head_attention",
-                              "mkldnn_rnn_layer"),
-    "fp32": ("avg_pool3d", "binary_cross_entropy", "grid_sampler", "polar", "prod", "quantile",
-             "nanquantile", "stft", "cdist", "trace", "view_as_complex", "cholesky",
-             "cholesky_inverse", "cholesky_solve", "inverse", "lu_solve", "orgqr", "ormqr",
-             "pinverse", "max_pool3d", "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d",
-             "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d",
-             "replication_pad3d", "mse_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d",
-             "hinge_embedding_loss", "poisson_nll_loss", "smooth_l1_loss", "cross_entropy_loss",
-             "l1_loss", "huber_loss", "margin_ranking_loss", "soft_margin_loss",
-             "triplet_margin_loss", "multi_margin_loss", "ctc_loss", "kl_div",
-             "multilabel_margin_loss", "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft",
-             "fft_fft2", "fft_ifft2", "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft",
-             "fft_rfft2", "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft",
-             "linalg_cond", "linalg_matrix_rank", "linalg_solve", "linalg_cholesky",
-             "linalg_svdvals", "linalg_eigvals", "linalg_eigvalsh", "linalg_inv",
-             "linalg_householder_product", "linalg_tensorinv", "linalg_tensorsolve", "geqrf",
-             "qr", "svd", "triangular_solve", "fractional_max_pool2d", "fractional_max_pool3d",
-             "adaptive_max_pool3d", "linalg_qr", "linalg_cholesky_ex", "linalg_svd",
-             "linalg_eig", "linalg_eigh", "linalg_lstsq", "linalg_inv_ex"),
+    "lower": _LOWER_COMMON
+    + ("_convolution", "_addmm_activation", "_native_multi_head_attention", "mkldnn_rnn_layer"),
+    "fp32": (
+        "avg_pool3d",
+        "binary_cross_entropy",
+        "grid_sampler",
+        "polar",
+        "prod",
+        "quantile",
+        "nanquantile",
+        "stft",
+        "cdist",
+        "trace",
+        "view_as_complex",
+        "cholesky",
+        "cholesky_inverse",
+        "cholesky_solve",
+        "inverse",
+        "lu_solve",
+        "orgqr",
+        "ormqr",
+        "pinverse",
+        "max_pool3d",
+        "max_unpool2d",
+        "max_unpool3d",
+        "adaptive_avg_pool3d",
+        "reflection_pad1d",
+        "reflection_pad2d",
+        "replication_pad1d",
+        "replication_pad2d",
+        "replication_pad3d",
+        "mse_loss",
+        "cosine_embedding_loss",
+        "nll_loss",
+        "nll_loss2d",
+        "hinge_embedding_loss",
+        "poisson_nll_loss",
+        "smooth_l1_loss",
+        "cross_entropy_loss",
+        "l1_loss",
+        "huber_loss",
+        "margin_ranking_loss",
+        "soft_margin_loss",
+        "triplet_margin_loss",
+        "multi_margin_loss",
+        "ctc_loss",
+        "kl_div",
+        "multilabel_margin_loss",
+        "binary_cross_entropy_with_logits",
+        "fft_fft",
+        "fft_ifft",
+        "fft_fft2",
+        "fft_ifft2",
+        "fft_fftn",
+        "fft_ifftn",
+        "fft_rfft",
+        "fft_irfft",
+        "fft_rfft2",
+        "fft_irfft2",
+        "fft_rfftn",
+        "fft_irfftn",
+        "fft_hfft",
+        "fft_ihfft",
+        "linalg_cond",
+        "linalg_matrix_rank",
+        "linalg_solve",
+        "linalg_cholesky",
+        "linalg_svdvals",
+        "linalg_eigvals",
+        "linalg_eigvalsh",
+        "linalg_inv",
+        "linalg_householder_product",
+        "linalg_tensorinv",
+        "linalg_tensorsolve",
+        "geqrf",
+        "qr",
+        "svd",
+        "triangular_solve",
+        "fractional_max_pool2d",
+        "fractional_max_pool3d",
+        "adaptive_max_pool3d",
+        "linalg_qr",
+        "linalg_cholesky_ex",
+        "linalg_svd",
+        "linalg_eig",
+        "linalg_eigh",
+        "linalg_lstsq",
+        "linalg_inv_ex",
+    ),
     "promote": ("stack", "cat", "index_copy"),
 }
 _CUDA = {
-    "lower": _LOWER_COMMON + ("convolution", "addmv", "addr", "einsum", "mv", "chain_matmul",
-                              "linalg_multi_dot", "lstm_cell", "gru_cell", "rnn_tanh_cell",
-                              "rnn_relu_cell"),
-    "fp32": ("acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p",
-             "reciprocal", "rsqrt", "sinh", "tan", "pow", "softplus", "layer_norm",
-             "native_layer_norm", "group_norm", "frobenius_norm", "nuclear_norm",
-             "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss", "nll_loss",
-             "nll_loss2d", "hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss",
-             "huber_loss", "mse_loss", "margin_ranking_loss", "multilabel_margin_loss",
-             "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
-             "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm", "logsumexp",
-             "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
-             "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d",
-             "upsample_bicubic2d", "norm"),
-    "fp32_opt_dtype": ("prod", "softmax", "log_softmax", "cumprod", "cumsum",
-                       "linalg_vector_norm", "linalg_matrix_norm", "sum"),
-    "promote": ("addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot",
-                "grid_sampler", "index_put", "tensordot", "scatter_add", "stack", "cat",
-                "index_copy"),
+    "lower": _LOWER_COMMON
+    + (
+        "convolution",
+        "addmv",
+        "addr",
+        "einsum",
+        "mv",
+        "chain_matmul",
+        "linalg_multi_dot",
+        "lstm_cell",
+        "gru_cell",
+        "rnn_tanh_cell",
+        "rnn_relu_cell",
+    ),
+    "fp32": (
+        "acos",
+        "asin",
+        "cosh",
+        "erfinv",
+        "exp",
+        "expm1",
+        "log",
+        "log10",
+        "log2",
+        "log1p",
+        "reciprocal",
+        "rsqrt",
+        "sinh",
+        "tan",
+        "pow",
+        "softplus",
+        "layer_norm",
+        "native_layer_norm",
+        "group_norm",
+        "frobenius_norm",
+        "nuclear_norm",
+        "cosine_similarity",
+        "poisson_nll_loss",
+        "cosine_embedding_loss",
+        "nll_loss",
+        "nll_loss2d",
+        "hinge_embedding_loss",
+        "kl_div",
+        "l1_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "mse_loss",
+        "margin_ranking_loss",
+        "multilabel_margin_loss",
+        "soft_margin_loss",
+        "triplet_margin_loss",
+        "multi_margin_loss",
+        "binary_cross_entropy_with_logits",
+        "dist",
+        "pdist",
+        "cdist",
+        "renorm",
+        "logsumexp",
+        "upsample_nearest1d",
+        "upsample_nearest2d",
+        "upsample_nearest3d",
+        "upsample_linear1d",
+        "upsample_bilinear2d",
+        "upsample_trilinear3d",
+        "upsample_bicubic2d",
+        "norm",
+    ),
+    "fp32_opt_dtype": (
+        "prod",
+        "softmax",
+        "log_softmax",
+        "cumprod",
+        "cumsum",
+        "linalg_vector_norm",
+        "linalg_matrix_norm",
+        "sum",
+    ),
+    "promote": (
+        "addcdiv",
+        "addcmul",
+        "atan2",
+        "bilinear",
+        "cross",
+        "dot",
+        "vdot",
+        "grid_sampler",
+        "index_put",
+        "tensordot",
+        "scatter_add",
+        "stack",
+        "cat",
+        "index_copy",
+    ),
     # PyTorch refuses it under cuda autocast (a sigmoid before it is unsafe in float16)
     "banned": ("binary_cross_entropy",),
 }
 
 POLICIES: dict[str, dict[str, str]] = {
     dev: {name: kind for kind, names in lists.items() for name in names}
-    for dev, lists in (("cpu", _CPU), ("cuda", _CUDA))}
+    for dev, lists in (("cpu", _CPU), ("cuda", _CUDA))
+}
 
 BANNED_MESSAGE = (
     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
     "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
     "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_"
     "logits\nor torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits "
-    "are\nsafe to autocast.")
+    "are\nsafe to autocast."
+)
 
 
 def policy_of(name: str, args) -> tuple[str, str, dt.dtype] | None:
@@ -119,8 +281,14 @@ def _cast(t, to: dt.dtype, dev: str, lower: dt.dtype):
         return t
     # as PyTorch (and Apex): float32 leaf parameters keep their low-precision copy for the
     # region, so a weight used by several ops (or several steps of an RNN) is cast once
-    cacheable = (to is lower and t._dtype is dt.float32 and STATE.cache_enabled
-                 and t.requires_grad and t.grad_fn is None and t._base is None)
+    cacheable = (
+        to is lower
+        and t._dtype is dt.float32
+        and STATE.cache_enabled
+        and t.requires_grad
+        and t.grad_fn is None
+        and t._base is None
+    )
     if cacheable:
         hit = STATE.cache.get(id(t))
         if hit is not None and hit[0] is t:
@@ -163,6 +331,7 @@ def cast_tensors(kind: str, dev: str, lower: dt.dtype, args, kwargs: dict | None
         if isinstance(a, (list, tuple)):
             return type(a)(_cast(b, to, dev, lower) for b in a)
         return _cast(a, to, dev, lower)
+
     return tuple(conv(a) for a in args), {k: conv(v) for k, v in kwargs.items()}
 
 
@@ -172,6 +341,6 @@ def cast_record(op, kind: str, dev: str, lower: dt.dtype, record: tuple) -> tupl
     if kind == "fp32_opt_dtype":
         i = op.schema.argument("dtype").index
         if record[i] is None and isinstance(record[0], TensorImpl) and _eligible(record[0], dev):
-            return record[:i] + (dt.float32,) + record[i + 1:]
+            return record[:i] + (dt.float32,) + record[i + 1 :]
         return record
     return cast_tensors(kind, dev, lower, record)[0]

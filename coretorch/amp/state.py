@@ -4,6 +4,7 @@ Autocast is on in a thread while the `Autocast` dispatch key is in the thread's 
 set; `sync_key` keeps that key in step with the per-device flags, so a thread with no autocast
 region open pays nothing at dispatch.
 """
+
 from __future__ import annotations
 
 import threading
@@ -12,11 +13,23 @@ from .. import dtypes as dt
 from ..dispatch.keys import DispatchKey
 from ..dispatch.tls import local_keys
 
-__all__ = ["STATE", "AUTOCAST_BIT", "DEFAULT_DTYPES", "sync_key", "is_autocast_enabled",
-           "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
-           "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
-           "is_autocast_available", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype",
-           "get_autocast_gpu_dtype"]
+__all__ = [
+    "STATE",
+    "AUTOCAST_BIT",
+    "DEFAULT_DTYPES",
+    "sync_key",
+    "is_autocast_enabled",
+    "get_autocast_dtype",
+    "set_autocast_enabled",
+    "set_autocast_dtype",
+    "is_autocast_cache_enabled",
+    "set_autocast_cache_enabled",
+    "clear_autocast_cache",
+    "is_autocast_available",
+    "is_autocast_cpu_enabled",
+    "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype",
+]
 
 AUTOCAST_BIT = 1 << DispatchKey.Autocast.bit  # type: ignore[operator]  # a functionality key
 # PyTorch's defaults: bfloat16 on cpu, float16 on cuda
@@ -40,9 +53,11 @@ def _check_device_type(device_type) -> str:
     if not isinstance(device_type, str):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
     if not is_autocast_available(device_type):
-        raise RuntimeError(f"User specified an unsupported autocast device_type "
-                           f"'{device_type}': coretorch autocasts "
-                           f"{' and '.join(DEFAULT_DTYPES)} tensors")
+        raise RuntimeError(
+            f"User specified an unsupported autocast device_type "
+            f"'{device_type}': coretorch autocasts "
+            f"{' and '.join(DEFAULT_DTYPES)} tensors"
+        )
     return device_type
 
 

@@ -6,6 +6,7 @@ returns, each gradient is reduced to its input's shape (summing broadcast dims) 
 dtype/device here, once, so derivative formulas never do it. Each node runs inside a
 BACKWARD_FUNCTION RecordFunction when an observer is registered.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -46,8 +47,10 @@ def sum_to(g: Tensor, shape: tuple, node: Node | None = None, index: int = 0) ->
                 break
     if bad:
         who = node.name() if node is not None else "backward"
-        raise RuntimeError(f"Function {who} returned an invalid gradient at index {index} - got "
-                           f"{list(gs)} but expected shape compatible with {list(shape)}")
+        raise RuntimeError(
+            f"Function {who} returned an invalid gradient at index {index} - got "
+            f"{list(gs)} but expected shape compatible with {list(shape)}"
+        )
     r = _op("sum")(g, tuple(dims), True) if dims else g
     return r.reshape(shape) if r._shape != shape else r
 
@@ -69,8 +72,11 @@ def accumulate_grad(t: TensorImpl, g: Tensor | None, owned: bool = False) -> Non
             m.grad = g
         else:
             m.grad = _detached_copy(g)
-    elif create_graph or old._autograd is not None and (old._autograd.grad_fn is not None
-                                                        or old._autograd.requires_grad):
+    elif (
+        create_graph
+        or old._autograd is not None
+        and (old._autograd.grad_fn is not None or old._autograd.requires_grad)
+    ):
         m.grad = old + g
     else:
         old.add_(g)
@@ -87,8 +93,10 @@ def _detached_copy(g: Tensor) -> Tensor:
 
 def _mismatch(i: int, what: str, given, expected) -> str:
     """PyTorch's words for a grad_outputs[i] whose `what` (shape, dtype) is not output i's."""
-    return (f"Mismatch in {what}: grad_output[{i}] has a {what} of {given} and output[{i}] has "
-            f"a {what} of {expected}.")
+    return (
+        f"Mismatch in {what}: grad_output[{i}] has a {what} of {given} and output[{i}] has "
+        f"a {what} of {expected}."
+    )
 
 
 def _make_grads(outputs: list, grad_outputs: list) -> tuple[list, list]:
@@ -99,21 +107,23 @@ def _make_grads(outputs: list, grad_outputs: list) -> tuple[list, list]:
             if o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not o._dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
-                                   f"but got {o._dtype.name}")
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs "
+                    f"but got {o._dtype.name}"
+                )
             g = _op("ones")(o._shape, dtype=o._dtype, device=o._device)
             owned.append(True)
             out.append(g)
             continue
         elif not isinstance(g, TensorImpl):
-            raise TypeError(f"gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__}")
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._shape != o._shape:
             raise RuntimeError(_mismatch(i, "shape", _size_str(g._shape), _size_str(o._shape)))
         elif g._dtype.is_floating_point != o._dtype.is_floating_point:
-            raise TypeError("For complex Tensors, both grad_output and output are required to "
-                            "have the same dtype. "
-                            + _mismatch(i, "dtype", g._dtype.name, o._dtype.name))
+            raise TypeError(
+                "For complex Tensors, both grad_output and output are required to "
+                "have the same dtype. " + _mismatch(i, "dtype", g._dtype.name, o._dtype.name)
+            )
         out.append(g)
         owned.append(False)
     return out, owned
@@ -129,8 +139,7 @@ def _as_list(x, what: str) -> list:
     raise TypeError(f"{what}: expected a Tensor or a sequence of Tensors, got {type(x).__name__}")
 
 
-def _initial_grads(outputs: list, grad_outputs, who: str, what: str,
-                   of: str) -> tuple[list, list]:
+def _initial_grads(outputs: list, grad_outputs, who: str, what: str, of: str) -> tuple[list, list]:
     """The gradients that seed the backward pass: `grad_outputs` (padded with None, which means
     ones for scalar outputs) checked against `outputs`."""
     gl = _as_list(grad_outputs, f"{who}()")
@@ -159,14 +168,21 @@ def _root_edges(outputs: list) -> list:
     for i, o in enumerate(outputs):
         m = o._autograd
         if m is None or not (m.grad_fn is not None or m.requires_grad):
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               f"a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
         edges.append(gradient_edge(o, m))
     return edges
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
-             create_graph: bool = False, grad_variables=None, inputs=None) -> None:
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables=None,
+    inputs=None,
+) -> None:
     """Accumulate into ``.grad`` of the graph's leaves the gradients of `tensors` (mirrors
     ``torch.autograd.backward``). With `inputs`, only those tensors get gradients."""
     outputs = _as_list(tensors, "backward()")
@@ -185,14 +201,23 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None,
     GraphTask(roots, grads, retain_graph, create_graph, targets, accumulate=True).run()
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
-         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
     """The gradients of `outputs` with respect to `inputs`, without touching ``.grad``
     (mirrors ``torch.autograd.grad``)."""
     if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) is not supported by "
-                                  "coretorch")
+        raise NotImplementedError(
+            "autograd.grad(is_grads_batched=True) is not supported by coretorch"
+        )
     outs = _as_list(outputs, "grad()")
     ins = _as_list(inputs, "grad()")
     if not ins:
@@ -204,17 +229,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
         retain_graph = create_graph
     roots = _root_edges(outs)
     targets = _target_edges(ins, "grad")
-    result = GraphTask(roots, grads, retain_graph, create_graph, targets,
-                       accumulate=False).run()
+    result = GraphTask(roots, grads, retain_graph, create_graph, targets, accumulate=False).run()
     out = []
     for (t, _), g in zip(targets, result):
         if g is None:
             if materialize_grads:
                 g = _op("zeros")(t._shape, dtype=t._dtype, device=t._device)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been "
+                    "used in the graph. Set allow_unused=True if this is the "
+                    "desired behavior."
+                )
         out.append(g)
     return tuple(out)
 
@@ -250,13 +276,20 @@ class GraphTask:
     each node's pending inputs, seeds the roots' buffers and runs nodes as they become ready
     (all their inputs arrived), routing each output gradient along its edge."""
 
-    def __init__(self, roots: list, seeds: tuple, retain_graph: bool, create_graph: bool,
-                 targets: list | None, accumulate: bool):
+    def __init__(
+        self,
+        roots: list,
+        seeds: tuple,
+        retain_graph: bool,
+        create_graph: bool,
+        targets: list | None,
+        accumulate: bool,
+    ):
         self.roots, (self.seeds, self.seeds_owned) = roots, seeds
         self.retain_graph, self.create_graph = retain_graph, create_graph
         self.targets, self.accumulate = targets, accumulate
         self.buffers: dict = {}
-        self.capture: dict = {}      # node -> [(input_nr, target index)]
+        self.capture: dict = {}  # node -> [(input_nr, target index)]
         self.results: list = [None] * (len(targets) if targets is not None else 0)
 
     def run(self) -> list:
@@ -366,7 +399,7 @@ class GraphTask:
         if any(x is not None for x in grads):  # no loop variable: it would pin a gradient
             outs = _call(node, grads, owned)
             out_owned = _outputs_owned(node, outs, grads, owned)  # before release(): it reads
-            if not self.retain_graph:                              # the saved arguments
+            if not self.retain_graph:  # the saved arguments
                 node.release()
         buf = grads = None  # the buffers own the gradients now (lets AccumulateGrad take them)
         self._route(node, outs, out_owned, ready)
@@ -398,8 +431,7 @@ class GraphTask:
                 if g._shape != e.shape:
                     g, owned = sum_to(g, e.shape, node, i), True
                 # `is` first: device.__eq__ is a Python call (~1.5k instructions a gradient)
-                if g._dtype is not e.dtype or (g._device is not e.device
-                                               and g._device != e.device):
+                if g._dtype is not e.dtype or (g._device is not e.device and g._device != e.device):
                     if g._dtype.is_complex and not e.dtype.is_complex:
                         g = _op("real")(g)  # a real input's gradient: the real part (PyTorch)
                     g, owned = g.to(dtype=e.dtype, device=e.device), True
@@ -451,8 +483,9 @@ def _call(node: Node, grads: list, owned: list):
         args = (grads,)
     if _rf_state.active:
         # the engine's own list, not a copy: observers must not hold gradients after the call
-        rf = _rf.RecordFunction(node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads,
-                                None, node.seq_nr)
+        rf = _rf.RecordFunction(
+            node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads, None, node.seq_nr
+        )
         if rf._cbs:
             rf.note("node", node)
             with rf:

@@ -3,6 +3,7 @@
 
 The `ctx` is the backward node itself (as in PyTorch: ``y.grad_fn`` is an ``FBackward``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,7 +15,7 @@ from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl, requires_grad as _requires_grad
 from ..tensor.tensor import Tensor
 from .grad_mode import no_grad
-from .node import FREED_MESSAGE, Node, init_node, gradient_edge, materialize, version_error
+from .node import FREED_MESSAGE, Node, gradient_edge, init_node, materialize, version_error
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -31,8 +32,10 @@ class FunctionCtx:
         """Save tensors (or None) for backward; read them back with `saved_tensors`."""
         for t in tensors:
             if t is not None and not isinstance(t, TensorImpl):
-                raise TypeError(f"save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
         self.to_save = tensors
 
     def mark_dirty(self, *tensors) -> None:
@@ -106,12 +109,16 @@ class BackwardCFunction(FunctionCtx, Node):
             if len(res) > n and all(r is None for r in res[n:]):
                 res = res[:n]
             else:
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
-                                   f"gradients (expected {n}, got {len(res)})")
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of "
+                    f"gradients (expected {n}, got {len(res)})"
+                )
         for i, (r, e) in enumerate(zip(res, self._edges)):
             if r is not None and not isinstance(r, TensorImpl):
-                raise TypeError(f"function {self.name()} returned a gradient of type "
-                                f"{type(r).__name__} at position {i}; expected a Tensor or None")
+                raise TypeError(
+                    f"function {self.name()} returned a gradient of type "
+                    f"{type(r).__name__} at position {i}; expected a Tensor or None"
+                )
         return res
 
     def release(self) -> None:
@@ -155,9 +162,11 @@ class Function:
         cls._backward_cls = type(name, (BackwardCFunction,), {"_name": name, "_fn_cls": cls})
 
     def __init__(self, *args, **kwargs) -> None:
-        raise RuntimeError("Legacy autograd function with non-static forward method is "
-                           "deprecated. Please use new-style autograd function with static "
-                           "forward method.")
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is "
+            "deprecated. Please use new-style autograd function with static "
+            "forward method."
+        )
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -169,8 +178,9 @@ class Function:
         Raises:
             NotImplementedError: when not overridden.
         """
-        raise NotImplementedError("You must implement the forward function for custom "
-                                  "autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
@@ -190,9 +200,11 @@ class Function:
         Raises:
             NotImplementedError: when not overridden.
         """
-        raise NotImplementedError("You must implement either the backward or vjp method for "
-                                  "your custom autograd.Function to use it with backward "
-                                  "mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for "
+            "your custom autograd.Function to use it with backward "
+            "mode AD."
+        )
 
     vjp = backward
 
@@ -209,8 +221,9 @@ class Function:
         ctx._n_inputs = len(args)
         record = not local_keys.exclude & AUTOGRAD_BIT and any(needs)
         if record:
-            ctx._edges = tuple(gradient_edge(a, a._autograd) if r else None
-                               for a, r in zip(args, needs))
+            ctx._edges = tuple(
+                gradient_edge(a, a._autograd) if r else None for a, r in zip(args, needs)
+            )
         with no_grad():
             if cls.setup_context is not Function.setup_context:
                 outputs = cls.forward(*args, **kwargs)
@@ -231,11 +244,15 @@ def _record(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
     for t in ctx.dirty_tensors:
         m = t._autograd
         if m is not None and m.grad_fn is None and m.requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
-                               f"operation ({ctx.name()}).")
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place "
+                f"operation ({ctx.name()})."
+            )
         if t._base is not None and _requires_grad(t):
-            raise NotImplementedError(f"{ctx.name()}: mark_dirty on a view is not supported by "
-                                      f"coretorch autograd; modify the base tensor instead")
+            raise NotImplementedError(
+                f"{ctx.name()}: mark_dirty on a view is not supported by "
+                f"coretorch autograd; modify the base tensor instead"
+            )
     meta: list[tuple | None] = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
@@ -265,8 +282,10 @@ def _record(ctx: BackwardCFunction, args: tuple, outputs: Any) -> Any:
 
 def once_differentiable(fn):
     """Mark a backward as not differentiable: it runs with grad recording off."""
+
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
             return fn(ctx, *args)
+
     return wrapper

@@ -4,6 +4,7 @@ Grad mode is the `Autograd` dispatch key in the thread-local exclude set: turnin
 excludes the key, so ops skip the autograd kernel entirely. Each mode is a context manager and a
 decorator, and is thread-local (a new thread starts with grad enabled).
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,8 +14,14 @@ from typing import Any, Callable
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import local_keys
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
 
 
 class _InferenceState(threading.local):
@@ -47,6 +54,7 @@ class _DecoratorContextManager:
         def wrapper(*args, **kwargs):
             with self.clone():
                 return fn(*args, **kwargs)
+
         return wrapper
 
     def clone(self) -> "_DecoratorContextManager":
@@ -133,8 +141,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
-                            f"{type(mode).__name__}")
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
+            )
         self.prev = is_grad_enabled()
         self.mode = mode
         _set_enabled(mode)

@@ -9,6 +9,7 @@ Complex tensors are compared in complex, PyTorch's convention: each complex numb
 gradient autograd gives for a complex input is read as ``dL/dreal + 1j * dL/dimag`` (the
 conjugate Wirtinger derivative times 2), for one-hot real or imaginary output gradients.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -54,8 +55,11 @@ def _nreal(t: Tensor) -> int:
 
 
 def _float_outputs(outs: Sequence) -> list:
-    return [i for i, o in enumerate(outs) if isinstance(o, TensorImpl)
-            and (o._dtype.is_floating_point or o._dtype.is_complex)]
+    return [
+        i
+        for i, o in enumerate(outs)
+        if isinstance(o, TensorImpl) and (o._dtype.is_floating_point or o._dtype.is_complex)
+    ]
 
 
 def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list, eps: float) -> list:
@@ -83,6 +87,7 @@ def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list, eps
 def _analytical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list) -> list:
     from ..ops.declare import REGISTRY
     from .engine import grad
+
     outs = _tuple(func(*inputs))
     diff_inputs = [inputs[j] for j in diff_idx]
     jac = [[np.zeros((_nreal(outs[o]), _nreal(inputs[j]))) for j in diff_idx] for o in out_idx]
@@ -102,21 +107,35 @@ def _analytical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list) ->
                     if g._shape != diff_inputs[jj]._shape:
                         raise GradcheckError(
                             f"Gradient for input {diff_idx[jj]} has shape {list(g._shape)}, "
-                            f"expected {list(diff_inputs[jj]._shape)}")
+                            f"expected {list(diff_inputs[jj]._shape)}"
+                        )
                     if g._dtype is not diff_inputs[jj]._dtype:
                         raise GradcheckError(
                             f"Gradient for input {diff_idx[jj]} has dtype {g._dtype.name}, "
-                            f"expected {diff_inputs[jj]._dtype.name}")
+                            f"expected {diff_inputs[jj]._dtype.name}"
+                        )
                     jac[kk][jj][r, :] = _read(g).reshape(-1)
     return jac
 
 
-def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
-              check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked: bool | None = None) -> bool:
+def gradcheck(
+    func: Callable,
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
     """Check the gradients of `func` at `inputs` (tensors requiring grad, ideally float64) against
     central differences; True if they match, else raise `GradcheckError` (or return False).
 
@@ -127,21 +146,27 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         True
     """
     if check_forward_ad or check_batched_grad or check_batched_forward_grad:
-        raise NotImplementedError("gradcheck(): forward-mode AD and batched gradients are not "
-                                  "supported by coretorch")
+        raise NotImplementedError(
+            "gradcheck(): forward-mode AD and batched gradients are not supported by coretorch"
+        )
     inputs = _tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, TensorImpl) and _requires_grad(x)]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but "
+            "none of the them have requires_grad=True."
+        )
     for i in diff_idx:
         x = inputs[i]
         if not get_device_type(x._device).has_data:
-            raise RuntimeError(f"gradcheck(): input {i} is on {x._device}, which holds no data; "
-                               f"use a data device such as 'cpu'")
+            raise RuntimeError(
+                f"gradcheck(): input {i} is on {x._device}, which holds no data; "
+                f"use a data device such as 'cpu'"
+            )
         if not (x._dtype.is_floating_point or x._dtype.is_complex):
-            raise ValueError(f"gradcheck(): input {i} must be floating point or complex, got "
-                             f"{x._dtype.name}")
+            raise ValueError(
+                f"gradcheck(): input {i} must be floating point or complex, got {x._dtype.name}"
+            )
     outs = _tuple(func(*inputs))
     out_idx = _float_outputs(outs)
     analytical = _analytical(func, inputs, diff_idx, out_idx)
@@ -150,24 +175,39 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         for jj, j in enumerate(diff_idx):
             a, n = analytical[kk][jj], numerical[kk][jj]
             if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-                msg = (f"Jacobian mismatch for output {o} with respect to input {j},\n"
-                       f"numerical:{n}\nanalytical:{a}\n")
+                msg = (
+                    f"Jacobian mismatch for output {o} with respect to input {j},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                )
                 if raise_exception:
                     raise GradcheckError(msg)
                 return False
     return True
 
 
-def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
-                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, nondet_tol: float = 0.0,
-                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
-                  check_rev_over_rev: bool = True, fast_mode: bool = False,
-                  masked: bool = False) -> bool:
+def gradgradcheck(
+    func: Callable,
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
     """Check second derivatives: gradcheck of ``grad(func(inputs), inputs, grad_outputs,
     create_graph=True)`` with respect to `inputs` and `grad_outputs`."""
     from .engine import grad
+
     inputs = _tuple(inputs)
     n_in = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, TensorImpl) and _requires_grad(x)]
@@ -175,6 +215,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     out_idx = [i for i in _float_outputs(outs) if _requires_grad(outs[i])]
     if grad_outputs is None:
         from ..ops.declare import REGISTRY
+
         rng = np.random.default_rng(0)
         gos = []
         for i in out_idx:
@@ -191,5 +232,11 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
         gs = grad(o, [ins[i] for i in diff_idx], list(gos), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_grads,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

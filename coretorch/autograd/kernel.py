@@ -11,6 +11,7 @@ For a call ``op(*record)`` it:
 5. records an `OpNode` with the op's derivative and attaches it to the outputs
    (`attach_outputs`), or to `self` for an in-place op (`attach_inplace`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,13 @@ from ..dispatch.keys import AUTOGRAD_BIT, BACKEND_MASK, BACKEND_SELECT_BIT, Disp
 from ..dispatch.operator import register_fallback
 from ..dispatch.tls import local_keys
 from ..record_function import next_sequence_nr
-from ..tensor.impl import (AutogradMeta, TensorImpl, new_autograd_meta, new_impl,
-                           requires_grad as _requires_grad)
+from ..tensor.impl import (
+    AutogradMeta,
+    TensorImpl,
+    new_autograd_meta,
+    new_impl,
+    requires_grad as _requires_grad,
+)
 from .node import Node, OpNode, camel_case, gradient_edge, init_node, node_class
 from .tensor_hooks import move_retain
 from .views import record_copy_slices
@@ -36,8 +42,18 @@ class OpAutogradInfo:
     with the schema's argument names as attributes), which arguments the derivative reads, and
     whether the op writes `self` or returns a view."""
 
-    __slots__ = ("cls", "decl", "name", "op_name", "inplace", "saves", "save_result",
-                 "differentiable", "is_view", "clone_self")
+    __slots__ = (
+        "cls",
+        "decl",
+        "name",
+        "op_name",
+        "inplace",
+        "saves",
+        "save_result",
+        "differentiable",
+        "is_view",
+        "clone_self",
+    )
 
     def __init__(self, op):
         decl = op.decl
@@ -48,11 +64,12 @@ class OpAutogradInfo:
         # an op defined without a declaration gets a node that raises at backward
         self.differentiable = decl is None or decl.differentiable
         deriv = decl.derivative if decl is not None else None
-        self.saves = _saved_indices(decl)          # None: every tensor argument
+        self.saves = _saved_indices(decl)  # None: every tensor argument
         self.save_result = decl is not None and decl.save_result
         self.is_view = decl is not None and decl.family == "view"
-        self.clone_self = self.inplace and deriv is not None and (
-            self.saves is None or 0 in self.saves)
+        self.clone_self = (
+            self.inplace and deriv is not None and (self.saves is None or 0 in self.saves)
+        )
         base = camel_case(op.name if decl is None else decl.name)
         suffix = "Backwards" if base == "Copy" else "Backward0"
         names = decl.schema.names if decl is not None else ()
@@ -73,15 +90,18 @@ def check_inplace(info: OpAutogradInfo, self) -> None:
     m = self._autograd
     if m is not None and m.grad_fn is None and m.requires_grad:
         which = "a view of a leaf Variable" if self._base is not None else "a leaf Variable"
-        raise RuntimeError(f"{which} that requires grad is being used in an in-place operation "
-                           f"({info.op_name}).")
+        raise RuntimeError(
+            f"{which} that requires grad is being used in an in-place operation ({info.op_name})."
+        )
     base = self._base
     if base is not None:
         bm = base._autograd
         if bm is not None and (bm.requires_grad or bm.grad_fn is not None):
             if bm.grad_fn is None:
-                raise RuntimeError(f"a view of a leaf Variable that requires grad is being used "
-                                   f"in an in-place operation ({info.op_name}).")
+                raise RuntimeError(
+                    f"a view of a leaf Variable that requires grad is being used "
+                    f"in an in-place operation ({info.op_name})."
+                )
             if m is None or m.grad_fn is None:
                 raise RuntimeError(
                     f"{info.op_name}(): a view was created in no_grad mode (or by detach-like "
@@ -89,13 +109,24 @@ def check_inplace(info: OpAutogradInfo, self) -> None:
                     f"this use case is ambiguous and error-prone, it is forbidden. You can clarify "
                     f"your code by moving both the view and the inplace either both inside the "
                     f"no_grad block (if you don't want the inplace to be tracked) or both outside "
-                    f"(if you want the inplace to be tracked).")
+                    f"(if you want the inplace to be tracked)."
+                )
 
 
 def _alias(t):
     """A new tensor object over the same data, with no autograd history (for saved outputs)."""
-    return new_impl(t.__class__, t._storage, t._shape, t._stride, t._offset, t._dtype, t._device,
-                    t._keys & ~_AG, t._vc, t._base)
+    return new_impl(
+        t.__class__,
+        t._storage,
+        t._shape,
+        t._stride,
+        t._offset,
+        t._dtype,
+        t._device,
+        t._keys & ~_AG,
+        t._vc,
+        t._base,
+    )
 
 
 def _edge_of(a):
@@ -123,8 +154,11 @@ def collect_edges(args) -> tuple[list, list, list | None]:
     for a in args:
         if isinstance(a, _Impl):
             m = a._autograd
-            e = gradient_edge(a, m) if m is not None and (
-                m.grad_fn is not None or m.requires_grad) else None
+            e = (
+                gradient_edge(a, m)
+                if m is not None and (m.grad_fn is not None or m.requires_grad)
+                else None
+            )
             edges.append(e)
             needs.append(e is not None)
         elif (a.__class__ is list or a.__class__ is tuple) and _has_tensor(a):
@@ -150,14 +184,23 @@ def saved_versions(info: OpAutogradInfo, saved_args, has_lists: bool) -> tuple |
     if saves == ():
         return None
     if saves is not None:
-        return tuple((i, saved_args[i]._vc[0]) for i in saves
-                     if i < len(saved_args) and isinstance(saved_args[i], _Impl)) or None
-    vers: list[tuple[int, Any]] = [(i, a._vc[0]) for i, a in enumerate(saved_args)
-                                   if isinstance(a, _Impl)]
+        return (
+            tuple(
+                (i, saved_args[i]._vc[0])
+                for i in saves
+                if i < len(saved_args) and isinstance(saved_args[i], _Impl)
+            )
+            or None
+        )
+    vers: list[tuple[int, Any]] = [
+        (i, a._vc[0]) for i, a in enumerate(saved_args) if isinstance(a, _Impl)
+    ]
     if has_lists:
-        vers += [(i, tuple(t._vc[0] if isinstance(t, _Impl) else None for t in a))
-                 for i, a in enumerate(saved_args)
-                 if (a.__class__ is list or a.__class__ is tuple) and _has_tensor(a)]
+        vers += [
+            (i, tuple(t._vc[0] if isinstance(t, _Impl) else None for t in a))
+            for i, a in enumerate(saved_args)
+            if (a.__class__ is list or a.__class__ is tuple) and _has_tensor(a)
+        ]
     return tuple(vers) or None
 
 
@@ -229,8 +272,9 @@ def attach_outputs(info: OpAutogradInfo, node: OpNode, out, args):
         return out
     outs = list(out)
     node.n_outputs = len(outs)
-    node._out_meta = tuple((o._shape, o._dtype, o._device) if isinstance(o, _Impl) else None
-                           for o in outs)
+    node._out_meta = tuple(
+        (o._shape, o._dtype, o._device) if isinstance(o, _Impl) else None for o in outs
+    )
     for i, o in enumerate(outs):
         if isinstance(o, _Impl):
             outs[i] = _give_grad_fn(o, node, i, args, info.is_view)
@@ -255,10 +299,13 @@ class _InplaceNoGradBackward(Node):
 
 def _record_inplace_nograd(info: OpAutogradInfo, args, kwargs) -> None:
     self = args[0]
-    if info.name == "fill_" and any(isinstance(a, _Impl) and _requires_grad(a)
-                                    for a in (*args[1:], *kwargs.values())):
-        raise NotImplementedError("fill_(): the gradient with respect to a tensor fill value "
-                                  "is not supported by coretorch autograd")
+    if info.name == "fill_" and any(
+        isinstance(a, _Impl) and _requires_grad(a) for a in (*args[1:], *kwargs.values())
+    ):
+        raise NotImplementedError(
+            "fill_(): the gradient with respect to a tensor fill value "
+            "is not supported by coretorch autograd"
+        )
     if not _requires_grad(self) and (self._base is None or not _requires_grad(self._base)):
         return
     cls = node_class(camel_case(info.name) + "Backward0", info.name, (), _InplaceNoGradBackward)
@@ -289,12 +336,19 @@ def autograd_kernel(op, ks, args, kwargs):
     saved_args = args
     if inplace and info.clone_self:
         saved_args = (args[0].clone(),) + tuple(args[1:])
-    versions = None if info.saves == () else saved_versions(info, saved_args,
-                                                            list_args is not None)
+    versions = None if info.saves == () else saved_versions(info, saved_args, list_args is not None)
     out = run_below_autograd(op, ks, args, kwargs)
     # info.cls: set for the differentiable ops that reach here
-    node = info.cls(info.decl, saved_args, kwargs, tuple(edges), tuple(needs),  # type: ignore[misc]
-                    None if list_args is None else tuple(list_args), versions, seq_nr)
+    node = info.cls(
+        info.decl,
+        saved_args,
+        kwargs,
+        tuple(edges),
+        tuple(needs),  # type: ignore[misc]
+        None if list_args is None else tuple(list_args),
+        versions,
+        seq_nr,
+    )
     if inplace and isinstance(out, _Impl):
         attach_inplace(args[0], node)
         if info.save_result:
@@ -307,14 +361,18 @@ def autograd_kernel(op, ks, args, kwargs):
 def _check_kwargs(info: OpAutogradInfo, args, kwargs) -> None:
     """Keyword arguments reach here only as ``out=`` (or for ops declared without a schema)."""
     if kwargs.get("out") is not None and any(
-            isinstance(a, _Impl) and _requires_grad(a) for a in (*args, *kwargs.values())):
-        raise RuntimeError(f"{info.name}(): functions with out=... arguments don't support "
-                           f"automatic differentiation, but one of the arguments requires grad.")
+        isinstance(a, _Impl) and _requires_grad(a) for a in (*args, *kwargs.values())
+    ):
+        raise RuntimeError(
+            f"{info.name}(): functions with out=... arguments don't support "
+            f"automatic differentiation, but one of the arguments requires grad."
+        )
     for k, v in kwargs.items():
         if k != "out" and isinstance(v, _Impl) and _requires_grad(v):
             raise NotImplementedError(
                 f"{info.name}(): the gradient with respect to keyword argument '{k}' is not "
-                f"supported by coretorch autograd; pass it as a positional argument")
+                f"supported by coretorch autograd; pass it as a positional argument"
+            )
 
 
 def install() -> None:

@@ -7,6 +7,7 @@ broadcast gradient to its shape and cast it to its dtype/device once, centrally.
 takes one gradient per output of the forward op (None where none arrived) and returns a sequence
 aligned with `_edges`.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -15,15 +16,26 @@ from typing import Any, Callable, NamedTuple, TypeVar
 from ..tensor.impl import AutogradMeta, TensorImpl
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "AccumulateGrad", "OpNode", "RemovableHandle", "Edge", "gradient_edge",
-           "init_node", "add_hook", "FREED_MESSAGE", "camel_case"]
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "OpNode",
+    "RemovableHandle",
+    "Edge",
+    "gradient_edge",
+    "init_node",
+    "add_hook",
+    "FREED_MESSAGE",
+    "camel_case",
+]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
     "through the graph a second time or if you need to access saved tensors after calling "
-    "backward.")
+    "backward."
+)
 
 
 class Edge(NamedTuple):
@@ -51,10 +63,10 @@ class _NodeHooks:
     __slots__ = ("tensor_pre", "pre", "post", "retain")
 
     def __init__(self):
-        self.tensor_pre: dict = {}   # id -> (output_nr, fn(grad) -> grad | None)
-        self.pre: dict = {}          # id -> fn(grad_outputs) -> grad_outputs | None
-        self.post: dict = {}         # id -> fn(grad_inputs, grad_outputs) -> grad_inputs | None
-        self.retain: dict = {}       # output_nr -> weakref to the tensor that retains its grad
+        self.tensor_pre: dict = {}  # id -> (output_nr, fn(grad) -> grad | None)
+        self.pre: dict = {}  # id -> fn(grad_outputs) -> grad_outputs | None
+        self.post: dict = {}  # id -> fn(grad_inputs, grad_outputs) -> grad_inputs | None
+        self.retain: dict = {}  # output_nr -> weakref to the tensor that retains its grad
 
 
 class Node:
@@ -148,7 +160,7 @@ class AccumulateGrad(Node):
     _name = "AccumulateGrad"
 
     def __init__(self, variable: TensorImpl):
-        init_node(self, (), 1, 2 ** 63 - 1)
+        init_node(self, (), 1, 2**63 - 1)
         self._variable = weakref.ref(variable)
 
     @property
@@ -165,6 +177,7 @@ class AccumulateGrad(Node):
         t = self._variable()
         if t is not None:
             from .engine import accumulate_grad
+
             accumulate_grad(t, grads[0], owned)
         return ()
 
@@ -176,6 +189,7 @@ def gradient_edge(t: TensorImpl, m: AutogradMeta) -> Edge:
     if fn is not None:
         if fn._vv >= 0 and fn._vv != t._vc[0] and t._base is not None:
             from .views import regenerate_view_history
+
             fn = regenerate_view_history(t, m)
         return _new_edge(Edge, (fn, m.output_nr, t._shape, t._dtype, t._device))
     acc = m.grad_accumulator
@@ -204,8 +218,19 @@ class OpNode(Node):
     the declaration asks for them (``save_result``); `needs_input_grad` has one bool per argument.
     """
 
-    __slots__ = ("decl", "args", "kwargs", "result", "needs_input_grad", "_versions",
-                 "_res_ver", "_out_meta", "_freed", "_list_args", "_saves")
+    __slots__ = (
+        "decl",
+        "args",
+        "kwargs",
+        "result",
+        "needs_input_grad",
+        "_versions",
+        "_res_ver",
+        "_out_meta",
+        "_freed",
+        "_list_args",
+        "_saves",
+    )
     args: tuple | None  # None once released
     kwargs: dict | None
     result: Any
@@ -214,8 +239,17 @@ class OpNode(Node):
     _name = "OpBackward0"
     _op_name = "op"
 
-    def __init__(self, decl, args: tuple, kwargs: dict, edges: tuple, needs: tuple,
-                 list_args: tuple | None, versions: tuple | None, seq_nr: int):
+    def __init__(
+        self,
+        decl,
+        args: tuple,
+        kwargs: dict,
+        edges: tuple,
+        needs: tuple,
+        list_args: tuple | None,
+        versions: tuple | None,
+        seq_nr: int,
+    ):
         # init_node's fields set here directly: one call less per recorded op (~0.1 µs)
         self._edges, self.n_outputs, self.seq_nr = edges, 1, seq_nr
         self._hooks = self._metadata = None
@@ -266,7 +300,8 @@ class OpNode(Node):
         out, k, edges = [], 0, self._edges
         for a in args:
             if (a.__class__ is list or a.__class__ is tuple) and any(
-                    isinstance(t, TensorImpl) for t in a):
+                isinstance(t, TensorImpl) for t in a
+            ):
                 for _ in a:
                     e = edges[k]
                     out.append((None, 0) if e is None else (e.node, e.input_nr))
@@ -297,6 +332,7 @@ def _saved_argument(i: int, name: str) -> property:
         if args is None:
             raise RuntimeError(FREED_MESSAGE)
         return args[i]
+
     get.__name__ = name
     return property(get, doc=f"The forward call's argument {name!r}.")
 
@@ -321,6 +357,7 @@ def node_class(name: str, op_name: str, arg_names: tuple = (), base: type = OpNo
 def materialize(grads: list, out_meta: tuple) -> list:
     """Zeros for float outputs that got no gradient (integer outputs keep None)."""
     from ..ops.declare import REGISTRY
+
     zeros = REGISTRY["zeros"].op
     out = list(grads)
     for i, g in enumerate(out):
@@ -349,33 +386,49 @@ def _flatten_result(res, list_args: tuple) -> list:
 def _attach_result_history(node: OpNode) -> None:
     """For create_graph: the saved outputs take their history back (they are this node's)."""
     from .grad_mode import is_grad_enabled
+
     if not is_grad_enabled():
         return
     from ..dispatch.keys import AUTOGRAD_BIT
+
     res = node.result
     outs = res if isinstance(res, tuple) else (res,)
     for i, o in enumerate(outs):
-        if isinstance(o, TensorImpl) and (o._dtype.is_floating_point or o._dtype.is_complex) \
-                and o._autograd is None:
+        if (
+            isinstance(o, TensorImpl)
+            and (o._dtype.is_floating_point or o._dtype.is_complex)
+            and o._autograd is None
+        ):
             o._autograd = AutogradMeta(False, node, i)
             o._keys |= AUTOGRAD_BIT
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-               "bool": "BoolTensor"}
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 def describe_tensor(t: TensorImpl) -> str:
     """``coretorch.FloatTensor [3]`` (PyTorch's ``torch.FloatTensor [3]``)."""
     dev = "" if t._device.type == "cpu" else f"{t._device.type}."
-    return (f"coretorch.{dev}{_TYPE_NAMES.get(t._dtype.name, t._dtype.name)} "
-            f"[{', '.join(str(s) for s in t._shape)}]")
+    return (
+        f"coretorch.{dev}{_TYPE_NAMES.get(t._dtype.name, t._dtype.name)} "
+        f"[{', '.join(str(s) for s in t._shape)}]"
+    )
 
 
-def version_error(t: TensorImpl, expected: int, src: Node | None = None,
-                  output_nr: int = 0) -> RuntimeError:
+def version_error(
+    t: TensorImpl, expected: int, src: Node | None = None, output_nr: int = 0
+) -> RuntimeError:
     """PyTorch's error for a saved tensor `t` modified in place (now past version `expected`)."""
     m = t._autograd
     if src is None and m is not None and m.grad_fn is not None:
@@ -386,7 +439,8 @@ def version_error(t: TensorImpl, expected: int, src: Node | None = None,
         f"operation: [{describe_tensor(t)}]{which} is at version {t._vc[0]}; expected version "
         f"{expected} instead. Hint: the backtrace further above shows the operation that failed "
         f"to compute its gradient. The variable in question was changed in there or anywhere "
-        f"later. Good luck!")
+        f"later. Good luck!"
+    )
 
 
 def check_versions(node: OpNode) -> None:

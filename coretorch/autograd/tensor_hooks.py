@@ -1,5 +1,6 @@
 """What `Tensor`'s autograd methods run: hooks, retain_grad, `.data`, detach_ (the methods are
 defined, with their documentation, on the class in `coretorch.tensor.tensor`)."""
+
 from __future__ import annotations
 
 import weakref
@@ -12,8 +13,15 @@ from .node import RemovableHandle, add_hook, gradient_edge
 if TYPE_CHECKING:
     from ..tensor.tensor import Tensor
 
-__all__ = ["register_hook", "register_post_accumulate_grad_hook", "retain_grad", "detach_",
-           "get_data", "set_data", "move_retain"]
+__all__ = [
+    "register_hook",
+    "register_post_accumulate_grad_hook",
+    "retain_grad",
+    "detach_",
+    "get_data",
+    "set_data",
+    "move_retain",
+]
 
 
 def register_hook(self, hook: Callable) -> RemovableHandle:
@@ -88,10 +96,10 @@ def set_data(self, value) -> None:
     if not isinstance(value, TensorImpl):
         raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
     if value._device != self._device or value._dtype is not self._dtype:
-        if _requires_grad(self) and not (value._dtype.is_floating_point
-                                         or value._dtype.is_complex):
-            raise RuntimeError("data set to a tensor that requires gradients must be floating "
-                               "point")
+        if _requires_grad(self) and not (value._dtype.is_floating_point or value._dtype.is_complex):
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point"
+            )
     self._storage, self._shape, self._stride = value._storage, value._shape, value._stride
     self._offset, self._dtype, self._device = value._offset, value._dtype, value._device
     self._cache = None

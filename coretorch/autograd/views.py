@@ -5,6 +5,7 @@ routes the gradient of the viewed region through the in-place op's backward and 
 base's previous history. A view whose shared data changed since its grad_fn was recorded gets a
 fresh history as a strided view of its base (`regenerate_view_history`).
 """
+
 from __future__ import annotations
 
 from ..ops.declare import op_named as _op
@@ -13,8 +14,7 @@ from ..record_function import next_sequence_nr
 from ..tensor.impl import AutogradMeta, TensorImpl
 from .node import Node, gradient_edge, init_node, make_edge
 
-__all__ = ["CopySlices", "AsStridedViewBackward", "regenerate_view_history",
-           "record_copy_slices"]
+__all__ = ["CopySlices", "AsStridedViewBackward", "regenerate_view_history", "record_copy_slices"]
 
 
 class AsStridedViewBackward(Node):
@@ -40,8 +40,9 @@ def regenerate_view_history(t: TensorImpl, m: AutogradMeta) -> Node | None:
     bm = base._autograd
     if bm is None or not (bm.requires_grad or bm.grad_fn is not None):
         return m.grad_fn
-    node = init_node(object.__new__(AsStridedViewBackward), (gradient_edge(base, bm),), 1,
-                      next_sequence_nr())
+    node = init_node(
+        object.__new__(AsStridedViewBackward), (gradient_edge(base, bm),), 1, next_sequence_nr()
+    )
     node.base_geom, node.view_geom = _geom(base), _geom(t)
     node._vv = t._vc[0]
     m.grad_fn, m.output_nr = node, 0
@@ -73,6 +74,7 @@ class CopySlices(Node):
         else:
             if r0._shape != v_shape:
                 from .engine import sum_to
+
                 r0 = sum_to(r0, v_shape, self)
             grad_slice.copy_(r0)
         return [result] + res[1:]
@@ -85,13 +87,13 @@ def record_copy_slices(view: TensorImpl, fn: Node) -> None:
     """After in-place op `fn` on `view` was recorded: rebase the base's history on CopySlices and
     make the view's history a strided view of it."""
     from ..dispatch.keys import AUTOGRAD_BIT
+
     base = view._base
     bm = base._autograd
     base_edge = None
     if bm is not None and (bm.requires_grad or bm.grad_fn is not None):
         base_edge = gradient_edge(base, bm)
-    node = init_node(object.__new__(CopySlices), (base_edge,) + tuple(fn._edges[1:]), 1,
-                      fn.seq_nr)
+    node = init_node(object.__new__(CopySlices), (base_edge,) + tuple(fn._edges[1:]), 1, fn.seq_nr)
     node.fn, node.base_geom, node.view_geom = fn, _geom(base), _geom(view)
     if bm is None:
         base._autograd = AutogradMeta(False, node, 0)
@@ -101,8 +103,9 @@ def record_copy_slices(view: TensorImpl, fn: Node) -> None:
     m = view._autograd
     if m is None:
         m = view._autograd = AutogradMeta(False, None, 0)
-    vnode = init_node(object.__new__(AsStridedViewBackward), (make_edge(node, 0, base),), 1,
-                      fn.seq_nr)
+    vnode = init_node(
+        object.__new__(AsStridedViewBackward), (make_edge(node, 0, base),), 1, fn.seq_nr
+    )
     vnode.base_geom, vnode.view_geom = node.base_geom, node.view_geom
     vnode._vv = view._vc[0]
     m.grad_fn, m.output_nr = vnode, 0

@@ -18,15 +18,26 @@ and override only what they accelerate (numba loops, fused CUDA kernels).
 
 The core never imports a backend: this package only imports numpy, scipy and core modules.
 """
+
 import importlib
 import pkgutil
 from typing import Callable
 
-from .array_kit import ArrayKit, TORCH_DTYPE_NAMES, kit_of, opmath, register_kit, scalar_as
+from .array_kit import TORCH_DTYPE_NAMES, ArrayKit, kit_of, opmath, register_kit, scalar_as
 from .registry import KernelTable, quiet_fp, register_kernels
 
-__all__ = ["ArrayKit", "KernelTable", "quiet_fp", "register_kernels", "register_kit", "kit_of",
-           "opmath", "scalar_as", "all_kernels", "TORCH_DTYPE_NAMES"]
+__all__ = [
+    "ArrayKit",
+    "KernelTable",
+    "quiet_fp",
+    "register_kernels",
+    "register_kit",
+    "kit_of",
+    "opmath",
+    "scalar_as",
+    "all_kernels",
+    "TORCH_DTYPE_NAMES",
+]
 
 
 def all_kernels() -> dict[str, Callable]:

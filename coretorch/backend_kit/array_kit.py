@@ -2,6 +2,7 @@
 tensor -> array accessor — registered per device type, so the kit's kernels are plain
 module-level functions that find it from their output: ``kit = kit_of(out)``.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
@@ -12,17 +13,34 @@ from coretorch import dtypes as _dt
 from coretorch.tensor.impl import TensorImpl
 from coretorch.tensor.tensor import Tensor
 
-__all__ = ["ArrayKit", "register_kit", "kit_of", "scalar_as", "opmath", "acc_float",
-           "compute_dtype",
-           "TORCH_DTYPE_NAMES", "unsupported"]
+__all__ = [
+    "ArrayKit",
+    "register_kit",
+    "kit_of",
+    "scalar_as",
+    "opmath",
+    "acc_float",
+    "compute_dtype",
+    "TORCH_DTYPE_NAMES",
+    "unsupported",
+]
 
 _T = Tensor
 _F32 = np.dtype(np.float32)
 _HALF = frozenset({np.dtype(np.float16), _dt.bfloat16.numpy})
 
-TORCH_DTYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                     "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                     "float64": "Double", "bfloat16": "BFloat16"}
+TORCH_DTYPE_NAMES = {
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "bfloat16": "BFloat16",
+}
 
 
 def scalar_as(v, npdt: np.dtype):
@@ -52,6 +70,7 @@ def is_float(npdt: np.dtype) -> bool:
 def compute_dtype(*xs, floating: bool = False):
     """The promoted dtype of `xs` (made float for float-valued ops)."""
     from coretorch.ops.meta_rules import float_result, promote
+
     d = promote(*xs)
     return float_result(d) if floating else d
 
@@ -61,7 +80,8 @@ def unsupported(op: str, d, device_type: str, supported: str = "") -> NotImpleme
     extra = f"; supported: {supported}" if supported else ""
     return NotImplementedError(
         f"\"{op}_{device_type}\" not implemented for '{TORCH_DTYPE_NAMES[d.name]}' "
-        f"({op}() on {device_type} got dtype {d.name}{extra})")
+        f"({op}() on {device_type} got dtype {d.name}{extra})"
+    )
 
 
 class ArrayKit:
@@ -76,9 +96,15 @@ class ArrayKit:
     backend gives cupyx.scipy.linalg).
     """
 
-    def __init__(self, xp: Any, as_array: Callable, device_type: str,
-                 from_host: Optional[Callable] = None, special: Any = None,
-                 scipy_linalg: Any = None):
+    def __init__(
+        self,
+        xp: Any,
+        as_array: Callable,
+        device_type: str,
+        from_host: Optional[Callable] = None,
+        special: Any = None,
+        scipy_linalg: Any = None,
+    ):
         self.xp = xp
         self.as_array = as_array
         self.device_type = device_type
@@ -93,6 +119,7 @@ class ArrayKit:
         sp = self._special
         if sp is None:
             import scipy.special
+
             sp = self._special = scipy.special
         elif callable(sp):
             sp = self._special = sp()
@@ -105,6 +132,7 @@ class ArrayKit:
         sl = self._scipy_linalg
         if sl is None:
             import scipy.linalg
+
             sl = self._scipy_linalg = scipy.linalg
         elif callable(sl) and not hasattr(sl, "lu_factor"):
             sl = self._scipy_linalg = sl()
@@ -118,6 +146,7 @@ class ArrayKit:
         if x._device.type == self.device_type:
             return self.as_array(x)
         from coretorch.device import get_device_type
+
         return self.from_host(np.asarray(get_device_type(x._device).read_numpy(x)))
 
     @staticmethod
@@ -156,8 +185,7 @@ class ArrayKit:
         a GPU garbage): an error in the data, which only a backend that holds data can see."""
         if isinstance(b, _T):
             if bool((self.arr(b) == 0).any()):
-                raise RuntimeError(f"ZeroDivisionError: {b._dtype.name} division by zero "
-                                   f"({op})")
+                raise RuntimeError(f"ZeroDivisionError: {b._dtype.name} division by zero ({op})")
         elif b == 0:
             raise RuntimeError(f"ZeroDivisionError: integer division by zero ({op})")
 
@@ -177,7 +205,9 @@ def kit_of(t: TensorImpl) -> ArrayKit:
     try:
         return _KITS[t._device.type]
     except KeyError:
-        raise RuntimeError(f"no ArrayKit is registered for device type {t._device.type!r}: a "
-                           f"backend that uses coretorch.backend_kit kernels must call "
-                           f"backend_kit.register_kit(ArrayKit(xp, as_array, "
-                           f"{t._device.type!r}))") from None
+        raise RuntimeError(
+            f"no ArrayKit is registered for device type {t._device.type!r}: a "
+            f"backend that uses coretorch.backend_kit kernels must call "
+            f"backend_kit.register_kit(ArrayKit(xp, as_array, "
+            f"{t._device.type!r}))"
+        ) from None

@@ -5,6 +5,7 @@ The arguments arrive checked and normalized by the ops' schemas and meta rules: 
 and convolution_backward's padding as pairs, conv2d's explicit ``pads`` precomputed from its
 `padding` (an int, a pair, 'valid' or 'same').
 """
+
 from __future__ import annotations
 
 from .array_kit import acc_float, kit_of
@@ -23,7 +24,7 @@ def _padded(xp, x, pads):
         return x
     n, c, h, w = x.shape
     res = xp.zeros((n, c, h + t + b, w + lft + r), x.dtype)
-    res[:, :, t:t + h, lft:lft + w] = x
+    res[:, :, t : t + h, lft : lft + w] = x
     return res
 
 
@@ -32,8 +33,10 @@ def _windows(xp, xpad, kh: int, kw: int, stride: tuple, dilation: tuple, oh: int
     n, c = xpad.shape[:2]
     s0, s1, s2, s3 = xpad.strides
     return xp.lib.stride_tricks.as_strided(
-        xpad, shape=(n, c, kh, kw, oh, ow),
-        strides=(s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]))
+        xpad,
+        shape=(n, c, kh, kw, oh, ow),
+        strides=(s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]),
+    )
 
 
 def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
@@ -52,21 +55,26 @@ def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
     oh, ow = o.shape[-2:]
     res = xp.zeros((n, cout, oh, ow), cdt)
     if x.shape[1] and cg:
-        win = _windows(xp, xp.ascontiguousarray(_padded(xp, x, pads)), kh, kw, stride, dilation,
-                       oh, ow)
+        win = _windows(
+            xp, xp.ascontiguousarray(_padded(xp, x, pads)), kh, kw, stride, dilation, oh, ow
+        )
         og = cout // groups
         for g in range(groups):
-            cols = win[:, g * cg:(g + 1) * cg].transpose(1, 2, 3, 0, 4, 5).reshape(
-                cg * kh * kw, n * oh * ow)
-            r = xp.matmul(w[g * og:(g + 1) * og].reshape(og, cg * kh * kw), cols)
-            res[:, g * og:(g + 1) * og] = r.reshape(og, n, oh, ow).transpose(1, 0, 2, 3)
+            cols = (
+                win[:, g * cg : (g + 1) * cg]
+                .transpose(1, 2, 3, 0, 4, 5)
+                .reshape(cg * kh * kw, n * oh * ow)
+            )
+            r = xp.matmul(w[g * og : (g + 1) * og].reshape(og, cg * kh * kw), cols)
+            res[:, g * og : (g + 1) * og] = r.reshape(og, n, oh, ow).transpose(1, 0, 2, 3)
     if bias is not None:
         res += arr(bias).astype(cdt, copy=False)[:, None, None]
     k.write(out, res.reshape(o.shape))
 
 
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups,
-                         output_mask):
+def convolution_backward(
+    out, grad_output, input, weight, stride, padding, dilation, groups, output_mask
+):
     """(grad_input, grad_weight, grad_bias) of conv2d, by GEMMs over the im2col columns; those
     output_mask leaves out are empty outputs, not written (grad_input not computed)"""
     gi_t, gw_t, gb_t = out
@@ -94,17 +102,22 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
             gw[co] = xp.matmul(gog, cols.T).reshape(og, cg, kh, kw)
             if not output_mask[0]:
                 continue
-            dcols = xp.matmul(w[co].reshape(og, cg * kh * kw).T, gog).reshape(
-                cg, kh, kw, n, oh, ow)
+            dcols = xp.matmul(w[co].reshape(og, cg * kh * kw).T, gog).reshape(cg, kh, kw, n, oh, ow)
             for i in range(kh):
                 for j in range(kw):
                     hs, ws = i * dilation[0], j * dilation[1]
-                    gxp[:, ci, hs:hs + stride[0] * (oh - 1) + 1:stride[0],
-                        ws:ws + stride[1] * (ow - 1) + 1:stride[1]] += \
-                        dcols[:, i, j].transpose(1, 0, 2, 3)
-    gx = gxp[:, :, ph:ph + h, pw:pw + wd]
-    for t, v, m in ((gi_t, gx, output_mask[0]), (gw_t, gw, output_mask[1]),
-                    (gb_t, go.sum(axis=(0, 2, 3)), output_mask[2])):
+                    gxp[
+                        :,
+                        ci,
+                        hs : hs + stride[0] * (oh - 1) + 1 : stride[0],
+                        ws : ws + stride[1] * (ow - 1) + 1 : stride[1],
+                    ] += dcols[:, i, j].transpose(1, 0, 2, 3)
+    gx = gxp[:, :, ph : ph + h, pw : pw + wd]
+    for t, v, m in (
+        (gi_t, gx, output_mask[0]),
+        (gw_t, gw, output_mask[1]),
+        (gb_t, go.sum(axis=(0, 2, 3)), output_mask[2]),
+    ):
         if m:
             k.write(t, v.reshape(arr(t).shape))
 

@@ -1,5 +1,6 @@
 """The general eigendecomposition kernel (``linalg_eig``): numpy's LAPACK geev. Array modules
 without a general eig (CuPy before 14) run it on the host and copy the results back."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,9 @@ def linalg_eig(out, A):
     a = k.arr(A)
     if a.size:
         eig = getattr(k.xp.linalg, "eig", None)
-        pair = eig(a) if eig is not None else [k.from_host(r)
-                                               for r in np.linalg.eig(k.xp.asnumpy(a))]
+        pair = (
+            eig(a) if eig is not None else [k.from_host(r) for r in np.linalg.eig(k.xp.asnumpy(a))]
+        )
         for o, r in zip(out, pair):
             k.write(o, r)
 

@@ -1,5 +1,6 @@
 """Filling kernels on the array API: fill_, arange (values as PyTorch computes them) and
 `_copy_`."""
+
 from __future__ import annotations
 
 import numpy as np

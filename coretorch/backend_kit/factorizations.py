@@ -6,6 +6,7 @@ library call takes one matrix (scipy's or cupyx's lu_factor and triangular solve
 the kernel loops over the batch. Kernels never raise for the values: a singular or
 non-positive-definite input is reported through the ``info`` outputs, as LAPACK does.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -47,13 +48,14 @@ def linalg_svd(out, A, full_matrices, driver):
             k.write(Vh, xp.eye(a.shape[-1], dtype=a.dtype))
         return
     u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
-    sign = column_signs(xp, u)                  # (..., 1, m or k)
+    sign = column_signs(xp, u)  # (..., 1, m or k)
     u = u * sign
     kk = s.shape[-1]
     vh[..., :kk, :] *= xp.swapaxes(sign[..., :kk], -1, -2)
     if vh.shape[-2] > kk:  # a full factorization's extra rows are singular vectors of their own
-        vh[..., kk:, :] *= xp.swapaxes(column_signs(xp, xp.swapaxes(vh[..., kk:, :], -1, -2)),
-                                       -1, -2)
+        vh[..., kk:, :] *= xp.swapaxes(
+            column_signs(xp, xp.swapaxes(vh[..., kk:, :], -1, -2)), -1, -2
+        )
     k.write(U, u)
     k.write(S, s)
     k.write(Vh, vh)
@@ -150,8 +152,8 @@ def _lu_no_pivoting(xp, a):
     """Doolittle's LU of a stack of matrices, batched over the leading dims (no row swaps)."""
     lu = a.copy()
     for j in range(min(a.shape[-2:])):
-        lu[..., j + 1:, j] /= lu[..., j, j][..., None]
-        lu[..., j + 1:, j + 1:] -= lu[..., j + 1:, j, None] * lu[..., j, None, j + 1:]
+        lu[..., j + 1 :, j] /= lu[..., j, j][..., None]
+        lu[..., j + 1 :, j + 1 :] -= lu[..., j + 1 :, j, None] * lu[..., j, None, j + 1 :]
     return lu
 
 
@@ -202,6 +204,7 @@ def _trsm(k, a, b, lower: bool, unit: bool):
     PyTorch does instead of raising; cupyx's solve_triangular on CuPy."""
     if _is_numpy(k.xp):
         from scipy.linalg import get_blas_funcs
+
         trsm = get_blas_funcs("trsm", (a, b))
         return lambda x, y: trsm(1.0, x, y, side=0, lower=int(lower), trans_a=0, diag=int(unit))
     solve = k.scipy_linalg.solve_triangular
@@ -227,7 +230,11 @@ def linalg_solve_triangular(out, A, B, upper, left, unitriangular):
         o[idx] = x if left else x.T
 
 
-KERNELS = {"linalg_svd": linalg_svd, "linalg_eigh": linalg_eigh, "linalg_qr": linalg_qr,
-           "_linalg_cholesky_ex": _linalg_cholesky_ex,
-           "_linalg_lu_factor_ex": _linalg_lu_factor_ex,
-           "linalg_solve_triangular": linalg_solve_triangular}
+KERNELS = {
+    "linalg_svd": linalg_svd,
+    "linalg_eigh": linalg_eigh,
+    "linalg_qr": linalg_qr,
+    "_linalg_cholesky_ex": _linalg_cholesky_ex,
+    "_linalg_lu_factor_ex": _linalg_lu_factor_ex,
+    "linalg_solve_triangular": linalg_solve_triangular,
+}

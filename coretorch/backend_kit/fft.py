@@ -4,6 +4,7 @@ transform primitives of `coretorch.ops.fft`.
 `normalization` is the scale of the result (0 none, 1 1/sqrt(n), 2 1/n); `xp.fft`'s `norm`
 names a scale relative to the direction, so the kernels translate it.
 """
+
 from __future__ import annotations
 
 from .array_kit import kit_of
@@ -11,8 +12,14 @@ from .array_kit import kit_of
 __all__ = ["KERNELS"]
 
 # (normalization, forward) -> xp.fft's norm
-_NORM = {(0, True): "backward", (1, True): "ortho", (2, True): "forward",
-         (0, False): "forward", (1, False): "ortho", (2, False): "backward"}
+_NORM = {
+    (0, True): "backward",
+    (1, True): "ortho",
+    (2, True): "forward",
+    (0, False): "forward",
+    (1, False): "ortho",
+    (2, False): "backward",
+}
 
 
 def _transform(out, self, dim, fn_name: str, norm: str) -> None:

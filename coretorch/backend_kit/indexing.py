@@ -9,6 +9,7 @@ Indices are bounds-checked before any write (on a GPU: one device-to-host sync f
 bad index is an error in the data, so the kernel raises PyTorch's IndexError and leaves the
 output untouched instead of faulting on the device.
 """
+
 from __future__ import annotations
 
 from coretorch import dtypes as _dt
@@ -32,8 +33,10 @@ def _index_key(k, a, indices) -> tuple:
         if i.size:
             lo, hi = int(i.min()), int(i.max())
             if lo < -n or hi >= n:
-                raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for dimension "
-                                 f"{d} with size {n}")
+                raise IndexError(
+                    f"index {lo if lo < -n else hi} is out of bounds for dimension "
+                    f"{d} with size {n}"
+                )
         key.append(i)
     return tuple(key)
 
@@ -88,8 +91,10 @@ def _checked(op: str, idx, size: int, dim: int) -> None:
     if idx.size:
         lo, hi = int(idx.min()), int(idx.max())
         if lo < 0 or hi >= size:
-            raise RuntimeError(f"{op}(): index {lo if lo < 0 else hi} is out of bounds for "
-                               f"dimension {dim} with size {size}")
+            raise RuntimeError(
+                f"{op}(): index {lo if lo < 0 else hi} is out of bounds for "
+                f"dimension {dim} with size {size}"
+            )
 
 
 def gather(out, self, dim, index, sparse_grad):
@@ -121,5 +126,10 @@ def scatter_add(out, self, dim, index, src):
     k.xp.add.at(t, key, s[tuple(slice(0, n) for n in key[dim].shape)])
 
 
-KERNELS = {"_index": _index, "_index_put_": _index_put_, "_nonzero": _nonzero,
-           "gather": gather, "scatter_add": scatter_add}
+KERNELS = {
+    "_index": _index,
+    "_index_put_": _index_put_,
+    "_nonzero": _nonzero,
+    "gather": gather,
+    "scatter_add": scatter_add,
+}

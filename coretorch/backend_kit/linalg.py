@@ -1,5 +1,6 @@
 """Matrix products on the array API: `xp.matmul` (BLAS / cuBLAS), written straight into `out`
 when the dtypes allow; float16 and bfloat16 accumulate in float32."""
+
 from __future__ import annotations
 
 from .array_kit import acc_float, kit_of

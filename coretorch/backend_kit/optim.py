@@ -9,6 +9,7 @@ results equal the per-op path's to the last few ulps. The arguments arrive check
 meta rules (`coretorch.ops.fused_optim`); a ``found_inf`` of 1 skips the update, ``grad_scale``
 divides the gradients in place first.
 """
+
 from __future__ import annotations
 
 from coretorch.ops.foreach import per_tensor
@@ -19,8 +20,15 @@ from .array_kit import compute_dtype, kit_of, opmath, scalar_as
 
 _NUMBERS = (int, float, bool)
 
-__all__ = ["KERNELS", "fused_adam", "fused_adamw", "fused_sgd", "fused_adagrad",
-           "fused_rmsprop", "foreach_add_"]
+__all__ = [
+    "KERNELS",
+    "fused_adam",
+    "fused_adamw",
+    "fused_sgd",
+    "fused_adagrad",
+    "fused_rmsprop",
+    "foreach_add_",
+]
 
 
 class _Param:
@@ -90,8 +98,24 @@ def _addcdiv_(xp, c, a, t1, t2, value: float) -> None:
     xp.add(a, xp.divide(xp.multiply(t1, c(value)), t2), out=a)
 
 
-def _adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, decoupled: bool) -> None:
+def _adam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+    decoupled: bool,
+) -> None:
     if skip_update(found_inf):
         return
     sizes, sqrts = adam_coefficients([float(s.item()) for s in state_steps], lr, beta1, beta2)
@@ -115,22 +139,96 @@ def _adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr
         q.store(0, 2, 3, 4)
 
 
-def fused_adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-               beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def fused_adam(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adam (L2 weight decay) over every parameter of the list."""
-    _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, False)
+    _adam(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        False,
+    )
 
 
-def fused_adamw(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def fused_adamw(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """AdamW (decoupled weight decay) over every parameter of the list."""
-    _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, True)
+    _adam(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        True,
+    )
 
 
-def fused_sgd(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening,
-              nesterov, maximize, is_first_step, grad_scale, found_inf):
+def fused_sgd(
+    self,
+    grads,
+    momentum_buffer_list,
+    weight_decay,
+    momentum,
+    lr,
+    dampening,
+    nesterov,
+    maximize,
+    is_first_step,
+    grad_scale,
+    found_inf,
+):
     """SGD with momentum, dampening, Nesterov and weight decay over every parameter."""
     if skip_update(found_inf):
         return
@@ -151,8 +249,19 @@ def fused_sgd(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dam
         q.store(0)
 
 
-def fused_adagrad(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps,
-                  maximize, grad_scale, found_inf):
+def fused_adagrad(
+    self,
+    grads,
+    state_sums,
+    state_steps,
+    lr,
+    lr_decay,
+    weight_decay,
+    eps,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adagrad over every parameter of the list."""
     if skip_update(found_inf):
         return
@@ -166,14 +275,32 @@ def fused_adagrad(self, grads, state_sums, state_steps, lr, lr_decay, weight_dec
         q.store(0, 2)
 
 
-def fused_rmsprop(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps,
-                  weight_decay, momentum, centered, maximize, grad_scale, found_inf):
+def fused_rmsprop(
+    self,
+    grads,
+    square_avgs,
+    grad_avgs,
+    momentum_buffer_list,
+    lr,
+    alpha,
+    eps,
+    weight_decay,
+    momentum,
+    centered,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """RMSprop (centered, with momentum) over every parameter of the list."""
     if skip_update(found_inf):
         return
     scale = _scale_of(grad_scale)
-    lists = (grads, square_avgs, grad_avgs if centered else (),
-             momentum_buffer_list if momentum > 0 else ())
+    lists = (
+        grads,
+        square_avgs,
+        grad_avgs if centered else (),
+        momentum_buffer_list if momentum > 0 else (),
+    )
     for xp, c, q in _each(self, *lists):
         p, _, sq, gavg, buf = q.arrays
         g = _grad(xp, c, q, scale, maximize, weight_decay)
@@ -216,6 +343,11 @@ def foreach_add_(self, other, alpha):
     return list(self)
 
 
-KERNELS = {"_foreach_add_": foreach_add_, "_fused_adam_": fused_adam,
-           "_fused_adamw_": fused_adamw, "_fused_sgd_": fused_sgd,
-           "_fused_adagrad_": fused_adagrad, "_fused_rmsprop_": fused_rmsprop}
+KERNELS = {
+    "_foreach_add_": foreach_add_,
+    "_fused_adam_": fused_adam,
+    "_fused_adamw_": fused_adamw,
+    "_fused_sgd_": fused_sgd,
+    "_fused_adagrad_": fused_adagrad,
+    "_fused_rmsprop_": fused_rmsprop,
+}

@@ -6,6 +6,7 @@ meta rule, and an `out` of the result's shape and dtype. Arithmetic runs in ``op
 (half precision in float32; Python numbers are converted to that dtype, not to out's), and the
 result is cast into `out`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,7 @@ _I64 = np.dtype(np.int64)
 
 
 # ---- unary --------------------------------------------------------------------------------------
+
 
 def _float_ufunc(out, self, name: str) -> None:
     """out = xp.<name>(self) computed in out's float opmath dtype."""
@@ -41,94 +43,115 @@ def exp(out, self):
     """out = e ** self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "exp")
 
+
 def expm1(out, self):
     """out = exp(self) - 1, accurate near 0, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "expm1")
+
 
 def log(out, self):
     """out = natural logarithm of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "log")
 
+
 def log2(out, self):
     """out = base-2 logarithm of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "log2")
+
 
 def log10(out, self):
     """out = base-10 logarithm of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "log10")
 
+
 def log1p(out, self):
     """out = log(1 + self), accurate near 0, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "log1p")
+
 
 def sqrt(out, self):
     """out = square root of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "sqrt")
 
+
 def sin(out, self):
     """out = sine of self (radians), computed in out's float opmath dtype."""
     _float_ufunc(out, self, "sin")
+
 
 def cos(out, self):
     """out = cosine of self (radians), computed in out's float opmath dtype."""
     _float_ufunc(out, self, "cos")
 
+
 def tan(out, self):
     """out = tangent of self (radians), computed in out's float opmath dtype."""
     _float_ufunc(out, self, "tan")
+
 
 def asin(out, self):
     """out = arcsine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arcsin")
 
+
 def acos(out, self):
     """out = arccosine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arccos")
+
 
 def atan(out, self):
     """out = arctangent of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arctan")
 
+
 def sinh(out, self):
     """out = hyperbolic sine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "sinh")
+
 
 def cosh(out, self):
     """out = hyperbolic cosine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "cosh")
 
+
 def tanh(out, self):
     """out = hyperbolic tangent of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "tanh")
+
 
 def asinh(out, self):
     """out = inverse hyperbolic sine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arcsinh")
 
+
 def acosh(out, self):
     """out = inverse hyperbolic cosine of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arccosh")
+
 
 def atanh(out, self):
     """out = inverse hyperbolic tangent of self, computed in out's float opmath dtype."""
     _float_ufunc(out, self, "arctanh")
 
+
 def sigmoid(out, self):
     """out = 1 / (1 + exp(-self)), computed in out's float opmath dtype."""
     _special(out, self, "expit")
+
 
 def erf(out, self):
     """out = the error function of self, computed in out's float opmath dtype."""
     _special(out, self, "erf")
 
+
 def erfc(out, self):
     """out = 1 - erf(self), accurate for large self, computed in out's float opmath dtype."""
     _special(out, self, "erfc")
 
+
 def erfinv(out, self):
     """out = the inverse error function of self, computed in out's float opmath dtype."""
     _special(out, self, "erfinv")
-
 
 
 def abs(out, self):  # noqa: A001 - the op's name
@@ -156,14 +179,15 @@ def floor(out, self):
     """out = the largest integer <= self (integer inputs are copied unchanged)."""
     _rounding(out, self, "floor")
 
+
 def ceil(out, self):
     """out = the smallest integer >= self (integer inputs are copied unchanged)."""
     _rounding(out, self, "ceil")
 
+
 def trunc(out, self):
     """out = self rounded toward zero (integer inputs are copied unchanged)."""
     _rounding(out, self, "trunc")
-
 
 
 def round(out, self, decimals):  # noqa: A001
@@ -208,6 +232,7 @@ def bitwise_not(out, self):
 
 # ---- binary -------------------------------------------------------------------------------------
 
+
 def _binary(out, a, b, name: str, cn: np.dtype) -> None:
     """out = xp.<name>(a, b) with both operands in `cn`."""
     k = kit_of(out)
@@ -220,8 +245,11 @@ def add(out, self, other, alpha):
     cn = opmath(out._dtype)
     b = k.operand(other, cn)
     if alpha != 1:
-        b = k.xp.multiply(b, scalar_as(alpha, cn), dtype=cn) if out._dtype.name != "bool" \
+        b = (
+            k.xp.multiply(b, scalar_as(alpha, cn), dtype=cn)
+            if out._dtype.name != "bool"
             else k.xp.logical_and(b, bool(alpha))
+        )
     if out._dtype.name == "bool":
         k.into(k.xp.logical_or, out, _BOOL, k.operand(self, cn), b)
     else:
@@ -288,7 +316,7 @@ def pow(out, self, exponent):  # noqa: A001
     """out = self ** exponent (integer powers follow PyTorch: 2 ** -1 == 0, (-1) ** -3 == -1)"""
     k = kit_of(out)
     if out._dtype.name == "bool":  # only bool ** Python bool reaches here
-        k.write(out, k.arr(self) if exponent else True)   # x ** True == x, x ** False == 1
+        k.write(out, k.arr(self) if exponent else True)  # x ** True == x, x ** False == 1
         return
     cn = opmath(out._dtype)
     if out._dtype.is_floating_point or out._dtype.is_complex:
@@ -301,18 +329,20 @@ def maximum(out, self, other):
     """out = the elementwise larger of self and other (NaN propagates)."""
     _binary(out, self, other, "maximum", opmath(out._dtype))
 
+
 def minimum(out, self, other):
     """out = the elementwise smaller of self and other (NaN propagates)."""
     _binary(out, self, other, "minimum", opmath(out._dtype))
+
 
 def atan2(out, self, other):
     """out = arctangent of self / other, using both signs to pick the quadrant."""
     _binary(out, self, other, "arctan2", opmath(out._dtype))
 
+
 def hypot(out, self, other):
     """out = sqrt(self ** 2 + other ** 2) without intermediate overflow."""
     _binary(out, self, other, "hypot", opmath(out._dtype))
-
 
 
 def _int_divisor_op(out, self, other, name: str, ufunc: str) -> None:
@@ -329,6 +359,7 @@ def remainder(out, self, other):
             message, as PyTorch)."""
     _int_divisor_op(out, self, other, "remainder", "remainder")
 
+
 def fmod(out, self, other):
     """out = self mod other with the sign of self (C's fmod).
 
@@ -338,33 +369,34 @@ def fmod(out, self, other):
     _int_divisor_op(out, self, other, "fmod", "fmod")
 
 
-
 def eq(out, self, other, common):
     """out = self == other, both compared in the promoted dtype `common`."""
     _binary(out, self, other, "equal", common.numpy)
 
+
 def lt(out, self, other, common):
     """out = self < other, both compared in the promoted dtype `common`."""
     _binary(out, self, other, "less", common.numpy)
+
 
 def le(out, self, other, common):
     """out = self <= other, both compared in the promoted dtype `common`."""
     _binary(out, self, other, "less_equal", common.numpy)
 
 
-
 def bitwise_and(out, self, other):
     """out = self & other (logical and for bool)."""
     _binary(out, self, other, "bitwise_and", out._dtype.numpy)
+
 
 def bitwise_or(out, self, other):
     """out = self | other (logical or for bool)."""
     _binary(out, self, other, "bitwise_or", out._dtype.numpy)
 
+
 def bitwise_xor(out, self, other):
     """out = self ^ other (logical xor for bool)."""
     _binary(out, self, other, "bitwise_xor", out._dtype.numpy)
-
 
 
 def _shift(out, self, other, left: bool) -> None:
@@ -403,7 +435,11 @@ def where(out, condition, self, other):
     k.write(out, k.xp.where(k.arr(condition), k.operand(self, cn), k.operand(other, cn)))
 
 
-KERNELS = {name: fn for name, fn in list(globals().items())
-           if callable(fn) and not name.startswith("_")
-           and getattr(fn, "__module__", "") == __name__
-           and name not in ("kit_of", "opmath", "scalar_as")}
+KERNELS = {
+    name: fn
+    for name, fn in list(globals().items())
+    if callable(fn)
+    and not name.startswith("_")
+    and getattr(fn, "__module__", "") == __name__
+    and name not in ("kit_of", "opmath", "scalar_as")
+}

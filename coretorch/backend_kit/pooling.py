@@ -6,6 +6,7 @@ The arguments arrive checked by the ops' meta rules: kernel_size, padding and di
 ``window_stride`` (the stride, or kernel_size where it was omitted) precomputed by the meta rule;
 `out` has the output size (``ceil_mode`` included).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,15 +31,18 @@ def _pad_planes(xp, x, ph: int, pw: int, need_h: int, need_w: int, value):
     if ph == 0 and pw == 0 and hp == h and wp == w:
         return x
     res = xp.full((p, hp, wp), value, x.dtype)
-    res[:, ph:ph + h, pw:pw + w] = x
+    res[:, ph : ph + h, pw : pw + w] = x
     return res
 
 
 def _pool_windows(xp, xpad, oh, ow, kh, kw, sh, sw, dh=1, dw=1):
     """(P, OH, OW, kh, kw) strided view of the pooling windows of padded planes."""
     s0, s1, s2 = xpad.strides
-    return xp.lib.stride_tricks.as_strided(xpad, shape=(xpad.shape[0], oh, ow, kh, kw),
-                                           strides=(s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw))
+    return xp.lib.stride_tricks.as_strided(
+        xpad,
+        shape=(xpad.shape[0], oh, ow, kh, kw),
+        strides=(s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw),
+    )
 
 
 def _first_valid(xp, i, s, p, d):
@@ -47,8 +51,9 @@ def _first_valid(xp, i, s, p, d):
     return xp.where(start < 0, start + (-start + d - 1) // d * d, start)
 
 
-def max_pool2d_with_indices(out, self, kernel_size, stride, padding, dilation, ceil_mode,
-                            window_stride):
+def max_pool2d_with_indices(
+    out, self, kernel_size, stride, padding, dilation, ceil_mode, window_stride
+):
     """(max over each window, flat H*W index of the max); NaN wins (the last NaN)"""
     values, indices = out
     k = kit_of(values)
@@ -63,8 +68,9 @@ def max_pool2d_with_indices(out, self, kernel_size, stride, padding, dilation, c
     x = _planes(xp, a, cdt)
     _, h, w = x.shape
     oh, ow = o.shape[-2:]
-    xpad = _pad_planes(xp, x, ph, pw, (oh - 1) * sh + (kh - 1) * dh + 1,
-                       (ow - 1) * sw + (kw - 1) * dw + 1, init)
+    xpad = _pad_planes(
+        xp, x, ph, pw, (oh - 1) * sh + (kh - 1) * dh + 1, (ow - 1) * sw + (kw - 1) * dw + 1, init
+    )
     win = _pool_windows(xp, xpad, oh, ow, kh, kw, sh, sw, dh, dw).reshape(-1, oh, ow, kh * kw)
     best = xp.argmax(win, axis=-1)
     if cdt.kind == "f":
@@ -85,12 +91,14 @@ def max_pool2d_with_indices(out, self, kernel_size, stride, padding, dilation, c
 
 def _avg_divisors(xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
     """(divisor per output (OH, OW), empty-window mask), PyTorch's avg_pool2d rule."""
+
     def along(n, size, k, s, p):
         start = xp.arange(n) * s - p
         end = xp.minimum(start + k, size + p)
         pool = end - start
         valid = xp.minimum(end, size) - xp.maximum(start, 0)
         return pool, valid
+
     pool_h, valid_h = along(oh, h, kh, sh, ph)
     pool_w, valid_w = along(ow, w, kw, sw, pw)
     empty = (valid_h <= 0)[:, None] | (valid_w <= 0)[None, :]
@@ -103,8 +111,17 @@ def _avg_divisors(xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad, d
     return xp.where(empty, 1, f), empty
 
 
-def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-               divisor_override, window_stride):
+def avg_pool2d(
+    out,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    window_stride,
+):
     """Mean over each window (integers: the sum divided with truncation toward zero)"""
     k = kit_of(out)
     xp = k.xp
@@ -118,8 +135,9 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     oh, ow = o.shape[-2:]
     xpad = _pad_planes(xp, x, ph, pw, (oh - 1) * sh + kh, (ow - 1) * sw + kw, 0)
     acc = _pool_windows(xp, xpad, oh, ow, kh, kw, sh, sw).sum(axis=(3, 4))
-    f, empty = _avg_divisors(xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad,
-                             divisor_override)
+    f, empty = _avg_divisors(
+        xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
+    )
     if cdt.kind == "f":
         y = acc / f.astype(cdt)
     else:
@@ -128,8 +146,18 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     k.write(out, xp.where(empty, 0, y).reshape(o.shape))
 
 
-def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ceil_mode,
-                        count_include_pad, divisor_override, window_stride):
+def avg_pool2d_backward(
+    out,
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    window_stride,
+):
     """Each output's gradient, divided by its window's divisor, added over its window"""
     k = kit_of(out)
     xp = k.xp
@@ -142,24 +170,34 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
     hp, wp = max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw)
     gxp = xp.zeros((g.shape[0], hp, wp), cdt)
     if g.size:
-        f, empty = _avg_divisors(xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad,
-                                 divisor_override)
+        f, empty = _avg_divisors(
+            xp, oh, ow, h, w, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
+        )
         v = xp.where(empty, 0, g / f.astype(cdt))
         for i in range(kh):
             for j in range(kw):
-                gxp[:, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += v
-    k.write(out, gxp[:, ph:ph + h, pw:pw + w].reshape(gi.shape))
+                gxp[:, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw] += v
+    k.write(out, gxp[:, ph : ph + h, pw : pw + w].reshape(gi.shape))
 
 
-def max_pool2d_with_indices_backward(out, grad_output, self, kernel_size, stride, padding,
-                                     dilation, ceil_mode, indices, window_stride):
+def max_pool2d_with_indices_backward(
+    out,
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    dilation,
+    ceil_mode,
+    indices,
+    window_stride,
+):
     """Each output's gradient added at the flat H*W input index of its maximum"""
     k = kit_of(out)
     xp = k.xp
     gi = k.arr(out)
     cdt = _F64 if gi.dtype == _F64 else _F32
-    g = k.arr(grad_output).astype(cdt).reshape(-1, grad_output._shape[-2] *
-                                                grad_output._shape[-1])
+    g = k.arr(grad_output).astype(cdt).reshape(-1, grad_output._shape[-2] * grad_output._shape[-1])
     idx = k.arr(indices).reshape(g.shape)
     h, w = gi.shape[-2:]
     gx = xp.zeros((g.shape[0], h * w), cdt)
@@ -168,6 +206,9 @@ def max_pool2d_with_indices_backward(out, grad_output, self, kernel_size, stride
     k.write(out, gx.reshape(gi.shape))
 
 
-KERNELS = {"max_pool2d_with_indices": max_pool2d_with_indices, "avg_pool2d": avg_pool2d,
-           "avg_pool2d_backward": avg_pool2d_backward,
-           "max_pool2d_with_indices_backward": max_pool2d_with_indices_backward}
+KERNELS = {
+    "max_pool2d_with_indices": max_pool2d_with_indices,
+    "avg_pool2d": avg_pool2d,
+    "avg_pool2d_backward": avg_pool2d_backward,
+    "max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
+}

@@ -14,10 +14,10 @@ By default they draw on the host from the `coretorch.random.Generator`'s numpy P
 values to the array module (`ArrayKit.from_host`). A backend with its own generator (the cuda
 backend draws on the device) registers its draws with `register_draws`.
 """
+
 from __future__ import annotations
 
 import math
-
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -63,8 +63,9 @@ HOST_DRAWS = Draws(_host_uniform, _host_normal, _host_integers)
 _DRAWS: dict[str, Draws] = {}
 
 
-def register_draws(device_type: str, uniform: Callable, normal: Callable,
-                   integers: Callable) -> Draws:
+def register_draws(
+    device_type: str, uniform: Callable, normal: Callable, integers: Callable
+) -> Draws:
     """Make these the draws of the random kernels for tensors of `device_type` (instead of
     `HOST_DRAWS`)."""
     d = _DRAWS[device_type] = Draws(uniform, normal, integers)

@@ -7,6 +7,7 @@ dims are wrapped (None or ``()`` reduce every dim; a 0-d tensor takes dim 0), em
 without an identity were refused. `out` has the result's shape and dtype. NaN propagates through
 amax/amin, and argmax/argmin give the first NaN, as in PyTorch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -124,8 +125,10 @@ def _logical(out, self, dim, keepdim, name: str) -> None:
     k = kit_of(out)
     a = k.arr(self)
     # ``dim=()`` reduces nothing here (numpy's axis=() as well)
-    k.write(out, getattr(k.xp, name)(a, axis=None if dim is None or a.ndim == 0 else dim,
-                                     keepdims=keepdim))
+    k.write(
+        out,
+        getattr(k.xp, name)(a, axis=None if dim is None or a.ndim == 0 else dim, keepdims=keepdim),
+    )
 
 
 def any(out, self, dim, keepdim):  # noqa: A001
@@ -189,6 +192,19 @@ def log_softmax(out, self, dim, dtype):
     softmax_into(out, self, dim, True)
 
 
-KERNELS = {"sum": sum, "prod": prod, "amax": amax, "amin": amin, "argmax": argmax,
-           "argmin": argmin, "_max_dim": _max_dim, "_min_dim": _min_dim, "any": any, "all": all,
-           "cumsum": cumsum, "cumprod": cumprod, "softmax": softmax, "log_softmax": log_softmax}
+KERNELS = {
+    "sum": sum,
+    "prod": prod,
+    "amax": amax,
+    "amin": amin,
+    "argmax": argmax,
+    "argmin": argmin,
+    "_max_dim": _max_dim,
+    "_min_dim": _min_dim,
+    "any": any,
+    "all": all,
+    "cumsum": cumsum,
+    "cumprod": cumprod,
+    "softmax": softmax,
+    "log_softmax": log_softmax,
+}

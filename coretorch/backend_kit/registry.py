@@ -5,6 +5,7 @@ A structured op's kernel is ``fn(out, *args, **kwargs)`` and fills `out` (see
 forms. Each table wraps its kernels with a guard chosen by the backend (`quiet_fp` for array
 backends: numpy's floating-point warnings off, since PyTorch never warns on overflow or 0/0).
 """
+
 from __future__ import annotations
 
 from typing import Callable, Mapping, Optional
@@ -16,8 +17,8 @@ __all__ = ["KernelTable", "quiet_fp", "register_kernels"]
 Guard = Callable[[str, Callable], Callable]
 
 try:  # numpy >= 2: errstate is a context variable; setting it directly costs ~0.2 µs
-    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]  # private
-        _extobj_contextvar as _errvar)
+    from numpy._core._ufunc_config import _extobj_contextvar as _errvar  # type: ignore[attr-defined]  # private
+
     with np.errstate(all="ignore"):
         _IGNORE = _errvar.get()
 except ImportError:  # pragma: no cover - numpy < 2
@@ -31,28 +32,37 @@ def _wrapped(run: Callable, name: str, fn: Callable) -> Callable:
     return run
 
 
-def quiet_fp(name: str, fn: Callable,
-             translate: Optional[Callable[[str, BaseException, tuple, dict],
-                                          Optional[BaseException]]] = None) -> Callable:
+def quiet_fp(
+    name: str,
+    fn: Callable,
+    translate: Optional[
+        Callable[[str, BaseException, tuple, dict], Optional[BaseException]]
+    ] = None,
+) -> Callable:
     """`fn` run with numpy's floating-point warnings off. `translate(name, err, args, kwargs)`,
     when given, may turn an exception into the user-facing one (None: re-raise as is)."""
     if _errvar is None:  # pragma: no cover - numpy < 2
+
         def run(*args, **kwargs):
             with np.errstate(all="ignore"):
                 return fn(*args, **kwargs)
+
         return _wrapped(run, name, fn)
     setvar, reset, ignore = _errvar.set, _errvar.reset, _IGNORE
     if translate is None:
+
         def run(*args, **kwargs):
             tok = setvar(ignore)
             try:
                 return fn(*args, **kwargs)
             finally:
                 reset(tok)
+
         # a caller that sets the error state once around many kernel calls (a compiled replay)
         # may call `fn` directly
         run.quiet_fp_inner = fn  # type: ignore[attr-defined]  # a function attribute
     else:
+
         def run(*args, **kwargs):
             tok = setvar(ignore)
             try:
@@ -64,6 +74,7 @@ def quiet_fp(name: str, fn: Callable,
                 raise
             finally:
                 reset(tok)
+
     return _wrapped(run, name, fn)
 
 
@@ -95,10 +106,12 @@ class KernelTable:
 
     def kernel(self, *names: str) -> Callable[[Callable], Callable]:
         """Decorator: register the function as the kernel for each op in `names`."""
+
         def register(fn: Callable) -> Callable:
             for n in names:
                 self.add(n, fn)
             return fn
+
         return register
 
 
@@ -106,6 +119,7 @@ def register_kernels(lib, kernels: Mapping[str, Callable], backend: str) -> None
     """Register `kernels` with `lib` (a `coretorch.library.Library`) for each op's functional and
     in-place operators."""
     from coretorch.ops import REGISTRY
+
     for name, fn in kernels.items():
         decl = REGISTRY.get(name)
         if decl is None:

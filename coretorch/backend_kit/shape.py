@@ -1,5 +1,6 @@
 """The shape primitive that copies data, on the array API: cat (stack, flip, repeat, roll,
 triu/tril are composites in `coretorch.ops.shape_ops`)."""
+
 from __future__ import annotations
 
 from coretorch.ops.shape_ops import cat_skipped

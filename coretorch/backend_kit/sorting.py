@@ -6,6 +6,7 @@ The sort is always stable (PyTorch's ``stable=True``; for ``stable=False`` PyTor
 order of ties, so the stable order is a valid answer). NaN compares greater than every number:
 last in ascending order, first in descending order, as in PyTorch.
 """
+
 from __future__ import annotations
 
 from .array_kit import kit_of, opmath

@@ -8,6 +8,7 @@ cupyx.scipy.special on CuPy); a function that module lacks (CuPy has no ``airy``
 scipy on the host. The orthogonal polynomials are evaluated here by PyTorch's recurrences
 (integer degree ``n``, 0 for ``n < 0``), so they run on any array module.
 """
+
 from __future__ import annotations
 
 import operator
@@ -25,9 +26,28 @@ def _airy_ai(sp):
 
 
 # name -> how to get the function from a special-function module
-UNARY_FUNCTIONS: dict[str, Callable[[Any], Any]] = {n: operator.attrgetter(n) for n in (
-    "gammaln", "psi", "i0", "i0e", "i1", "i1e", "erfcx", "ndtri", "log_ndtr", "j0", "j1", "y0",
-    "y1", "k0", "k1", "k0e", "k1e")}
+UNARY_FUNCTIONS: dict[str, Callable[[Any], Any]] = {
+    n: operator.attrgetter(n)
+    for n in (
+        "gammaln",
+        "psi",
+        "i0",
+        "i0e",
+        "i1",
+        "i1e",
+        "erfcx",
+        "ndtri",
+        "log_ndtr",
+        "j0",
+        "j1",
+        "y0",
+        "y1",
+        "k0",
+        "k1",
+        "k0e",
+        "k1e",
+    )
+}
 UNARY_FUNCTIONS["airy_ai"] = _airy_ai
 
 
@@ -38,11 +58,13 @@ def _from_special(k, name: str, table: dict):
         return table[name](sp)
     except AttributeError:
         import scipy.special
+
         fn = table[name](scipy.special)
 
         def on_host(*arrays):
             host = [a.get() if hasattr(a, "get") else np.asarray(a) for a in arrays]
             return k.from_host(np.asarray(fn(*host)))
+
         return on_host
 
 
@@ -53,6 +75,7 @@ def _unary_special(out, self, name):
 
 
 # ---- orthogonal polynomials (PyTorch's recurrences) ---------------------------------------------
+
 
 def _degree(xp, n, shape):
     """The integer degree of each element (PyTorch truncates n; NaN and inf count as -1)."""
@@ -94,18 +117,21 @@ def _chebyshev(xp, x, n, kind: str, cut: int):
             at_one = xp.where((x > 0) | ~odd, 1.0, -1.0)
         elif kind == "u":
             s = xp.sin(theta)
-            big = xp.where(s != 0, xp.sin((nf + 1) * theta) / s,
-                           (nf + 1) * xp.cos((nf + 1) * theta) / x)
+            big = xp.where(
+                s != 0, xp.sin((nf + 1) * theta) / s, (nf + 1) * xp.cos((nf + 1) * theta) / x
+            )
             at_one = xp.where((x > 0) | ~odd, nf + 1, -(nf + 1))
         elif kind == "v":
             edge = xp.where(odd, -(nf + nf + 1), nf + nf + 1)
-            big = xp.where(xp.sin(theta / 2) != 1,
-                           xp.cos((nf + 0.5) * theta) / xp.cos(theta / 2), edge)
+            big = xp.where(
+                xp.sin(theta / 2) != 1, xp.cos((nf + 0.5) * theta) / xp.cos(theta / 2), edge
+            )
             at_one = xp.where(x > 0, 1.0, edge)
         else:
             edge = xp.where(x > 0, nf + nf + 1, xp.where(odd, -1.0, 1.0))
-            big = xp.where(xp.cos(theta / 2) != 1,
-                           xp.sin((nf + 0.5) * theta) / xp.sin(theta / 2), edge)
+            big = xp.where(
+                xp.cos(theta / 2) != 1, xp.sin((nf + 0.5) * theta) / xp.sin(theta / 2), edge
+            )
             at_one = edge
     return xp.where(at_edge, at_one, xp.where(closed, big, r))
 
@@ -113,23 +139,30 @@ def _chebyshev(xp, x, n, kind: str, cut: int):
 def _hermite(xp, x, n, physicists: bool):
     limit = 128 if x.dtype.itemsize <= 4 else 512
     if physicists:
-        r = _recurrence(xp, x, xp.where(n > limit, 0, n), x + x,
-                        lambda k, q, p: (x + x) * q - (2 * (k - 1)) * p)
+        r = _recurrence(
+            xp, x, xp.where(n > limit, 0, n), x + x, lambda k, q, p: (x + x) * q - (2 * (k - 1)) * p
+        )
     else:
         r = _recurrence(xp, x, xp.where(n > limit, 0, n), x, lambda k, q, p: x * q - (k - 1) * p)
     return xp.where(n > limit, np.nan, r)
 
 
 def _laguerre(xp, x, n):
-    r = _recurrence(xp, x, xp.where(x == 0, 0, n), 1 - x,
-                    lambda k, q, p: (((2 * k - 2) + (1 - x)) * q - (k - 1) * p) / k)
+    r = _recurrence(
+        xp,
+        x,
+        xp.where(x == 0, 0, n),
+        1 - x,
+        lambda k, q, p: (((2 * k - 2) + (1 - x)) * q - (k - 1) * p) / k,
+    )
     return xp.where(x == 0, 1.0, r)
 
 
 def _legendre(xp, x, n):
     at_edge = xp.abs(x) == 1
-    r = _recurrence(xp, x, xp.where(at_edge, 0, n), x,
-                    lambda k, q, p: ((2 * k - 1) * x * q - (k - 1) * p) / k)
+    r = _recurrence(
+        xp, x, xp.where(at_edge, 0, n), x, lambda k, q, p: ((2 * k - 1) * x * q - (k - 1) * p) / k
+    )
     odd = (n % 2) == 1
     return xp.where(at_edge, xp.where((x > 0) | ~odd, 1.0, -1.0), r)
 
@@ -143,8 +176,9 @@ def _polynomial(name: str):
             x = x + x - 1
         if "chebyshev" in name:
             # the degree above which PyTorch switches to the closed form through acos
-            cut = ({"t": 6, "u": 6, "v": 6, "w": 4} if shifted else
-                   {"t": 6, "u": 8, "v": 8, "w": 8})[kind]
+            cut = (
+                {"t": 6, "u": 6, "v": 6, "w": 4} if shifted else {"t": 6, "u": 8, "v": 8, "w": 8}
+            )[kind]
             r = _chebyshev(xp, x, n, kind, cut)
         elif name.startswith("hermite"):
             r = _hermite(xp, x, n, kind == "h")
@@ -153,17 +187,29 @@ def _polynomial(name: str):
         else:
             r = _legendre(xp, x, n)
         return xp.where(n < 0, 0.0, r)
+
     return evaluate
 
 
-_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
-                "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-                "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
-                "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
-_ARRAY_FUNCTIONS = {"nextafter": lambda xp, a, b: xp.nextafter(a, b),
-                    "gcd": lambda xp, a, b: xp.gcd(a, b),
-                    **{n: _polynomial(n) for n in _POLYNOMIALS}}
+_POLYNOMIALS = (
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+)
+_ARRAY_FUNCTIONS = {
+    "nextafter": lambda xp, a, b: xp.nextafter(a, b),
+    "gcd": lambda xp, a, b: xp.gcd(a, b),
+    **{n: _polynomial(n) for n in _POLYNOMIALS},
+}
 _SCIPY_BINARY = {n: (lambda sp, n=n: getattr(sp, n)) for n in ("zeta", "gammainc", "gammaincc")}
 BINARY_FUNCTIONS = (*_SCIPY_BINARY, *_ARRAY_FUNCTIONS)
 

@@ -1,4 +1,5 @@
 """Saving and restoring module-level switches for the ``flags(...)`` context managers."""
+
 from __future__ import annotations
 
 import contextlib

@@ -1,4 +1,5 @@
 """``coretorch.backends.cpu``: what the cpu offers."""
+
 from __future__ import annotations
 
 __all__ = ["get_cpu_capability"]
@@ -11,8 +12,7 @@ def get_cpu_capability() -> str:
         from numpy._core._multiarray_umath import __cpu_features__ as features
     except ImportError:  # numpy < 2
         try:
-            from numpy.core._multiarray_umath import (  # type: ignore[no-redef]  # numpy 1
-                __cpu_features__ as features)
+            from numpy.core._multiarray_umath import __cpu_features__ as features  # type: ignore[no-redef]  # numpy 1
         except ImportError:
             return "DEFAULT"
     if features.get("AVX512F") and features.get("AVX512BW") and features.get("AVX512VL"):

@@ -1,5 +1,6 @@
 """``coretorch.backends.mha``: the switch of PyTorch's fused multi-head-attention fast path.
 coretorch's attention layers have one path; the switch is kept and read back."""
+
 from __future__ import annotations
 
 __all__ = ["get_fastpath_enabled", "set_fastpath_enabled"]

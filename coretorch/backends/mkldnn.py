@@ -1,5 +1,6 @@
 """``coretorch.backends.mkldnn``: coretorch does not call oneDNN (mkldnn); its cpu kernels are
 numba and numpy. `enabled` is kept and changes nothing."""
+
 from __future__ import annotations
 
 import sys

@@ -1,4 +1,5 @@
 """``coretorch.backends.nnpack``: coretorch does not use NNPACK."""
+
 from __future__ import annotations
 
 __all__ = ["is_available"]

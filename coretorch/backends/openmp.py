@@ -1,5 +1,6 @@
 """``coretorch.backends.openmp``: coretorch's parallel cpu kernels use numba's threading layer,
 not an OpenMP runtime of its own."""
+
 from __future__ import annotations
 
 __all__ = ["is_available"]

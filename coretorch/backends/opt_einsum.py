@@ -1,5 +1,6 @@
 """``coretorch.backends.opt_einsum``: coretorch's einsum does not use the opt_einsum package to
 order contractions, so it is reported unavailable and disabled."""
+
 from __future__ import annotations
 
 __all__ = ["is_available", "get_opt_einsum"]

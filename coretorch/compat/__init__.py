@@ -9,6 +9,7 @@ namespace). The hook adds nothing of its own: a program gets exactly coretorch's
 ``python -m coretorch.compat script.py [args...]`` (or ``-m module``) runs a program this way;
 ``coretorch-profile --compat`` does the same under the profiler.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -24,7 +25,7 @@ DOCS = "docs/compatibility.md"
 
 
 def _target_name(fullname: str) -> str:
-    return TARGET + fullname[len(ALIAS):]
+    return TARGET + fullname[len(ALIAS) :]
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -61,10 +62,13 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(
                     f"No module named '{fullname}': torch is mapped to coretorch here, and "
                     f"coretorch has no '{name}' ({DOCS} lists what coretorch covers and what it "
-                    f"lacks)", name=fullname) from None
+                    f"lacks)",
+                    name=fullname,
+                ) from None
             raise
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(module),
-                                               is_package=hasattr(module, "__path__"))
+        return importlib.util.spec_from_loader(
+            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
+        )
 
 
 _finder = TorchAliasFinder()
@@ -80,8 +84,10 @@ def install() -> None:
     ``torch`` is already imported in this process (the two cannot share the name)."""
     loaded = sys.modules.get(ALIAS)
     if loaded is not None and not loaded.__name__.startswith(TARGET):
-        raise RuntimeError("coretorch.compat.install(): the real torch is already imported in "
-                           "this process; install the hook before anything imports torch")
+        raise RuntimeError(
+            "coretorch.compat.install(): the real torch is already imported in "
+            "this process; install the hook before anything imports torch"
+        )
     if not installed():
         sys.meta_path.insert(0, _finder)
 

@@ -1,5 +1,6 @@
 """``python -m coretorch.compat [-m module | script.py] [args...]``: run a PyTorch program with
 ``import torch`` mapped to coretorch (see `coretorch.compat`)."""
+
 from __future__ import annotations
 
 import os
@@ -8,8 +9,10 @@ import sys
 
 from . import install
 
-USAGE = "usage: python -m coretorch.compat script.py [args...] | python -m coretorch.compat -m " \
-        "module [args...]"
+USAGE = (
+    "usage: python -m coretorch.compat script.py [args...] | python -m coretorch.compat -m "
+    "module [args...]"
+)
 
 
 def main(argv: list[str]) -> int:
@@ -28,8 +31,10 @@ def main(argv: list[str]) -> int:
         return 0
     script = argv[0]
     if not os.path.isfile(script):
-        print(f"python -m coretorch.compat: can't open file '{script}': No such file or "
-              f"directory", file=sys.stderr)
+        print(
+            f"python -m coretorch.compat: can't open file '{script}': No such file or directory",
+            file=sys.stderr,
+        )
         return 2
     install()
     sys.argv = list(argv)

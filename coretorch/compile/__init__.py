@@ -12,6 +12,7 @@ The first call runs eagerly, the second records every backend kernel the step ca
 backward, optimizer update), later calls replay that list when the guards hold. See
 docs/compile.md for guards, graph breaks and what a replay does.
 """
+
 from __future__ import annotations
 
 import sys
@@ -43,22 +44,47 @@ _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-c
 
 
 @overload
-def compile(fn: Callable, *, fullgraph: bool = False, dynamic: bool | None = None,
-            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
-            disable: bool = False, fuse: bool = True,
-            cache_size_limit: int = 8) -> CompiledFunction: ...
+def compile(
+    fn: Callable,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: str = "inductor",
+    mode: str | None = None,
+    options: dict | None = None,
+    disable: bool = False,
+    fuse: bool = True,
+    cache_size_limit: int = 8,
+) -> CompiledFunction: ...
 
 
 @overload
-def compile(fn: None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
-            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
-            disable: bool = False, fuse: bool = True,
-            cache_size_limit: int = 8) -> Callable[[Callable], CompiledFunction]: ...
+def compile(
+    fn: None = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: str = "inductor",
+    mode: str | None = None,
+    options: dict | None = None,
+    disable: bool = False,
+    fuse: bool = True,
+    cache_size_limit: int = 8,
+) -> Callable[[Callable], CompiledFunction]: ...
 
 
-def compile(fn: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
-            backend: str = "inductor", mode: str | None = None, options: dict | None = None,
-            disable: bool = False, fuse: bool = True, cache_size_limit: int = 8) -> Any:
+def compile(
+    fn: Callable | None = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: str = "inductor",
+    mode: str | None = None,
+    options: dict | None = None,
+    disable: bool = False,
+    fuse: bool = True,
+    cache_size_limit: int = 8,
+) -> Any:
     """Compile `fn` (a function, bound method or module): ``coretorch.compile(fn)``, or as a
     decorator, ``@coretorch.compile`` / ``@coretorch.compile(fullgraph=True)``.
 
@@ -82,20 +108,29 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, dynamic: boo
         A `CompiledFunction`, called as `fn` is (or `fn` itself with `disable`).
     """
     if mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
-                           f"{', '.join(str(m) for m in _MODES[1:])}")
+        raise RuntimeError(
+            f"Unrecognized mode={mode}, should be one of: {', '.join(str(m) for m in _MODES[1:])}"
+        )
     if backend not in ("inductor", "eager"):
-        raise NotImplementedError(f"coretorch.compile(): backend={backend!r} is not supported; "
-                                  f"coretorch replays captured kernels ('inductor', 'eager')")
+        raise NotImplementedError(
+            f"coretorch.compile(): backend={backend!r} is not supported; "
+            f"coretorch replays captured kernels ('inductor', 'eager')"
+        )
     if options:
-        raise NotImplementedError(f"coretorch.compile(): options are not supported (got "
-                                  f"{sorted(options)})")
+        raise NotImplementedError(
+            f"coretorch.compile(): options are not supported (got {sorted(options)})"
+        )
 
     def wrap(f: Callable) -> Any:
         if disable:
             return f
-        return CompiledFunction(f, fullgraph=fullgraph, fuse=fuse and backend == "inductor",
-                                cache_size_limit=cache_size_limit)
+        return CompiledFunction(
+            f,
+            fullgraph=fullgraph,
+            fuse=fuse and backend == "inductor",
+            cache_size_limit=cache_size_limit,
+        )
+
     if fn is None:
         return wrap
     return wrap(fn)

@@ -6,6 +6,7 @@ creates optimizer state and gradients, as TinyJit's first call does), the second
 state guard re-records; a new signature records a new variant; past `cache_size_limit` variants
 or re-records the function runs eagerly. Each of these says why in a `CompileWarning`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -69,8 +70,15 @@ class _Variant:
 class CompiledFunction:
     """`fn` compiled: call it as `fn` (see the module docstring)."""
 
-    def __init__(self, fn: Callable, *, fullgraph: bool = False, fuse: bool = True,
-                 cache_size_limit: int = 8, warmup: int = 1):
+    def __init__(
+        self,
+        fn: Callable,
+        *,
+        fullgraph: bool = False,
+        fuse: bool = True,
+        cache_size_limit: int = 8,
+        warmup: int = 1,
+    ):
         self.fn = fn
         self.fullgraph, self.fuse = fullgraph, fuse
         self.cache_size_limit, self.warmup = cache_size_limit, warmup
@@ -113,8 +121,10 @@ class CompiledFunction:
         if self._last_key is not None:
             why = describe_mismatch(self._last_key, key)
             if len(self.variants) >= self.cache_size_limit:
-                v.eager_reason = (f"{self.cache_size_limit} variants recorded "
-                                  f"(cache_size_limit); the last failed guard: {why}")
+                v.eager_reason = (
+                    f"{self.cache_size_limit} variants recorded "
+                    f"(cache_size_limit); the last failed guard: {why}"
+                )
                 _warn(f"{self.name} runs eagerly for new inputs: {v.eager_reason}")
             else:
                 _warn(f"recording a new variant of {self.name}: {why}")
@@ -162,8 +172,11 @@ class CompiledFunction:
         if not cap.breaks and not cap.ran_backward:
             for t in outs:
                 if t.requires_grad and t.grad_fn is not None:
-                    cap.graph_break("the result", "it requires grad (its autograd graph would "
-                                    "escape the step: call backward inside the compiled function)")
+                    cap.graph_break(
+                        "the result",
+                        "it requires grad (its autograd graph would "
+                        "escape the step: call backward inside the compiled function)",
+                    )
                     break
         self._write_back(slots, user)
         if cap.breaks:
@@ -202,8 +215,10 @@ class CompiledFunction:
             if predicate(read(user[i])) != value:  # this call takes the other branch: eager
                 if not v.value_warned:
                     v.value_warned = True
-                    _warn(f"{self.name} ran eagerly for a call where {what} (argument {i}) is "
-                          f"{predicate(read(user[i]))!r}, recorded with {value!r}")
+                    _warn(
+                        f"{self.name} ran eagerly for a call where {what} (argument {i}) is "
+                        f"{predicate(read(user[i]))!r}, recorded with {value!r}"
+                    )
                 return self.fn(*args, **kwargs)
         assert v.replayer is not None and v.guard is not None  # only a recorded variant replays
         v.replayer.run(user)
@@ -215,8 +230,10 @@ def _input_problem(user: list[Tensor]) -> str | None:
     seen: set[int] = set()
     for i, t in enumerate(user):
         if t.requires_grad:
-            return f"tensor argument {i} requires grad (only parameters reached through " \
-                   f"modules and optimizers may)"
+            return (
+                f"tensor argument {i} requires grad (only parameters reached through "
+                f"modules and optimizers may)"
+            )
         sid = id(t._storage)
         if sid in seen:
             return f"tensor argument {i} shares memory with another argument"
@@ -224,8 +241,9 @@ def _input_problem(user: list[Tensor]) -> str | None:
     return None
 
 
-def _program(cap: Capture, slots: list[Tensor], outs: list[Tensor], allocated: set[int],
-             slot_ids: set[int]) -> Program:
+def _program(
+    cap: Capture, slots: list[Tensor], outs: list[Tensor], allocated: set[int], slot_ids: set[int]
+) -> Program:
     externals: dict[int, Tensor] = {}
     for s in cap.steps:
         for t in (*s.reads, *s.written):
@@ -233,8 +251,9 @@ def _program(cap: Capture, slots: list[Tensor], outs: list[Tensor], allocated: s
             if sid not in allocated and sid not in slot_ids:
                 externals.setdefault(id(t), t)
     ext_vcs = {id(t._vc) for t in externals.values()}
-    bumps = [(vc, vc[0] - v0) for k, (vc, v0) in cap.versions.items()
-             if k in ext_vcs and vc[0] != v0]
+    bumps = [
+        (vc, vc[0] - v0) for k, (vc, v0) in cap.versions.items() if k in ext_vcs and vc[0] != v0
+    ]
     return Program(cap.steps, slots, outs, list(externals.values()), bumps)
 
 

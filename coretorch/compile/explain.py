@@ -4,6 +4,7 @@ Like ``torch._dynamo.explain``, it runs `fn` once (with its side effects: an opt
 taken) while recording, and reports the kernels captured (with the user's line of each), the
 guards a replay checks and the graph breaks, with their reason and the user's line.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -19,8 +20,9 @@ class Explanation:
     """The report of `explain`: `kernels`, `guards`, `breaks` (lists of lines), `notes` (what
     program passes did); ``str()`` is the printed report."""
 
-    def __init__(self, name: str, kernels: list[str], guards: list[str], breaks: list[str],
-                 notes: list[str]):
+    def __init__(
+        self, name: str, kernels: list[str], guards: list[str], breaks: list[str], notes: list[str]
+    ):
         self.name, self.kernels, self.guards = name, kernels, guards
         self.breaks, self.notes = breaks, notes
 
@@ -30,8 +32,10 @@ class Explanation:
         return len(self.breaks)
 
     def __str__(self) -> str:
-        head = (f"coretorch.compile.explain({self.name}): {len(self.kernels)} kernels captured, "
-                f"{len(self.breaks)} graph breaks")
+        head = (
+            f"coretorch.compile.explain({self.name}): {len(self.kernels)} kernels captured, "
+            f"{len(self.breaks)} graph breaks"
+        )
         lines = [head]
         if self.breaks:
             lines.append("graph breaks:")
@@ -53,14 +57,18 @@ def _guard_lines(v: _Variant) -> list[str]:
     for i, a in enumerate(v.key[:-1]):
         if a[0] == "tensor":
             _, shape, stride, dtype, device, rg = a
-            lines.append(f"argument {i}: tensor shape={list(shape)} strides={list(stride)} "
-                         f"dtype={dtype.name} device={device} requires_grad={rg}")
+            lines.append(
+                f"argument {i}: tensor shape={list(shape)} strides={list(stride)} "
+                f"dtype={dtype.name} device={device} requires_grad={rg}"
+            )
         else:
             lines.append(f"argument {i}: {a[-1]!r}")
     lines.append(f"grad mode {'enabled' if v.key[-1] else 'disabled'}")
     for i, _, value, what, _ in v.value_guards:
-        lines.append(f"argument {i}: {what}: {value!r} (checked on each call; another value "
-                     f"runs that call eagerly)")
+        lines.append(
+            f"argument {i}: {what}: {value!r} (checked on each call; another value "
+            f"runs that call eagerly)"
+        )
     g = v.guard
     if g is not None:
         for _, _, t, _, where in g.slots:
@@ -76,9 +84,11 @@ def _guard_lines(v: _Variant) -> list[str]:
                 hp = ", ".join(f"{k}={v!r}" for k, v in items if k not in live)
                 lines.append(f"{type(o).__name__}.param_groups[{i}]: {hp}")
                 if live:
-                    lines.append(f"{type(o).__name__}.param_groups[{i}]: "
-                                 f"{', '.join(sorted(live))} read at each replay (only a change "
-                                 f"to or from zero re-records)")
+                    lines.append(
+                        f"{type(o).__name__}.param_groups[{i}]: "
+                        f"{', '.join(sorted(live))} read at each replay (only a change "
+                        f"to or from zero re-records)"
+                    )
             lines.append(f"{type(o).__name__}.state: the same {len(states)} state entries")
     return lines
 
@@ -97,7 +107,6 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> Explanation:
     if v.eager_reason and not breaks:
         breaks.append(v.eager_reason)
     notes = list(v.replayer.program.notes) if v.replayer is not None else []
-    report = Explanation(probe.name, kernels,
-                         _guard_lines(v), breaks, notes)
+    report = Explanation(probe.name, kernels, _guard_lines(v), breaks, notes)
     print(report)
     return report

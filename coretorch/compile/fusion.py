@@ -18,6 +18,7 @@ each operand is cast to the op's compute dtype, each step's value is cast to its
 (exactly where the eager kernels round), and every expression is checked against the scalar
 language (`VOCABULARY`) before a backend sees it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -113,21 +114,90 @@ class ScalarProgram(NamedTuple):
 # function name -> number of arguments. Casts: C casts, except bool_(x), which is x != 0.
 # powi(x, n): float x to int64 n >= 0 by repeated multiplication; ipow: PyTorch's integer power
 # (negative exponents give 0, 1 or -1); pow: C's pow; rint: round half to even.
-CASTS = {"bool": "bool_", "uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
-         "int64": "int64", "float32": "float32", "float64": "float64"}
+CASTS = {
+    "bool": "bool_",
+    "uint8": "uint8",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "float32": "float32",
+    "float64": "float64",
+}
 VOCABULARY: dict[str, int] = {
-    **{f: 1 for f in ("exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos",
-                      "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-                      "atanh", "erf", "erfc", "erfinv", "floor", "ceil", "trunc", "rint",
-                      "isnan", "abs")},
+    **{
+        f: 1
+        for f in (
+            "exp",
+            "expm1",
+            "log",
+            "log2",
+            "log10",
+            "log1p",
+            "sqrt",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "erf",
+            "erfc",
+            "erfinv",
+            "floor",
+            "ceil",
+            "trunc",
+            "rint",
+            "isnan",
+            "abs",
+        )
+    },
     **{f: 2 for f in ("atan2", "hypot", "fmod", "copysign", "pow", "powi", "ipow")},
     **{c: 1 for c in CASTS.values()},
 }
-_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.BitAnd,
-              ast.BitOr, ast.BitXor, ast.LShift, ast.RShift, ast.USub, ast.UAdd, ast.Not,
-              ast.Invert, ast.And, ast.Or, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call,
-          ast.Name, ast.Load, ast.Constant) + _OPERATORS
+_OPERATORS = (
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.BitAnd,
+    ast.BitOr,
+    ast.BitXor,
+    ast.LShift,
+    ast.RShift,
+    ast.USub,
+    ast.UAdd,
+    ast.Not,
+    ast.Invert,
+    ast.And,
+    ast.Or,
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+)
+_NODES = (
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Call,
+    ast.Name,
+    ast.Load,
+    ast.Constant,
+) + _OPERATORS
 
 
 def _check_expression(expr: str, known: set, where: str) -> set:
@@ -140,18 +210,22 @@ def _check_expression(expr: str, known: set, where: str) -> set:
     used = set()
     for node in ast.walk(tree):
         if not isinstance(node, _NODES):
-            raise FusionError(f"{where}: {type(node).__name__} is not in the scalar language "
-                              f"({expr!r})")
+            raise FusionError(
+                f"{where}: {type(node).__name__} is not in the scalar language ({expr!r})"
+            )
         if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool):
             raise FusionError(f"{where}: constant {node.value!r} is not a number ({expr!r})")
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", None)
             if not isinstance(node.func, ast.Name) or name not in VOCABULARY:
-                raise FusionError(f"{where}: {ast.unparse(node.func)}() is not a function of "
-                                  f"the scalar language ({expr!r})")
+                raise FusionError(
+                    f"{where}: {ast.unparse(node.func)}() is not a function of "
+                    f"the scalar language ({expr!r})"
+                )
             if node.keywords or len(node.args) != VOCABULARY[name]:
-                raise FusionError(f"{where}: {name}() takes {VOCABULARY[name]} positional "
-                                  f"argument(s) ({expr!r})")
+                raise FusionError(
+                    f"{where}: {name}() takes {VOCABULARY[name]} positional argument(s) ({expr!r})"
+                )
         elif isinstance(node, ast.Name) and node.id not in VOCABULARY:
             if node.id not in known:
                 raise FusionError(f"{where}: {node.id!r} is not defined ({expr!r})")
@@ -262,8 +336,8 @@ def lower(chain: Chain) -> ScalarProgram:
     for k, d in enumerate(chain.inputs):
         _check_dtype(d, f"input {k}")
     low = _Lowering()
-    names: list = []     # value name of each step
-    dtypes: list = []    # result dtype of each step
+    names: list = []  # value name of each step
+    dtypes: list = []  # result dtype of each step
     for i, step in enumerate(chain.steps):
         where = _step_where(i, step)
         formula = FORMULAS.get(step.op)
@@ -310,13 +384,16 @@ def lower(chain: Chain) -> ScalarProgram:
         if not 0 <= j < len(names):
             raise FusionError(f"output {j} names no step of {len(names)}")
         outputs.append((names[j], dtypes[j].numpy))
-    program = ScalarProgram((), tuple(low.params), tuple(low.lines), tuple(outputs),
-                            tuple(s.op for s in chain.steps))
-    used = validate(program._replace(
-        inputs=tuple((k, d.numpy) for k, d in enumerate(chain.inputs))))
+    program = ScalarProgram(
+        (), tuple(low.params), tuple(low.lines), tuple(outputs), tuple(s.op for s in chain.steps)
+    )
+    used = validate(
+        program._replace(inputs=tuple((k, d.numpy) for k, d in enumerate(chain.inputs)))
+    )
     return program._replace(
         inputs=tuple((k, d.numpy) for k, d in enumerate(chain.inputs) if f"x{k}" in used),
-        params=tuple(p for p in low.params if p[0] in used))
+        params=tuple(p for p in low.params if p[0] in used),
+    )
 
 
 def _is_operand(op: str, pos: int) -> bool:
@@ -337,11 +414,13 @@ def fusable(step: Step, input_dtypes: tuple) -> bool:
 
 # ---- backends ---------------------------------------------------------------------------------
 
+
 def compile_chain(chain: Chain, device_type: str) -> Callable:
     """One fused kernel for `chain` on `device_type`: ``kernel(outs, ins)`` writes the output
     tensors `outs` from the input tensors `ins` (in the chain's order). The backend provides the
     compiler as its device type's ``extras["fuse"]`` (given the `ScalarProgram`)."""
     from ..device import _registry
+
     entry = _registry.get(device_type)
     fuse = entry.extras.get("fuse") if entry is not None else None
     if fuse is None:
@@ -367,8 +446,16 @@ class ChainBuilder:
     def _tensor(self, shape, d):
         # shape and dtype only (meta rules read nothing else): no backend needs to be loaded
         shape = tuple(shape)
-        return new_impl(Tensor, None, shape,  # type: ignore[arg-type]  # shape-only: no storage
-                        contiguous_geometry(shape)[1], 0, d, _SHAPE_ONLY, 0)
+        return new_impl(
+            Tensor,
+            None,  # type: ignore[arg-type]  # shape-only: no storage
+            shape,
+            contiguous_geometry(shape)[1],
+            0,
+            d,
+            _SHAPE_ONLY,
+            0,
+        )
 
     def input(self, shape, d) -> In:
         """A new tensor input of `shape` and dtype `d`."""
@@ -411,10 +498,11 @@ def eager_chain(chain: Chain, ins: list) -> list:
         if isinstance(a, In):
             return ins[a.index]
         return vals[a.index] if isinstance(a, Val) else a
+
     for step in chain.steps:
         decl = REGISTRY[step.op]
         schema = decl.schema
-        record = [resolve(a) for a in step.args[:len(schema.arguments)]]
+        record = [resolve(a) for a in step.args[: len(schema.arguments)]]
         if schema.is_inplace:
             record[0] = record[0].clone()
         args = [v for a, v in zip(schema.arguments, record) if not a.kwarg_only]

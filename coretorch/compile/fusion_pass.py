@@ -11,6 +11,7 @@ optimizer state) or any step outside the run reads or writes it (a tensor saved 
 read by a backward step): only its last value in the run is stored. Runs are taken in program
 order, without reordering kernels (so random kernels keep their place in the generator stream).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,7 @@ from ..device import _registry as _device_registry
 from ..ops.declare import REGISTRY
 from ..ops.scalar_formulas import FORMULAS
 from ..tensor.tensor import Tensor
-from .fusion import Chain, FusionError, In, Val, compile_chain, lower
-from .fusion import Step as ChainStep
+from .fusion import Chain, FusionError, In, Step as ChainStep, Val, compile_chain, lower
 from .ir import Program, Step
 from .passes import register_pass
 
@@ -88,7 +88,7 @@ class _Run:
     def __init__(self, first: _Candidate):
         self.members: list[_Candidate] = []
         self.shape = first.out._shape
-        self.written: dict[int, tuple] = {}   # storage id -> geometry of the run's last write
+        self.written: dict[int, tuple] = {}  # storage id -> geometry of the run's last write
         self.add(first)
 
     def accepts(self, c: _Candidate) -> bool:
@@ -97,7 +97,7 @@ class _Run:
         for t in (c.out, *[a for a in c.args if isinstance(a, Tensor)]):
             g = self.written.get(id(t._storage))
             if g is not None and g != _geometry(t):
-                return False   # a view of a value the run computed
+                return False  # a view of a value the run computed
         return True
 
     def add(self, c: _Candidate) -> None:
@@ -152,8 +152,8 @@ def _fuse(program: Program, run: _Run, keep: set) -> tuple[Step, str]:
     """The fused step replacing `run`, and the note saying so."""
     ins: list[Tensor] = []
     in_index: dict[tuple, int] = {}
-    produced: dict[tuple, int] = {}     # geometry -> index of the chain step that wrote it
-    last: dict[int, int] = {}           # storage id -> chain step of its last write
+    produced: dict[tuple, int] = {}  # geometry -> index of the chain step that wrote it
+    last: dict[int, int] = {}  # storage id -> chain step of its last write
     steps = []
     for j, c in enumerate(run.members):
         refs = []
@@ -178,10 +178,18 @@ def _fuse(program: Program, run: _Run, keep: set) -> tuple[Step, str]:
     kernel = compile_chain(chain, outs[0]._device.type)
     ops = "+".join(c.name for c in run.members)
     first = run.members[0].step
-    step = Step(FusedCall(kernel, outs, ins), (tuple(outs), *ins), f"fused::{ops}", True,
-                first.site, tuple(outs))
-    note = (f"fused {len(run.members)} kernels ({ops}) into one, writing {len(outs)} of "
-            f"{len(last)} buffers; at {first.site}")
+    step = Step(
+        FusedCall(kernel, outs, ins),
+        (tuple(outs), *ins),
+        f"fused::{ops}",
+        True,
+        first.site,
+        tuple(outs),
+    )
+    note = (
+        f"fused {len(run.members)} kernels ({ops}) into one, writing {len(outs)} of "
+        f"{len(last)} buffers; at {first.site}"
+    )
     return step, note
 
 
@@ -195,10 +203,10 @@ def fuse_program(program: Program) -> Program:
     for run in runs:
         keep = escaping | _touched_outside(program, run)
         if not any(id(c.out._storage) in keep for c in run.members):
-            continue   # nothing of it is used: leave it as recorded
+            continue  # nothing of it is used: leave it as recorded
         try:
             replaced[run.members[0].index] = (_fuse(program, run, keep), len(run.members))
-        except FusionError as e:   # a backend refusing the chain keeps the recorded kernels
+        except FusionError as e:  # a backend refusing the chain keeps the recorded kernels
             program.notes.append(f"not fused: {e}")
     new_steps, i = [], 0
     while i < len(program.steps):

@@ -15,6 +15,7 @@ Two kinds, checked on every call:
 Values are not guarded: replayed kernels read the buffers' current contents, so a parameter
 changed in place between calls (``load_state_dict``, ``p.data.copy_(...)``) is simply read.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -110,8 +111,10 @@ def _explain_arg(where: str, old: Any, new: Any) -> str | None:
 def describe_mismatch(old: tuple, new: tuple) -> str:
     """Which guard of signature `old` fails for `new` (for the re-record warning)."""
     if old[-1] != new[-1]:
-        return f"grad mode: {'enabled' if old[-1] else 'disabled'} -> " \
-               f"{'enabled' if new[-1] else 'disabled'}"
+        return (
+            f"grad mode: {'enabled' if old[-1] else 'disabled'} -> "
+            f"{'enabled' if new[-1] else 'disabled'}"
+        )
     if len(old) != len(new):
         return f"number of arguments: {len(old) - 1} -> {len(new) - 1}"
     for i, (a, b) in enumerate(zip(old[:-1], new[:-1])):
@@ -122,6 +125,7 @@ def describe_mismatch(old: tuple, new: tuple) -> str:
 
 
 # ---- what the function reaches -----------------------------------------------------------------
+
 
 def _names(code: CodeType) -> set[str]:
     names = set(code.co_names)
@@ -137,6 +141,7 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list, list]:
     where it was found, e.g. ``model.0``), of optimizers and of ``(name, tensor)``."""
     from ..nn.modules.module import Module
     from ..optim.optimizer import Optimizer
+
     modules: dict[int, tuple[str, Any]] = {}
     optims: dict[int, Any] = {}
     leaves: dict[int, tuple[str, Tensor]] = {}
@@ -156,8 +161,13 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list, list]:
         elif depth > 0 and isinstance(obj, dict):
             for k, x in list(obj.items())[:64]:
                 visit(x, f"{label}[{k!r}]", depth - 1)
-        elif depth > 0 and hasattr(obj, "__dict__") and not isinstance(obj, type) \
-                and not callable(obj) and not isinstance(obj, Tensor):
+        elif (
+            depth > 0
+            and hasattr(obj, "__dict__")
+            and not isinstance(obj, type)
+            and not callable(obj)
+            and not isinstance(obj, Tensor)
+        ):
             for k, x in list(vars(obj).items())[:64]:
                 visit(x, f"{label}.{k}", depth - 1)
 
@@ -186,6 +196,7 @@ def discover(fn: Any, args: tuple, kwargs: dict) -> tuple[list, list, list]:
 
 
 # ---- the state guard ---------------------------------------------------------------------------
+
 
 def _same(a: Any, b: Any) -> bool:
     if a is b:
@@ -229,8 +240,9 @@ class StateGuard:
                     if id(p) not in seen:
                         seen.add(id(p))
                         self.params.append(p)
-            states = [(p, o.state.get(p), _state_values(o.state.get(p))) for ps in params
-                      for p in ps]
+            states = [
+                (p, o.state.get(p), _state_values(o.state.get(p))) for ps in params for p in ps
+            ]
             self.optims.append((o, groups, params, states))
         self.names = names
         self.live: dict[tuple[int, int], set] = {}  # hyper-parameters replay reads (hyperparams)
@@ -245,8 +257,11 @@ class StateGuard:
     def watch_grads(self, program_storages: set[int]) -> None:
         """After the capture: entry gradients the program touches must stay the same tensors;
         note the gradients the step leaves (a replay sets them back)."""
-        self.grads_read = [(p, g) for p, g in zip(self.params, self.grads_entry)
-                           if g is not None and id(g._storage) in program_storages]
+        self.grads_read = [
+            (p, g)
+            for p, g in zip(self.params, self.grads_entry)
+            if g is not None and id(g._storage) in program_storages
+        ]
         self.grads_exit = [(p, _grad(p)) for p in self.params]
 
     def check(self) -> str | None:
@@ -259,8 +274,10 @@ class StateGuard:
                 return f"the storage of {where} changed"
         for p, g in zip(self.params, self.grads_entry):
             if (_grad(p) is None) is not (g is None):
-                return f"the grad of {self.name(p)} is {'None' if g is not None else 'set'} " \
-                       f"(was {'set' if g is not None else 'None'} when recorded)"
+                return (
+                    f"the grad of {self.name(p)} is {'None' if g is not None else 'set'} "
+                    f"(was {'set' if g is not None else 'None'} when recorded)"
+                )
         for p, g in self.grads_read:
             if _grad(p) is not g:
                 return f"the grad of {self.name(p)} was replaced"
@@ -278,8 +295,11 @@ class StateGuard:
                     elif not _same(now, v):
                         return f"{kind}.param_groups[{i}][{k!r}]: {v!r} -> {now!r}"
                 now = g["params"]
-                if len(g) != len(old) + 1 or len(now) != len(params[i]) or any(
-                        a is not b for a, b in zip(now, params[i])):
+                if (
+                    len(g) != len(old) + 1
+                    or len(now) != len(params[i])
+                    or any(a is not b for a, b in zip(now, params[i]))
+                ):
                     return f"{kind}.param_groups[{i}] changed"
             for p, st, values in states:
                 now = o.state.get(p)

@@ -7,6 +7,7 @@ kernel arguments; the single-tensor and foreach paths fold them into other ops' 
 they stay guarded (a change re-records). A value that turns zero or non-zero changes which
 kernels the optimizer runs (SGD's momentum buffer), so the guard still checks that.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -18,8 +19,12 @@ from .ir import Program
 __all__ = ["bind_live_hyperparameters"]
 
 # kernel argument -> (group key, index into the group's value or None)
-_SOURCES = {"lr": ("lr", None), "momentum": ("momentum", None), "beta1": ("betas", 0),
-            "beta2": ("betas", 1)}
+_SOURCES = {
+    "lr": ("lr", None),
+    "momentum": ("momentum", None),
+    "beta1": ("betas", 0),
+    "beta2": ("betas", 1),
+}
 
 
 def _group_of(optims: list, params: list) -> tuple[Any, int, dict] | None:
@@ -43,6 +48,7 @@ def _live(fn: Callable, group: dict, slots: list[tuple[int, str, int | None]]) -
         for i, key, sub in slots:
             a[i] = group[key] if sub is None else group[key][sub]
         return fn(*a)
+
     live.__name__ = getattr(fn, "__name__", "kernel")
     live.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return live
@@ -78,7 +84,9 @@ def bind_live_hyperparameters(program: Program, optims: list) -> dict[tuple[int,
             keys.add(key)
         if "betas" in keys and sum(1 for _, k, _ in slots if k == "betas") < 2:
             keys.discard("betas")  # only one of the pair is read live: guard the pair
-        program.notes.append(f"{step.op.split('::')[-1]}: reads "
-                             f"{', '.join(sorted({k for _, k, _ in slots}))} from "
-                             f"{type(o).__name__}.param_groups[{gi}] at each replay")
+        program.notes.append(
+            f"{step.op.split('::')[-1]}: reads "
+            f"{', '.join(sorted({k for _, k, _ in slots}))} from "
+            f"{type(o).__name__}.param_groups[{gi}] at each replay"
+        )
     return live

@@ -16,6 +16,7 @@ Two calling conventions (`Step.out_first`):
 A pass (`coretorch.compile.passes`) may replace steps with others of its own (a fused kernel):
 any callable with any arguments, as long as `reads`/`writes` say which tensors it touches.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -47,8 +48,15 @@ class Step:
 
     __slots__ = ("args", "fn", "op", "out_first", "site", "written")
 
-    def __init__(self, fn: Callable, args: tuple, op: str, out_first: bool, site: str,
-                 written: tuple[Tensor, ...]):
+    def __init__(
+        self,
+        fn: Callable,
+        args: tuple,
+        op: str,
+        out_first: bool,
+        site: str,
+        written: tuple[Tensor, ...],
+    ):
         self.fn, self.args, self.op, self.out_first = fn, args, op, out_first
         self.site, self.written = site, written
 
@@ -84,8 +92,14 @@ class Program:
 
     __slots__ = ("externals", "inputs", "notes", "outputs", "steps", "version_bumps")
 
-    def __init__(self, steps: list[Step], inputs: list[Tensor], outputs: list[Tensor],
-                 externals: list[Tensor], version_bumps: list[tuple[list[int], int]]):
+    def __init__(
+        self,
+        steps: list[Step],
+        inputs: list[Tensor],
+        outputs: list[Tensor],
+        externals: list[Tensor],
+        version_bumps: list[tuple[list[int], int]],
+    ):
         self.steps, self.inputs, self.outputs = steps, inputs, outputs
         self.externals, self.version_bumps = externals, version_bumps
         self.notes: list[str] = []  # what passes did, for `explain`
@@ -106,4 +120,3 @@ class Program:
     def describe(self) -> list[str]:
         """One line per step: its op and the user's line."""
         return [f"{i:3d}  {s.op:<32s} {s.site}" for i, s in enumerate(self.steps)]
-

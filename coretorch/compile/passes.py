@@ -5,6 +5,7 @@ run in the order of `PASSES`, each only when its option is on (``coretorch.compi
 fuse=True)`` turns on the passes registered under ``"fuse"``); each appends a line saying what it
 did to ``program.notes`` (`explain` prints them).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

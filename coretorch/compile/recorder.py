@@ -12,6 +12,7 @@ While capturing, the allocators of every device are watched too: a buffer alloca
 step that a kernel reads before any recorded kernel wrote it was filled by some other path, which
 also breaks the capture (`Capture.check_sources`).
 """
+
 from __future__ import annotations
 
 import linecache
@@ -69,8 +70,21 @@ def _describe_site(name: str, lineno: int) -> str:
     return f"{name}:{lineno}: {line}" if line else f"{name}:{lineno}"
 
 
-_HOST_READS = frozenset({"item", "tolist", "numpy", "__bool__", "__float__", "__int__",
-                         "__index__", "__repr__", "__str__", "__format__", "__array__"})
+_HOST_READS = frozenset(
+    {
+        "item",
+        "tolist",
+        "numpy",
+        "__bool__",
+        "__float__",
+        "__int__",
+        "__index__",
+        "__repr__",
+        "__str__",
+        "__format__",
+        "__array__",
+    }
+)
 
 
 def _user_api() -> str:
@@ -135,8 +149,9 @@ class Capture:
             vc = t._vc
             if id(vc) not in versions:
                 versions[id(vc)] = (vc, vc[0])
-        self.steps.append(Step(kernel, args, op, out_first, user_site(),
-                               self._written(op, args, out_first)))
+        self.steps.append(
+            Step(kernel, args, op, out_first, user_site(), self._written(op, args, out_first))
+        )
         self.depth += 1
         try:
             return kernel(*args)
@@ -148,8 +163,7 @@ class Capture:
         if out_first:
             return tuple(_tensors(args[0]))
         schema = get_operator(op).schema
-        return tuple(t for a, v in zip(schema.arguments, args) if a.is_mutable
-                     for t in _tensors(v))
+        return tuple(t for a, v in zip(schema.arguments, args) if a.is_mutable for t in _tensors(v))
 
     def unreplayable(self, op: str, why: str) -> None:
         """A call the replay could not repeat ran: the capture ends here."""
@@ -165,12 +179,19 @@ class Capture:
         a guard (a replay checks it on the new input first) and returned; otherwise None (the
         caller then takes its form that is right for any data)."""
         found = self.inputs.get(id(t._storage))
-        if found is None or self.depth or any(id(w._storage) == id(t._storage)
-                                              for s in self.steps for w in s.written):
+        if (
+            found is None
+            or self.depth
+            or any(id(w._storage) == id(t._storage) for s in self.steps for w in s.written)
+        ):
             return None
         index, slot = found
-        if (t._shape, t._stride, t._offset, t._dtype) != \
-                (slot._shape, slot._stride, slot._offset, slot._dtype):
+        if (t._shape, t._stride, t._offset, t._dtype) != (
+            slot._shape,
+            slot._stride,
+            slot._offset,
+            slot._dtype,
+        ):
             return None  # a view of an input: the replay checks whole inputs only
         read = self._host_reads[t._device.type]
         value = predicate(read(t))
@@ -192,6 +213,7 @@ class Capture:
                 what = f"{stack[0].name.split('::')[-1]}()" if stack else _user_api()
                 self.graph_break(what, why)
             return fn(*a, **k)
+
         return hooked
 
     # ---- install / remove ---------------------------------------------------------------------
@@ -201,9 +223,11 @@ class Capture:
             raise RuntimeError("coretorch.compile: a capture is already in progress")
         for entry in device_types().values():
             self._patch(entry, "allocator", _WatchedAllocator(entry.allocator, self.allocated))
-            for name, why in (("read_numpy", "it reads tensor values on the host"),
-                              ("write_numpy", "it writes host data into a tensor"),
-                              ("wrap_numpy", "it makes a tensor from host data")):
+            for name, why in (
+                ("read_numpy", "it reads tensor values on the host"),
+                ("write_numpy", "it writes host data into a tensor"),
+                ("wrap_numpy", "it makes a tensor from host data"),
+            ):
                 fn = getattr(entry, name)
                 if name == "read_numpy" and fn is not None:
                     self._host_reads[entry.name] = fn
@@ -212,8 +236,10 @@ class Capture:
         # a thread-local observer turns the dispatcher's observed path on (kernels then run
         # through `_timed`, where the capture sees them)
         self._handle = _rf.add_thread_local_callback(
-            self._saw_region, None, scopes=(_rf.RecordScope.FUNCTION,
-                                            _rf.RecordScope.BACKWARD_FUNCTION))
+            self._saw_region,
+            None,
+            scopes=(_rf.RecordScope.FUNCTION, _rf.RecordScope.BACKWARD_FUNCTION),
+        )
         _rf.state.capture = self
 
     def _saw_region(self, rf) -> None:
@@ -250,10 +276,16 @@ class Capture:
             args = s.args
             for t in s.reads:
                 sid = id(t._storage)
-                if sid in allocated and sid not in written and not (
-                        s.out_first and len(args) > 1 and t is args[1] and args[1] is args[0]):
-                    self.graph_break(f"{s.op.split('::')[-1]}()", "it reads a tensor whose "
-                                     "values were not made by a recorded kernel", s.site)
+                if (
+                    sid in allocated
+                    and sid not in written
+                    and not (s.out_first and len(args) > 1 and t is args[1] and args[1] is args[0])
+                ):
+                    self.graph_break(
+                        f"{s.op.split('::')[-1]}()",
+                        "it reads a tensor whose values were not made by a recorded kernel",
+                        s.site,
+                    )
                     return
             for t in s.written:
                 written.add(id(t._storage))

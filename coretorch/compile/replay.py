@@ -6,6 +6,7 @@ fresh copies of the outputs. Copies use the backend's own ``_copy_`` kernel, res
 device. Under an observer (the profiler) the replay is one ``compiled::<name>`` region with one
 child region per step.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

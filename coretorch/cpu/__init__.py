@@ -1,4 +1,5 @@
 """``coretorch.cpu``: the cpu device module, shaped like ``torch.cpu`` (the cpu is always there)."""
+
 from __future__ import annotations
 
 from .. import dtypes as _dt

@@ -6,6 +6,7 @@ calls one of these only when the value is not already in normal form (a numpy in
 Each returns the normalized value or raises PyTorch's TypeError naming the op, the argument, its
 position and what was given.
 """
+
 from __future__ import annotations
 
 import operator as _operator
@@ -17,9 +18,26 @@ from ..device import device as _device_cls
 from ..tensor.impl import TensorImpl, wrap_dim
 from ..tensor.tensor import Tensor
 
-__all__ = ["type_error", "to_tensor", "to_tensor_or_number", "to_number", "to_int", "to_float",
-           "to_bool", "to_str", "to_int_list", "to_float_list", "to_dim", "to_dims",
-           "to_dtype", "to_device", "to_tensor_list", "varargs_list", "NUMBER_CLASSES", "dims_of"]
+__all__ = [
+    "type_error",
+    "to_tensor",
+    "to_tensor_or_number",
+    "to_number",
+    "to_int",
+    "to_float",
+    "to_bool",
+    "to_str",
+    "to_int_list",
+    "to_float_list",
+    "to_dim",
+    "to_dims",
+    "to_dtype",
+    "to_device",
+    "to_tensor_list",
+    "varargs_list",
+    "NUMBER_CLASSES",
+    "dims_of",
+]
 
 NUMBER_CLASSES = frozenset({int, float, bool})
 _PY_DTYPES = {float: "float64", int: "int64", bool: "bool"}
@@ -31,8 +49,9 @@ def _where(pos: int | None) -> str:
 
 def type_error(op: str, name: str, pos: int | None, expected: str, value) -> TypeError:
     """PyTorch's message: ``add(): argument 'other' (position 2) must be Tensor, not str``."""
-    return TypeError(f"{op}(): argument '{name}'{_where(pos)} must be {expected}, not "
-                     f"{type(value).__name__}")
+    return TypeError(
+        f"{op}(): argument '{name}'{_where(pos)} must be {expected}, not {type(value).__name__}"
+    )
 
 
 def _item(t: Tensor, op: str, name: str, pos, expected: str):
@@ -134,8 +153,9 @@ def _sequence(op: str, name: str, pos, value, expected: str) -> tuple:
         return tuple(value)
     if isinstance(value, Tensor) and len(value._shape) == 1:
         return tuple(value.tolist())
-    if isinstance(value, (range, np.ndarray)) or (hasattr(value, "__iter__")
-                                                  and not isinstance(value, (str, bytes))):
+    if isinstance(value, (range, np.ndarray)) or (
+        hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+    ):
         return tuple(value)
     raise type_error(op, name, pos, expected, value)
 
@@ -146,8 +166,11 @@ def to_int_list(op: str, name: str, pos, value, size: int | None = None) -> tupl
     rule refuses it in the op's own words (as PyTorch's kernels do: convolution and pooling
     word it differently), or reads an empty one as "omitted" (pooling's ``stride=[]``)."""
     cls = value.__class__
-    if cls is tuple and (size is None or len(value) == size) and all(
-            v.__class__ is int for v in value):
+    if (
+        cls is tuple
+        and (size is None or len(value) == size)
+        and all(v.__class__ is int for v in value)
+    ):
         return value  # already normal (an op calling another passes its record on)
     if cls is int and size is not None:
         return (value,) * size
@@ -162,8 +185,10 @@ def to_int_list(op: str, name: str, pos, value, size: int | None = None) -> tupl
         out = tuple(v if v.__class__ is int else to_int(op, name, pos, v) for v in items)
     except TypeError:
         bad = next(v for v in items if not _int_like(v))
-        raise TypeError(f"{op}(): argument '{name}'{_where(pos)} must be {expected}, but found "
-                        f"element of type {type(bad).__name__}") from None
+        raise TypeError(
+            f"{op}(): argument '{name}'{_where(pos)} must be {expected}, but found "
+            f"element of type {type(bad).__name__}"
+        ) from None
     if size is not None and len(out) == 1:
         return out * size
     return out
@@ -185,8 +210,11 @@ def varargs_list(op: str, name: str, varargs: tuple, keyword, default):
         return keyword
     if not varargs:
         return default
-    if len(varargs) == 1 and not isinstance(varargs[0], (int, np.integer)) and not (
-            isinstance(varargs[0], TensorImpl) and len(varargs[0]._shape) == 0):
+    if (
+        len(varargs) == 1
+        and not isinstance(varargs[0], (int, np.integer))
+        and not (isinstance(varargs[0], TensorImpl) and len(varargs[0]._shape) == 0)
+    ):
         return varargs[0]
     return varargs
 
@@ -208,8 +236,7 @@ def dims_of(op: str, value, ndim: int) -> tuple:
         return (wrap_dim(op, value, ndim),)
     dims = tuple(wrap_dim(op, d, ndim) for d in value)
     if len(set(dims)) != len(dims):
-        raise RuntimeError(f"{op}(): dim {list(value)} appears multiple times in the list of "
-                           f"dims")
+        raise RuntimeError(f"{op}(): dim {list(value)} appears multiple times in the list of dims")
     return dims
 
 
@@ -256,6 +283,8 @@ def to_tensor_list(op: str, name: str, pos, value, allow_none: bool) -> tuple[tu
         if isinstance(t, TensorImpl):
             bits |= t._keys
         elif not (allow_none and t is None):
-            raise TypeError(f"{op}(): argument '{name}'{_where(pos)} must be tuple of Tensors, "
-                            f"but found element of type {type(t).__name__}")
+            raise TypeError(
+                f"{op}(): argument '{name}'{_where(pos)} must be tuple of Tensors, "
+                f"but found element of type {type(t).__name__}"
+            )
     return tuple(value), bits

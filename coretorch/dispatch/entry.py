@@ -33,6 +33,7 @@ Binding in the entry point (rather than in each kernel) is what lets kernels, me
 derivatives take plain positional arguments with defaults already filled, dims wrapped and
 pairs expanded. ``op.entry_source`` shows the generated code; tracebacks show its lines.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -61,8 +62,11 @@ def varargs_argument(schema: FunctionSchema) -> Argument | None:
     """The int-list argument that may be given as varargs (``t.view(2, 3)``,
     ``zeros(2, 3)``, ``t.permute(1, 0)``): PyTorch allows it when it is the only positional
     argument besides a leading tensor."""
-    pos = [a for a in schema.positional if not (a.index == 0 and a.type.base == "Tensor"
-                                                and not a.type.is_list)]
+    pos = [
+        a
+        for a in schema.positional
+        if not (a.index == 0 and a.type.base == "Tensor" and not a.type.is_list)
+    ]
     if len(pos) == 1 and pos[0].type.is_list and pos[0].type.base in ("int", "Dim"):
         return pos[0]
     return None
@@ -73,8 +77,9 @@ def _default_repr(arg: Argument) -> str:
     return "None" if d is None else f"_D[{arg.name!r}]"
 
 
-def _check_lines(schema: FunctionSchema, arg: Argument, first_tensor: str | None,
-                 bits_started: bool) -> tuple[list[str], bool]:
+def _check_lines(
+    schema: FunctionSchema, arg: Argument, first_tensor: str | None, bits_started: bool
+) -> tuple[list[str], bool]:
     """Source lines that check and normalize one argument (and OR its dispatch keys)."""
     op = schema.name
     n = python_name(arg)
@@ -94,20 +99,31 @@ def _check_lines(schema: FunctionSchema, arg: Argument, first_tensor: str | None
         return lines, True
     if base == "Tensor":
         if not t.optional and not bits_started:
-            lines += ["try:", f"    bits = {n}._keys", "except AttributeError:",
-                      f"    raise _a.type_error({q}, 'Tensor', {n}) from None"]
+            lines += [
+                "try:",
+                f"    bits = {n}._keys",
+                "except AttributeError:",
+                f"    raise _a.type_error({q}, 'Tensor', {n}) from None",
+            ]
             return lines, True
         if not bits_started:
             lines.insert(0, "bits = 0")
-        lines += [f"{ind}if isinstance({n}, _Impl):", f"{ind}    bits |= {n}._keys",
-                  f"{ind}else:", f"{ind}    {n} = _a.to_tensor({q}, {n})"]
+        lines += [
+            f"{ind}if isinstance({n}, _Impl):",
+            f"{ind}    bits |= {n}._keys",
+            f"{ind}else:",
+            f"{ind}    {n} = _a.to_tensor({q}, {n})",
+        ]
         return lines, True
     if base == "Tensor|Scalar":
         if not bits_started:
             lines.insert(0, "bits = 0")
-        lines += [f"{ind}if isinstance({n}, _Impl):", f"{ind}    bits |= {n}._keys",
-                  f"{ind}elif {n}.__class__ not in _NUMBER:",
-                  f"{ind}    {n} = _a.to_tensor_or_number({q}, {n})"]
+        lines += [
+            f"{ind}if isinstance({n}, _Impl):",
+            f"{ind}    bits |= {n}._keys",
+            f"{ind}elif {n}.__class__ not in _NUMBER:",
+            f"{ind}    {n} = _a.to_tensor_or_number({q}, {n})",
+        ]
         return lines, True
     if t.is_list:
         if base in ("int",):
@@ -121,10 +137,15 @@ def _check_lines(schema: FunctionSchema, arg: Argument, first_tensor: str | None
         elif base == "str":
             lines.append(f"{ind}{n} = tuple(_a.to_str({q}, x) for x in {n})")
         return lines, bits_started
-    simple = {"Scalar": ("not in _NUMBER", "to_number"), "int": ("is not int", "to_int"),
-              "float": ("is not float", "to_float"), "bool": ("is not bool", "to_bool"),
-              "str": ("is not str", "to_str"), "ScalarType": ("is not _dtype", "to_dtype"),
-              "Device": ("is not _device", "to_device")}
+    simple = {
+        "Scalar": ("not in _NUMBER", "to_number"),
+        "int": ("is not int", "to_int"),
+        "float": ("is not float", "to_float"),
+        "bool": ("is not bool", "to_bool"),
+        "str": ("is not str", "to_str"),
+        "ScalarType": ("is not _dtype", "to_dtype"),
+        "Device": ("is not _device", "to_device"),
+    }
     if base in simple:
         test, fn = simple[base]
         lines.append(f"{ind}if {n}.__class__ {test}:")
@@ -152,7 +173,7 @@ def _signature(schema: FunctionSchema, has_out: bool, varargs: Argument | None) 
             parts.append("*")
             star = True
         if a is varargs:
-            parts.append(f"{n}=None")   # the list may also be passed by keyword: zeros(size=(2, 3))
+            parts.append(f"{n}=None")  # the list may also be passed by keyword: zeros(size=(2, 3))
             continue
         parts.append(n if a.required else f"{n}={_default_repr(a)}")
     if has_out:
@@ -170,8 +191,14 @@ def _binding_lines(schema: FunctionSchema) -> list[str]:
         v = python_name(varargs)
         fallback = "()" if varargs.required else f"_D[{varargs.name!r}]"
         body += [f"{v} = _a.varargs_list({schema.name!r}, {v!r}, _v, {v}, {fallback})"]
-    first_tensor = next((python_name(a) for a in schema.arguments
-                         if a.type.base == "Tensor" and not a.type.is_list), None)
+    first_tensor = next(
+        (
+            python_name(a)
+            for a in schema.arguments
+            if a.type.base == "Tensor" and not a.type.is_list
+        ),
+        None,
+    )
     bits_started = False
     # tensors first: a Dim needs its tensor's ndim, and a tensor type error should come first
     ordered = sorted(schema.arguments, key=lambda a: (not a.type.is_tensor, a.index))
@@ -188,8 +215,9 @@ def _record(schema: FunctionSchema) -> tuple[str, str]:
     return rec, (f"({rec},)" if len(schema.arguments) == 1 else f"({rec})")
 
 
-def entry_source(schema: FunctionSchema, func_name: str, has_out: bool,
-                 needs_backend_select: bool) -> str:
+def entry_source(
+    schema: FunctionSchema, func_name: str, has_out: bool, needs_backend_select: bool
+) -> str:
     """Python source of the entry point of `schema` (see the module docstring)."""
     body = _binding_lines(schema)
     rec, rec_tuple = _record(schema)
@@ -198,8 +226,7 @@ def entry_source(schema: FunctionSchema, func_name: str, has_out: bool,
         body += ["if not bits & _BACKENDS:", "    bits |= _BACKEND_SELECT"]
     body += ["fn = _cache_get(bits)", "if fn is None:", "    fn = _resolve(bits)"]
     kw = "{} if out is None else {'out': out}" if has_out else "{}"
-    body += ["if _rf.active:",
-             f"    return _call_op(_NAME, fn, {rec_tuple}, {kw}, bits & _AG)"]
+    body += ["if _rf.active:", f"    return _call_op(_NAME, fn, {rec_tuple}, {kw}, bits & _AG)"]
     if has_out:
         body += ["if out is not None:", f"    return fn({rec}, out=out)"]
     body.append(f"return fn({rec})")
@@ -222,27 +249,41 @@ def _compile(src: str, func_name: str, filename: str, g: dict) -> Callable:
 
 
 def _globals(op: Any, schema: FunctionSchema) -> dict:
-    return {"__name__": "coretorch.ops." + op.qualname.split("::")[0], "_a": _a,
-            "_Impl": TensorImpl, "_NUMBER": _a.NUMBER_CLASSES, "_lk": local_keys,
-            "_cache_get": op._cache.get, "_resolve": op._resolve, "_rf": _rf_mod.state,
-            "_call_op": _rf_mod.call_op, "_NAME": op.qualname, "_AG": AUTOGRAD_BIT,
-            "_BACKENDS": BACKEND_MASK, "_BACKEND_SELECT": BACKEND_SELECT_BIT,
-            "_dtype": _dtype_class(), "_device": _device_class(),
-            "_D": {a.name: a.default for a in schema.arguments if not a.required}}
+    return {
+        "__name__": "coretorch.ops." + op.qualname.split("::")[0],
+        "_a": _a,
+        "_Impl": TensorImpl,
+        "_NUMBER": _a.NUMBER_CLASSES,
+        "_lk": local_keys,
+        "_cache_get": op._cache.get,
+        "_resolve": op._resolve,
+        "_rf": _rf_mod.state,
+        "_call_op": _rf_mod.call_op,
+        "_NAME": op.qualname,
+        "_AG": AUTOGRAD_BIT,
+        "_BACKENDS": BACKEND_MASK,
+        "_BACKEND_SELECT": BACKEND_SELECT_BIT,
+        "_dtype": _dtype_class(),
+        "_device": _device_class(),
+        "_D": {a.name: a.default for a in schema.arguments if not a.required},
+    }
 
 
 def make_binder(op: Any, schema: FunctionSchema) -> Callable:
     """``bind(*args, **kwargs)``: the argument record a call of `op` binds to (tools such as
     `coretorch.testing.opcheck` use it to call a meta rule as the dispatcher would)."""
-    return _compile(binder_source(schema), "bind", f"<coretorch binder {op.qualname}>",
-                    _globals(op, schema))
+    return _compile(
+        binder_source(schema), "bind", f"<coretorch binder {op.qualname}>", _globals(op, schema)
+    )
 
 
 def make_entry(op: Any, schema: FunctionSchema, *, has_out: bool, doc: str = "") -> Callable:
     """Compile the entry point of operator `op` (an `Operator`) for `schema`."""
     func_name = schema.name if schema.name.isidentifier() else "entry"
-    needs_bs = not any(a.type.base == "Tensor" and a.required and not a.type.is_list
-                       and not a.type.optional for a in schema.arguments)
+    needs_bs = not any(
+        a.type.base == "Tensor" and a.required and not a.type.is_list and not a.type.optional
+        for a in schema.arguments
+    )
     src = entry_source(schema, func_name, has_out, needs_bs)
     fn = _compile(src, func_name, f"<coretorch entry {op.qualname}>", _globals(op, schema))
     fn.__qualname__ = fn.__name__ = schema.name
@@ -263,8 +304,11 @@ def _public_signature(schema: FunctionSchema, has_out: bool) -> inspect.Signatur
         if a is varargs:
             params.append(inspect.Parameter(n, inspect.Parameter.VAR_POSITIONAL))
             continue
-        kind = kind_kw if a.kwarg_only or (varargs is not None and a.index > varargs.index) \
+        kind = (
+            kind_kw
+            if a.kwarg_only or (varargs is not None and a.index > varargs.index)
             else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
         default = inspect.Parameter.empty if a.required else a.default
         params.append(inspect.Parameter(n, kind, default=default, annotation=str(a.type)))
     if has_out:
@@ -274,9 +318,11 @@ def _public_signature(schema: FunctionSchema, has_out: bool) -> inspect.Signatur
 
 def _dtype_class():
     from ..dtypes import dtype
+
     return dtype
 
 
 def _device_class():
     from ..device import device
+
     return device

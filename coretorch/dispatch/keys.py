@@ -6,6 +6,7 @@ allocated from bit 0 upwards when a backend registers, so any number of backends
 Alias keys (CompositeImplicitAutograd, CompositeExplicitAutograd) have no bit: they exist only for
 registration and expand to real keys when a kernel is looked up.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Iterator
@@ -52,9 +53,12 @@ class DispatchKey:
             return DispatchKey._by_name[name]
         except KeyError:
             from .._suggest import did_you_mean
+
             known = DispatchKey._by_name
-            raise ValueError(f"unknown dispatch key {name!r}.{did_you_mean(name, known)} "
-                             f"Known: {', '.join(known)}") from None
+            raise ValueError(
+                f"unknown dispatch key {name!r}.{did_you_mean(name, known)} "
+                f"Known: {', '.join(known)}"
+            ) from None
 
     @staticmethod
     def backend(name: str) -> "DispatchKey":
@@ -66,8 +70,10 @@ class DispatchKey:
             return found
         n = sum(1 for k in DispatchKey._by_bit.values() if k.is_backend)
         if n >= _MAX_BACKENDS:
-            raise RuntimeError(f"cannot allocate backend key {name!r}: all {_MAX_BACKENDS} "
-                               f"backend slots are in use")
+            raise RuntimeError(
+                f"cannot allocate backend key {name!r}: all {_MAX_BACKENDS} "
+                f"backend slots are in use"
+            )
         key = DispatchKey(name, n, is_backend=True)
         setattr(DispatchKey, name, key)
         return key

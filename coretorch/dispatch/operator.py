@@ -4,6 +4,7 @@ Calling an operator ORs the key sets of its tensor arguments, applies the thread
 include/exclude sets, and calls the kernel of the highest key (looked up once per key set, then
 cached until a registration changes the table).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -15,8 +16,14 @@ from .entry import make_binder, make_entry
 from .keys import BACKEND_MASK, BACKEND_SELECT_BIT, DispatchKey, DispatchKeySet
 from .schema import FunctionSchema, parse_schema
 
-__all__ = ["Operator", "get_operator", "all_operators", "fallthrough_kernel", "register_fallback",
-           "check_kernel_signature"]
+__all__ = [
+    "Operator",
+    "get_operator",
+    "all_operators",
+    "fallthrough_kernel",
+    "register_fallback",
+    "check_kernel_signature",
+]
 
 
 def fallthrough_kernel(*args, **kwargs):
@@ -39,11 +46,22 @@ class Operator:
     """A dispatched operator (``coretorch.ops.aten.add``). Calling it calls its entry point
     (`coretorch.dispatch.entry`): the schema binds the arguments, the key set picks the kernel."""
 
-    __slots__ = ("name", "qualname", "schema", "decl", "entry", "_table", "_cache",
-                 "adapt_backend_kernel", "_binder", "__weakref__")
+    __slots__ = (
+        "name",
+        "qualname",
+        "schema",
+        "decl",
+        "entry",
+        "_table",
+        "_cache",
+        "adapt_backend_kernel",
+        "_binder",
+        "__weakref__",
+    )
 
-    def __init__(self, qualname: str, schema: "FunctionSchema | str", doc: str = "",
-                 has_out: bool = False):
+    def __init__(
+        self, qualname: str, schema: "FunctionSchema | str", doc: str = "", has_out: bool = False
+    ):
         if qualname in _operators:
             raise RuntimeError(f"operator {qualname} is already defined")
         self.qualname = qualname
@@ -51,7 +69,7 @@ class Operator:
         self.schema = parse_schema(schema) if isinstance(schema, str) else schema
         if self.schema.name != self.name:
             raise ValueError(f"operator {qualname}: its schema names {self.schema.name!r}")
-        self.decl: Any = None                  # the op's OpDecl (set by coretorch.ops)
+        self.decl: Any = None  # the op's OpDecl (set by coretorch.ops)
         self._table: dict[DispatchKey, _Entry] = {}
         self._cache: dict[int, Callable] = {}
         # set by coretorch.ops for structured ops: turns a backend's out-kernel into a full kernel
@@ -112,8 +130,7 @@ class Operator:
 
         A kernel must take the schema's arguments (and, at a backend key of a structured op,
         `out` first): a mismatch is refused here, showing both."""
-        if fn is not fallthrough_kernel and not with_keyset and (
-                key.is_backend or key.is_alias):
+        if fn is not fallthrough_kernel and not with_keyset and (key.is_backend or key.is_alias):
             adapt = self.adapt_backend_kernel if key.is_backend else None
             structured = adapt is not None
             check_kernel_signature(self, fn, structured=structured)
@@ -153,7 +170,8 @@ class Operator:
                 return e
         elif key.is_backend:
             e = t.get(DispatchKey.CompositeExplicitAutograd) or t.get(
-                DispatchKey.CompositeImplicitAutograd)
+                DispatchKey.CompositeImplicitAutograd
+            )
             if e is not None:
                 return e
         return _fallbacks.get(key)
@@ -176,8 +194,10 @@ class Operator:
             fn = self._bind(e, below)
             self._cache[bits] = fn
             return fn
-        raise NotImplementedError(f"{self.name}(): no backend to run on (no tensor arguments "
-                                  "and no device); pass device= or load a backend")
+        raise NotImplementedError(
+            f"{self.name}(): no backend to run on (no tensor arguments "
+            "and no device); pass device= or load a backend"
+        )
 
     def _bind(self, e: _Entry, below: int) -> Callable:
         if e.boxed:
@@ -190,8 +210,10 @@ class Operator:
 
     def _missing_message(self, key: DispatchKey) -> str:
         have = ", ".join(self.kernel_keys()) or "none"
-        return (f"Could not run '{self.qualname}' with arguments from the '{key.name}' backend: "
-                f"it has no kernel there and no fallback. '{self.name}' has kernels for: {have}")
+        return (
+            f"Could not run '{self.qualname}' with arguments from the '{key.name}' backend: "
+            f"it has no kernel there and no fallback. '{self.name}' has kernels for: {have}"
+        )
 
     def __repr__(self) -> str:
         return f"<Operator {self.qualname}>"
@@ -208,12 +230,16 @@ def _kernel_params(fn: Callable) -> list[str] | None:
     params = list(sig.parameters.values())
     if any(p.kind is p.VAR_POSITIONAL for p in params):
         return None
-    return [("*" + p.name) if p.kind is p.KEYWORD_ONLY else p.name for p in params
-            if p.kind is not p.VAR_KEYWORD]
+    return [
+        ("*" + p.name) if p.kind is p.KEYWORD_ONLY else p.name
+        for p in params
+        if p.kind is not p.VAR_KEYWORD
+    ]
 
 
-def check_kernel_signature(op: Operator, fn: Callable, what: str = "kernel",
-                           structured: bool = False) -> None:
+def check_kernel_signature(
+    op: Operator, fn: Callable, what: str = "kernel", structured: bool = False
+) -> None:
     """Refuse a kernel whose parameters do not match the op's schema, showing both: a
     structured backend kernel is ``kernel(out, <schema arguments>, <precomputed values>)``,
     any other kernel (a composite's `impl`) takes the schema's arguments in order, then the
@@ -225,23 +251,29 @@ def check_kernel_signature(op: Operator, fn: Callable, what: str = "kernel",
     if structured:
         want = ["out", *want]
     if got != want:
-        form = ("a structured kernel fills `out`: kernel(out, <schema arguments>)" if structured
-                else "it takes the schema's arguments in order")
+        form = (
+            "a structured kernel fills `out`: kernel(out, <schema arguments>)"
+            if structured
+            else "it takes the schema's arguments in order"
+        )
         raise TypeError(
             f"{what} {getattr(fn, '__qualname__', fn)!r} for {op.qualname} takes "
-            f"({', '.join(got)}) but the schema {op.schema} needs ({', '.join(want)}): {form}")
+            f"({', '.join(got)}) but the schema {op.schema} needs ({', '.join(want)}): {form}"
+        )
 
 
 def _meta_checked(meta: Callable, fn: Callable) -> Callable:
     """A backend kernel of an op that is not structured (it writes its list arguments and
     returns nothing, like ``_fused_adam_``) still runs after the op's meta rule, the only
     validator: kernels never check their arguments."""
+
     def kernel(*args):
         meta(*args)
         cap = _rf_state.capture
         if cap is not None:  # coretorch.compile records it: it writes its `!` list arguments
             return cap.run(fn, args, False)
         return fn(*args)
+
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel
@@ -249,17 +281,23 @@ def _meta_checked(meta: Callable, fn: Callable) -> Callable:
 
 def _returns_checked(op: Operator, fn: Callable) -> Callable:
     """A backend kernel of an op that is not structured must return its result."""
+
     def kernel(*args, **kwargs):
         cap = _rf_state.capture
         if cap is not None:  # its result is made by the kernel: a replay has nowhere to put it
-            cap.unreplayable(op.name, "its kernel allocates its own result (an output size "
-                                      "that depends on the data)")
+            cap.unreplayable(
+                op.name,
+                "its kernel allocates its own result (an output size that depends on the data)",
+            )
         r = fn(*args, **kwargs)
         if r is None:
-            raise RuntimeError(f"{op.name}(): the kernel {getattr(fn, '__qualname__', fn)!r} "
-                               f"returned None, but {op.schema} returns a value (only "
-                               f"structured kernels fill `out` and return None)")
+            raise RuntimeError(
+                f"{op.name}(): the kernel {getattr(fn, '__qualname__', fn)!r} "
+                f"returned None, but {op.schema} returns a value (only "
+                f"structured kernels fill `out` and return None)"
+            )
         return r
+
     kernel.__name__ = getattr(fn, "__name__", op.name)
     kernel.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return kernel

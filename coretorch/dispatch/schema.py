@@ -25,6 +25,7 @@ it (a view). Types (``?`` makes any type optional, accepting None):
 `coretorch.dispatch.entry` turns a schema into the op's Python entry point, which binds each call
 into the normalized argument record that every later layer receives.
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,8 +35,22 @@ from typing import Any
 
 __all__ = ["FunctionSchema", "Argument", "Return", "ArgType", "parse_schema", "SchemaError"]
 
-BASE_TYPES = ("Tensor", "Tensor|Scalar", "Scalar", "int", "float", "bool", "str", "Dim",
-              "ScalarType", "Device", "Layout", "MemoryFormat", "Generator", "Any")
+BASE_TYPES = (
+    "Tensor",
+    "Tensor|Scalar",
+    "Scalar",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "Dim",
+    "ScalarType",
+    "Device",
+    "Layout",
+    "MemoryFormat",
+    "Generator",
+    "Any",
+)
 _LIST_BASES = ("Tensor", "int", "float", "bool", "Scalar", "Dim", "str")
 _ALIASES = {"SymInt": "int", "Number": "Scalar"}
 
@@ -50,8 +65,14 @@ class ArgType:
 
     __slots__ = ("base", "is_list", "size", "optional", "elem_optional")
 
-    def __init__(self, base: str, is_list: bool = False, size: int | None = None,
-                 optional: bool = False, elem_optional: bool = False):
+    def __init__(
+        self,
+        base: str,
+        is_list: bool = False,
+        size: int | None = None,
+        optional: bool = False,
+        elem_optional: bool = False,
+    ):
         self.base, self.is_list, self.size = base, is_list, size
         self.optional, self.elem_optional = optional, elem_optional
 
@@ -82,8 +103,15 @@ class Argument:
     NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda s: "<required>"})()
     __slots__ = ("name", "type", "default", "kwarg_only", "alias", "index")
 
-    def __init__(self, name: str, type: ArgType, default: Any, kwarg_only: bool,  # noqa: A002
-                 alias: str | None, index: int):
+    def __init__(
+        self,
+        name: str,
+        type: ArgType,
+        default: Any,
+        kwarg_only: bool,  # noqa: A002
+        alias: str | None,
+        index: int,
+    ):
         self.name, self.type, self.default = name, type, default
         self.kwarg_only, self.alias, self.index = kwarg_only, alias, index
 
@@ -170,8 +198,11 @@ class FunctionSchema:
     @property
     def is_view(self) -> bool:
         """Its (first) output aliases an input without writing it (``view``, ``transpose``)."""
-        return bool(self.returns) and self.returns[0].alias is not None and \
-            not self.returns[0].alias.endswith("!")
+        return (
+            bool(self.returns)
+            and self.returns[0].alias is not None
+            and not self.returns[0].alias.endswith("!")
+        )
 
     @property
     def return_names(self) -> tuple | None:
@@ -183,10 +214,13 @@ class FunctionSchema:
     def inplace_variant(self) -> "FunctionSchema":
         """``add_(Tensor(a!) self, ...) -> Tensor(a!)`` from ``add(Tensor self, ...) -> Tensor``."""
         first = self.arguments[0]
-        args = (Argument(first.name, first.type, first.default, first.kwarg_only, "a!", 0),
-                *self.arguments[1:])
-        return FunctionSchema(self.name + "_", args,
-                              (Return(ArgType("Tensor"), None, "a!"),), False)
+        args = (
+            Argument(first.name, first.type, first.default, first.kwarg_only, "a!", 0),
+            *self.arguments[1:],
+        )
+        return FunctionSchema(
+            self.name + "_", args, (Return(ArgType("Tensor"), None, "a!"),), False
+        )
 
     def __str__(self) -> str:
         parts, star = [], False
@@ -207,8 +241,10 @@ class FunctionSchema:
 # ---- parsing --------------------------------------------------------------------------------
 
 _TOP = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*->\s*(.+?)\s*$", re.S)
-_TYPE = re.compile(r"^(?P<base>[A-Za-z][\w|]*)(?:\((?P<alias>[a-z]!?)\))?"
-                   r"(?P<eopt>\?)?(?:\[(?P<size>\d*)\])?(?P<opt>\?)?$")
+_TYPE = re.compile(
+    r"^(?P<base>[A-Za-z][\w|]*)(?:\((?P<alias>[a-z]!?)\))?"
+    r"(?P<eopt>\?)?(?:\[(?P<size>\d*)\])?(?P<opt>\?)?$"
+)
 
 
 def _split_top(s: str) -> list[str]:
@@ -244,8 +280,9 @@ def _parse_type(text: str, schema: str) -> tuple[ArgType, str | None]:
         raise SchemaError(f"schema {schema!r}: cannot parse the type {text!r}")
     base = _ALIASES.get(m["base"], m["base"])
     if base not in BASE_TYPES:
-        raise SchemaError(f"schema {schema!r}: unknown type {m['base']!r}; known types: "
-                          f"{', '.join(BASE_TYPES)}")
+        raise SchemaError(
+            f"schema {schema!r}: unknown type {m['base']!r}; known types: {', '.join(BASE_TYPES)}"
+        )
     is_list = m["size"] is not None
     if is_list and base not in _LIST_BASES:
         raise SchemaError(f"schema {schema!r}: {base} cannot be a list")
@@ -286,8 +323,7 @@ def parse_schema(text: str) -> FunctionSchema:
     Raises `SchemaError` naming the schema and the part that does not parse."""
     m = _TOP.match(text)
     if not m:
-        raise SchemaError(f"cannot parse schema {text!r}; expected 'name(Type arg, ...) -> "
-                          f"Type'")
+        raise SchemaError(f"cannot parse schema {text!r}; expected 'name(Type arg, ...) -> Type'")
     name, arg_text, ret_text = m.group(1), m.group(2), m.group(3)
     args: list = []
     kwarg_only, seen = False, set()
@@ -306,12 +342,21 @@ def parse_schema(text: str) -> FunctionSchema:
         seen.add(arg_name)
         dflt = _parse_default(default, t, text) if default else Argument.NO_DEFAULT
         if default and dflt is None and not t.optional and t.base != "Any":
-            raise SchemaError(f"schema {text!r}: {arg_name} defaults to None but its type "
-                              f"{t} is not optional (write {t}?)")
-        if args and not kwarg_only and dflt is Argument.NO_DEFAULT and not args[-1].required \
-                and not args[-1].kwarg_only:
-            raise SchemaError(f"schema {text!r}: required argument {arg_name!r} follows an "
-                              f"argument with a default")
+            raise SchemaError(
+                f"schema {text!r}: {arg_name} defaults to None but its type "
+                f"{t} is not optional (write {t}?)"
+            )
+        if (
+            args
+            and not kwarg_only
+            and dflt is Argument.NO_DEFAULT
+            and not args[-1].required
+            and not args[-1].kwarg_only
+        ):
+            raise SchemaError(
+                f"schema {text!r}: required argument {arg_name!r} follows an "
+                f"argument with a default"
+            )
         args.append(Argument(arg_name, t, dflt, kwarg_only, alias, len(args)))
     ret_text = ret_text.strip()
     returns_tuple = ret_text.startswith("(")

@@ -1,12 +1,18 @@
 """Thread-local included/excluded dispatch keys and the guards that change them."""
+
 from __future__ import annotations
 
 import threading
 
 from .keys import DispatchKey, DispatchKeySet, _bits_of
 
-__all__ = ["local_keys", "ExcludeDispatchKeyGuard", "IncludeDispatchKeyGuard",
-           "tls_included", "tls_excluded"]
+__all__ = [
+    "local_keys",
+    "ExcludeDispatchKeyGuard",
+    "IncludeDispatchKeyGuard",
+    "tls_included",
+    "tls_excluded",
+]
 
 
 class _LocalKeys(threading.local):

@@ -4,6 +4,7 @@ The core hands a backend contiguous tensors on its device and group-local ranks;
 copying results back, AVG, argument checks, RecordFunction scopes and the debug-mode comparison
 across ranks all happen once in the core. Every method starts the operation and returns a `Work`
 (which the core waits on at once unless the caller asked for ``async_op=True``)."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -34,8 +35,9 @@ class Backend:
         return self._size
 
     def _missing(self, what: str):
-        return NotImplementedError(f"{what}() is not implemented by the '{self.name}' "
-                                   f"process-group backend")
+        return NotImplementedError(
+            f"{what}() is not implemented by the '{self.name}' process-group backend"
+        )
 
     # ---- collectives (ranks are group-local; tensors contiguous) ----
     def allreduce(self, tensor, op: ReduceOp) -> Work:

@@ -5,6 +5,7 @@ contiguous tensors (a non-contiguous one is packed once and copied back on compl
 either waits (inside a ``c10d::<name>`` RecordFunction, so traces show communication beside
 compute) or returns the `Work` when ``async_op=True``. With the debug level at DETAIL the ranks
 first compare what each is about to run (`checks.check_same`)."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -17,9 +18,23 @@ from .process_group import ProcessGroup, _resolve
 from .reduce_op import ReduceOp
 from .work import Work
 
-__all__ = ["all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
-           "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all_single",
-           "send", "recv", "isend", "irecv", "barrier"]
+__all__ = [
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "all_to_all_single",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "barrier",
+]
 
 
 class _Call:
@@ -27,21 +42,31 @@ class _Call:
 
     __slots__ = ("name", "pg", "backend", "rf")
 
-    def __init__(self, name: str, pg: ProcessGroup, device_type: str, tensors: Sequence,
-                 extra: dict | None):
+    def __init__(
+        self, name: str, pg: ProcessGroup, device_type: str, tensors: Sequence, extra: dict | None
+    ):
         self.name, self.pg = name, pg
         self.backend = pg._backend_for(device_type, name)
         pg._seq += 1
         self.rf = None
         if _rf.state.active:
-            rf = _rf.RecordFunction(f"c10d::{name}", _rf.RecordScope.USER_SCOPE,
-                                    args=tuple(tensors))
+            rf = _rf.RecordFunction(
+                f"c10d::{name}", _rf.RecordScope.USER_SCOPE, args=tuple(tensors)
+            )
             if rf.active:
                 nbytes = sum(t.numel() * t.element_size() for t in tensors)
-                rf.note("collective", {"name": name, "bytes": nbytes,
-                                       "dtype": tensors[0].dtype.name if tensors else "",
-                                       "group_size": pg.size(), "seq": pg._seq,
-                                       "backend": self.backend.name, **(extra or {})})
+                rf.note(
+                    "collective",
+                    {
+                        "name": name,
+                        "bytes": nbytes,
+                        "dtype": tensors[0].dtype.name if tensors else "",
+                        "group_size": pg.size(),
+                        "seq": pg._seq,
+                        "backend": self.backend.name,
+                        **(extra or {}),
+                    },
+                )
                 self.rf = rf
                 rf.__enter__()
 
@@ -77,9 +102,11 @@ def _copy_back(work: Work, dst: Tensor, buf: Tensor) -> None:
     if buf is dst:
         work._then(dst._bump_version)
     else:
+
         def copy():
             with no_grad():
                 dst.copy_(buf)
+
         work._then(copy)
 
 
@@ -87,6 +114,7 @@ def _average(work: Work, buf: Tensor, n: int) -> None:
     def divide():
         with no_grad():
             buf.div_(n)
+
     work._then(divide)
 
 
@@ -99,8 +127,9 @@ def _issue(call: _Call, fn, *args) -> Work:
         raise
 
 
-def _into(call: _Call, output: Tensor, start, args: tuple, async_op: bool,
-          op: ReduceOp | None = None) -> Work | None:
+def _into(
+    call: _Call, output: Tensor, start, args: tuple, async_op: bool, op: ReduceOp | None = None
+) -> Work | None:
     """Run ``start(out, *args)`` into `output` (packed if need be); AVG divides; on completion
     the values land in `output`."""
     out = _packed(output)
@@ -116,8 +145,13 @@ def _wire_op(op: ReduceOp) -> ReduceOp:
     return ReduceOp.SUM if op is ReduceOp.AVG else op
 
 
-def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
-               async_op: bool = False, _extra: dict | None = None) -> Work | None:
+def all_reduce(
+    tensor: Tensor,
+    op: ReduceOp = ReduceOp.SUM,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+    _extra: dict | None = None,
+) -> Work | None:
     """Reduce `tensor` across the group with `op`; every rank ends with the result."""
     checks.tensor("all_reduce", "tensor", tensor)
     checks.reduce_op("all_reduce", op, tensor)
@@ -134,8 +168,13 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     return call.run(work, async_op)
 
 
-def broadcast(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
-              async_op: bool = False, group_src: int | None = None) -> Work | None:
+def broadcast(
+    tensor: Tensor,
+    src: int | None = None,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+    group_src: int | None = None,
+) -> Work | None:
     """Copy `tensor` from rank `src` (a global rank; `group_src` for a group rank) to all."""
     checks.tensor("broadcast", "tensor", tensor)
     call = _start("broadcast", group, tensor, [tensor])
@@ -150,9 +189,14 @@ def broadcast(tensor: Tensor, src: int | None = None, group: ProcessGroup | None
     return call.run(work, async_op)
 
 
-def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp = ReduceOp.SUM,
-           group: ProcessGroup | None = None, async_op: bool = False,
-           group_dst: int | None = None) -> Work | None:
+def reduce(
+    tensor: Tensor,
+    dst: int | None = None,
+    op: ReduceOp = ReduceOp.SUM,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+    group_dst: int | None = None,
+) -> Work | None:
     """Reduce `tensor` across the group into rank `dst`'s `tensor` (others keep theirs)."""
     checks.tensor("reduce", "tensor", tensor)
     checks.reduce_op("reduce", op, tensor)
@@ -171,9 +215,12 @@ def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp = ReduceOp.SUM,
     return call.run(work, async_op)
 
 
-def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
-                           group: ProcessGroup | None = None,
-                           async_op: bool = False) -> Work | None:
+def all_gather_into_tensor(
+    output_tensor: Tensor,
+    input_tensor: Tensor,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
     """Gather every rank's `input_tensor` into `output_tensor`, rank after rank (its size is
     group size × the input's: concatenated along dim 0, or stacked)."""
     checks.tensor("all_gather_into_tensor", "output_tensor", output_tensor)
@@ -183,12 +230,15 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
         return None
     checks.blocks(call, output_tensor, input_tensor, "output_tensor", "input_tensor")
     checks.check_same(call, input_tensor)
-    return _into(call, output_tensor, call.backend.allgather, (_packed(input_tensor),),
-                 async_op)
+    return _into(call, output_tensor, call.backend.allgather, (_packed(input_tensor),), async_op)
 
 
-def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
-               async_op: bool = False) -> Work | None:
+def all_gather(
+    tensor_list: list[Tensor],
+    tensor: Tensor,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
     """Gather every rank's `tensor` into `tensor_list` (one tensor per rank, rank order)."""
     checks.tensor("all_gather", "tensor", tensor)
     call = _start("all_gather", group, tensor, [tensor])
@@ -216,9 +266,13 @@ def _stack_into(buf: Tensor, tensors: Sequence[Tensor]) -> Tensor:
     return buf
 
 
-def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,  # noqa: A002
-                          group: ProcessGroup | None = None,
-                          async_op: bool = False) -> Work | None:
+def reduce_scatter_tensor(
+    output: Tensor,
+    input: Tensor,
+    op: ReduceOp = ReduceOp.SUM,  # noqa: A002
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
     """Reduce `input` (group size blocks, concatenated or stacked) across the group; rank r
     receives the reduced block r in `output`."""
     checks.tensor("reduce_scatter_tensor", "output", output)
@@ -229,12 +283,18 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
         return None
     checks.blocks(call, input, output, "input", "output")
     checks.check_same(call, input, op=op)
-    return _into(call, output, call.backend.reduce_scatter, (_packed(input), _wire_op(op)),
-                 async_op, op)
+    return _into(
+        call, output, call.backend.reduce_scatter, (_packed(input), _wire_op(op)), async_op, op
+    )
 
 
-def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = ReduceOp.SUM,
-                   group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+def reduce_scatter(
+    output: Tensor,
+    input_list: list[Tensor],
+    op: ReduceOp = ReduceOp.SUM,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
     """Reduce the ranks' `input_list`s element-wise; rank r receives entry r in `output`."""
     checks.tensor("reduce_scatter", "output", output)
     pg = _resolve(group)
@@ -245,24 +305,27 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: ReduceOp = Redu
     return reduce_scatter_tensor(output, packed, op, group, async_op)
 
 
-def _rooted(name: str, tensor: Tensor, lst, list_name: str, rank, group_rank, what: str,
-            group):
+def _rooted(name: str, tensor: Tensor, lst, list_name: str, rank, group_rank, what: str, group):
     """The start of gather/scatter: (call, root, whether this rank is the root), or None."""
     checks.tensor(name, "tensor", tensor)
     call = _start(name, group, tensor, [tensor])
     if call is None:
         return None
-    root = checks.root(call, 0 if rank is None and group_rank is None else rank, group_rank,
-                       what)
+    root = checks.root(call, 0 if rank is None and group_rank is None else rank, group_rank, what)
     is_root = call.pg.rank() == root
     checks.root_list(call, list_name, lst, tensor, is_root)
     checks.check_same(call, tensor, root=root)
     return call, root, is_root
 
 
-def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | None = None,
-           group: ProcessGroup | None = None, async_op: bool = False,
-           group_dst: int | None = None) -> Work | None:
+def gather(
+    tensor: Tensor,
+    gather_list: list[Tensor] | None = None,
+    dst: int | None = None,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+    group_dst: int | None = None,
+) -> Work | None:
     """Gather every rank's `tensor` into `gather_list` on rank `dst` (None elsewhere)."""
     started = _rooted("gather", tensor, gather_list, "gather_list", dst, group_dst, "dst", group)
     if started is None:
@@ -278,17 +341,24 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int | N
     return call.run(work, async_op)
 
 
-def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int | None = None,
-            group: ProcessGroup | None = None, async_op: bool = False,
-            group_src: int | None = None) -> Work | None:
+def scatter(
+    tensor: Tensor,
+    scatter_list: list[Tensor] | None = None,
+    src: int | None = None,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+    group_src: int | None = None,
+) -> Work | None:
     """Send entry r of `scatter_list` (on rank `src`) to rank r's `tensor`."""
-    started = _rooted("scatter", tensor, scatter_list, "scatter_list", src, group_src, "src",
-                      group)
+    started = _rooted("scatter", tensor, scatter_list, "scatter_list", src, group_src, "src", group)
     if started is None:
         return None
     call, root, is_root = started
-    packed = (_stack_into(checks.stacked_buffer(tensor, call.pg.size()), scatter_list)
-              if is_root and scatter_list is not None else None)
+    packed = (
+        _stack_into(checks.stacked_buffer(tensor, call.pg.size()), scatter_list)
+        if is_root and scatter_list is not None
+        else None
+    )
     buf = _packed(tensor)
     work = _issue(call, call.backend.scatter, buf, packed, root)
     work._outputs = [tensor]
@@ -296,16 +366,22 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int |
     return call.run(work, async_op)
 
 
-def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes=None,  # noqa: A002
-                      input_split_sizes=None, group: ProcessGroup | None = None,
-                      async_op: bool = False) -> Work | None:
+def all_to_all_single(
+    output: Tensor,
+    input: Tensor,
+    output_split_sizes=None,  # noqa: A002
+    input_split_sizes=None,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
     """Split `input` into group size equal blocks along dim 0; block r goes to rank r, and
     `output`'s block r comes from rank r."""
     checks.tensor("all_to_all_single", "output", output)
     checks.tensor("all_to_all_single", "input", input)
     if output_split_sizes is not None or input_split_sizes is not None:
-        raise NotImplementedError("all_to_all_single(): uneven split sizes are not implemented; "
-                                  "pass equal-sized blocks")
+        raise NotImplementedError(
+            "all_to_all_single(): uneven split sizes are not implemented; pass equal-sized blocks"
+        )
     call = _start("all_to_all_single", group, input, [input])
     if call is None:
         return None
@@ -315,8 +391,9 @@ def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes=None,  #
     return _into(call, output, call.backend.alltoall, (_packed(input),), async_op)
 
 
-def barrier(group: ProcessGroup | None = None, async_op: bool = False,
-            device_ids=None) -> Work | None:
+def barrier(
+    group: ProcessGroup | None = None, async_op: bool = False, device_ids=None
+) -> Work | None:
     """Block until every rank of the group has reached the barrier."""
     call = _start("barrier", group, None, [])
     if call is None:
@@ -343,29 +420,49 @@ def _p2p(name: str, tensor: Tensor, rank, group_rank, group, tag, receiving: boo
     return call.run(work, True)
 
 
-def isend(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
-          tag: int = 0, group_dst: int | None = None) -> Work | None:
+def isend(
+    tensor: Tensor,
+    dst: int | None = None,
+    group: ProcessGroup | None = None,
+    tag: int = 0,
+    group_dst: int | None = None,
+) -> Work | None:
     """Start sending `tensor` to rank `dst`; returns a Work."""
     return _p2p("send", tensor, dst, group_dst, group, tag, False)
 
 
-def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
-          tag: int = 0, group_src: int | None = None) -> Work | None:
+def irecv(
+    tensor: Tensor,
+    src: int | None = None,
+    group: ProcessGroup | None = None,
+    tag: int = 0,
+    group_src: int | None = None,
+) -> Work | None:
     """Start receiving into `tensor` from rank `src` (None: any rank); returns a Work whose
     ``source_rank()`` is the sender once it completed."""
     return _p2p("recv", tensor, src, group_src, group, tag, True)
 
 
-def send(tensor: Tensor, dst: int | None = None, group: ProcessGroup | None = None,
-         tag: int = 0, group_dst: int | None = None) -> None:
+def send(
+    tensor: Tensor,
+    dst: int | None = None,
+    group: ProcessGroup | None = None,
+    tag: int = 0,
+    group_dst: int | None = None,
+) -> None:
     """Send `tensor` to rank `dst` and wait until it may be reused."""
     work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()
 
 
-def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None,
-         tag: int = 0, group_src: int | None = None) -> int:
+def recv(
+    tensor: Tensor,
+    src: int | None = None,
+    group: ProcessGroup | None = None,
+    tag: int = 0,
+    group_src: int | None = None,
+) -> int:
     """Receive into `tensor` from rank `src` (None: any rank); returns the sender's rank."""
     work = irecv(tensor, src, group, tag, group_src)
     if work is None:

@@ -5,6 +5,7 @@ makes every collective first compare a small record of its arguments (operation,
 root, reduction) across the group, so mismatched calls fail with an error naming each rank's
 arguments instead of producing wrong values or hanging. ``OFF`` (the default) and ``INFO`` skip
 the check."""
+
 from __future__ import annotations
 
 import enum
@@ -15,6 +16,7 @@ __all__ = ["DebugLevel", "get_debug_level", "set_debug_level", "set_debug_level_
 
 class DebugLevel(enum.IntEnum):
     """How much coretorch.distributed checks and logs: OFF, INFO or DETAIL."""
+
     OFF = 0
     INFO = 1
     DETAIL = 2
@@ -38,8 +40,15 @@ def set_debug_level(level: DebugLevel) -> None:
 
 def set_debug_level_from_env() -> None:
     """Read ``CORETORCH_DISTRIBUTED_DEBUG`` or ``TORCH_DISTRIBUTED_DEBUG`` (OFF, INFO, DETAIL)."""
-    raw = (os.environ.get("CORETORCH_DISTRIBUTED_DEBUG")
-           or os.environ.get("TORCH_DISTRIBUTED_DEBUG") or "OFF").strip().upper()
+    raw = (
+        (
+            os.environ.get("CORETORCH_DISTRIBUTED_DEBUG")
+            or os.environ.get("TORCH_DISTRIBUTED_DEBUG")
+            or "OFF"
+        )
+        .strip()
+        .upper()
+    )
     if raw not in DebugLevel.__members__:
         raise ValueError(f"TORCH_DISTRIBUTED_DEBUG: expected one of OFF, INFO, DETAIL, got {raw!r}")
     set_debug_level(DebugLevel[raw])

@@ -1,5 +1,6 @@
 """Errors raised by ``coretorch.distributed`` (mirrors ``torch.distributed.DistError`` and
 ``DistBackendError``)."""
+
 from __future__ import annotations
 
 __all__ = ["DistError", "DistBackendError"]

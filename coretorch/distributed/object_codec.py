@@ -5,6 +5,7 @@ JSON header, then the raw bytes of every tensor, numpy array and bytes object, e
 by its span. Decoding builds only the supported types (None, bool, int, float, str, bytes, list,
 tuple, dict, coretorch.Tensor, numeric numpy.ndarray) and never runs code from the data, so a
 rank cannot make another execute anything by what it sends."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,10 @@ import numpy as np
 
 __all__ = ["encode", "decode", "SUPPORTED"]
 
-SUPPORTED = ("None, bool, int, float, str, bytes, list, tuple, dict, coretorch.Tensor and "
-             "numeric numpy.ndarray")
+SUPPORTED = (
+    "None, bool, int, float, str, bytes, list, tuple, dict, coretorch.Tensor and "
+    "numeric numpy.ndarray"
+)
 _NUMERIC_KINDS = "biuf"
 
 
@@ -33,6 +36,7 @@ def encode(obj: Any, fn: str = "encode") -> bytes:
 
     def node(x: Any) -> Any:
         from coretorch import Tensor
+
         if x is None or isinstance(x, (bool, int, float, str)):
             return x
         if isinstance(x, list):
@@ -45,15 +49,26 @@ def encode(obj: Any, fn: str = "encode") -> bytes:
             return {"t": "bytes", "span": span(bytes(x))}
         if isinstance(x, Tensor):
             arr = np.ascontiguousarray(x.detach().numpy(force=True))
-            return {"t": "tensor", "dtype": x.dtype.name, "shape": list(x.shape),
-                    "device": str(x.device), "requires_grad": x.requires_grad,
-                    "span": span(arr.tobytes())}
+            return {
+                "t": "tensor",
+                "dtype": x.dtype.name,
+                "shape": list(x.shape),
+                "device": str(x.device),
+                "requires_grad": x.requires_grad,
+                "span": span(arr.tobytes()),
+            }
         if isinstance(x, np.ndarray) and x.dtype.kind in _NUMERIC_KINDS:
-            return {"t": "ndarray", "dtype": x.dtype.str, "shape": list(x.shape),
-                    "span": span(np.ascontiguousarray(x).tobytes())}
-        raise TypeError(f"{fn}(): cannot send an object of type {type(x).__name__}; objects "
-                        f"are encoded as JSON plus raw buffers (never pickled), which covers "
-                        f"{SUPPORTED}")
+            return {
+                "t": "ndarray",
+                "dtype": x.dtype.str,
+                "shape": list(x.shape),
+                "span": span(np.ascontiguousarray(x).tobytes()),
+            }
+        raise TypeError(
+            f"{fn}(): cannot send an object of type {type(x).__name__}; objects "
+            f"are encoded as JSON plus raw buffers (never pickled), which covers "
+            f"{SUPPORTED}"
+        )
 
     header = json.dumps({"format": 1, "tree": node(obj)}, separators=(",", ":")).encode()
     return struct.pack("<Q", len(header)) + header + b"".join(chunks)
@@ -62,13 +77,14 @@ def encode(obj: Any, fn: str = "encode") -> bytes:
 def decode(raw: bytes, fn: str = "decode") -> Any:
     """The object `encode` made `raw` from."""
     import coretorch
+
     if len(raw) < 8:
         raise ValueError(f"{fn}(): received {len(raw)} bytes, too short for an encoded object")
     (n,) = struct.unpack("<Q", raw[:8])
     if 8 + n > len(raw):
         raise ValueError(f"{fn}(): header length {n} exceeds the {len(raw)} bytes received")
-    tree = json.loads(raw[8:8 + n].decode())["tree"]
-    data = memoryview(raw)[8 + n:]
+    tree = json.loads(raw[8 : 8 + n].decode())["tree"]
+    data = memoryview(raw)[8 + n :]
 
     def buf(s: list[int]) -> bytes:
         start, end = s

@@ -12,6 +12,7 @@ instance) provides:
 Discovery is lazy (the first `init_process_group` or ``python -m coretorch``) and isolated: a
 plugin that fails to load is recorded with its error and the others stay usable.
 """
+
 from __future__ import annotations
 
 import importlib.metadata as md
@@ -32,7 +33,7 @@ class DistBackendInfo:
     entry_point: str
     distribution: str = ""
     version: str = ""
-    status: str = "not loaded"     # available | unavailable | failed
+    status: str = "not loaded"  # available | unavailable | failed
     reason: str = ""
     device_types: list[str] = field(default_factory=list)
     plugin: Any = None

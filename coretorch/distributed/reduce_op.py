@@ -1,4 +1,5 @@
 """`ReduceOp`: how a reducing collective combines the ranks' values."""
+
 from __future__ import annotations
 
 import enum

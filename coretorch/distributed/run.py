@@ -16,6 +16,7 @@ It runs ``mpiexec -n N <this python> script args`` with the MPI installed beside
   (``coretorch.distributed``'s failure detection), instead of being killed silently. With a
   plain ``mpiexec`` the launcher kills the job at once and reports the dead process itself.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,15 +38,18 @@ def find_mpiexec() -> str:
     here = os.path.dirname(sys.executable)
     found = shutil.which("mpiexec", path=os.pathsep.join([here, os.environ.get("PATH", "")]))
     if found is None:
-        raise SystemExit("coretorch-run: no mpiexec found beside this Python or on PATH; "
-                         "install coretorch-mpi (it brings mpich) or set CORETORCH_MPIEXEC")
+        raise SystemExit(
+            "coretorch-run: no mpiexec found beside this Python or on PATH; "
+            "install coretorch-mpi (it brings mpich) or set CORETORCH_MPIEXEC"
+        )
     return found
 
 
 def _is_hydra(mpiexec: str) -> bool:
     try:
-        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
-                             timeout=10).stdout
+        out = subprocess.run(
+            [mpiexec, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return False
     return "HYDRA" in out.upper()
@@ -67,13 +71,22 @@ def build_command(args: argparse.Namespace, mpiexec: str) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="coretorch-run", description=__doc__.split("\n")[0])
-    p.add_argument("-n", "--nproc-per-node", "--nproc_per_node", type=int, default=1,
-                   help="number of ranks to start (default: 1)")
-    p.add_argument("-m", "--module", action="store_true",
-                   help="run the target as a module (python -m), not a script")
+    p.add_argument(
+        "-n",
+        "--nproc-per-node",
+        "--nproc_per_node",
+        type=int,
+        default=1,
+        help="number of ranks to start (default: 1)",
+    )
+    p.add_argument(
+        "-m",
+        "--module",
+        action="store_true",
+        help="run the target as a module (python -m), not a script",
+    )
     p.add_argument("--mpi-args", default="", help="extra arguments for mpiexec (quoted)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print the mpiexec command and exit")
+    p.add_argument("--dry-run", action="store_true", help="print the mpiexec command and exit")
     p.add_argument("script", help="the training script (or module with -m)")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments of the script")
     return p

@@ -6,6 +6,7 @@ dies by a signal, so the other ranks could never report which rank died. Behind 
 supervisor they keep running long enough to detect the dead rank and fail with an error naming
 it and the collective they were in. Run as a script (it imports nothing from coretorch, so it
 starts in milliseconds): ``python supervise.py RANK_PYTHON_ARGS...``."""
+
 from __future__ import annotations
 
 import signal
@@ -21,14 +22,21 @@ def main(argv: list[str]) -> int:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
         signal.signal(s, signal.SIG_IGN)
     # close_fds=False: the child needs the launcher's PMI socket, inherited by number
-    child = subprocess.Popen(argv, close_fds=False,
-                             preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in
-                                                 (signal.SIGINT, signal.SIGTERM)])
+    child = subprocess.Popen(
+        argv,
+        close_fds=False,
+        preexec_fn=lambda: [
+            signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)
+        ],
+    )
     code = child.wait()
     if code < 0:
         name = signal.Signals(-code).name
-        print(f"coretorch-run: a rank's process (pid {child.pid}) was killed by {name}",
-              file=sys.stderr, flush=True)
+        print(
+            f"coretorch-run: a rank's process (pid {child.pid}) was killed by {name}",
+            file=sys.stderr,
+            flush=True,
+        )
         return 128 - code
     return code
 

@@ -3,6 +3,7 @@
 A backend subclasses it with `_test` (has the operation finished?) and `_wait` (block until it
 has, or raise). The core adds completion steps (copying a packed result back into the caller's
 tensors, dividing for AVG) with `_then`; they run once, on the thread that sees completion."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -81,8 +82,10 @@ class Work:
         Raises:
             NotImplementedError: always.
         """
-        raise NotImplementedError("Work.get_future(): futures are not implemented in "
-                                  "coretorch.distributed; call wait() or is_completed()")
+        raise NotImplementedError(
+            "Work.get_future(): futures are not implemented in "
+            "coretorch.distributed; call wait() or is_completed()"
+        )
 
     # ---- used by the core ----
     def _then(self, step: Callable[[], None]) -> "Work":

@@ -5,53 +5,131 @@ Reparameterized sampling (`rsample`) exists for Normal, Uniform, MultivariateNor
 Beta (the last two through implicit gradients, see `_special`), OneHotCategoricalStraightThrough,
 the location-scale families, StudentT, Dirichlet, the transformed and relaxed distributions.
 """
-from . import constraints, kl  # noqa: F401
+
+from . import (  # noqa: F401
+    constraints,
+    kl,
+    kl_more,  # noqa: F401,E402  (registers the KL pairs of the distributions above)
+)
 from .bernoulli import Bernoulli
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from .constraint_registry import biject_to, transform_to
+from .discrete import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
 from .distribution import Distribution, ExponentialFamily
 from .gamma import Beta, Gamma
+from .gamma_family import Chi2, Dirichlet, FisherSnedecor, StudentT
 from .kl import kl_divergence, register_kl
+from .lkj_cholesky import LKJCholesky
+from .location_scale import Cauchy, Exponential, GeneralizedPareto, Gumbel, Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal, Uniform
-from .discrete import Binomial, Geometric, Multinomial, NegativeBinomial, Poisson
-from .gamma_family import Chi2, Dirichlet, FisherSnedecor, StudentT
-from .location_scale import Cauchy, Exponential, GeneralizedPareto, Gumbel, Laplace
-from .mixture import MixtureSameFamily
-from .relaxed import (ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli,
-                      RelaxedOneHotCategorical)
+from .relaxed import (
+    ExpRelaxedCategorical,
+    LogitRelaxedBernoulli,
+    RelaxedBernoulli,
+    RelaxedOneHotCategorical,
+)
 from .transformed import Independent, LogNormal, TransformedDistribution
-from .transformed_families import (HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto,
-                                   Weibull)
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                         PowerTransform, SigmoidTransform, SoftmaxTransform, TanhTransform,
-                         Transform, identity_transform)
-from .transforms_more import (CatTransform, CorrCholeskyTransform,
-                              CumulativeDistributionTransform,
-                              IndependentTransform, LowerCholeskyTransform,
-                              PositiveDefiniteTransform, ReshapeTransform, SoftplusTransform,
-                              StackTransform, StickBreakingTransform)
-from .constraint_registry import biject_to, transform_to
+from .transformed_families import HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from .transforms_more import (
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    ReshapeTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
+)
 from .unit_interval import ContinuousBernoulli, LogisticNormal
 from .von_mises import VonMises
-from .lowrank_multivariate_normal import LowRankMultivariateNormal
-from .lkj_cholesky import LKJCholesky
 from .wishart import Wishart
-from . import kl_more  # noqa: F401,E402  (registers the KL pairs of the distributions above)
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Distribution", "ExponentialFamily", "Gamma",
-           "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence",
-           "register_kl", "Binomial", "Geometric", "Poisson", "Chi2", "Dirichlet", "StudentT",
-           "Cauchy", "Exponential", "Gumbel", "Laplace", "MixtureSameFamily",
-           "ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "Independent", "LogNormal", "TransformedDistribution",
-           "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "TanhTransform",
-           "Transform", "identity_transform", "Multinomial", "NegativeBinomial",
-           "FisherSnedecor", "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "Pareto",
-           "Weibull", "CatTransform", "CumulativeDistributionTransform",
-           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "ReshapeTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
-           "biject_to", "transform_to", "ContinuousBernoulli", "LogisticNormal",
-           "VonMises", "GeneralizedPareto", "LowRankMultivariateNormal",
-           "LKJCholesky", "CorrCholeskyTransform", "Wishart"]
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "Categorical",
+    "Distribution",
+    "ExponentialFamily",
+    "Gamma",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+    "Binomial",
+    "Geometric",
+    "Poisson",
+    "Chi2",
+    "Dirichlet",
+    "StudentT",
+    "Cauchy",
+    "Exponential",
+    "Gumbel",
+    "Laplace",
+    "MixtureSameFamily",
+    "ExpRelaxedCategorical",
+    "LogitRelaxedBernoulli",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "Independent",
+    "LogNormal",
+    "TransformedDistribution",
+    "AbsTransform",
+    "AffineTransform",
+    "ComposeTransform",
+    "ExpTransform",
+    "PowerTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "TanhTransform",
+    "Transform",
+    "identity_transform",
+    "Multinomial",
+    "NegativeBinomial",
+    "FisherSnedecor",
+    "HalfCauchy",
+    "HalfNormal",
+    "InverseGamma",
+    "Kumaraswamy",
+    "Pareto",
+    "Weibull",
+    "CatTransform",
+    "CumulativeDistributionTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "ReshapeTransform",
+    "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "biject_to",
+    "transform_to",
+    "ContinuousBernoulli",
+    "LogisticNormal",
+    "VonMises",
+    "GeneralizedPareto",
+    "LowRankMultivariateNormal",
+    "LKJCholesky",
+    "CorrCholeskyTransform",
+    "Wishart",
+]

@@ -2,6 +2,7 @@
 (Bernoulli, Binomial, NegativeBinomial, Geometric, LogitRelaxedBernoulli: exactly one of probs
 and logits is given, the other derived on first use) and those over categories (Multinomial,
 ExpRelaxedCategorical: kept in a Categorical)."""
+
 from __future__ import annotations
 
 import numbers
@@ -9,8 +10,13 @@ from typing import TYPE_CHECKING
 
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
-from .utils import (broadcast_all, forwarded_property, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import (
+    broadcast_all,
+    forwarded_property,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 # mixed into Distribution subclasses (typed as one; object at run time)
 if TYPE_CHECKING:
@@ -18,8 +24,13 @@ if TYPE_CHECKING:
 else:
     _DistributionMixin = object
 
-__all__ = ["BinaryParams", "set_probs_or_logits", "expand_probs_or_logits", "CategoricalParams",
-           "TrialCounts"]
+__all__ = [
+    "BinaryParams",
+    "set_probs_or_logits",
+    "expand_probs_or_logits",
+    "CategoricalParams",
+    "TrialCounts",
+]
 
 
 def _expanded_copy(dist, batch_shape, _instance, fill):
@@ -49,6 +60,7 @@ class BinaryParams(_DistributionMixin):
             for name in self._batched:
                 setattr(new, name, getattr(self, name).expand(tuple(shape)))
             expand_probs_or_logits(self, new, shape)
+
         return _expanded_copy(self, batch_shape, _instance, fill)
 
     @lazy_property
@@ -94,6 +106,7 @@ class CategoricalParams(_DistributionMixin):
     def _init_categorical(self, probs, logits, validate_args) -> None:
         from .categorical import Categorical
         from .distribution import Distribution
+
         self._categorical = Categorical(probs=probs, logits=logits)
         shape = tuple(self._categorical._param.shape)
         Distribution.__init__(self, shape[:-1], shape[-1:], validate_args=validate_args)
@@ -101,6 +114,7 @@ class CategoricalParams(_DistributionMixin):
     def expand(self, batch_shape, _instance=None):
         def fill(new, shape):
             new._categorical = self._categorical.expand(shape)
+
         return _expanded_copy(self, batch_shape, _instance, fill)
 
     logits = forwarded_property("_categorical", "logits")
@@ -113,11 +127,14 @@ class TrialCounts(BinaryParams):
 
     _batched = ("total_count",)
 
-    def __init__(self, total_count, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, total_count, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         from .distribution import Distribution
+
         scalar = set_probs_or_logits(self, probs, logits, (total_count,))
         (self.total_count,) = broadcast_all(total_count, self._param)[:1]
         self.total_count = self.total_count.to(self._param.dtype)
-        Distribution.__init__(self, Size() if scalar else self._param.shape,
-                              validate_args=validate_args)
+        Distribution.__init__(
+            self, Size() if scalar else self._param.shape, validate_args=validate_args
+        )

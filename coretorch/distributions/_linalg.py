@@ -3,6 +3,7 @@
 `coretorch.autograd.Function` computed with numpy/scipy on the host and differentiated with
 PyTorch's formulas (written with coretorch ops, so they differentiate again), and
 `cholesky_inverse` composed from them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,9 +31,11 @@ def _not_positive_definite(a: np.ndarray) -> str:
                 np.linalg.cholesky(m[:order, :order])
             except np.linalg.LinAlgError:
                 where = f"(Batch element {index}): " if a.ndim > 2 else ""
-                return (f"linalg.cholesky: {where}The factorization could not be completed "
-                        f"because the input is not positive-definite (the leading minor of "
-                        f"order {order} is not positive-definite).")
+                return (
+                    f"linalg.cholesky: {where}The factorization could not be completed "
+                    f"because the input is not positive-definite (the leading minor of "
+                    f"order {order} is not positive-definite)."
+                )
     return "linalg.cholesky: the input is not positive-definite"
 
 
@@ -52,7 +55,7 @@ class _Cholesky(Function):
     def backward(ctx, grad):
         # PyTorch's cholesky_backward: gA = L^{-H} Φ(L^H gL) L^{-1}, Φ taking the lower
         # triangle with half the diagonal
-        lower, = ctx.saved_tensors
+        (lower,) = ctx.saved_tensors
         phi = (_mT(lower) @ grad).tril()
         phi = 0.5 * (phi + _mT(phi.tril(-1)))
         left = solve_triangular(_mT(lower), phi, upper=True)
@@ -62,19 +65,30 @@ class _Cholesky(Function):
 
 def _solve(a: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     import scipy.linalg
+
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-    out = np.stack([scipy.linalg.solve_triangular(ai, bi, lower=not upper, check_finite=False)
-                    for ai, bi in zip(a, b)]) if len(a) else np.empty(a.shape[:1] + b.shape[1:])
+    out = (
+        np.stack(
+            [
+                scipy.linalg.solve_triangular(ai, bi, lower=not upper, check_finite=False)
+                for ai, bi in zip(a, b)
+            ]
+        )
+        if len(a)
+        else np.empty(a.shape[:1] + b.shape[1:])
+    )
     return out.reshape(batch + out.shape[-2:])
 
 
 class _SolveTriangular(Function):
     @staticmethod
     def forward(ctx, a, b, upper):
-        out = _like(_solve(_host(a, "solve_triangular"), _host(b, "solve_triangular"), upper),
-                    b if b.dtype == a.dtype else a)
+        out = _like(
+            _solve(_host(a, "solve_triangular"), _host(b, "solve_triangular"), upper),
+            b if b.dtype == a.dtype else a,
+        )
         ctx.upper, ctx.b_shape = upper, tuple(b.shape)
         ctx.save_for_backward(a, out)
         return out
@@ -97,11 +111,14 @@ def solve_triangular(a: Tensor, b: Tensor, *, upper: bool) -> Tensor:
     left side only); batch dimensions broadcast."""
     for name, t in (("A", a), ("B", b)):
         if not isinstance(t, Tensor) or t.dim() < 2:
-            raise RuntimeError(f"linalg.solve_triangular: expected {name} to be a tensor of at "
-                               f"least 2 dimensions")
+            raise RuntimeError(
+                f"linalg.solve_triangular: expected {name} to be a tensor of at least 2 dimensions"
+            )
     if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"linalg.solve_triangular: incompatible shapes of A and B for the "
-                           f"equation AX = B ({tuple(a.shape)} and {tuple(b.shape)})")
+        raise RuntimeError(
+            f"linalg.solve_triangular: incompatible shapes of A and B for the "
+            f"equation AX = B ({tuple(a.shape)} and {tuple(b.shape)})"
+        )
     return _SolveTriangular.apply(a, b, upper)
 
 
@@ -111,8 +128,9 @@ def cholesky(a: Tensor) -> Tensor:
     message."""
     if not isinstance(a, Tensor) or a.dim() < 2 or a.shape[-1] != a.shape[-2]:
         shape = tuple(a.shape) if isinstance(a, Tensor) else type(a).__name__
-        raise RuntimeError(f"linalg.cholesky: A must be batches of square matrices, but they "
-                           f"are {shape}")
+        raise RuntimeError(
+            f"linalg.cholesky: A must be batches of square matrices, but they are {shape}"
+        )
     return _Cholesky.apply(a)
 
 

@@ -5,15 +5,16 @@ with implicit reparameterization gradients draws through scipy's inverse cdfs on
 
 scipy is imported on first use, not with coretorch.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..ops.factories_public import tensor as _tensor
 from ..autograd.function import Function
 from ..ops import aten
 from ..ops.declare import REGISTRY
+from ..ops.factories_public import tensor as _tensor
 from ..tensor.tensor import Tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma", "standard_beta"]
@@ -21,14 +22,17 @@ __all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma", "stan
 
 def _scipy_special():
     import scipy.special
+
     return scipy.special
 
 
 def _host(t: Tensor, name: str) -> np.ndarray:
     """`t`'s values as a float64 numpy array (a copy on the host)."""
     if t.device.type == "meta":
-        raise NotImplementedError(f"{name}(): computed with scipy on the host, which needs "
-                                  f"data; a tensor on the meta device holds none")
+        raise NotImplementedError(
+            f"{name}(): computed with scipy on the host, which needs "
+            f"data; a tensor on the meta device holds none"
+        )
     return np.asarray(t.detach().cpu().numpy(), dtype=np.float64)
 
 
@@ -109,9 +113,11 @@ class _HostDerivative(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        raise NotImplementedError(f"{ctx.fn_name}: the derivative of the implicit "
-                                  f"reparameterization gradient (a second derivative of the "
-                                  f"sample) is not implemented")
+        raise NotImplementedError(
+            f"{ctx.fn_name}: the derivative of the implicit "
+            f"reparameterization gradient (a second derivative of the "
+            f"sample) is not implemented"
+        )
 
 
 def _host_derivative(values: np.ndarray, like: Tensor, name: str, *inputs: Tensor) -> Tensor:
@@ -138,8 +144,9 @@ class _StandardGamma(Function):
         a, x = ctx.values
         dcdf = _central_difference(lambda t: special.gammainc(t, x), a)
         log_density = (a - 1) * np.log(x) - x - special.gammaln(a)
-        return grad * _host_derivative(_quantile_gradient(dcdf, log_density), grad,
-                                       "standard_gamma", *ctx.saved_tensors)
+        return grad * _host_derivative(
+            _quantile_gradient(dcdf, log_density), grad, "standard_gamma", *ctx.saved_tensors
+        )
 
 
 class _StandardBeta(Function):
@@ -161,9 +168,13 @@ class _StandardBeta(Function):
         log_density = (a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - special.betaln(a, b)
         da = _central_difference(lambda t: special.betainc(t, b, x), a)
         db = _central_difference(lambda t: special.betainc(a, t, x), b)
-        return tuple(grad * _host_derivative(_quantile_gradient(d, log_density), grad,
-                                             "standard_beta", *ctx.saved_tensors)
-                     for d in (da, db))
+        return tuple(
+            grad
+            * _host_derivative(
+                _quantile_gradient(d, log_density), grad, "standard_beta", *ctx.saved_tensors
+            )
+            for d in (da, db)
+        )
 
 
 def standard_gamma(concentration: Tensor) -> Tensor:

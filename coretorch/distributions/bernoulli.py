@@ -1,4 +1,5 @@
 """Bernoulli (mirrors ``torch.distributions.Bernoulli``)."""
+
 from __future__ import annotations
 
 import math
@@ -9,11 +10,12 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import ExponentialFamily
 from ._binary import BinaryParams, set_probs_or_logits
+from .distribution import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
+
 
 class Bernoulli(BinaryParams, ExponentialFamily):
     """P(1) = `probs` (or sigmoid(`logits`)), P(0) = 1 - P(1); exactly one of the two."""
@@ -23,9 +25,12 @@ class Bernoulli(BinaryParams, ExponentialFamily):
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
-    def __init__(self, probs: Tensor | float | None = None,
-                 logits: Tensor | float | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        probs: Tensor | float | None = None,
+        logits: Tensor | float | None = None,
+        validate_args: bool | None = None,
+    ) -> None:
         is_scalar = set_probs_or_logits(self, probs, logits)
         batch_shape = Size() if is_scalar else self._param.shape
         super().__init__(batch_shape, validate_args=validate_args)

@@ -1,4 +1,5 @@
 """Categorical and OneHotCategorical (mirror ``torch.distributions``)."""
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,12 @@ class Categorical(Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
-    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        probs: Tensor | None = None,
+        logits: Tensor | None = None,
+        validate_args: bool | None = None,
+    ) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
@@ -86,8 +91,12 @@ class Categorical(Distribution):
     @property
     def mean(self) -> Tensor:
         """NaN everywhere: category indices have no meaningful mean (as PyTorch)."""
-        return aten.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
-                         device=self.probs.device)
+        return aten.full(
+            tuple(self._extended_shape()),
+            math.nan,
+            dtype=self.probs.dtype,
+            device=self.probs.device,
+        )
 
     @property
     def mode(self) -> Tensor:
@@ -139,8 +148,12 @@ class OneHotCategorical(Distribution):
     support = constraints.one_hot
     has_enumerate_support = True
 
-    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        probs: Tensor | None = None,
+        logits: Tensor | None = None,
+        validate_args: bool | None = None,
+    ) -> None:
         self._categorical = Categorical(probs, logits)
         batch_shape = self._categorical.batch_shape
         event_shape = self._categorical.param_shape[-1:]
@@ -154,8 +167,9 @@ class OneHotCategorical(Distribution):
 
     _param = property(lambda self: self._categorical._param)
     probs = property(lambda self: self._categorical.probs, doc="The event probabilities.")
-    logits = property(lambda self: self._categorical.logits,
-                      doc="The normalized log-probabilities.")
+    logits = property(
+        lambda self: self._categorical.logits, doc="The normalized log-probabilities."
+    )
     mean = probs
 
     @property
@@ -169,8 +183,10 @@ class OneHotCategorical(Distribution):
         """probs * (1 - probs), per category."""
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    param_shape = property(lambda self: self._categorical.param_shape,
-                           doc="Shape of the parameter tensor: batch shape plus categories.")
+    param_shape = property(
+        lambda self: self._categorical.param_shape,
+        doc="Shape of the parameter tensor: batch shape plus categories.",
+    )
 
     def sample(self, sample_shape=Size()) -> Tensor:
         probs = self._categorical.probs

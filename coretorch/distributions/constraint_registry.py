@@ -1,18 +1,31 @@
 """`biject_to` and `transform_to` (mirror ``torch.distributions.constraint_registry``): for a
 constraint, a transform from unconstrained reals onto it (bijective for `biject_to`), so an
 optimizer can work in unconstrained space: ``x = transform_to(c)(free)``."""
+
 from __future__ import annotations
 
 import numbers
 from typing import Callable
 
 from . import constraints
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform,
-                         SoftmaxTransform, Transform, identity_transform)
-from .transforms_more import (CatTransform, CorrCholeskyTransform, IndependentTransform,
-                              LowerCholeskyTransform,
-                              PositiveDefiniteTransform, StackTransform,
-                              StickBreakingTransform)
+from .transforms import (
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    Transform,
+    identity_transform,
+)
+from .transforms_more import (
+    CatTransform,
+    CorrCholeskyTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    StackTransform,
+    StickBreakingTransform,
+)
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -31,10 +44,11 @@ class ConstraintRegistry:
             return lambda f: self.register(constraint, f)
         if isinstance(constraint, constraints.Constraint):
             constraint = type(constraint)
-        if not isinstance(constraint, type) or not issubclass(constraint,
-                                                                constraints.Constraint):
-            raise TypeError(f"Expected constraint to be either a Constraint subclass or "
-                            f"instance, but got {constraint}")
+        if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
+            raise TypeError(
+                f"Expected constraint to be either a Constraint subclass or "
+                f"instance, but got {constraint}"
+            )
         self._registry[constraint] = factory
         return factory
 
@@ -43,8 +57,9 @@ class ConstraintRegistry:
         try:
             factory = self._registry[type(constraint)]
         except KeyError:
-            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} "
-                                      f"constraints") from None
+            raise NotImplementedError(
+                f"Cannot transform {type(constraint).__name__} constraints"
+            ) from None
         return factory(constraint)
 
 
@@ -57,6 +72,7 @@ def _both(constraint_type):
         biject_to.register(constraint_type, factory)
         transform_to.register(constraint_type, factory)
         return factory
+
     return register
 
 
@@ -92,14 +108,18 @@ def _to_less_than(constraint):
 @_both(constraints.interval)
 @_both(constraints.half_open_interval)
 def _to_interval(constraint):
-    lower_is_0 = isinstance(constraint.lower_bound, numbers.Number) and \
-        constraint.lower_bound == 0
-    upper_is_1 = isinstance(constraint.upper_bound, numbers.Number) and \
-        constraint.upper_bound == 1
+    lower_is_0 = isinstance(constraint.lower_bound, numbers.Number) and constraint.lower_bound == 0
+    upper_is_1 = isinstance(constraint.upper_bound, numbers.Number) and constraint.upper_bound == 1
     if lower_is_0 and upper_is_1:
         return SigmoidTransform()
-    return ComposeTransform([SigmoidTransform(), AffineTransform(
-        constraint.lower_bound, constraint.upper_bound - constraint.lower_bound)])
+    return ComposeTransform(
+        [
+            SigmoidTransform(),
+            AffineTransform(
+                constraint.lower_bound, constraint.upper_bound - constraint.lower_bound
+            ),
+        ]
+    )
 
 
 biject_to.register(constraints.simplex, lambda c: StickBreakingTransform())
@@ -112,8 +132,7 @@ transform_to.register(constraints.positive_definite, lambda c: PositiveDefiniteT
 
 @_both(constraints.cat)
 def _to_cat(constraint):
-    return CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim,
-                        constraint.lengths)
+    return CatTransform([biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
 
 
 @_both(constraints.stack)

@@ -1,5 +1,6 @@
 """Constraints: the region a distribution's parameter or sample must lie in, each with a
 `check(value)` that returns a boolean tensor (mirrors ``torch.distributions.constraints``)."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -7,16 +8,43 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes as _dt
-from ..ops.factories_public import tensor
 from ..ops import aten
+from ..ops.factories_public import tensor
 
-__all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval",
-           "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
-           "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_semidefinite", "positive_definite", "positive_integer", "real",
-           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
-           "corr_cholesky", "multinomial", "MixtureSameFamilyConstraint"]
+__all__ = [
+    "Constraint",
+    "boolean",
+    "cat",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "independent",
+    "integer_interval",
+    "interval",
+    "half_open_interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_semidefinite",
+    "positive_definite",
+    "positive_integer",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
+    "unit_interval",
+    "corr_cholesky",
+    "multinomial",
+    "MixtureSameFamilyConstraint",
+]
 
 
 class Constraint:
@@ -74,8 +102,13 @@ class _DependentProperty(property, _Dependent):
     """A property that is also a dependent constraint, for a `support` that depends on the
     parameters (``@constraints.dependent_property(is_discrete=..., event_dim=...)``)."""
 
-    def __init__(self, fn: Callable[..., Any] | None = None, *, is_discrete=NotImplemented,
-                 event_dim=NotImplemented) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        is_discrete=NotImplemented,
+        event_dim=NotImplemented,
+    ) -> None:
         property.__init__(self, fn)
         self._is_discrete = is_discrete
         self._event_dim = event_dim
@@ -91,11 +124,13 @@ class _IndependentConstraint(Constraint):
 
     def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
         if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"base_constraint must be a Constraint, got "
-                            f"{type(base_constraint).__name__}")
+            raise TypeError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(f"reinterpreted_batch_ndims must be an int >= 0, got "
-                             f"{reinterpreted_batch_ndims!r}")
+            raise ValueError(
+                f"reinterpreted_batch_ndims must be an int >= 0, got {reinterpreted_batch_ndims!r}"
+            )
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
@@ -113,13 +148,16 @@ class _IndependentConstraint(Constraint):
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(tuple(result.shape[:result.dim()
-                                                   - self.reinterpreted_batch_ndims]) + (-1,))
+        result = result.reshape(
+            tuple(result.shape[: result.dim() - self.reinterpreted_batch_ndims]) + (-1,)
+        )
         return result.all(-1)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
-                f"{self.reinterpreted_batch_ndims})")
+        return (
+            f"{self.__class__.__name__[1:]}({self.base_constraint!r}, "
+            f"{self.reinterpreted_batch_ndims})"
+        )
 
 
 class _Boolean(Constraint):
@@ -305,8 +343,12 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return aten.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
-                         dtype=_dt.bool, device=value.device)
+        return aten.full(
+            tuple(value.shape[:-2]),
+            value.shape[-2] == value.shape[-1],
+            dtype=_dt.bool,
+            device=value.device,
+        )
 
 
 class _Symmetric(_Square):
@@ -369,8 +411,7 @@ class _Cat(_Sequence):
         super().__init__(cseq, dim)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
         if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"lengths ({len(self.lengths)}) must match cseq "
-                             f"({len(self.cseq)})")
+            raise ValueError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]  # base: a class constant

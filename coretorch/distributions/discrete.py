@@ -1,6 +1,7 @@
 """Poisson, Binomial, Geometric, NegativeBinomial and Multinomial (mirror
 ``torch.distributions``). Poisson and binomial samples are inverse-cdf draws (scipy's ppf on
 the host) of coretorch uniforms, so ``manual_seed`` fixes them."""
+
 from __future__ import annotations
 
 import math
@@ -15,9 +16,9 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
+from ._binary import BinaryParams, CategoricalParams, TrialCounts, set_probs_or_logits
 from ._special import _host, _like, _uniforms, lgamma
 from .distribution import Distribution, ExponentialFamily, expand_params
-from ._binary import BinaryParams, CategoricalParams, TrialCounts, set_probs_or_logits
 from .utils import broadcast_all
 
 __all__ = ["Poisson", "Binomial", "Geometric", "NegativeBinomial", "Multinomial"]
@@ -25,6 +26,7 @@ __all__ = ["Poisson", "Binomial", "Geometric", "NegativeBinomial", "Multinomial"
 
 def _scipy_stats():
     import scipy.stats
+
     return scipy.stats
 
 
@@ -80,12 +82,20 @@ class Binomial(TrialCounts, Distribution):
     """The number of successes in `total_count` trials of success probability `probs` (or
     sigmoid(`logits`))."""
 
-    arg_constraints = {"total_count": constraints.nonnegative_integer,
-                       "probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
 
-    def __init__(self, total_count: Tensor | int = 1, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        total_count: Tensor | int = 1,
+        probs=None,
+        logits=None,
+        validate_args: bool | None = None,
+    ) -> None:
         TrialCounts.__init__(self, total_count, probs, logits, validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
@@ -109,8 +119,9 @@ class Binomial(TrialCounts, Distribution):
         with no_grad():
             n = self.total_count.expand(shape)
             p = self.probs.expand(shape)
-            k = _scipy_stats().binom.ppf(_uniforms(p), _host(n, "Binomial.sample"),
-                                         _host(p, "Binomial.sample"))
+            k = _scipy_stats().binom.ppf(
+                _uniforms(p), _host(n, "Binomial.sample"), _host(p, "Binomial.sample")
+            )
             return _like(np.nan_to_num(k), p)
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -121,8 +132,13 @@ class Binomial(TrialCounts, Distribution):
         log_factorial_k = lgamma(value + 1)
         log_factorial_nmk = lgamma(n - value + 1)
         # k log p + (n - k) log(1 - p) = k logit - n softplus(logit): stable in the logits
-        return (log_factorial_n - log_factorial_k - log_factorial_nmk
-                + value * self.logits - n * F.softplus(self.logits))
+        return (
+            log_factorial_n
+            - log_factorial_k
+            - log_factorial_nmk
+            + value * self.logits
+            - n * F.softplus(self.logits)
+        )
 
     def entropy(self) -> Tensor:
         total = int(self.total_count.max())
@@ -135,8 +151,9 @@ class Binomial(TrialCounts, Distribution):
     def enumerate_support(self, expand: bool = True) -> Tensor:
         total = int(self.total_count.max())
         if not bool((self.total_count == total).all()):
-            raise NotImplementedError("Inhomogeneous total count not supported by "
-                                      "`enumerate_support`.")
+            raise NotImplementedError(
+                "Inhomogeneous total count not supported by `enumerate_support`."
+            )
         values = aten.arange(1 + total, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((-1,) + (1,) * len(self.batch_shape))
         if expand:
@@ -156,9 +173,11 @@ class Geometric(BinaryParams, Distribution):
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             if not bool((self.probs > 0).all()):
-                raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of "
-                                 f"shape {tuple(self.probs.shape)}) of distribution {self!r} to "
-                                 f"be positive but found invalid values:\n{self.probs}")
+                raise ValueError(
+                    f"Expected parameter probs ({type(self.probs).__name__} of "
+                    f"shape {tuple(self.probs.shape)}) of distribution {self!r} to "
+                    f"be positive but found invalid values:\n{self.probs}"
+                )
 
     @property
     def mean(self) -> Tensor:
@@ -188,21 +207,30 @@ class Geometric(BinaryParams, Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self) -> Tensor:
-        return F.binary_cross_entropy_with_logits(self.logits, self.probs,
-                                                  reduction="none") / self.probs
+        return (
+            F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+            / self.probs
+        )
 
 
 class NegativeBinomial(TrialCounts, Distribution):
     """The number of successes before `total_count` failures in trials of success probability
     `probs` (or sigmoid(`logits`))."""
 
-    arg_constraints = {"total_count": constraints.greater_than_eq(0),
-                       "probs": constraints.half_open_interval(0.0, 1.0),
-                       "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.greater_than_eq(0),
+        "probs": constraints.half_open_interval(0.0, 1.0),
+        "logits": constraints.real,
+    }
     support = constraints.nonnegative_integer
 
-    def __init__(self, total_count: Tensor | float, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        total_count: Tensor | float,
+        probs=None,
+        logits=None,
+        validate_args: bool | None = None,
+    ) -> None:
         TrialCounts.__init__(self, total_count, probs, logits, validate_args)
 
     @property
@@ -219,9 +247,11 @@ class NegativeBinomial(TrialCounts, Distribution):
 
     def sample(self, sample_shape=Size()) -> Tensor:
         from .gamma import Gamma
+
         with no_grad():
-            rate = Gamma(self.total_count, (-self.logits).exp(),
-                         validate_args=False).sample(sample_shape)
+            rate = Gamma(self.total_count, (-self.logits).exp(), validate_args=False).sample(
+                sample_shape
+            )
             return Poisson(rate, validate_args=False).sample()
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -241,8 +271,9 @@ class Multinomial(CategoricalParams, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     _copied = ("total_count",)
 
-    def __init__(self, total_count: int = 1, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, total_count: int = 1, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
@@ -266,8 +297,11 @@ class Multinomial(CategoricalParams, Distribution):
             draws = self._categorical.sample(Size((self.total_count,)) + sample_shape)
             # (total_count, *sample, *batch) -> (*sample, *batch, total_count)
             draws = draws.permute(tuple(range(1, draws.dim())) + (0,))
-            counts = aten.zeros(tuple(self._extended_shape(sample_shape)),
-                                dtype=self.probs.dtype, device=self.probs.device)
+            counts = aten.zeros(
+                tuple(self._extended_shape(sample_shape)),
+                dtype=self.probs.dtype,
+                device=self.probs.device,
+            )
             return counts.scatter_add(-1, draws, aten.ones_like(draws, dtype=counts.dtype))
 
     def log_prob(self, value: Tensor) -> Tensor:

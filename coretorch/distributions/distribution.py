@@ -1,5 +1,6 @@
 """`Distribution`, the base class of every probability distribution (mirrors
 ``torch.distributions.Distribution``), and `ExponentialFamily`."""
+
 from __future__ import annotations
 
 import numbers
@@ -12,20 +13,32 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from .utils import broadcast_all, extended_shape, lazy_property
 
-__all__ = ["Distribution", "ExponentialFamily", "LocationMoments", "TwoParams", "init_params",
-           "expand_params"]
+__all__ = [
+    "Distribution",
+    "ExponentialFamily",
+    "LocationMoments",
+    "TwoParams",
+    "init_params",
+    "expand_params",
+]
 
 
 def _undefined_moment(name: str, doc: str) -> property:
     """The base-class `name` property: raises NotImplementedError until a subclass defines
     it."""
+
     def get(self):
         raise NotImplementedError(f"{type(self).__name__} does not implement {name}")
-    return property(get, doc=doc + """
+
+    return property(
+        get,
+        doc=doc
+        + """
 
         Raises:
             NotImplementedError: when the distribution does not define it.
-        """)
+        """,
+    )
 
 
 _D = TypeVar("_D", bound="Distribution")
@@ -49,12 +62,12 @@ class Distribution:
         """Turn argument validation on or off for distributions built without an explicit
         `validate_args`."""
         if value not in [True, False]:
-            raise ValueError(f"set_default_validate_args(): expected True or False, got "
-                             f"{value!r}")
+            raise ValueError(f"set_default_validate_args(): expected True or False, got {value!r}")
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=Size(), event_shape=Size(),
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, batch_shape=Size(), event_shape=Size(), validate_args: bool | None = None
+    ) -> None:
         self._batch_shape = Size(tuple(batch_shape))
         self._event_shape = Size(tuple(event_shape))
         if validate_args is not None:
@@ -64,22 +77,28 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
-                              f"`arg_constraints = {{}}` or initialize the distribution with "
-                              f"`validate_args=False` to turn off validation.", stacklevel=2)
+                warnings.warn(
+                    f"{self.__class__} does not define `arg_constraints`. Please set "
+                    f"`arg_constraints = {{}}` or initialize the distribution with "
+                    f"`validate_args=False` to turn off validation.",
+                    stacklevel=2,
+                )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue  # cannot be checked
-                if param not in self.__dict__ and isinstance(getattr(type(self), param, None),
-                                                             lazy_property):
+                if param not in self.__dict__ and isinstance(
+                    getattr(type(self), param, None), lazy_property
+                ):
                     continue  # not built yet (e.g. probs of a logits-parameterized one)
                 value = getattr(self, param)
                 valid = constraint.check(value)
                 if not bool(valid.all()):
-                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of "
-                                     f"shape {tuple(value.shape)}) of distribution {self!r} to "
-                                     f"satisfy the constraint {constraint!r}, but found invalid "
-                                     f"values:\n{value}")
+                    raise ValueError(
+                        f"Expected parameter {param} ({type(value).__name__} of "
+                        f"shape {tuple(value.shape)}) of distribution {self!r} to "
+                        f"satisfy the constraint {constraint!r}, but found invalid "
+                        f"values:\n{value}"
+                    )
         super().__init__()
 
     def expand(self, batch_shape, _instance=None):
@@ -106,11 +125,13 @@ class Distribution:
         """The constraint the samples satisfy."""
         raise NotImplementedError
 
-    mean = _undefined_moment("mean", "The mean of the distribution, of shape batch_shape + "
-                                     "event_shape.")
+    mean = _undefined_moment(
+        "mean", "The mean of the distribution, of shape batch_shape + event_shape."
+    )
     mode = _undefined_moment("mode", "The mode (most likely value) of the distribution.")
-    variance = _undefined_moment("variance", "The variance of the distribution, of shape "
-                                             "batch_shape + event_shape.")
+    variance = _undefined_moment(
+        "variance", "The variance of the distribution, of shape batch_shape + event_shape."
+    )
 
     @property
     def stddev(self) -> Tensor:
@@ -124,13 +145,18 @@ class Distribution:
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         """A reparameterized sample: differentiable in the parameters (where `has_rsample`)."""
-        raise NotImplementedError(f"{type(self).__name__} has no reparameterized sampler "
-                                  f"(has_rsample is False); use sample()")
+        raise NotImplementedError(
+            f"{type(self).__name__} has no reparameterized sampler "
+            f"(has_rsample is False); use sample()"
+        )
 
     def sample_n(self, n: int) -> Tensor:
         """`n` samples (deprecated in PyTorch: use ``sample((n,))``)."""
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+        warnings.warn(
+            "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self.sample(Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -162,8 +188,7 @@ class Distribution:
         Raises:
             NotImplementedError: for distributions whose support cannot be enumerated.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not implement "
-                                  f"enumerate_support()")
+        raise NotImplementedError(f"{type(self).__name__} does not implement enumerate_support()")
 
     def entropy(self) -> Tensor:
         """The entropy, of shape `batch_shape`."""
@@ -183,26 +208,35 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = value.dim() - len(self._event_shape)
         if tuple(value.shape[event_dim_start:]) != tuple(self._event_shape):
-            raise ValueError(f"The right-most size of value must match event_shape: "
-                             f"{value.shape} vs {self._event_shape}.")
+            raise ValueError(
+                f"The right-most size of value must match event_shape: "
+                f"{value.shape} vs {self._event_shape}."
+            )
         actual_shape = tuple(value.shape)
         expected_shape = tuple(self._batch_shape) + tuple(self._event_shape)
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
-                                 f"{Size(actual_shape)} vs {Size(expected_shape)}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: "
+                    f"{Size(actual_shape)} vs {Size(expected_shape)}."
+                )
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample "
-                          f"validation. Please initialize the distribution with "
-                          f"`validate_args=False` to turn off validation.", stacklevel=2)
+            warnings.warn(
+                f"{self.__class__} does not define `support` to enable sample "
+                f"validation. Please initialize the distribution with "
+                f"`validate_args=False` to turn off validation.",
+                stacklevel=2,
+            )
             return
         valid = support.check(value)
         if not bool(valid.all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape "
-                             f"{tuple(value.shape)}) to be within the support ({support!r}) of "
-                             f"the distribution {self!r}, but found invalid values:\n{value}")
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape "
+                f"{tuple(value.shape)}) to be within the support ({support!r}) of "
+                f"the distribution {self!r}, but found invalid values:\n{value}"
+            )
 
     def _expanded(self, new: _D, batch_shape) -> _D:
         """Finish `expand`: initialize `new`'s base with `batch_shape` (and this event shape)
@@ -213,9 +247,11 @@ class Distribution:
 
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
-            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} "
-                                      f"that defines a custom __init__ method must also define "
-                                      f"a custom .expand() method.")
+            raise NotImplementedError(
+                f"Subclass {self.__class__.__name__} of {cls.__name__} "
+                f"that defines a custom __init__ method must also define "
+                f"a custom .expand() method."
+            )
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self) -> str:
@@ -247,14 +283,20 @@ class TwoParams(_DistributionMixin):
             cls._params = tuple(declared)  # the parameters, in constructor order
         if "_params" in cls.__dict__ and "__init__" not in cls.__dict__:
             a, b = cls._params
-            src = (f"def __init__(self, {a}, {b}, validate_args=None):\n"
-                   f"    init_params(self, ({a!r}, {b!r}), {a}, {b}, validate_args)\n")
+            src = (
+                f"def __init__(self, {a}, {b}, validate_args=None):\n"
+                f"    init_params(self, ({a!r}, {b!r}), {a}, {b}, validate_args)\n"
+            )
             g: dict[str, Any] = {"init_params": init_params, "__name__": cls.__module__}
             exec(compile(src, f"<coretorch distribution {cls.__name__}>", "exec"), g)  # noqa: S102
             g["__init__"].__qualname__ = f"{cls.__name__}.__init__"
             g["__init__"].__doc__ = f"{cls.__name__}({a}, {b}, validate_args=None)"
-            g["__init__"].__annotations__ = {a: "Tensor | float", b: "Tensor | float",
-                                             "validate_args": "bool | None", "return": "None"}
+            g["__init__"].__annotations__ = {
+                a: "Tensor | float",
+                b: "Tensor | float",
+                "validate_args": "bool | None",
+                "return": "None",
+            }
             cls.__init__ = g["__init__"]  # type: ignore[method-assign]  # made by exec above
 
     def expand(self, batch_shape, _instance=None):
@@ -289,8 +331,7 @@ def init_params(dist: Distribution, names: tuple[str, str], a, b, validate_args)
     for name, value in zip(names, values):
         setattr(dist, name, value)
     scalar = isinstance(a, numbers.Number) and isinstance(b, numbers.Number)
-    Distribution.__init__(dist, Size() if scalar else values[0].shape,
-                          validate_args=validate_args)
+    Distribution.__init__(dist, Size() if scalar else values[0].shape, validate_args=validate_args)
 
 
 def expand_params(dist: Distribution, cls, names: tuple[str, ...], batch_shape, _instance):

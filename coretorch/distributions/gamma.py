@@ -1,5 +1,6 @@
 """Gamma and Beta (mirror ``torch.distributions``), reparameterizable through implicit
 gradients of inverse-cdf samples (see `_special`)."""
+
 from __future__ import annotations
 
 from ..ops import aten
@@ -49,13 +50,20 @@ class Gamma(TwoParams, ExponentialFamily):
             value = aten.full((), value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
-        return (aten.xlogy(self.concentration, self.rate)
-                + aten.xlogy(self.concentration - 1, value)
-                - self.rate * value - lgamma(self.concentration))
+        return (
+            aten.xlogy(self.concentration, self.rate)
+            + aten.xlogy(self.concentration - 1, value)
+            - self.rate * value
+            - lgamma(self.concentration)
+        )
 
     def entropy(self) -> Tensor:
-        return (self.concentration - self.rate.log() + lgamma(self.concentration)
-                + (1.0 - self.concentration) * digamma(self.concentration))
+        return (
+            self.concentration
+            - self.rate.log()
+            + lgamma(self.concentration)
+            + (1.0 - self.concentration) * digamma(self.concentration)
+        )
 
     def cdf(self, value: Tensor) -> Tensor:
         """The regularized lower incomplete gamma function P(concentration, rate * value).
@@ -83,8 +91,10 @@ class Beta(TwoParams, ExponentialFamily):
     concentration1: Tensor
     concentration0: Tensor
 
-    arg_constraints = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 
@@ -110,21 +120,31 @@ class Beta(TwoParams, ExponentialFamily):
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = tuple(self._extended_shape(sample_shape))
-        return standard_beta(self.concentration1.expand(shape),
-                             self.concentration0.expand(shape))
+        return standard_beta(self.concentration1.expand(shape), self.concentration0.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         c1, c0 = self.concentration1, self.concentration0
-        return (aten.xlogy(c1 - 1.0, value) + aten.xlogy(c0 - 1.0, 1.0 - value)
-                + lgamma(c1 + c0) - lgamma(c1) - lgamma(c0))
+        return (
+            aten.xlogy(c1 - 1.0, value)
+            + aten.xlogy(c0 - 1.0, 1.0 - value)
+            + lgamma(c1 + c0)
+            - lgamma(c1)
+            - lgamma(c0)
+        )
 
     def entropy(self) -> Tensor:
         c1, c0 = self.concentration1, self.concentration0
         total = c1 + c0
-        return (lgamma(c1) + lgamma(c0) - lgamma(total) - (2 - total) * digamma(total)
-                - (c1 - 1.0) * digamma(c1) - (c0 - 1.0) * digamma(c0))
+        return (
+            lgamma(c1)
+            + lgamma(c0)
+            - lgamma(total)
+            - (2 - total) * digamma(total)
+            - (c1 - 1.0) * digamma(c1)
+            - (c0 - 1.0) * digamma(c0)
+        )
 
     @property
     def _natural_params(self) -> tuple[Tensor, Tensor]:

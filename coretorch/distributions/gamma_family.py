@@ -1,5 +1,6 @@
 """Chi2, StudentT, Dirichlet and FisherSnedecor (mirror ``torch.distributions``), sampled through
 `standard_gamma` so they are reparameterizable."""
+
 from __future__ import annotations
 
 import math
@@ -40,13 +41,21 @@ class Chi2(Gamma):
 class StudentT(Distribution):
     """Student's t with `df` degrees of freedom, location `loc` and scale `scale`."""
 
-    arg_constraints = {"df": constraints.positive, "loc": constraints.real,
-                       "scale": constraints.positive}
+    arg_constraints = {
+        "df": constraints.positive,
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, df: Tensor | float, loc: Tensor | float = 0.0,
-                 scale: Tensor | float = 1.0, validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        df: Tensor | float,
+        loc: Tensor | float = 0.0,
+        scale: Tensor | float = 1.0,
+        validate_args: bool | None = None,
+    ) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)
         scalar = not any(isinstance(v, Tensor) for v in (df, loc, scale))
@@ -81,15 +90,23 @@ class StudentT(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
-        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
-             + lgamma(0.5 * self.df) - lgamma(0.5 * (self.df + 1.0)))
+        z = (
+            self.scale.log()
+            + 0.5 * self.df.log()
+            + 0.5 * math.log(math.pi)
+            + lgamma(0.5 * self.df)
+            - lgamma(0.5 * (self.df + 1.0))
+        )
         return -0.5 * (self.df + 1.0) * (y.pow(2) / self.df).log1p() - z
 
     def entropy(self) -> Tensor:
         lbeta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
-        return (self.scale.log()
-                + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1)) - digamma(0.5 * self.df))
-                + 0.5 * self.df.log() + lbeta)
+        return (
+            self.scale.log()
+            + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1)) - digamma(0.5 * self.df))
+            + 0.5 * self.df.log()
+            + lbeta
+        )
 
 
 class Dirichlet(ExponentialFamily):
@@ -110,8 +127,7 @@ class Dirichlet(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Dirichlet, _instance)
         batch_shape = Size(tuple(batch_shape))
-        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(
-            self.event_shape))
+        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
         return self._expanded(new, batch_shape)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
@@ -124,8 +140,7 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         a = self.concentration
-        return (aten.xlogy(a - 1.0, value).sum(-1) + lgamma(a.sum(-1))
-                - lgamma(a).sum(-1))
+        return aten.xlogy(a - 1.0, value).sum(-1) + lgamma(a.sum(-1)) - lgamma(a).sum(-1)
 
     @property
     def mean(self) -> Tensor:
@@ -136,8 +151,9 @@ class Dirichlet(ExponentialFamily):
         a = (self.concentration - 1).clamp(min=0.0)
         mode = a / a.sum(-1, keepdim=True)
         below = (self.concentration < 1).all(-1)
-        one_hot = aten.zeros_like(mode).scatter(-1, self.concentration.argmax(-1, keepdim=True),
-                                                1.0)
+        one_hot = aten.zeros_like(mode).scatter(
+            -1, self.concentration.argmax(-1, keepdim=True), 1.0
+        )
         return aten.where(below.unsqueeze(-1), one_hot, mode)
 
     @property
@@ -148,8 +164,12 @@ class Dirichlet(ExponentialFamily):
     def entropy(self) -> Tensor:
         k = self.concentration.shape[-1]
         a0 = self.concentration.sum(-1)
-        return (lgamma(self.concentration).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
-                - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1))
+        return (
+            lgamma(self.concentration).sum(-1)
+            - lgamma(a0)
+            - (k - a0) * digamma(a0)
+            - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1)
+        )
 
     @property
     def _natural_params(self) -> tuple[Tensor]:
@@ -166,8 +186,9 @@ class FisherSnedecor(Distribution):
     support = constraints.positive
     has_rsample = True
 
-    def __init__(self, df1: Tensor | float, df2: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, df1: Tensor | float, df2: Tensor | float, validate_args: bool | None = None
+    ) -> None:
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)

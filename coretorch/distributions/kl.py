@@ -1,5 +1,6 @@
 """KL divergences between distributions: `kl_divergence(p, q)` dispatches on the pair of types
 to a function registered with `register_kl` (mirrors ``torch.distributions.kl``)."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,7 @@ from ..nn import functional as F
 from ..ops import aten
 from ..tensor.tensor import Tensor
 from ._linalg import solve_triangular
-from ._special import digamma as _digamma
-from ._special import lgamma as _lgamma
+from ._special import digamma as _digamma, lgamma as _lgamma
 from .bernoulli import Bernoulli
 from .categorical import Categorical, OneHotCategorical
 from .distribution import Distribution, ExponentialFamily
@@ -39,6 +39,7 @@ def register_kl(type_p: type, type_q: type):
         _KL_REGISTRY[type_p, type_q] = fun
         _KL_MEMOIZE.clear()
         return fun
+
     return decorator
 
 
@@ -63,8 +64,11 @@ class _Match:
 
 def _dispatch_kl(type_p: type, type_q: type):
     """The most specific registered match (assuming single inheritance)."""
-    matches = [(super_p, super_q) for super_p, super_q in _KL_REGISTRY
-               if issubclass(type_p, super_p) and issubclass(type_q, super_q)]
+    matches = [
+        (super_p, super_q)
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
     if not matches:
         return NotImplemented
     left_p, left_q = min(_Match(*m) for m in matches).types
@@ -72,9 +76,12 @@ def _dispatch_kl(type_p: type, type_q: type):
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
-                      f"register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+            f"register_kl({left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return left_fun
 
 
@@ -87,8 +94,10 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
         fun = _dispatch_kl(type(p), type(q))
         _KL_MEMOIZE[type(p), type(q)] = fun
     if fun is NotImplemented:
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type "
-                                  f"{p.__class__.__name__} and q type {q.__class__.__name__}")
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type "
+            f"{p.__class__.__name__} and q type {q.__class__.__name__}"
+        )
     return fun(p, q)
 
 
@@ -102,6 +111,7 @@ def _set_where(t: Tensor, mask: Tensor, value: float) -> Tensor:
 
 
 # ---- same family ---------------------------------------------------------------------------
+
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
@@ -135,8 +145,10 @@ def _kl_categorical_categorical(p, q):
 def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log normalizer, for two members of one family."""
     if type(p) is not type(q):
-        raise NotImplementedError("The cross KL-divergence between different exponential "
-                                  "families cannot be computed using Bregman divergences")
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential "
+            "families cannot be computed using Bregman divergences"
+        )
     p_nparams = [np.detach().requires_grad_() for np in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
@@ -159,12 +171,15 @@ def _kl_gamma_gamma(p, q):
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event "
-                         "shapes cannot be computed")
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event "
+            "shapes cannot be computed"
+        )
     half_term1 = q._half_log_det() - p._half_log_det()
     n = p.event_shape[0]
-    batch = broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
-                             tuple(p._unbroadcasted_scale_tril.shape[:-2]))
+    batch = broadcast_shapes(
+        tuple(q._unbroadcasted_scale_tril.shape[:-2]), tuple(p._unbroadcasted_scale_tril.shape[:-2])
+    )
     q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand(batch + (n, n))
     # tr(Σq⁻¹ Σp) = |Lq⁻¹ Lp|²_F
@@ -193,12 +208,14 @@ def _kl_uniform_uniform(p, q):
 
 # ---- across families -----------------------------------------------------------------------
 
+
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
     t2 = _lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (_digamma(p.concentration1)
-                                  - _digamma(p.concentration1 + p.concentration0))
+    t3 = (q.concentration - 1) * (
+        _digamma(p.concentration1) - _digamma(p.concentration1 + p.concentration0)
+    )
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -209,8 +226,7 @@ def _kl_beta_normal(p, q):
     var_normal = q.scale.pow(2)
     t1 = -p.entropy()
     t2 = 0.5 * (var_normal * 2 * math.pi).log()
-    t3 = (E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1)
-          + E_beta.pow(2)) * 0.5
+    t3 = (E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1) + E_beta.pow(2)) * 0.5
     t4 = q.loc * E_beta
     t5 = q.loc.pow(2) * 0.5
     return t1 + t2 + (t3 - t4 + t5) / var_normal
@@ -219,21 +235,24 @@ def _kl_beta_normal(p, q):
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    return _set_where(result, (q.low > p.support.lower_bound)
-                      | (q.high < p.support.upper_bound), math.inf)
+    return _set_where(
+        result, (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), math.inf
+    )
 
 
 @register_kl(Gamma, Normal)
 def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = (0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration
-          - _lgamma(p.concentration))
+    t1 = (
+        0.5 * (beta_sqr * var_normal * 2 * math.pi).log()
+        - p.concentration
+        - _lgamma(p.concentration)
+    )
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
-    return (t1 + (p.concentration - 1) * _digamma(p.concentration)
-            + (t2 - t3 + t4) / var_normal)
+    return t1 + (p.concentration - 1) * _digamma(p.concentration) + (t2 - t3 + t4) / var_normal
 
 
 @register_kl(Gamma, Beta)
@@ -250,15 +269,21 @@ def _kl_infinity(p, q):
 def _kl_uniform_beta(p, q):
     common_term = p.high - p.low
     t1 = common_term.log()
-    t2 = ((q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
-          / common_term)
-    t3 = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term)
-          / common_term)
-    t4 = (_lgamma(q.concentration1) + _lgamma(q.concentration0)
-          - _lgamma(q.concentration1 + q.concentration0))
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t3 = (
+        (q.concentration0 - 1)
+        * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term)
+        / common_term
+    )
+    t4 = (
+        _lgamma(q.concentration1)
+        + _lgamma(q.concentration0)
+        - _lgamma(q.concentration1 + q.concentration0)
+    )
     result = t3 + t4 - t1 - t2
-    return _set_where(result, (p.high > q.support.upper_bound)
-                      | (p.low < q.support.lower_bound), math.inf)
+    return _set_where(
+        result, (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound), math.inf
+    )
 
 
 @register_kl(Uniform, Gamma)
@@ -266,8 +291,7 @@ def _kl_uniform_gamma(p, q):
     common_term = p.high - p.low
     t1 = common_term.log()
     t2 = _lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = ((1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
-          / common_term)
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t4 = q.rate * (p.high + p.low) / 2
     result = -t1 + t2 + t3 + t4
     return _set_where(result, p.low < q.support.lower_bound, math.inf)
@@ -280,4 +304,3 @@ def _kl_uniform_normal(p, q):
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
-

@@ -1,5 +1,6 @@
 """KL divergences of the location-scale, discrete, gamma-family, independent and transformed
 distributions (PyTorch's closed forms), registered with `register_kl`."""
+
 from __future__ import annotations
 
 import math
@@ -58,10 +59,10 @@ def _kl_geometric_geometric(p, q):
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
     if bool((p.total_count < q.total_count).any()):
-        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is "
-                                  "not implemented")
-    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
-                          - (-q.probs).log1p())
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     return _set_where(kl, p.total_count > q.total_count, math.inf)
 
 
@@ -101,17 +102,20 @@ def _kl_laplace_normal(p, q):
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError("KL between Independents with different "
-                                  "reinterpreted_batch_ndims is not implemented")
+        raise NotImplementedError(
+            "KL between Independents with different reinterpreted_batch_ndims is not implemented"
+        )
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
 @register_kl(TransformedDistribution, TransformedDistribution)
 def _kl_transformed_transformed(p, q):
     if p.transforms != q.transforms:
-        raise NotImplementedError("KL between TransformedDistributions with different "
-                                  "transforms is not implemented")
+        raise NotImplementedError(
+            "KL between TransformedDistributions with different transforms is not implemented"
+        )
     if p.event_shape != q.event_shape:
-        raise NotImplementedError("KL between TransformedDistributions with different event "
-                                  "shapes is not implemented")
+        raise NotImplementedError(
+            "KL between TransformedDistributions with different event shapes is not implemented"
+        )
     return kl_divergence(p.base_dist, q.base_dist)

@@ -1,6 +1,7 @@
 """LKJCholesky (mirrors ``torch.distributions.LKJCholesky``): the LKJ distribution over
 Cholesky factors of correlation matrices (Lewandowski, Kurowicka & Joe, 2009), sampled by the
 onion method."""
+
 from __future__ import annotations
 
 import math
@@ -25,20 +26,22 @@ class LKJCholesky(Distribution):
     arg_constraints = {"concentration": constraints.positive}
     support = constraints.corr_cholesky
 
-    def __init__(self, dim: int, concentration: Tensor | float = 1.0,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, dim: int, concentration: Tensor | float = 1.0, validate_args: bool | None = None
+    ) -> None:
         if dim < 2:
-            raise ValueError(f"Expected dim to be an integer greater than or equal to 2. Found "
-                             f"dim={dim}.")
+            raise ValueError(
+                f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}."
+            )
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         marginal_conc = self.concentration + 0.5 * (dim - 2)
-        offset = aten.arange(dim - 1, dtype=self.concentration.dtype,
-                             device=self.concentration.device)
+        offset = aten.arange(
+            dim - 1, dtype=self.concentration.dtype, device=self.concentration.device
+        )
         offset = aten.cat([offset.new_zeros((1,)), offset])
         self._beta = Beta(offset + 0.5, marginal_conc.unsqueeze(-1) - 0.5 * offset)
-        super().__init__(self.concentration.shape, Size((dim, dim)),
-                         validate_args=validate_args)
+        super().__init__(self.concentration.shape, Size((dim, dim)), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LKJCholesky, _instance)
@@ -69,6 +72,7 @@ class LKJCholesky(Distribution):
         unnormalized = (order * diag_elems.log()).sum(-1)
         dm1 = self.dim - 1
         alpha = self.concentration + 0.5 * dm1
-        normalize = (0.5 * dm1 * math.log(math.pi) + aten.mvlgamma(alpha - 0.5, dm1)
-                     - lgamma(alpha) * dm1)
+        normalize = (
+            0.5 * dm1 * math.log(math.pi) + aten.mvlgamma(alpha - 0.5, dm1) - lgamma(alpha) * dm1
+        )
         return unnormalized - normalize

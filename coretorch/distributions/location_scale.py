@@ -2,6 +2,7 @@
 ``torch.distributions``): closed-form densities, entropies and moments; samples by inverse cdf
 of uniforms, so all are
 reparameterizable."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,7 @@ from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
-from .distribution import (Distribution, ExponentialFamily, LocationMoments, TwoParams,
-                           expand_params)
+from .distribution import Distribution, ExponentialFamily, LocationMoments, TwoParams, expand_params
 from .utils import broadcast_all
 
 __all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "GeneralizedPareto"]
@@ -114,7 +114,6 @@ class Exponential(ExponentialFamily):
 class Laplace(LocationMoments, _LocationScale):
     """The Laplace distribution: density exp(-|x - loc| / scale) / (2 scale)."""
 
-
     @property
     def variance(self) -> Tensor:
         return 2 * self.scale.pow(2)
@@ -153,7 +152,6 @@ class Cauchy(_LocationScale):
     """The Cauchy (Lorentz) distribution: density 1 / (π scale (1 + ((x - loc)/scale)²));
     its mean and variance do not exist (nan and inf, as PyTorch)."""
 
-
     @property
     def mean(self) -> Tensor:
         return aten.full_like(self.loc, math.nan)
@@ -170,8 +168,9 @@ class Cauchy(_LocationScale):
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        return (-math.log(math.pi) - self.scale.log()
-                - (((value - self.loc) / self.scale) ** 2).log1p())
+        return (
+            -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
+        )
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:
@@ -187,7 +186,6 @@ class Cauchy(_LocationScale):
 
 class Gumbel(_LocationScale):
     """The Gumbel (type-I extreme value) distribution: cdf exp(-exp(-(x - loc) / scale))."""
-
 
     @property
     def mean(self) -> Tensor:
@@ -226,24 +224,35 @@ class GeneralizedPareto(_LocationScale):
     """The generalized Pareto distribution with `loc`, `scale` and shape `concentration` ξ:
     survival (1 + ξ z)^(-1/ξ) for z = (x - loc) / scale (exp(-z) at ξ = 0)."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive,
-                       "concentration": constraints.real}
+    arg_constraints = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+        "concentration": constraints.real,
+    }
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 concentration: Tensor | float, validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        loc: Tensor | float,
+        scale: Tensor | float,
+        concentration: Tensor | float,
+        validate_args: bool | None = None,
+    ) -> None:
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
         scalar = not any(isinstance(v, Tensor) for v in (loc, scale, concentration))
-        Distribution.__init__(self, Size() if scalar else self.loc.shape,
-                              validate_args=validate_args)
+        Distribution.__init__(
+            self, Size() if scalar else self.loc.shape, validate_args=validate_args
+        )
 
     def expand(self, batch_shape, _instance=None):
-        return expand_params(self, GeneralizedPareto, ("loc", "scale", "concentration"),
-                             batch_shape, _instance)
+        return expand_params(
+            self, GeneralizedPareto, ("loc", "scale", "concentration"), batch_shape, _instance
+        )
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
-        upper = aten.where(self.concentration < 0, self.loc - self.scale / self.concentration,
-                           math.inf)
+        upper = aten.where(
+            self.concentration < 0, self.loc - self.scale / self.concentration, math.inf
+        )
         return constraints.interval(self.loc, upper)
 
     def _safe_concentration(self) -> tuple:
@@ -283,8 +292,11 @@ class GeneralizedPareto(_LocationScale):
     def icdf(self, value: Tensor) -> Tensor:
         eq_zero, conc = self._safe_concentration()
         logu = (-value).log1p()
-        return aten.where(eq_zero, self.loc - self.scale * logu,
-                          self.loc + self.scale / conc * (-conc * logu).expm1())
+        return aten.where(
+            eq_zero,
+            self.loc - self.scale * logu,
+            self.loc + self.scale / conc * (-conc * logu).expm1(),
+        )
 
     @property
     def mean(self) -> Tensor:
@@ -296,8 +308,7 @@ class GeneralizedPareto(_LocationScale):
     def variance(self) -> Tensor:
         valid = self.concentration < 0.5
         conc = aten.where(valid, self.concentration, 0.25)
-        return aten.where(valid, self.scale.pow(2) / ((1 - conc).pow(2) * (1 - 2 * conc)),
-                          math.nan)
+        return aten.where(valid, self.scale.pow(2) / ((1 - conc).pow(2) * (1 - 2 * conc)), math.nan)
 
     def entropy(self) -> Tensor:
         return (self.scale.log() + self.concentration + 1).expand(tuple(self.batch_shape))

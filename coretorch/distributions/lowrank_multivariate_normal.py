@@ -1,6 +1,7 @@
 """LowRankMultivariateNormal (mirrors ``torch.distributions.LowRankMultivariateNormal``): a
 multivariate normal with covariance W Wᵀ + diag(D), evaluated through the Woodbury identity
 and the m x m capacitance matrix I + Wᵀ D⁻¹ W, so it costs O(n m²) rather than O(n³)."""
+
 from __future__ import annotations
 
 import math
@@ -29,44 +30,50 @@ def _capacitance_tril(W: Tensor, D: Tensor) -> Tensor:
 
 def _lowrank_logdet(D: Tensor, capacitance_tril: Tensor) -> Tensor:
     """log det(W Wᵀ + D) = log det(capacitance) + log det(D) (matrix determinant lemma)."""
-    return (2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-            + D.log().sum(-1))
+    return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
 
 
 def _lowrank_mahalanobis(W: Tensor, D: Tensor, x: Tensor, capacitance_tril: Tensor) -> Tensor:
     """xᵀ (W Wᵀ + D)⁻¹ x by the Woodbury identity."""
     wt_dinv = W.transpose(-2, -1) / D.unsqueeze(-2)
-    return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril,
-                                                        _batch_mv(wt_dinv, x))
+    return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, _batch_mv(wt_dinv, x))
 
 
 class LowRankMultivariateNormal(LocationMoments, Distribution):
     """N(`loc`, W Wᵀ + diag(D)) with W = `cov_factor` (n x m) and D = `cov_diag` (n)."""
 
-    arg_constraints = {"loc": constraints.real_vector,
-                       "cov_factor": constraints.independent(constraints.real, 2),
-                       "cov_diag": constraints.independent(constraints.positive, 1)}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc: Tensor, cov_factor: Tensor, cov_diag: Tensor,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, loc: Tensor, cov_factor: Tensor, cov_diag: Tensor, validate_args: bool | None = None
+    ) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         n = loc.shape[-1]
         if cov_factor.dim() < 2:
-            raise ValueError("cov_factor must be at least two-dimensional, with optional "
-                             "leading batch dimensions")
+            raise ValueError(
+                "cov_factor must be at least two-dimensional, with optional "
+                "leading batch dimensions"
+            )
         if cov_factor.shape[-2] != n:
             raise ValueError(f"cov_factor must be a batch of matrices with shape {n} x m")
         if tuple(cov_diag.shape[-1:]) != (n,):
             raise ValueError(f"cov_diag must be a batch of vectors with shape {(n,)}")
         try:
-            batch = broadcast_shapes(tuple(loc.shape[:-1]), tuple(cov_factor.shape[:-2]),
-                                     tuple(cov_diag.shape[:-1]))
+            batch = broadcast_shapes(
+                tuple(loc.shape[:-1]), tuple(cov_factor.shape[:-2]), tuple(cov_diag.shape[:-1])
+            )
         except (RuntimeError, ValueError):
-            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
-                             f"{cov_factor.shape}, cov_diag {cov_diag.shape}") from None
+            raise ValueError(
+                f"Incompatible batch shapes: loc {loc.shape}, cov_factor "
+                f"{cov_factor.shape}, cov_diag {cov_diag.shape}"
+            ) from None
         m = cov_factor.shape[-1]
         self.loc = loc.expand(batch + (n,))
         self.cov_factor = cov_factor.expand(batch + (n, m))
@@ -114,15 +121,18 @@ class LowRankMultivariateNormal(LocationMoments, Distribution):
         W = self._unbroadcasted_cov_factor
         eps_w = standard_normal(shape[:-1] + (W.shape[-1],), self.loc.dtype, self.loc.device)
         eps_d = standard_normal(shape, self.loc.dtype, self.loc.device)
-        return (self.loc + _batch_mv(W, eps_w)
-                + self._unbroadcasted_cov_diag.sqrt() * eps_d)
+        return self.loc + _batch_mv(W, eps_w) + self._unbroadcasted_cov_diag.sqrt() * eps_d
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        M = _lowrank_mahalanobis(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
-                                 diff, self._capacitance_tril)
+        M = _lowrank_mahalanobis(
+            self._unbroadcasted_cov_factor,
+            self._unbroadcasted_cov_diag,
+            diff,
+            self._capacitance_tril,
+        )
         log_det = _lowrank_logdet(self._unbroadcasted_cov_diag, self._capacitance_tril)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + log_det + M)
 

@@ -1,5 +1,6 @@
 """MixtureSameFamily (mirrors ``torch.distributions.MixtureSameFamily``): a Categorical over K
 components of one batched component distribution."""
+
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
@@ -21,27 +22,39 @@ class MixtureSameFamily(Distribution):
     arg_constraints: dict = {}
     has_rsample = False
 
-    def __init__(self, mixture_distribution: Categorical, component_distribution: Distribution,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        mixture_distribution: Categorical,
+        component_distribution: Distribution,
+        validate_args: bool | None = None,
+    ) -> None:
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
         if not isinstance(mixture_distribution, Categorical):
-            raise ValueError("The Mixture distribution needs to be an instance of "
-                             "torch.distributions.Categorical")
+            raise ValueError(
+                "The Mixture distribution needs to be an instance of "
+                "torch.distributions.Categorical"
+            )
         if not isinstance(component_distribution, Distribution):
-            raise ValueError("The Component distribution need to be an instance of "
-                             "torch.distributions.Distribution")
+            raise ValueError(
+                "The Component distribution need to be an instance of "
+                "torch.distributions.Distribution"
+            )
         mdbs = tuple(mixture_distribution.batch_shape)
         cdbs = tuple(component_distribution.batch_shape)[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
-                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible "
-                                 f"with `component_distribution.batch_shape`({cdbs})")
+                raise ValueError(
+                    f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible "
+                    f"with `component_distribution.batch_shape`({cdbs})"
+                )
         km = mixture_distribution.logits.shape[-1]
         kc = component_distribution.batch_shape[-1]
         if km != kc:
-            raise ValueError(f"`mixture_distribution component` ({km}) does not equal "
-                             f"`component_distribution.batch_shape[-1]` ({kc})")
+            raise ValueError(
+                f"`mixture_distribution component` ({km}) does not equal "
+                f"`component_distribution.batch_shape[-1]` ({kc})"
+            )
         self._num_component = km
         event_shape = component_distribution.event_shape
         self._event_ndims = len(event_shape)
@@ -51,7 +64,8 @@ class MixtureSameFamily(Distribution):
         batch_shape = tuple(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(
-            batch_shape + (self._num_component,))
+            batch_shape + (self._num_component,)
+        )
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
@@ -62,10 +76,12 @@ class MixtureSameFamily(Distribution):
         return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
 
     mixture_distribution = forwarded_property(
-        "_mixture_distribution", doc="The Categorical distribution over the components.")
+        "_mixture_distribution", doc="The Categorical distribution over the components."
+    )
     component_distribution = forwarded_property(
         "_component_distribution",
-        doc="The batched component distribution (its rightmost batch dim indexes the components).")
+        doc="The batched component distribution (its rightmost batch dim indexes the components).",
+    )
 
     def _pad(self, x: Tensor) -> Tensor:
         return x.unsqueeze(-1 - self._event_ndims)
@@ -87,8 +103,9 @@ class MixtureSameFamily(Distribution):
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         dim = -1 - self._event_ndims
         mean_cond_var = (probs * self.component_distribution.variance).sum(dim)
-        var_cond_mean = (probs * (self.component_distribution.mean
-                                  - self._pad(self.mean)).pow(2.0)).sum(dim)
+        var_cond_mean = (
+            probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0)
+        ).sum(dim)
         return mean_cond_var + var_cond_mean
 
     def cdf(self, x: Tensor) -> Tensor:
@@ -117,5 +134,6 @@ class MixtureSameFamily(Distribution):
             return comp_samples.gather(gather_dim, index).squeeze(gather_dim)
 
     def __repr__(self) -> str:
-        return (f"MixtureSameFamily(\n  {self.mixture_distribution},\n  "
-                f"{self.component_distribution})")
+        return (
+            f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
+        )

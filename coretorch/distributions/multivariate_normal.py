@@ -1,4 +1,5 @@
 """MultivariateNormal (mirrors ``torch.distributions.MultivariateNormal``)."""
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,9 @@ def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:
     broadcast."""
     n = bx.shape[-1]
     batch = broadcast_shapes(tuple(bL.shape[:-2]), tuple(bx.shape[:-1]))
-    solved = solve_triangular(bL.expand(batch + (n, n)), bx.expand(batch + (n,)).unsqueeze(-1),
-                              upper=False)
+    solved = solve_triangular(
+        bL.expand(batch + (n, n)), bx.expand(batch + (n,)).unsqueeze(-1), upper=False
+    )
     return solved.squeeze(-1).pow(2).sum(-1)
 
 
@@ -40,29 +42,45 @@ class MultivariateNormal(LocationMoments, Distribution):
     """The multivariate normal N(`loc`, Σ), Σ given by exactly one of `covariance_matrix`,
     `precision_matrix` (Σ⁻¹) or `scale_tril` (the lower Cholesky factor of Σ)."""
 
-    arg_constraints = {"loc": constraints.real_vector,
-                       "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite,
-                       "scale_tril": constraints.lower_cholesky}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc: Tensor, covariance_matrix: Tensor | None = None,
-                 precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        loc: Tensor,
+        covariance_matrix: Tensor | None = None,
+        precision_matrix: Tensor | None = None,
+        scale_tril: Tensor | None = None,
+        validate_args: bool | None = None,
+    ) -> None:
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [(n, m) for n, m in (("scale_tril", scale_tril),
-                                     ("covariance_matrix", covariance_matrix),
-                                     ("precision_matrix", precision_matrix)) if m is not None]
+        given = [
+            (n, m)
+            for n, m in (
+                ("scale_tril", scale_tril),
+                ("covariance_matrix", covariance_matrix),
+                ("precision_matrix", precision_matrix),
+            )
+            if m is not None
+        ]
         if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or "
+                "scale_tril may be specified."
+            )
         name, matrix = given[0]
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
-            raise ValueError(f"{what} must be at least two-dimensional, with optional leading "
-                             f"batch dimensions")
+            raise ValueError(
+                f"{what} must be at least two-dimensional, with optional leading batch dimensions"
+            )
         batch_shape = broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
@@ -106,8 +124,11 @@ class MultivariateNormal(LocationMoments, Distribution):
     @property
     def variance(self) -> Tensor:
         """The marginal variances: the diagonal of the covariance matrix."""
-        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
-            tuple(self._batch_shape) + tuple(self._event_shape))
+        return (
+            self._unbroadcasted_scale_tril.pow(2)
+            .sum(-1)
+            .expand(tuple(self._batch_shape) + tuple(self._event_shape))
+        )
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -121,8 +142,7 @@ class MultivariateNormal(LocationMoments, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
-        return (-0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M)
-                - self._half_log_det())
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - self._half_log_det()
 
     def entropy(self) -> Tensor:
         H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det()

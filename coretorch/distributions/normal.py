@@ -1,4 +1,5 @@
 """Normal and Uniform (mirror ``torch.distributions``); both reparameterizable."""
+
 from __future__ import annotations
 
 import math
@@ -43,9 +44,12 @@ class Normal(LocationMoments, TwoParams, ExponentialFamily):
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        var = self.scale ** 2
-        return (-((value - self.loc) ** 2) / (2 * var) - self.scale.log()
-                - math.log(math.sqrt(2 * math.pi)))
+        var = self.scale**2
+        return (
+            -((value - self.loc) ** 2) / (2 * var)
+            - self.scale.log()
+            - math.log(math.sqrt(2 * math.pi))
+        )
 
     def cdf(self, value: Tensor) -> Tensor:
         """0.5 * (1 + erf((value - loc) / (scale * sqrt(2)))).
@@ -84,8 +88,7 @@ class Uniform(TwoParams, Distribution):
 
     @property
     def arg_constraints(self):
-        return {"low": constraints.less_than(self.high),
-                "high": constraints.greater_than(self.low)}
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
@@ -104,7 +107,7 @@ class Uniform(TwoParams, Distribution):
     @property
     def stddev(self) -> Tensor:
         """(high - low) / sqrt(12)."""
-        return (self.high - self.low) / 12 ** 0.5
+        return (self.high - self.low) / 12**0.5
 
     @property
     def variance(self) -> Tensor:

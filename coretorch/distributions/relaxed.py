@@ -1,20 +1,25 @@
 """RelaxedBernoulli and RelaxedOneHotCategorical (the Concrete / Gumbel-softmax relaxations;
 mirror ``torch.distributions``), with their logit-space bases LogitRelaxedBernoulli and
 ExpRelaxedCategorical. All reparameterizable."""
+
 from __future__ import annotations
 
 from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 from . import constraints
+from ._binary import BinaryParams, CategoricalParams, set_probs_or_logits
 from .distribution import Distribution
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from ._binary import BinaryParams, CategoricalParams, set_probs_or_logits
 from .utils import broadcast_all, clamp_probs, forwarded_property
 
-__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical",
-           "RelaxedOneHotCategorical"]
+__all__ = [
+    "LogitRelaxedBernoulli",
+    "RelaxedBernoulli",
+    "ExpRelaxedCategorical",
+    "RelaxedOneHotCategorical",
+]
 
 
 def _uniforms(shape, like: Tensor) -> Tensor:
@@ -29,8 +34,9 @@ class LogitRelaxedBernoulli(BinaryParams, Distribution):
     has_rsample = True
     _copied = ("temperature",)
 
-    def __init__(self, temperature: Tensor, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, temperature: Tensor, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         self.temperature = temperature
         scalar = set_probs_or_logits(self, probs, logits)
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
@@ -46,8 +52,11 @@ class LogitRelaxedBernoulli(BinaryParams, Distribution):
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         diff = logits - value * self.temperature
-        temperature = self.temperature if isinstance(self.temperature, Tensor) else \
-            aten.full((), self.temperature, dtype=logits.dtype, device=logits.device)
+        temperature = (
+            self.temperature
+            if isinstance(self.temperature, Tensor)
+            else aten.full((), self.temperature, dtype=logits.dtype, device=logits.device)
+        )
         return temperature.log() + diff - 2 * diff.exp().log1p()
 
 
@@ -68,12 +77,11 @@ class RelaxedBernoulli(_Relaxed):
     has_rsample = True
     _expanded_attrs = ()
 
-    def __init__(self, temperature: Tensor, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, temperature: Tensor, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         base = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
-
-
 
 
 class ExpRelaxedCategorical(CategoricalParams, Distribution):
@@ -85,8 +93,9 @@ class ExpRelaxedCategorical(CategoricalParams, Distribution):
     has_rsample = True
     _copied = ("temperature",)
 
-    def __init__(self, temperature: Tensor, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, temperature: Tensor, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         self.temperature = temperature
         self._init_categorical(probs, logits, validate_args)
 
@@ -102,10 +111,12 @@ class ExpRelaxedCategorical(CategoricalParams, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        temperature = self.temperature if isinstance(self.temperature, Tensor) else \
-            aten.full((), self.temperature, dtype=logits.dtype, device=logits.device)
-        log_scale = (aten.full_like(temperature, float(k)).lgamma()
-                     - temperature.log() * -(k - 1))
+        temperature = (
+            self.temperature
+            if isinstance(self.temperature, Tensor)
+            else aten.full((), self.temperature, dtype=logits.dtype, device=logits.device)
+        )
+        log_scale = aten.full_like(temperature, float(k)).lgamma() - temperature.log() * -(k - 1)
         score = logits - value * temperature
         score = (score - score.logsumexp(-1, keepdim=True)).sum(-1)
         return score + log_scale
@@ -120,9 +131,8 @@ class RelaxedOneHotCategorical(_Relaxed):
     has_rsample = True
     _expanded_attrs = ()
 
-    def __init__(self, temperature: Tensor, probs=None, logits=None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, temperature: Tensor, probs=None, logits=None, validate_args: bool | None = None
+    ) -> None:
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-

@@ -1,4 +1,5 @@
 """TransformedDistribution, LogNormal and Independent (mirror ``torch.distributions``)."""
+
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
@@ -19,13 +20,19 @@ class Independent(Distribution):
 
     arg_constraints: dict = {}
 
-    def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        base_distribution: Distribution,
+        reinterpreted_batch_ndims: int,
+        validate_args: bool | None = None,
+    ) -> None:
         n = reinterpreted_batch_ndims
         if n > len(base_distribution.batch_shape):
-            raise ValueError(f"Expected reinterpreted_batch_ndims <= "
-                             f"len(base_distribution.batch_shape), actual {n} vs "
-                             f"{len(base_distribution.batch_shape)}")
+            raise ValueError(
+                f"Expected reinterpreted_batch_ndims <= "
+                f"len(base_distribution.batch_shape), actual {n} vs "
+                f"{len(base_distribution.batch_shape)}"
+            )
         shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
         event_dim = n + len(base_distribution.event_shape)
         cut = len(shape) - event_dim
@@ -37,7 +44,8 @@ class Independent(Distribution):
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(tuple(batch_shape))
         new.base_dist = self.base_dist.expand(
-            tuple(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
+            tuple(batch_shape) + tuple(self.event_shape[: self.reinterpreted_batch_ndims])
+        )
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         return self._expanded(new, batch_shape)
 
@@ -45,8 +53,7 @@ class Independent(Distribution):
 
     @property
     def has_enumerate_support(self) -> bool:  # type: ignore[override]  # base: a class constant
-        return False if self.reinterpreted_batch_ndims > 0 else \
-            self.base_dist.has_enumerate_support
+        return False if self.reinterpreted_batch_ndims > 0 else self.base_dist.has_enumerate_support
 
     @constraints.dependent_property
     def support(self):
@@ -72,8 +79,7 @@ class Independent(Distribution):
         return sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}({self.base_dist}, "
-                f"{self.reinterpreted_batch_ndims})")
+        return f"{self.__class__.__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
 
 
 class TransformedDistribution(Distribution):
@@ -82,8 +88,9 @@ class TransformedDistribution(Distribution):
 
     arg_constraints: dict = {}
 
-    def __init__(self, base_distribution: Distribution, transforms,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, base_distribution: Distribution, transforms, validate_args: bool | None = None
+    ) -> None:
         if isinstance(transforms, Transform):
             self.transforms = [transforms]
         elif isinstance(transforms, list):
@@ -96,13 +103,16 @@ class TransformedDistribution(Distribution):
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
         if len(base_shape) < transform.domain.event_dim:
-            raise ValueError(f"base_distribution needs to have shape with size at least "
-                             f"{transform.domain.event_dim}, but got {base_shape}.")
+            raise ValueError(
+                f"base_distribution needs to have shape with size at least "
+                f"{transform.domain.event_dim}, but got {base_shape}."
+            )
         forward_shape = tuple(transform.forward_shape(base_shape))
         expanded_base_shape = tuple(transform.inverse_shape(forward_shape))
         if base_shape != expanded_base_shape:
             base_distribution = base_distribution.expand(
-                expanded_base_shape[:len(expanded_base_shape) - base_event_dim])
+                expanded_base_shape[: len(expanded_base_shape) - base_event_dim]
+            )
         reinterpreted = transform.domain.event_dim - base_event_dim
         if reinterpreted > 0:
             base_distribution = Independent(base_distribution, reinterpreted)
@@ -125,7 +135,7 @@ class TransformedDistribution(Distribution):
         shape = tuple(batch_shape) + tuple(self.event_shape)
         for t in reversed(self.transforms):
             shape = tuple(t.inverse_shape(shape))
-        base_batch = shape[:len(shape) - len(self.base_dist.event_shape)]
+        base_batch = shape[: len(shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch)
         new.transforms = self.transforms
         return self._expanded(new, batch_shape)
@@ -163,11 +173,13 @@ class TransformedDistribution(Distribution):
         for t in reversed(self.transforms):
             x = t.inv(y)
             event_dim += t.domain.event_dim - t.codomain.event_dim
-            log_prob = log_prob - sum_rightmost(t.log_abs_det_jacobian(x, y),
-                                                event_dim - t.domain.event_dim)
+            log_prob = log_prob - sum_rightmost(
+                t.log_abs_det_jacobian(x, y), event_dim - t.domain.event_dim
+            )
             y = x
-        return log_prob + sum_rightmost(self.base_dist.log_prob(y),
-                                        event_dim - len(self.base_dist.event_shape))
+        return log_prob + sum_rightmost(
+            self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape)
+        )
 
     def _monotonize_cdf(self, value: Tensor) -> Tensor:
         sign = 1
@@ -197,16 +209,18 @@ class LogNormal(TransformedDistribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, loc: Tensor | float, scale: Tensor | float, validate_args: bool | None = None
+    ) -> None:
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     _expanded_attrs = ()
 
     loc = forwarded_property("base_dist", "loc", "Mean of the underlying Normal (of log X).")
-    scale = forwarded_property("base_dist", "scale",
-                               "Standard deviation of the underlying Normal (of log X).")
+    scale = forwarded_property(
+        "base_dist", "scale", "Standard deviation of the underlying Normal (of log X)."
+    )
 
     @property
     def mean(self) -> Tensor:

@@ -1,6 +1,7 @@
 """Distributions defined as transforms of simpler ones (mirror ``torch.distributions``):
 HalfNormal, HalfCauchy, Pareto, Weibull, InverseGamma and Kumaraswamy, with their closed-form
 moments and entropies."""
+
 from __future__ import annotations
 
 import math
@@ -95,8 +96,9 @@ class Pareto(TransformedDistribution):
 
     arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 
-    def __init__(self, scale: Tensor | float, alpha: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, scale: Tensor | float, alpha: Tensor | float, validate_args: bool | None = None
+    ) -> None:
         self.scale, self.alpha = broadcast_all(scale, alpha)
         base = Exponential(self.alpha, validate_args=validate_args)
         transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
@@ -132,13 +134,19 @@ class Weibull(TransformedDistribution):
     arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
 
-    def __init__(self, scale: Tensor | float, concentration: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        scale: Tensor | float,
+        concentration: Tensor | float,
+        validate_args: bool | None = None,
+    ) -> None:
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
         base = Exponential(aten.ones_like(self.scale), validate_args=validate_args)
-        transforms = [PowerTransform(exponent=self.concentration_reciprocal),
-                      AffineTransform(loc=0, scale=self.scale)]
+        transforms = [
+            PowerTransform(exponent=self.concentration_reciprocal),
+            AffineTransform(loc=0, scale=self.scale),
+        ]
         super().__init__(base, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -148,8 +156,10 @@ class Weibull(TransformedDistribution):
         new.concentration = self.concentration.expand(shape)
         new.concentration_reciprocal = new.concentration.reciprocal()
         base = self.base_dist.expand(shape)
-        transforms = [PowerTransform(exponent=new.concentration_reciprocal),
-                      AffineTransform(loc=0, scale=new.scale)]
+        transforms = [
+            PowerTransform(exponent=new.concentration_reciprocal),
+            AffineTransform(loc=0, scale=new.scale),
+        ]
         TransformedDistribution.__init__(new, base, transforms, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -166,12 +176,14 @@ class Weibull(TransformedDistribution):
     @property
     def variance(self) -> Tensor:
         k_inv = self.concentration_reciprocal
-        return self.scale.pow(2) * (lgamma(1 + 2 * k_inv).exp()
-                                    - lgamma(1 + k_inv).exp().pow(2))
+        return self.scale.pow(2) * (lgamma(1 + 2 * k_inv).exp() - lgamma(1 + k_inv).exp().pow(2))
 
     def entropy(self) -> Tensor:
-        return (_EULER * (1 - self.concentration_reciprocal)
-                + (self.scale * self.concentration_reciprocal).log() + 1)
+        return (
+            _EULER * (1 - self.concentration_reciprocal)
+            + (self.scale * self.concentration_reciprocal).log()
+            + 1
+        )
 
 
 class InverseGamma(TransformedDistribution):
@@ -180,16 +192,18 @@ class InverseGamma(TransformedDistribution):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
 
-    def __init__(self, concentration: Tensor | float, rate: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, concentration: Tensor | float, rate: Tensor | float, validate_args: bool | None = None
+    ) -> None:
         base = Gamma(concentration, rate, validate_args=validate_args)
         neg_one = -base.rate.new_ones(())
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
     _expanded_attrs = ()
 
-    concentration = forwarded_property("base_dist", "concentration",
-                                       "Shape of the Gamma distribution of 1 / X.")
+    concentration = forwarded_property(
+        "base_dist", "concentration", "Shape of the Gamma distribution of 1 / X."
+    )
     rate = forwarded_property("base_dist", "rate", "Rate of the Gamma distribution of 1 / X.")
 
     @property
@@ -222,19 +236,29 @@ class Kumaraswamy(TransformedDistribution):
     """The Kumaraswamy distribution on (0, 1): cdf 1 - (1 - x^a)^b, with a =
     `concentration1`, b = `concentration0`."""
 
-    arg_constraints = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
 
-    def __init__(self, concentration1: Tensor | float, concentration0: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.concentration1, self.concentration0 = broadcast_all(concentration1,
-                                                                 concentration0)
-        base = Uniform(aten.zeros_like(self.concentration0),
-                       aten.ones_like(self.concentration0), validate_args=validate_args)
-        transforms = [PowerTransform(exponent=self.concentration0.reciprocal()),
-                      AffineTransform(loc=1.0, scale=-1.0),
-                      PowerTransform(exponent=self.concentration1.reciprocal())]
+    def __init__(
+        self,
+        concentration1: Tensor | float,
+        concentration0: Tensor | float,
+        validate_args: bool | None = None,
+    ) -> None:
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        base = Uniform(
+            aten.zeros_like(self.concentration0),
+            aten.ones_like(self.concentration0),
+            validate_args=validate_args,
+        )
+        transforms = [
+            PowerTransform(exponent=self.concentration0.reciprocal()),
+            AffineTransform(loc=1.0, scale=-1.0),
+            PowerTransform(exponent=self.concentration1.reciprocal()),
+        ]
         super().__init__(base, transforms, validate_args=validate_args)
 
     _expanded_attrs = ("concentration1", "concentration0")

@@ -2,6 +2,7 @@
 `Transform` and its inverse and composition, with Exp, Affine, Sigmoid, Tanh, Power, Abs and
 Softmax transforms. A transform maps x to y = f(x) and gives log |det df/dx| for
 `TransformedDistribution`'s densities."""
+
 from __future__ import annotations
 
 import math
@@ -12,9 +13,18 @@ from ..tensor.tensor import Tensor
 from . import constraints
 from .utils import forwarded_property, sum_rightmost
 
-__all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform",
-           "SigmoidTransform", "TanhTransform", "PowerTransform", "AbsTransform",
-           "SoftmaxTransform", "identity_transform"]
+__all__ = [
+    "Transform",
+    "ComposeTransform",
+    "ExpTransform",
+    "AffineTransform",
+    "SigmoidTransform",
+    "TanhTransform",
+    "PowerTransform",
+    "AbsTransform",
+    "SoftmaxTransform",
+    "identity_transform",
+]
 
 
 class Transform:
@@ -230,8 +240,9 @@ class ComposeTransform(Transform):
         terms = []
         event_dim = self.domain.event_dim
         for part, a, b in zip(self.parts, xs[:-1], xs[1:]):
-            terms.append(sum_rightmost(part.log_abs_det_jacobian(a, b),
-                                       event_dim - part.domain.event_dim))
+            terms.append(
+                sum_rightmost(part.log_abs_det_jacobian(a, b), event_dim - part.domain.event_dim)
+            )
             event_dim += part.codomain.event_dim - part.domain.event_dim
         total = terms[0]
         for t in terms[1:]:
@@ -293,15 +304,21 @@ class PowerTransform(Transform):
     def __eq__(self, other) -> bool:
         if not isinstance(other, PowerTransform):
             return False
-        return bool((self.exponent == other.exponent).all()) if isinstance(
-            self.exponent, Tensor) else self.exponent == other.exponent
+        return (
+            bool((self.exponent == other.exponent).all())
+            if isinstance(self.exponent, Tensor)
+            else self.exponent == other.exponent
+        )
 
     __hash__ = object.__hash__
 
     @property
     def sign(self):  # type: ignore[override]  # base: a class constant
-        return self.exponent.sign() if isinstance(self.exponent, Tensor) else \
-            (1 if self.exponent > 0 else -1)
+        return (
+            self.exponent.sign()
+            if isinstance(self.exponent, Tensor)
+            else (1 if self.exponent > 0 else -1)
+        )
 
     def _call(self, x):
         return x.pow(self.exponent)
@@ -320,11 +337,13 @@ class SigmoidTransform(_Increasing):
 
     def _call(self, x):
         from .. import dtypes as _dt
+
         finfo = _dt.finfo(x.dtype)
         return x.sigmoid().clamp(min=finfo.tiny, max=1.0 - finfo.eps)
 
     def _inverse(self, y):
         from .. import dtypes as _dt
+
         finfo = _dt.finfo(y.dtype)
         y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
         return y.log() - (-y).log1p()
@@ -379,8 +398,11 @@ class AffineTransform(Transform):
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
         """Real, as an event of `event_dim` dims."""
-        return constraints.real if self._event_dim == 0 else \
-            constraints.independent(constraints.real, self._event_dim)
+        return (
+            constraints.real
+            if self._event_dim == 0
+            else constraints.independent(constraints.real, self._event_dim)
+        )
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
@@ -426,9 +448,9 @@ class AffineTransform(Transform):
         else:
             result = scale.abs().log()
         if self._event_dim:
-            result_size = tuple(result.shape[:-self._event_dim]) + (-1,)
+            result_size = tuple(result.shape[: -self._event_dim]) + (-1,)
             result = result.reshape(result_size).sum(-1)
-            shape = shape[:-self._event_dim]
+            shape = shape[: -self._event_dim]
         return result.expand(shape)
 
 

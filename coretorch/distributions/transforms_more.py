@@ -1,6 +1,7 @@
 """More transforms (mirror ``torch.distributions.transforms``): Softplus, Reshape,
 Independent, StickBreaking, LowerCholesky, PositiveDefinite, CumulativeDistribution, Cat and
 Stack."""
+
 from __future__ import annotations
 
 import math
@@ -16,10 +17,20 @@ from . import constraints
 from .transforms import Transform, _Increasing, _Stateless
 from .utils import forwarded_property, sum_rightmost
 
-__all__ = ["SoftplusTransform", "ReshapeTransform", "IndependentTransform",
-           "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-           "CumulativeDistributionTransform", "CatTransform", "StackTransform",
-           "CorrCholeskyTransform", "vec_to_tril_matrix", "tril_matrix_to_vec"]
+__all__ = [
+    "SoftplusTransform",
+    "ReshapeTransform",
+    "IndependentTransform",
+    "StickBreakingTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
+    "CumulativeDistributionTransform",
+    "CatTransform",
+    "StackTransform",
+    "CorrCholeskyTransform",
+    "vec_to_tril_matrix",
+    "tril_matrix_to_vec",
+]
 
 
 class SoftplusTransform(_Increasing):
@@ -74,15 +85,15 @@ class ReshapeTransform(Transform):
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     def _call(self, x):
-        batch = tuple(x.shape)[:x.dim() - len(self.in_shape)]
+        batch = tuple(x.shape)[: x.dim() - len(self.in_shape)]
         return x.reshape(batch + self.out_shape)
 
     def _inverse(self, y):
-        batch = tuple(y.shape)[:y.dim() - len(self.out_shape)]
+        batch = tuple(y.shape)[: y.dim() - len(self.out_shape)]
         return y.reshape(batch + self.in_shape)
 
     def log_abs_det_jacobian(self, x, y):
-        batch = tuple(x.shape)[:x.dim() - len(self.in_shape)]
+        batch = tuple(x.shape)[: x.dim() - len(self.in_shape)]
         return x.new_zeros(batch)
 
     def forward_shape(self, shape):
@@ -100,8 +111,9 @@ class IndependentTransform(Transform):
     """`base_transform` with its rightmost `reinterpreted_batch_ndims` dims treated as one
     event (their log-det-Jacobians summed)."""
 
-    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int,
-                 cache_size: int = 0) -> None:
+    def __init__(
+        self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0
+    ) -> None:
         super().__init__(cache_size=cache_size)
         self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
@@ -110,20 +122,19 @@ class IndependentTransform(Transform):
         """This transform with `cache_size` (0 or 1): itself if unchanged, else a copy."""
         if self._cache_size == cache_size:
             return self
-        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
-                                    cache_size=cache_size)
+        return IndependentTransform(
+            self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size
+        )
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
         """The base transform's domain with `reinterpreted_batch_ndims` more event dims."""
-        return constraints.independent(self.base_transform.domain,
-                                       self.reinterpreted_batch_ndims)
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
         """The base transform's codomain with `reinterpreted_batch_ndims` more event dims."""
-        return constraints.independent(self.base_transform.codomain,
-                                       self.reinterpreted_batch_ndims)
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
     bijective = forwarded_property("base_transform", "bijective")
     sign = forwarded_property("base_transform", "sign")
@@ -135,12 +146,14 @@ class IndependentTransform(Transform):
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x, y):
-        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
-                             self.reinterpreted_batch_ndims)
+        return sum_rightmost(
+            self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims
+        )
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__}({self.base_transform!r}, " \
-               f"{self.reinterpreted_batch_ndims})"
+        return (
+            f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+        )
 
     def forward_shape(self, shape):
         """The base transform's output shape for `shape`."""
@@ -217,6 +230,7 @@ class PositiveDefiniteTransform(_Stateless):
 
     def _inverse(self, y):
         from ._linalg import cholesky
+
         return LowerCholeskyTransform().inv(cholesky(y))
 
 
@@ -283,8 +297,10 @@ class _Joined(Transform):
         return self._map(y, lambda t, p: t.inv(p))
 
     def log_abs_det_jacobian(self, x, y):
-        parts = [t.log_abs_det_jacobian(a, b) for t, a, b in
-                 zip(self.transforms, self._pieces(x), self._pieces(y))]
+        parts = [
+            t.log_abs_det_jacobian(a, b)
+            for t, a, b in zip(self.transforms, self._pieces(x), self._pieces(y))
+        ]
         return self._join(parts)
 
 
@@ -338,7 +354,6 @@ class StackTransform(_Joined):
         return aten.stack(parts, self.dim)
 
 
-
 def _tril_index(n: int, diag: int, device):
     """Flat (row-major) indices of the entries of an n x n matrix on or below diagonal
     `diag`."""
@@ -353,8 +368,10 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     m = vec.shape[-1]
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
     if abs(round(n) - n) > _dt.finfo(vec.dtype).eps:
-        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as the "
-                         f"lower triangular part of a square D x D matrix.")
+        raise ValueError(
+            f"The size of last dimension is {m} which cannot be expressed as the "
+            f"lower triangular part of a square D x D matrix."
+        )
     n = round(n)
     batch = tuple(vec.shape[:-1])
     index = _tril_index(n, diag, vec.device).expand(batch + (m,))

@@ -1,5 +1,6 @@
 """ContinuousBernoulli and LogisticNormal (mirror ``torch.distributions``): distributions on
 [0, 1] and on the simplex."""
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,13 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
     has_rsample = True
     _copied = ("_lims",)
 
-    def __init__(self, probs=None, logits=None, lims: tuple = (0.499, 0.501),
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        probs=None,
+        logits=None,
+        lims: tuple = (0.499, 0.501),
+        validate_args: bool | None = None,
+    ) -> None:
         if probs is not None and validate_args is not None:
             (checked,) = broadcast_all(probs)
             if not bool(self.arg_constraints["probs"].check(checked).all()):
@@ -60,7 +66,8 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
         below = aten.where(cut <= 0.5, cut, 0.0)
         above = aten.where(cut >= 0.5, cut, 1.0)
         log_norm = ((-cut).log1p() - cut.log()).abs().log() - aten.where(
-            cut <= 0.5, (-2.0 * below).log1p(), (2.0 * above - 1.0).log())
+            cut <= 0.5, (-2.0 * below).log1p(), (2.0 * above - 1.0).log()
+        )
         x = (self.probs - 0.5).pow(2)
         taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
         return aten.where(self._stable(), log_norm, taylor)
@@ -76,8 +83,9 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         cut = self._cut_probs()
-        var = (cut * (cut - 1.0) / (1.0 - 2.0 * cut).pow(2)
-               + 1.0 / ((-cut).log1p() - cut.log()).pow(2))
+        var = cut * (cut - 1.0) / (1.0 - 2.0 * cut).pow(2) + 1.0 / ((-cut).log1p() - cut.log()).pow(
+            2
+        )
         x = (self.probs - 0.5).pow(2)
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
         return aten.where(self._stable(), var, taylor)
@@ -95,8 +103,10 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return (-F.binary_cross_entropy_with_logits(logits, value, reduction="none")
-                + self._cont_bern_log_norm())
+        return (
+            -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+            + self._cont_bern_log_norm()
+        )
 
     def cdf(self, value: Tensor) -> Tensor:
         if self._validate_args:
@@ -108,8 +118,9 @@ class ContinuousBernoulli(BinaryParams, ExponentialFamily):
 
     def icdf(self, value: Tensor) -> Tensor:
         cut = self._cut_probs()
-        inside = (((-cut + value * (2.0 * cut - 1.0)).log1p() - (-cut).log1p())
-                  / (cut.log() - (-cut).log1p()))
+        inside = ((-cut + value * (2.0 * cut - 1.0)).log1p() - (-cut).log1p()) / (
+            cut.log() - (-cut).log1p()
+        )
         return aten.where(self._stable(), inside, value)
 
     def entropy(self) -> Tensor:
@@ -129,8 +140,9 @@ class LogisticNormal(TransformedDistribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, loc: Tensor | float, scale: Tensor | float, validate_args: bool | None = None
+    ) -> None:
         base = Normal(loc, scale, validate_args=validate_args)
         if not base.batch_shape:
             base = base.expand((1,))
@@ -139,6 +151,6 @@ class LogisticNormal(TransformedDistribution):
     _expanded_attrs = ()
 
     loc = forwarded_property("base_dist.base_dist", "loc", "Mean of the underlying Normal.")
-    scale = forwarded_property("base_dist.base_dist", "scale",
-                               "Standard deviation of the underlying Normal.")
-
+    scale = forwarded_property(
+        "base_dist.base_dist", "scale", "Standard deviation of the underlying Normal."
+    )

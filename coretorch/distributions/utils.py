@@ -1,4 +1,5 @@
 """Helpers shared by the distributions (mirror ``torch.distributions.utils``)."""
+
 from __future__ import annotations
 
 import numbers
@@ -6,16 +7,22 @@ from functools import update_wrapper
 from operator import attrgetter
 from typing import Any, Callable
 
-from .. import dtypes as _dt
-from .. import get_default_dtype, tensor
+from .. import dtypes as _dt, get_default_dtype, tensor
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as F
 from ..ops import aten
 from ..tensor.size import Size
 from ..tensor.tensor import Tensor
 
-__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-           "lazy_property", "euler_constant", "broadcast_shapes"]
+__all__ = [
+    "broadcast_all",
+    "logits_to_probs",
+    "clamp_probs",
+    "probs_to_logits",
+    "lazy_property",
+    "euler_constant",
+    "broadcast_shapes",
+]
 
 euler_constant = 0.57721566490153286060  # Euler–Mascheroni constant
 
@@ -27,9 +34,11 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     for shape in shapes:
         for i, size in enumerate(shape, ndim - len(shape)):
             if size != 1 and out[i] not in (1, size):
-                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single "
-                                   f"shape. Mismatch is between {tuple(shapes[0])} and "
-                                   f"{tuple(shape)}.")
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single "
+                    f"shape. Mismatch is between {tuple(shapes[0])} and "
+                    f"{tuple(shape)}."
+                )
             if size != 1:
                 out[i] = size
     return tuple(out)
@@ -51,8 +60,10 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
     """Broadcast tensors and numbers to one shape; numbers become tensors with the dtype and
     device of the first tensor (the default dtype if there is none)."""
     if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
-        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
-                         "objects implementing __torch_function__.")
+        raise ValueError(
+            "Input arguments must all be instances of Number, torch.Tensor or "
+            "objects implementing __torch_function__."
+        )
     options: dict[str, Any] = dict(dtype=get_default_dtype())
     for value in values:
         if isinstance(value, Tensor):

@@ -1,12 +1,12 @@
 """VonMises (mirrors ``torch.distributions.VonMises``): the circular normal distribution.
 Bessel functions come from `coretorch.special` (exponentially scaled, so large concentrations
 do not overflow); sampling is Best & Fisher's rejection sampler, as PyTorch's."""
+
 from __future__ import annotations
 
 import math
 
-from .. import dtypes as _dt
-from .. import special
+from .. import dtypes as _dt, special
 from ..autograd.grad_mode import no_grad
 from ..ops import aten
 from ..tensor.size import Size
@@ -42,8 +42,11 @@ class VonMises(LocationMoments, TwoParams, Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
             self._validate_sample(value)
-        return (self.concentration * (value - self.loc).cos() - math.log(2 * math.pi)
-                - _log_i0(self.concentration))
+        return (
+            self.concentration * (value - self.loc).cos()
+            - math.log(2 * math.pi)
+            - _log_i0(self.concentration)
+        )
 
     def _proposal_r(self, kappa: Tensor) -> Tensor:
         tau = 1 + (1 + 4 * kappa.pow(2)).sqrt()
@@ -61,8 +64,9 @@ class VonMises(LocationMoments, TwoParams, Distribution):
             x = aten.zeros(shape, dtype=_dt.float64, device=self.loc.device)
             done = aten.zeros(shape, dtype=_dt.bool, device=self.loc.device)
             while not bool(done.all()):
-                u1, u2, u3 = aten.rand((3,) + shape, dtype=_dt.float64,
-                                       device=self.loc.device).unbind(0)
+                u1, u2, u3 = aten.rand(
+                    (3,) + shape, dtype=_dt.float64, device=self.loc.device
+                ).unbind(0)
                 z = (math.pi * u1).cos()
                 f = (1 + r * z) / (r + z)
                 c = kappa * (r - f)

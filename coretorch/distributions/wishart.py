@@ -1,5 +1,6 @@
 """Wishart (mirrors ``torch.distributions.Wishart``): distributions over positive-definite
 matrices, parameterized like MultivariateNormal; samples by the Bartlett decomposition."""
+
 from __future__ import annotations
 
 import math
@@ -42,22 +43,33 @@ class Wishart(ExponentialFamily):
 
     @property
     def arg_constraints(self):
-        return {"covariance_matrix": constraints.positive_definite,
-                "precision_matrix": constraints.positive_definite,
-                "scale_tril": constraints.lower_cholesky,
-                "df": constraints.greater_than(self.event_shape[-1] - 1)}
+        return {
+            "covariance_matrix": constraints.positive_definite,
+            "precision_matrix": constraints.positive_definite,
+            "scale_tril": constraints.lower_cholesky,
+            "df": constraints.greater_than(self.event_shape[-1] - 1),
+        }
 
-    def __init__(self, df: Tensor | float, covariance_matrix: Tensor | None = None,
-                 precision_matrix: Tensor | None = None, scale_tril: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self,
+        df: Tensor | float,
+        covariance_matrix: Tensor | None = None,
+        precision_matrix: Tensor | None = None,
+        scale_tril: Tensor | None = None,
+        validate_args: bool | None = None,
+    ) -> None:
         given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
         if len(given) != 1:
-            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or "
-                                 "scale_tril may be specified.")
+            raise AssertionError(
+                "Exactly one of covariance_matrix or precision_matrix or "
+                "scale_tril may be specified."
+            )
         param = given[0]
         if param.dim() < 2:
-            raise ValueError("scale_tril must be at least two-dimensional, with optional "
-                             "leading batch dimensions")
+            raise ValueError(
+                "scale_tril must be at least two-dimensional, with optional "
+                "leading batch dimensions"
+            )
         if not isinstance(df, Tensor):
             batch_shape = tuple(param.shape[:-2])
             self.df = aten.full((), float(df), dtype=param.dtype, device=param.device)
@@ -80,8 +92,11 @@ class Wishart(ExponentialFamily):
             self.precision_matrix = param.expand(full)
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
         if bool((self.df < p).any()):
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur "
-                          "for ndim - 1 < df < ndim.", stacklevel=2)
+            warnings.warn(
+                "Low df values detected. Singular samples are highly likely to occur "
+                "for ndim - 1 < df < ndim.",
+                stacklevel=2,
+            )
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._dist_chi2 = self._chi2(self.df, batch_shape)
 
@@ -106,19 +121,20 @@ class Wishart(ExponentialFamily):
 
     @lazy_property
     def scale_tril(self) -> Tensor:
-        return self._unbroadcasted_scale_tril.expand(tuple(self._batch_shape)
-                                                     + tuple(self._event_shape))
+        return self._unbroadcasted_scale_tril.expand(
+            tuple(self._batch_shape) + tuple(self._event_shape)
+        )
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
-        return (L @ L.transpose(-2, -1)).expand(tuple(self._batch_shape)
-                                                + tuple(self._event_shape))
+        return (L @ L.transpose(-2, -1)).expand(tuple(self._batch_shape) + tuple(self._event_shape))
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
         return cholesky_inverse(self._unbroadcasted_scale_tril).expand(
-            tuple(self._batch_shape) + tuple(self._event_shape))
+            tuple(self._batch_shape) + tuple(self._event_shape)
+        )
 
     def _df_matrix(self, df: Tensor) -> Tensor:
         return df.reshape(tuple(self._batch_shape) + (1, 1))
@@ -160,11 +176,19 @@ class Wishart(ExponentialFamily):
         # trace(Σ⁻¹ V) = |L⁻¹ chol(V)|² (Frobenius)
         solved = solve_triangular(L.expand(tuple(value.shape)), cholesky(value), upper=False)
         trace = solved.pow(2).sum((-2, -1))
-        return (-nu * (p * _LOG_2 / 2 + log_det_l) - aten.mvlgamma(nu / 2, p)
-                + (nu - p - 1) / 2 * _logdet_pd(value) - trace / 2)
+        return (
+            -nu * (p * _LOG_2 / 2 + log_det_l)
+            - aten.mvlgamma(nu / 2, p)
+            + (nu - p - 1) / 2 * _logdet_pd(value)
+            - trace / 2
+        )
 
     def entropy(self) -> Tensor:
         nu, p = self.df, self._event_shape[-1]
         log_det_l = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        return ((p + 1) * (p * _LOG_2 / 2 + log_det_l) + aten.mvlgamma(nu / 2, p)
-                - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p) + nu * p / 2)
+        return (
+            (p + 1) * (p * _LOG_2 / 2 + log_det_l)
+            + aten.mvlgamma(nu / 2, p)
+            - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p)
+            + nu * p / 2
+        )

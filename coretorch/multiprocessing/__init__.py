@@ -11,14 +11,22 @@ several processes and reports the first failure.
 Sharing uses file descriptors of anonymous memory files (the ``file_descriptor`` strategy): each
 shared storage keeps one descriptor open in each process that maps it.
 """
+
 from __future__ import annotations
 
 import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
 from .reductions import init_reductions
-from .spawn import (ProcessContext, ProcessException, ProcessExitedException,  # noqa: F401
-                    ProcessRaisedException, SpawnContext, spawn, start_processes)
+from .spawn import (  # noqa: F401
+    ProcessContext,
+    ProcessException,
+    ProcessExitedException,
+    ProcessRaisedException,
+    SpawnContext,
+    spawn,
+    start_processes,
+)
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
 __all__ += multiprocessing.__all__
@@ -31,12 +39,15 @@ def set_sharing_strategy(new_strategy: str) -> None:
     """Choose how cpu tensors are shared; coretorch has ``"file_descriptor"``."""
     global _sharing_strategy
     if new_strategy == "file_system":
-        raise RuntimeError("set_sharing_strategy('file_system'): coretorch shares tensors "
-                           "through file descriptors only ('file_descriptor'); if processes run "
-                           "out of descriptors, raise the limit (ulimit -n)")
+        raise RuntimeError(
+            "set_sharing_strategy('file_system'): coretorch shares tensors "
+            "through file descriptors only ('file_descriptor'); if processes run "
+            "out of descriptors, raise the limit (ulimit -n)"
+        )
     if new_strategy not in _STRATEGIES:
-        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of "
-                             f"{_STRATEGIES}")
+        raise AssertionError(
+            f"invalid sharing strategy {new_strategy!r}, expected one of {_STRATEGIES}"
+        )
     _sharing_strategy = new_strategy
 
 

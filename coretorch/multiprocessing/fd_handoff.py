@@ -11,6 +11,7 @@ keep a Unix socket between them: the sender pickles inside `collecting_fds`, sen
 descriptors it collected with `send_fds` next to the message, and the receiver unpickles inside
 `receiving_fds` with what `recv_fds` got: one ``sendmsg`` per message, no connection per tensor.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,14 +23,21 @@ from multiprocessing import current_process, parent_process, reduction, resource
 from multiprocessing.context import get_spawning_popen
 from typing import Iterator
 
-__all__ = ["offer_fd", "drop_pending_handoffs", "HANDOFF_TIMEOUT", "collecting_fds",
-           "receiving_fds", "send_fds", "recv_fds"]
+__all__ = [
+    "offer_fd",
+    "drop_pending_handoffs",
+    "HANDOFF_TIMEOUT",
+    "collecting_fds",
+    "receiving_fds",
+    "send_fds",
+    "recv_fds",
+]
 
-HANDOFF_TIMEOUT = 10.0   # seconds
+HANDOFF_TIMEOUT = 10.0  # seconds
 
 
 class _Handoffs:
-    pending = 0   # descriptors offered to other processes and not yet sent (or dropped)
+    pending = 0  # descriptors offered to other processes and not yet sent (or dropped)
     lock = threading.Lock()
     wait_installed_pid = 0
 
@@ -40,7 +48,7 @@ def _handoff_done() -> None:
 
 
 def _after_fork_in_child() -> None:
-    _Handoffs.pending = 0   # the parent's offers are not ours (the sharer drops them)
+    _Handoffs.pending = 0  # the parent's offers are not ours (the sharer drops them)
     _Handoffs.lock = threading.Lock()
 
 
@@ -61,7 +69,7 @@ class _OfferedFd:
 
         def close():
             os.close(new_fd)
-            if os.getpid() == owner:   # a forked child drops the parent's offers uncounted
+            if os.getpid() == owner:  # a forked child drops the parent's offers uncounted
                 _handoff_done()
 
         with _Handoffs.lock:
@@ -71,7 +79,8 @@ class _OfferedFd:
 
     def detach(self) -> int:
         with resource_sharer._resource_sharer.get_connection(  # type: ignore[attr-defined]
-                self._id) as conn:
+            self._id
+        ) as conn:
             return reduction.recv_handle(conn)
 
 
@@ -89,7 +98,8 @@ def _wait_for_handoffs() -> None:
 def _ensure_handoff_wait() -> None:
     """Make `_wait_for_handoffs` an exit step of this process when it is a child process."""
     if _Handoffs.wait_installed_pid != os.getpid() and (
-            parent_process() is not None or getattr(current_process(), "_inheriting", False)):
+        parent_process() is not None or getattr(current_process(), "_inheriting", False)
+    ):
         _Handoffs.wait_installed_pid = os.getpid()
         # after the queues have been told to flush (exit priority 10) and before the resource
         # sharer's socket is removed (priority 0)
@@ -106,12 +116,12 @@ def drop_pending_handoffs() -> None:
 
 
 class _Channel(threading.local):
-    collected: list[int] | None = None   # pickling inside collecting_fds
-    received: list[int] | None = None    # unpickling inside receiving_fds
+    collected: list[int] | None = None  # pickling inside collecting_fds
+    received: list[int] | None = None  # unpickling inside receiving_fds
 
 
 _channel = _Channel()
-_MAX_FDS_PER_MESSAGE = 253   # Linux's SCM_MAX_FD
+_MAX_FDS_PER_MESSAGE = 253  # Linux's SCM_MAX_FD
 
 
 class _FdSlot:
@@ -123,8 +133,10 @@ class _FdSlot:
     def detach(self) -> int:
         received = _channel.received
         if received is None or received[self.index] < 0:
-            raise RuntimeError("a tensor's shared memory descriptor was expected next to this "
-                               "message; unpickle it inside receiving_fds()")
+            raise RuntimeError(
+                "a tensor's shared memory descriptor was expected next to this "
+                "message; unpickle it inside receiving_fds()"
+            )
         fd, received[self.index] = received[self.index], -1
         return fd
 
@@ -160,7 +172,7 @@ def receiving_fds(fds: list[int]) -> Iterator[None]:
 def send_fds(sock: socket.socket, fds: list[int]) -> None:
     """Send descriptors over a Unix socket (in groups the kernel accepts)."""
     for i in range(0, len(fds), _MAX_FDS_PER_MESSAGE):
-        reduction.sendfds(sock, fds[i:i + _MAX_FDS_PER_MESSAGE])
+        reduction.sendfds(sock, fds[i : i + _MAX_FDS_PER_MESSAGE])
 
 
 def recv_fds(sock: socket.socket, n: int) -> list[int]:
@@ -177,7 +189,7 @@ def offer_fd(fd: int):
     if collected is not None:
         collected.append(fd)
         return _FdSlot(len(collected) - 1)
-    if get_spawning_popen() is not None:   # pickled for a child being started: it inherits fd
+    if get_spawning_popen() is not None:  # pickled for a child being started: it inherits fd
         return reduction.DupFd(fd)
     _ensure_handoff_wait()
     return _OfferedFd(fd)

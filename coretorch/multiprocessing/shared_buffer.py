@@ -6,6 +6,7 @@ with ``MAP_SHARED``. Another process maps the same memory after receiving the fi
 has unmapped it and closed its descriptor, so nothing is left behind even when a process is
 killed: there is no name to unlink.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -21,8 +22,14 @@ __all__ = ["SharedBuffer", "new_shared_buffer", "shared_buffer_of"]
 def _libc():
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long)
+    libc.mmap.argtypes = (
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    )
     libc.munmap.restype = ctypes.c_int
     libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
     return libc
@@ -48,20 +55,26 @@ class SharedBuffer:
         st = os.fstat(fd)
         self.key = (st.st_dev, st.st_ino)  # the memory's identity, the same in every process
         if st.st_size < self._length:
-            raise RuntimeError(f"shared memory: expected a memory file of at least {nbytes} "
-                               f"bytes, got {st.st_size}")
-        addr = _LIBC.mmap(None, self._length, mmap.PROT_READ | mmap.PROT_WRITE,
-                          mmap.MAP_SHARED, fd, 0)
+            raise RuntimeError(
+                f"shared memory: expected a memory file of at least {nbytes} "
+                f"bytes, got {st.st_size}"
+            )
+        addr = _LIBC.mmap(
+            None, self._length, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0
+        )
         if addr is None or addr == _MAP_FAILED:
             err = ctypes.get_errno()
-            raise OSError(err, f"shared memory: mmap of {nbytes} bytes failed: "
-                               f"{os.strerror(err)}")
+            raise OSError(err, f"shared memory: mmap of {nbytes} bytes failed: {os.strerror(err)}")
         self.address = addr
 
     @property
     def __array_interface__(self) -> dict:
-        return {"shape": (self.nbytes,), "typestr": "|u1", "version": 3,
-                "data": (self.address, False)}
+        return {
+            "shape": (self.nbytes,),
+            "typestr": "|u1",
+            "version": 3,
+            "data": (self.address, False),
+        }
 
     def array(self) -> np.ndarray:
         """The buffer as a uint8 numpy array whose base is this object."""
@@ -85,6 +98,7 @@ def _anonymous_memory_file(nbytes: int) -> int:
     else:  # POSIX shared memory, unlinked at once so that no name outlives the descriptor
         import _posixshmem
         import secrets
+
         name = f"/coretorch_{os.getpid()}_{secrets.token_hex(8)}"
         fd = _posixshmem.shm_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, mode=0o600)
         _posixshmem.shm_unlink(name)

@@ -1,6 +1,7 @@
 """``spawn`` / ``start_processes``: run ``fn(i, *args)`` in `nprocs` processes and join them,
 stopping the rest and raising in the parent when one fails (mirrors
 ``torch.multiprocessing.spawn``)."""
+
 from __future__ import annotations
 
 import ctypes
@@ -17,8 +18,15 @@ import time
 import warnings
 from typing import Any, Callable
 
-__all__ = ["ProcessContext", "ProcessException", "ProcessExitedException",
-           "ProcessRaisedException", "SpawnContext", "spawn", "start_processes"]
+__all__ = [
+    "ProcessContext",
+    "ProcessException",
+    "ProcessExitedException",
+    "ProcessRaisedException",
+    "SpawnContext",
+    "spawn",
+    "start_processes",
+]
 
 log = logging.getLogger(__name__)
 _PR_SET_PDEATHSIG = 1
@@ -42,14 +50,25 @@ class ProcessRaisedException(ProcessException):
 class ProcessExitedException(ProcessException):
     """A spawned process was killed by a signal or exited with a non-zero code."""
 
-    def __init__(self, msg: str, error_index: int, error_pid: int, exit_code: int,
-                 signal_name: str | None = None):
+    def __init__(
+        self,
+        msg: str,
+        error_index: int,
+        error_pid: int,
+        exit_code: int,
+        signal_name: str | None = None,
+    ):
         super().__init__(msg, error_index, error_pid)
         self.exit_code, self.signal_name = exit_code, signal_name
 
     def __reduce__(self):
-        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code,
-                            self.signal_name)
+        return type(self), (
+            self.msg,
+            self.error_index,
+            self.error_pid,
+            self.exit_code,
+            self.signal_name,
+        )
 
 
 def _die_with_parent(sig: int) -> None:
@@ -68,6 +87,7 @@ def _wrap(fn: Callable, i: int, args: tuple, error_file: str) -> None:
         pass  # the parent stopped us
     except Exception:
         import traceback
+
         with open(error_file, "wb") as fh:
             pickle.dump(traceback.format_exc(), fh)
         sys.exit(1)
@@ -116,8 +136,10 @@ class ProcessContext:
         self._join_all(30 if grace_period is None else grace_period)
         for p in self.processes:
             if p.is_alive():
-                log.warning("Unable to shutdown process %s via SIGTERM , forcefully exiting via "
-                            "SIGKILL", p.pid)
+                log.warning(
+                    "Unable to shutdown process %s via SIGTERM , forcefully exiting via SIGKILL",
+                    p.pid,
+                )
                 p.kill()
             p.join()
         self._raise_failure(error_index)
@@ -132,10 +154,16 @@ class ProcessContext:
                     name = signal.Signals(-code).name
                 except ValueError:
                     name = f"<Unknown signal {-code}>"
-                raise ProcessExitedException(f"process {index:d} terminated with signal {name}",
-                                             index, failed.pid, code, name)
-            raise ProcessExitedException(f"process {index:d} terminated with exit code "
-                                         f"{code:d}", index, failed.pid, code)
+                raise ProcessExitedException(
+                    f"process {index:d} terminated with signal {name}",
+                    index,
+                    failed.pid,
+                    code,
+                    name,
+                )
+            raise ProcessExitedException(
+                f"process {index:d} terminated with exit code {code:d}", index, failed.pid, code
+            )
         with open(self.error_files[index], "rb") as fh:
             original_trace = pickle.load(fh)
         os.unlink(self.error_files[index])
@@ -147,13 +175,18 @@ class SpawnContext(ProcessContext):
     """The former name of `ProcessContext`."""
 
     def __init__(self, processes: list, error_files: list) -> None:
-        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
-                      stacklevel=2)
+        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)
         super().__init__(processes, error_files)
 
 
-def start_processes(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True,
-                    daemon: bool = False, start_method: str = "spawn"):
+def start_processes(
+    fn: Callable,
+    args: tuple = (),
+    nprocs: int = 1,
+    join: bool = True,
+    daemon: bool = False,
+    start_method: str = "spawn",
+):
     """Start `nprocs` processes running ``fn(i, *args)`` with `start_method`; with `join`, wait
     for all of them (raising if one fails), else return their `ProcessContext`."""
     mp: Any = multiprocessing.get_context(start_method)
@@ -174,13 +207,22 @@ def start_processes(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool 
     return None
 
 
-def spawn(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True,
-          daemon: bool = False, start_method: str = "spawn"):
+def spawn(
+    fn: Callable,
+    args: tuple = (),
+    nprocs: int = 1,
+    join: bool = True,
+    daemon: bool = False,
+    start_method: str = "spawn",
+):
     """`start_processes` with the ``spawn`` start method: ``fn(i, *args)`` runs in `nprocs` new
     interpreters (`fn` must be importable by name)."""
     if start_method != "spawn":
-        warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
-                      "To use a different start_method use:\n\t\t "
-                      "coretorch.multiprocessing.start_processes(...)", FutureWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"This method only supports start_method=spawn (got: {start_method}).\n"
+            "To use a different start_method use:\n\t\t "
+            "coretorch.multiprocessing.start_processes(...)",
+            FutureWarning,
+            stacklevel=2,
+        )
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

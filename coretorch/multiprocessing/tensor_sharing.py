@@ -4,6 +4,7 @@ tensors created directly in shared memory.
 `share_memory_` works in place, as in PyTorch: the tensor keeps its storage object and only the
 buffer under it changes, so every view of the storage sees the shared memory from then on.
 """
+
 from __future__ import annotations
 
 import gc
@@ -18,8 +19,15 @@ from ..tensor.storage import Storage
 from ..tensor.tensor import Tensor
 from .shared_buffer import SharedBuffer, new_shared_buffer, shared_buffer_of
 
-__all__ = ["shared_storages", "share_tensor_memory_", "share_storage_", "is_shared", "empty_shared",
-           "tensor_on_shared_storage", "storage_on_shared_buffer"]
+__all__ = [
+    "shared_storages",
+    "share_tensor_memory_",
+    "share_storage_",
+    "is_shared",
+    "empty_shared",
+    "tensor_on_shared_storage",
+    "storage_on_shared_buffer",
+]
 
 _CPU = _device("cpu")
 
@@ -78,8 +86,10 @@ _ONE_HOLDER_REFS = _refs_with_one_holder()
 
 def _check_cpu(what: str, t: TensorImpl) -> None:
     if t._device.type != "cpu":
-        raise RuntimeError(f"{what}: only cpu tensors can be moved to shared memory; this "
-                           f"tensor is on {t._device} (move it with .cpu() first)")
+        raise RuntimeError(
+            f"{what}: only cpu tensors can be moved to shared memory; this "
+            f"tensor is on {t._device} (move it with .cpu() first)"
+        )
 
 
 def _drop_cached_views(storage: Storage) -> None:
@@ -94,7 +104,7 @@ def _move_to_shared(storage: Storage) -> SharedBuffer:
     buf = new_shared_buffer(storage.nbytes)
     arr = buf.array()
     if storage.nbytes:
-        arr[:] = storage.data[:storage.nbytes]
+        arr[:] = storage.data[: storage.nbytes]
     storage._replace_buffer(arr, buf.address)
     shared_storages.put(buf.key, storage)
     return buf
@@ -118,8 +128,10 @@ def share_tensor_memory_(t: TensorImpl) -> SharedBuffer:
 def share_storage_(storage: Storage) -> SharedBuffer:
     """Move a cpu storage into shared memory in place and return its buffer."""
     if storage.device.type != "cpu":
-        raise RuntimeError(f"share_memory_(): only cpu storages can be moved to shared memory; "
-                           f"this storage is on {storage.device}")
+        raise RuntimeError(
+            f"share_memory_(): only cpu storages can be moved to shared memory; "
+            f"this storage is on {storage.device}"
+        )
     with _Locks.lock:
         buf = shared_buffer_of(storage.data)
         if buf is None:
@@ -138,11 +150,13 @@ def storage_on_shared_buffer(buf: SharedBuffer) -> Storage:
     return Storage(buf.array(), buf.nbytes, _CPU, None, buf.address)
 
 
-def tensor_on_shared_storage(storage: Storage, shape: tuple, stride: tuple, offset: int,
-                             dtype) -> Tensor:
+def tensor_on_shared_storage(
+    storage: Storage, shape: tuple, stride: tuple, offset: int, dtype
+) -> Tensor:
     """A cpu tensor with the given geometry over `storage`."""
-    return new_impl(Tensor, storage, tuple(shape), tuple(stride), offset, dtype, _CPU,
-                    device_key_bits["cpu"])
+    return new_impl(
+        Tensor, storage, tuple(shape), tuple(stride), offset, dtype, _CPU, device_key_bits["cpu"]
+    )
 
 
 def empty_shared(shape: tuple, dtype) -> Tensor:

@@ -1,5 +1,6 @@
 """Parameter initialization (mirrors ``torch.nn.init``): every function fills its tensor in
 place under no_grad and returns it; the fan and gain rules are PyTorch's."""
+
 from __future__ import annotations
 
 import math
@@ -9,17 +10,47 @@ from ..autograd.grad_mode import no_grad
 from ..ops import aten
 from ..tensor.tensor import Tensor
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
-           "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye",
-           "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
-           "orthogonal", "sparse"]
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "constant_",
+    "ones_",
+    "zeros_",
+    "eye_",
+    "dirac_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
+]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for `nonlinearity` (PyTorch's table)."""
-    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                  "conv_transpose2d", "conv_transpose3d"]
+    linear_fns = [
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    ]
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
         return 1
     if nonlinearity == "tanh":
@@ -33,7 +64,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
             negative_slope = param
         else:
             raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+        return math.sqrt(2.0 / (1 + negative_slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
@@ -41,8 +72,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     if tensor.dim() < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
-                         "dimensions")
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
     num_input_fmaps, num_output_fmaps = tensor.size(1), tensor.size(0)
     receptive_field_size = 1
     for s in tensor.shape[2:]:
@@ -70,15 +102,25 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
         return tensor.normal_(mean, std, generator=generator)
 
 
-def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0, generator=None) -> Tensor:
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator=None,
+) -> Tensor:
     """Fill with N(mean, std²) truncated to [a, b] (inverse-CDF method, as PyTorch)."""
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=2)
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+            "distribution of values may be incorrect.",
+            stacklevel=2,
+        )
     with no_grad():
         lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
@@ -112,8 +154,9 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        tensor.copy_(aten.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype,
-                              device=tensor.device))
+        tensor.copy_(
+            aten.eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype, device=tensor.device)
+        )
     return tensor
 
 
@@ -161,8 +204,13 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al.)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
@@ -171,8 +219,13 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
+) -> Tensor:
     """N(0, std²) with std = gain / sqrt(fan) (He et al.)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
@@ -183,12 +236,14 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix (QR of a Gaussian matrix, sign-corrected)."""
     import numpy as np
+
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     from ..ops.factories_public import tensor as _tensor
     from ..random import generator_for
+
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     gen = generator or generator_for(tensor.device)
@@ -228,9 +283,13 @@ def _make_deprecate(meth):
     old_name = new_name[:-1]
 
     def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
-                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return meth(*args, **kwargs)
+
     deprecated_init.__doc__ = f"Deprecated alias of :func:`{new_name}`."
     deprecated_init.__name__ = old_name
     return deprecated_init

@@ -1,4 +1,5 @@
 """`Parameter`: a tensor that a `Module` registers as one of its parameters."""
+
 from __future__ import annotations
 
 from ..dispatch.keys import AUTOGRAD_BIT
@@ -21,16 +22,28 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
             from ..ops import aten
+
             data = aten.empty(0)
         if not isinstance(data, TensorImpl):
-            raise TypeError(f"Parameter(): expected data to be a Tensor, got "
-                            f"{type(data).__name__}")
+            raise TypeError(f"Parameter(): expected data to be a Tensor, got {type(data).__name__}")
         if data.is_sparse:
-            raise RuntimeError("Parameter(): sparse_coo tensors are not supported as parameters; "
-                               "register the dense tensor (.to_dense()) or keep the sparse one "
-                               "as a buffer")
-        p = new_impl(cls, data._storage, data._shape, data._stride, data._offset, data._dtype,
-                     data._device, data._keys & ~AUTOGRAD_BIT, data._vc, None)
+            raise RuntimeError(
+                "Parameter(): sparse_coo tensors are not supported as parameters; "
+                "register the dense tensor (.to_dense()) or keep the sparse one "
+                "as a buffer"
+            )
+        p = new_impl(
+            cls,
+            data._storage,
+            data._shape,
+            data._stride,
+            data._offset,
+            data._dtype,
+            data._device,
+            data._keys & ~AUTOGRAD_BIT,
+            data._vc,
+            None,
+        )
         if requires_grad:
             p.requires_grad_(True)
         return p
@@ -58,13 +71,23 @@ class Buffer(Tensor):
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> "Buffer":
         if data is None:
             from ..ops import aten
+
             data = aten.empty(0)
         if not isinstance(data, TensorImpl):
-            raise TypeError(f"Buffer(): expected data to be a Tensor, got "
-                            f"{type(data).__name__}")
+            raise TypeError(f"Buffer(): expected data to be a Tensor, got {type(data).__name__}")
         kind = cls if persistent else _NonPersistentBuffer
-        b = new_impl(kind, data._storage, data._shape, data._stride, data._offset, data._dtype,
-                     data._device, data._keys & ~AUTOGRAD_BIT, data._vc, None)
+        b = new_impl(
+            kind,
+            data._storage,
+            data._shape,
+            data._stride,
+            data._offset,
+            data._dtype,
+            data._device,
+            data._keys & ~AUTOGRAD_BIT,
+            data._vc,
+            None,
+        )
         if data.requires_grad:
             b.requires_grad_(True)
         return b

@@ -5,6 +5,7 @@ asks `is_in_onnx_export()`) run; `export` raises `OnnxExporterError` (a RuntimeE
 do instead: save the weights (``coretorch.save(model.state_dict(), ...)`` writes safetensors) and
 export from PyTorch, whose ``load_state_dict`` takes them.
 """
+
 from __future__ import annotations
 
 __all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "dynamo_export"]
@@ -24,7 +25,8 @@ def export(model, args=(), f=None, *, kwargs=None, **options):
     raise OnnxExporterError(
         f"coretorch.onnx.export(): coretorch cannot export {type(model).__name__} to ONNX (there "
         f"is no exporter yet). Save the weights with coretorch.save(model.state_dict(), "
-        f"'model.safetensors'), load them into the same model in PyTorch and export from there.")
+        f"'model.safetensors'), load them into the same model in PyTorch and export from there."
+    )
 
 
 def dynamo_export(model, *args, **kwargs):

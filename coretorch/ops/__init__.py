@@ -4,6 +4,7 @@
 its `OpDecl`; `primitives()` lists the ops a backend implements natively (everything else is
 composite and written once here).
 """
+
 from __future__ import annotations
 
 import importlib

@@ -5,6 +5,7 @@ backward reads one saved tensor instead of replaying the decomposition).
 `coretorch.nn.functional` and the `nn` activation layers are generated from these schemas, so
 each default (softplus's ``threshold=20``) is written once, here.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,6 +30,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 def _no_bool(name: str, result: str = "float"):
     """Meta rule of an activation: refuses bool input; the result is float (or the input's)."""
+
     def meta(self, *params):
         if self._dtype is dt.bool:
             raise RuntimeError(f"{name}(): Boolean inputs not supported for {name}")
@@ -36,6 +38,7 @@ def _no_bool(name: str, result: str = "float"):
             refuse_complex(name, self)
         d = float_result(self._dtype) if result == "float" else self._dtype
         return (self._shape, d, self._device)
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -53,8 +56,11 @@ def _meta_threshold_backward(grad_output, self, threshold):
     op = "threshold_backward"
     if grad_output._dtype is dt.bool or self._dtype is dt.bool:
         raise RuntimeError(f"{op}(): \"threshold_backward\" not implemented for 'Bool'")
-    return (broadcast_shapes(op, grad_output._shape, self._shape), promote(grad_output, self),
-            common_device(op, grad_output, self))
+    return (
+        broadcast_shapes(op, grad_output._shape, self._shape),
+        promote(grad_output, self),
+        common_device(op, grad_output, self),
+    )
 
 
 def _threshold_backward(grad_output, self, threshold):
@@ -237,14 +243,16 @@ def _threshold(self, threshold, value):
 def _meta_shrink(name: str):
     """Meta rule of hardshrink/softshrink: a float input of any shape; softshrink refuses a
     negative lambda (as PyTorch)."""
+
     def meta(self, lambd):
         if not self._dtype.is_floating_point:
-            raise RuntimeError(f"{name}(): expected a floating-point input, got "
-                               f"{self._dtype.name}")
+            raise RuntimeError(f"{name}(): expected a floating-point input, got {self._dtype.name}")
         if name == "softshrink" and lambd < 0:
-            raise RuntimeError(f"{name}(): lambda must be greater or equal to 0, but found to be "
-                               f"{float(lambd)}.")
+            raise RuntimeError(
+                f"{name}(): lambda must be greater or equal to 0, but found to be {float(lambd)}."
+            )
         return (self._shape, self._dtype, self._device)
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -267,8 +275,10 @@ def _meta_rrelu(self, lower, upper, training, generator):
     if not self._dtype.is_floating_point:
         raise RuntimeError(f"rrelu(): expected a floating-point input, got {self._dtype.name}")
     if lower > upper:
-        raise RuntimeError(f"rrelu(): lower bound must be less than or equal to upper bound, "
-                           f"got lower={float(lower)} and upper={float(upper)}")
+        raise RuntimeError(
+            f"rrelu(): lower bound must be less than or equal to upper bound, "
+            f"got lower={float(lower)} and upper={float(upper)}"
+        )
     return (self._shape, self._dtype, self._device)
 
 
@@ -283,11 +293,11 @@ def _rrelu(self, lower, upper, training, generator):
 
 def _meta_glu(self, dim):
     if not self._shape:
-        raise RuntimeError("glu(): glu does not support scalars because halving size must be "
-                           "even")
+        raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
     if self._shape[dim] % 2:
-        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {dim} is size "
-                           f"{self._shape[dim]}")
+        raise RuntimeError(
+            f"glu(): Halving dimension must be even, but dimension {dim} is size {self._shape[dim]}"
+        )
     shape = list(self._shape)
     shape[dim] //= 2
     return (tuple(shape), float_result(self._dtype), self._device)
@@ -301,52 +311,150 @@ def _glu(self, dim):
 
 def _declare_all() -> None:
     act: dict[str, Any] = dict(family="activation", flops=flops_pointwise)
-    declare("relu(Tensor self) -> Tensor", _no_bool("relu", "same"), impl=_relu,
-            derivative=_d_relu, saves=(), save_result=True, inplace=True, **act)
-    declare("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
-            _meta_threshold_backward, impl=_threshold_backward, derivative=_d_threshold_backward,
-            saves=("self",), method=False, function=False, out=False, **act)
-    declare("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
-            _no_bool("leaky_relu"), impl=_leaky_relu, derivative=_d_leaky_relu,
-            saves=("self",), inplace=True, **act)
-    declare("gelu(Tensor self, *, str approximate='none') -> Tensor", _meta_gelu, impl=_gelu,
-            derivative=_d_gelu, saves=("self",), inplace=True, **act)
-    for name, fn, d in (("silu", _silu, _d_silu), ("mish", _mish, _d_mish),
-                        ("hardsigmoid", _hardsigmoid, _d_hardsigmoid),
-                        ("hardswish", _hardswish, _d_hardswish)):
-        declare(f"{name}(Tensor self) -> Tensor", _no_bool(name), impl=fn, derivative=d,
-                saves=("self",), inplace=True, **act)
-    declare("elu(Tensor self, Scalar alpha=1.0, Scalar scale=1.0, Scalar input_scale=1.0) "
-            "-> Tensor",
-            _no_bool("elu"), impl=_elu, derivative=_d_elu, saves=("self",), inplace=True, **act)
-    declare("softplus(Tensor self, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor",
-            _no_bool("softplus"), impl=_softplus, derivative=_d_softplus, saves=("self",),
-            **act)
-    declare("hardtanh(Tensor self, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor",
-            _meta_hardtanh, impl=_hardtanh, derivative=_d_hardtanh, saves=("self",),
-            inplace=True, **act)
-    declare("relu6(Tensor self) -> Tensor", _no_bool("relu6", "same"), impl=_relu6,
-            inplace=True, **act)
+    declare(
+        "relu(Tensor self) -> Tensor",
+        _no_bool("relu", "same"),
+        impl=_relu,
+        derivative=_d_relu,
+        saves=(),
+        save_result=True,
+        inplace=True,
+        **act,
+    )
+    declare(
+        "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+        _meta_threshold_backward,
+        impl=_threshold_backward,
+        derivative=_d_threshold_backward,
+        saves=("self",),
+        method=False,
+        function=False,
+        out=False,
+        **act,
+    )
+    declare(
+        "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+        _no_bool("leaky_relu"),
+        impl=_leaky_relu,
+        derivative=_d_leaky_relu,
+        saves=("self",),
+        inplace=True,
+        **act,
+    )
+    declare(
+        "gelu(Tensor self, *, str approximate='none') -> Tensor",
+        _meta_gelu,
+        impl=_gelu,
+        derivative=_d_gelu,
+        saves=("self",),
+        inplace=True,
+        **act,
+    )
+    for name, fn, d in (
+        ("silu", _silu, _d_silu),
+        ("mish", _mish, _d_mish),
+        ("hardsigmoid", _hardsigmoid, _d_hardsigmoid),
+        ("hardswish", _hardswish, _d_hardswish),
+    ):
+        declare(
+            f"{name}(Tensor self) -> Tensor",
+            _no_bool(name),
+            impl=fn,
+            derivative=d,
+            saves=("self",),
+            inplace=True,
+            **act,
+        )
+    declare(
+        "elu(Tensor self, Scalar alpha=1.0, Scalar scale=1.0, Scalar input_scale=1.0) -> Tensor",
+        _no_bool("elu"),
+        impl=_elu,
+        derivative=_d_elu,
+        saves=("self",),
+        inplace=True,
+        **act,
+    )
+    declare(
+        "softplus(Tensor self, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor",
+        _no_bool("softplus"),
+        impl=_softplus,
+        derivative=_d_softplus,
+        saves=("self",),
+        **act,
+    )
+    declare(
+        "hardtanh(Tensor self, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor",
+        _meta_hardtanh,
+        impl=_hardtanh,
+        derivative=_d_hardtanh,
+        saves=("self",),
+        inplace=True,
+        **act,
+    )
+    declare(
+        "relu6(Tensor self) -> Tensor", _no_bool("relu6", "same"), impl=_relu6, inplace=True, **act
+    )
     declare("selu(Tensor self) -> Tensor", _no_bool("selu"), impl=_selu, inplace=True, **act)
-    declare("celu(Tensor self, Scalar alpha=1.0) -> Tensor", _meta_celu, impl=_celu,
-            inplace=True, **act)
-    declare("log_sigmoid(Tensor self) -> Tensor", _no_bool("log_sigmoid"), impl=_log_sigmoid,
-            method=False, **act)
-    declare("softsign(Tensor self) -> Tensor", _no_bool("softsign"), impl=_softsign,
-            method=False, function=False, **act)
-    declare("tanhshrink(Tensor self) -> Tensor", _no_bool("tanhshrink"), impl=_tanhshrink,
-            method=False, function=False, **act)
-    declare("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
-            _meta_threshold, impl=_threshold, inplace=True, method=False, **act)
-    declare("glu(Tensor self, Dim dim=-1) -> Tensor", _meta_glu, impl=_glu, method=False,
-            **act)
-    declare("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", _meta_shrink("hardshrink"),
-            impl=_hardshrink, derivative=_d_hardshrink, saves=("self",), **act)
-    declare("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", _meta_shrink("softshrink"),
-            impl=_softshrink, method=False, function=False, **act)
-    declare("rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
-            "bool training=False, Generator? generator=None) -> Tensor", _meta_rrelu,
-            impl=_rrelu, inplace=True, method=False, **act)
+    declare(
+        "celu(Tensor self, Scalar alpha=1.0) -> Tensor", _meta_celu, impl=_celu, inplace=True, **act
+    )
+    declare(
+        "log_sigmoid(Tensor self) -> Tensor",
+        _no_bool("log_sigmoid"),
+        impl=_log_sigmoid,
+        method=False,
+        **act,
+    )
+    declare(
+        "softsign(Tensor self) -> Tensor",
+        _no_bool("softsign"),
+        impl=_softsign,
+        method=False,
+        function=False,
+        **act,
+    )
+    declare(
+        "tanhshrink(Tensor self) -> Tensor",
+        _no_bool("tanhshrink"),
+        impl=_tanhshrink,
+        method=False,
+        function=False,
+        **act,
+    )
+    declare(
+        "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+        _meta_threshold,
+        impl=_threshold,
+        inplace=True,
+        method=False,
+        **act,
+    )
+    declare("glu(Tensor self, Dim dim=-1) -> Tensor", _meta_glu, impl=_glu, method=False, **act)
+    declare(
+        "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+        _meta_shrink("hardshrink"),
+        impl=_hardshrink,
+        derivative=_d_hardshrink,
+        saves=("self",),
+        **act,
+    )
+    declare(
+        "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+        _meta_shrink("softshrink"),
+        impl=_softshrink,
+        method=False,
+        function=False,
+        **act,
+    )
+    declare(
+        "rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+        "bool training=False, Generator? generator=None) -> Tensor",
+        _meta_rrelu,
+        impl=_rrelu,
+        inplace=True,
+        method=False,
+        **act,
+    )
 
 
 _declare_all()

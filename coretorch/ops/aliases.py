@@ -4,6 +4,7 @@
 An alias is bound wherever its op exists: as a ``coretorch`` function, as a Tensor method, and
 in place (``absolute_``) where the op has an in-place form.
 """
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -12,13 +13,32 @@ __all__ = ["ALIASES", "bind_aliases"]
 
 # alias -> the op it names (PyTorch's native_functions.yaml aliases)
 ALIASES = {
-    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
-    "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "arctan2": "atan2",
-    "clip": "clamp", "concat": "cat", "concatenate": "cat", "divide": "div",
-    "multiply": "mul", "subtract": "sub", "negative": "neg", "greater": "gt",
-    "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "fix": "trunc",
-    "moveaxis": "movedim", "swapaxes": "transpose", "swapdims": "transpose",
-    "row_stack": "vstack", "ger": "outer",
+    "absolute": "abs",
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "clip": "clamp",
+    "concat": "cat",
+    "concatenate": "cat",
+    "divide": "div",
+    "multiply": "mul",
+    "subtract": "sub",
+    "negative": "neg",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "less": "lt",
+    "less_equal": "le",
+    "not_equal": "ne",
+    "fix": "trunc",
+    "moveaxis": "movedim",
+    "swapaxes": "transpose",
+    "swapdims": "transpose",
+    "row_stack": "vstack",
+    "ger": "outer",
 }
 
 

@@ -5,6 +5,7 @@ gcd and nextafter are computed by the ``_binary_special`` primitive (``xp.gcd``,
 ``xp.nextafter``); the rest are written with other ops. Each has PyTorch's dtype rules in its
 meta rule.
 """
+
 from __future__ import annotations
 
 import math
@@ -65,8 +66,10 @@ def _copysign(self, other):
 
 def _meta_heaviside(self, values):
     if self._dtype is not values._dtype:
-        raise RuntimeError(f"heaviside(): heaviside is not yet implemented for tensors with "
-                           f"different dtypes, got {self._dtype.name} and {values._dtype.name}")
+        raise RuntimeError(
+            f"heaviside(): heaviside is not yet implemented for tensors with "
+            f"different dtypes, got {self._dtype.name} and {values._dtype.name}"
+        )
     return binary_spec("heaviside", self, values, "promote")
 
 
@@ -84,8 +87,9 @@ def _ldexp(self, other):
 
 def _meta_frexp(self):
     if not self._dtype.is_floating_point:
-        raise RuntimeError(f"frexp(): torch.frexp() only supports floating-point dtypes, got "
-                           f"{self._dtype.name}")
+        raise RuntimeError(
+            f"frexp(): torch.frexp() only supports floating-point dtypes, got {self._dtype.name}"
+        )
     return [(self._shape, self._dtype, self._device), (self._shape, dt.int32, self._device)]
 
 
@@ -120,8 +124,10 @@ def _meta_float_power(self, exponent):
 
 def _float_power(self, exponent):
     """self ** exponent computed in float64."""
+
     def f64(x):
         return x.to(dt.float64) if isinstance(x, _T) else float(x)
+
     base = f64(self)
     if not isinstance(base, _T):
         base = exponent.new_full((), base, dtype=dt.float64)
@@ -130,8 +136,10 @@ def _float_power(self, exponent):
 
 def _meta_float_power_(self, exponent):
     if self._dtype is not dt.float64:
-        raise RuntimeError(f"float_power_(): the base given to float_power_ has dtype "
-                           f"{self._dtype.name} but the operation's result requires dtype float64")
+        raise RuntimeError(
+            f"float_power_(): the base given to float_power_ has dtype "
+            f"{self._dtype.name} but the operation's result requires dtype float64"
+        )
     return _meta_float_power(self, exponent)
 
 
@@ -148,29 +156,80 @@ def _true_divide(self, other):
 
 def _declare_all() -> None:
     bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise)
-    declare("gcd(Tensor self, Tensor other) -> Tensor", typed_binary_meta("gcd", "int"), impl=_gcd,
-            inplace=True, **VALUES_ONLY, **bi)
-    declare("lcm(Tensor self, Tensor other) -> Tensor", typed_binary_meta("lcm", "int"), impl=_lcm,
-            inplace=True, **VALUES_ONLY, **bi)
-    declare("nextafter(Tensor self, Tensor other) -> Tensor",
-            typed_binary_meta("nextafter", "float"), impl=_nextafter, derivative=_d_nextafter,
-            inplace=True, **bi)
-    declare("copysign(Tensor self, Tensor|Scalar other) -> Tensor",
-            binary_meta("copysign", "float"), impl=_copysign,
-            inplace=True, **bi)
-    declare("heaviside(Tensor self, Tensor values) -> Tensor", _meta_heaviside, impl=_heaviside,
-            kind="composite_explicit", inplace=True, **bi)
-    declare("ldexp(Tensor self, Tensor other) -> Tensor", binary_meta("ldexp", "float"),
-            impl=_ldexp, inplace=True, **bi)
-    declare("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", _meta_frexp,
-            impl=_frexp, derivative=_d_frexp, saves=(), save_result=True, family="unary")
-    declare("float_power(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor",
-            _meta_float_power, impl=_float_power, **bi)
-    declare("float_power_(Tensor(a!) self, Tensor|Scalar exponent) -> Tensor(a!)",
-            _meta_float_power_, impl=_float_power_, family="binary")
-    declare("true_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            binary_meta("true_divide", "float"),
-            impl=_true_divide, inplace=True, **bi)
+    declare(
+        "gcd(Tensor self, Tensor other) -> Tensor",
+        typed_binary_meta("gcd", "int"),
+        impl=_gcd,
+        inplace=True,
+        **VALUES_ONLY,
+        **bi,
+    )
+    declare(
+        "lcm(Tensor self, Tensor other) -> Tensor",
+        typed_binary_meta("lcm", "int"),
+        impl=_lcm,
+        inplace=True,
+        **VALUES_ONLY,
+        **bi,
+    )
+    declare(
+        "nextafter(Tensor self, Tensor other) -> Tensor",
+        typed_binary_meta("nextafter", "float"),
+        impl=_nextafter,
+        derivative=_d_nextafter,
+        inplace=True,
+        **bi,
+    )
+    declare(
+        "copysign(Tensor self, Tensor|Scalar other) -> Tensor",
+        binary_meta("copysign", "float"),
+        impl=_copysign,
+        inplace=True,
+        **bi,
+    )
+    declare(
+        "heaviside(Tensor self, Tensor values) -> Tensor",
+        _meta_heaviside,
+        impl=_heaviside,
+        kind="composite_explicit",
+        inplace=True,
+        **bi,
+    )
+    declare(
+        "ldexp(Tensor self, Tensor other) -> Tensor",
+        binary_meta("ldexp", "float"),
+        impl=_ldexp,
+        inplace=True,
+        **bi,
+    )
+    declare(
+        "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+        _meta_frexp,
+        impl=_frexp,
+        derivative=_d_frexp,
+        saves=(),
+        save_result=True,
+        family="unary",
+    )
+    declare(
+        "float_power(Tensor|Scalar self, Tensor|Scalar exponent) -> Tensor",
+        _meta_float_power,
+        impl=_float_power,
+        **bi,
+    )
+    declare(
+        "float_power_(Tensor(a!) self, Tensor|Scalar exponent) -> Tensor(a!)",
+        _meta_float_power_,
+        impl=_float_power_,
+        family="binary",
+    )
+    declare(
+        "true_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+        binary_meta("true_divide", "float"),
+        impl=_true_divide,
+        inplace=True,
+        **bi,
+    )
 
 
 _declare_all()

@@ -1,5 +1,6 @@
 """combinations, isin, unravel_index, dist, renorm, scalar_tensor and fill: small
 composites of existing ops (gradients through them where differentiable)."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,10 +17,10 @@ _T = TensorImpl
 
 # ---- combinations, isin, unravel_index ------------------------------------------------------
 
+
 def _meta_combinations(self, r, with_replacement):
     if len(self._shape) != 1:
-        raise RuntimeError(f"combinations(): Expect a 1D vector, but got shape "
-                           f"{list(self._shape)}")
+        raise RuntimeError(f"combinations(): Expect a 1D vector, but got shape {list(self._shape)}")
     if r < 0:
         raise RuntimeError(f"combinations(): Expect a non-negative number, but got {r}")
     n = self._shape[0]
@@ -33,18 +34,19 @@ def _combinations(self, r, with_replacement):
     shape = _meta_combinations(self, r, with_replacement)[0]
     if not r:
         return self.new_empty((0,))
-    pick = itertools.combinations_with_replacement if with_replacement else \
-        itertools.combinations
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(self._shape[0]), r))
     from .factories_public import tensor
+
     index = tensor(rows, dtype=dt.int64, device=self._device).reshape(shape)
     return self.index_select(0, index.reshape(-1)).reshape(shape)
 
 
 def _meta_isin(elements, test_elements, assume_unique, invert):
     if not isinstance(elements, _T) and not isinstance(test_elements, _T):
-        raise TypeError("isin(): expected at least one of elements and test_elements to be a "
-                        "Tensor")
+        raise TypeError(
+            "isin(): expected at least one of elements and test_elements to be a Tensor"
+        )
     ref = elements if isinstance(elements, _T) else test_elements
     shape = elements._shape if isinstance(elements, _T) else ()
     return (shape, dt.bool, ref._device)
@@ -64,11 +66,14 @@ def _isin(elements, test_elements, assume_unique, invert):
 
 def _meta_unravel_index(indices, shape):
     if indices._dtype.is_floating_point or indices._dtype is dt.bool:
-        raise TypeError(f"unravel_index(): expected 'indices' to be integer dtype, but got "
-                        f"{indices._dtype.name}")
+        raise TypeError(
+            f"unravel_index(): expected 'indices' to be integer dtype, but got "
+            f"{indices._dtype.name}"
+        )
     if any(n < 0 for n in shape):
-        raise ValueError(f"unravel_index(): 'shape' cannot have negative values, but got "
-                         f"{tuple(shape)}")
+        raise ValueError(
+            f"unravel_index(): 'shape' cannot have negative values, but got {tuple(shape)}"
+        )
     return [(indices._shape, dt.int64, indices._device) for _ in shape]
 
 
@@ -85,6 +90,7 @@ def _unravel_index(indices, shape):
 
 
 # ---- dist, renorm ---------------------------------------------------------------------------
+
 
 def _dist(self, other, p):
     """The p-norm of ``self - other`` (broadcast)."""
@@ -112,8 +118,10 @@ def _renorm(self, p, dim, maxnorm):
 
 # ---- scalar_tensor, fill ----------------------------------------------------------
 
-_FA = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-       "bool requires_grad=False, bool pin_memory=False")
+_FA = (
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool requires_grad=False, bool pin_memory=False"
+)
 
 
 def _meta_scalar_tensor(s, dtype, layout, device, requires_grad, pin_memory):
@@ -128,8 +136,10 @@ def _scalar_tensor(s, dtype, layout, device, requires_grad, pin_memory):
 
 def _meta_fill(self, value):
     if isinstance(value, _T) and value._shape:
-        raise RuntimeError(f"fill(): only supports 0-dimension value tensor but got tensor "
-                           f"with {len(value._shape)} dimensions.")
+        raise RuntimeError(
+            f"fill(): only supports 0-dimension value tensor but got tensor "
+            f"with {len(value._shape)} dimensions."
+        )
     return (self._shape, self._dtype, self._device)
 
 
@@ -144,23 +154,64 @@ def _fill(self, value):
 
 def _declare_all() -> None:
     comp: dict[str, Any] = dict(kind=IMPLICIT, out=False)
-    declare("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
-            _meta_combinations, impl=_combinations, family="shape", method=False, **comp)
-    declare("isin(Tensor|Scalar elements, Tensor|Scalar test_elements, *, "
-            "bool assume_unique=False, bool invert=False) -> Tensor", _meta_isin, impl=_isin,
-            family="searching", method=False, differentiable=False, **comp)
-    declare("unravel_index(Tensor indices, int[] shape) -> Tensor[]", _meta_unravel_index,
-            impl=_unravel_index, family="indexing", method=False, differentiable=False, **comp)
-    declare("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
-            lambda self, other, p: ((), float_result(self._dtype), self._device),
-            impl=_dist, family="reduction", **comp)
-    declare("renorm(Tensor self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor", _meta_renorm,
-            impl=_renorm, family="reduction", inplace=True, **comp)
-    fac: dict[str, Any] = dict(kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
-    declare(f"scalar_tensor(Scalar s, *, {_FA}) -> Tensor", _meta_scalar_tensor,
-            impl=_scalar_tensor, **fac)
-    declare("fill(Tensor self, Tensor|Scalar value) -> Tensor", _meta_fill, impl=_fill,
-            family="factory", **comp)
+    declare(
+        "combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
+        _meta_combinations,
+        impl=_combinations,
+        family="shape",
+        method=False,
+        **comp,
+    )
+    declare(
+        "isin(Tensor|Scalar elements, Tensor|Scalar test_elements, *, "
+        "bool assume_unique=False, bool invert=False) -> Tensor",
+        _meta_isin,
+        impl=_isin,
+        family="searching",
+        method=False,
+        differentiable=False,
+        **comp,
+    )
+    declare(
+        "unravel_index(Tensor indices, int[] shape) -> Tensor[]",
+        _meta_unravel_index,
+        impl=_unravel_index,
+        family="indexing",
+        method=False,
+        differentiable=False,
+        **comp,
+    )
+    declare(
+        "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+        lambda self, other, p: ((), float_result(self._dtype), self._device),
+        impl=_dist,
+        family="reduction",
+        **comp,
+    )
+    declare(
+        "renorm(Tensor self, Scalar p, Dim dim, Scalar maxnorm) -> Tensor",
+        _meta_renorm,
+        impl=_renorm,
+        family="reduction",
+        inplace=True,
+        **comp,
+    )
+    fac: dict[str, Any] = dict(
+        kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False
+    )
+    declare(
+        f"scalar_tensor(Scalar s, *, {_FA}) -> Tensor",
+        _meta_scalar_tensor,
+        impl=_scalar_tensor,
+        **fac,
+    )
+    declare(
+        "fill(Tensor self, Tensor|Scalar value) -> Tensor",
+        _meta_fill,
+        impl=_fill,
+        family="factory",
+        **comp,
+    )
 
 
 _declare_all()

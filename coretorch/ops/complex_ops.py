@@ -12,11 +12,11 @@ Autograd follows PyTorch's convention: the gradient of a real loss with respect 
 tensor is the conjugate Wirtinger derivative (``grad.real + 1j * grad.imag`` of the loss seen as
 a function of the real and imaginary parts), so the two views' derivatives are each other.
 """
+
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl, new_impl
@@ -38,19 +38,33 @@ def _op(name: str):
 def dtype_view(self, shape: tuple, stride: tuple, offset: int, dtype) -> Tensor:
     """A tensor over `self`'s storage read as `dtype` (a view: same version counter and base)."""
     base = self._base if self._base is not None else self
-    return new_impl(Tensor, self._storage, shape, stride, offset, dtype, self._device,
-                    self._keys, self._vc, base)
+    return new_impl(
+        Tensor,
+        self._storage,
+        shape,
+        stride,
+        offset,
+        dtype,
+        self._device,
+        self._keys,
+        self._vc,
+        base,
+    )
 
 
 # ---- view_as_real / view_as_complex ------------------------------------------------------------
 
+
 def _meta_view_as_real(self):
     if not self._dtype.is_complex:
-        raise RuntimeError(f"view_as_real(): is only supported for complex tensors, got "
-                           f"{self._dtype.name}")
+        raise RuntimeError(
+            f"view_as_real(): is only supported for complex tensors, got {self._dtype.name}"
+        )
     shape = self._shape + (2,)
-    return ((shape, self._dtype.to_real(), self._device),
-            (shape, tuple(2 * s for s in self._stride) + (1,), 2 * self._offset))
+    return (
+        (shape, self._dtype.to_real(), self._device),
+        (shape, tuple(2 * s for s in self._stride) + (1,), 2 * self._offset),
+    )
 
 
 def _view_as_real(self, view_shape, view_stride, view_offset):
@@ -61,20 +75,30 @@ def _view_as_real(self, view_shape, view_stride, view_offset):
 def _meta_view_as_complex(self):
     d, shape, stride = self._dtype, self._shape, self._stride
     if d not in (dt.float32, dt.float64):
-        raise RuntimeError(f"view_as_complex(): is only supported for float32 and float64 "
-                           f"tensors, but got a tensor of scalar type: {d.name}")
+        raise RuntimeError(
+            f"view_as_complex(): is only supported for float32 and float64 "
+            f"tensors, but got a tensor of scalar type: {d.name}"
+        )
     if not shape or shape[-1] != 2:
-        raise RuntimeError(f"view_as_complex(): Tensor must have a last dimension of size 2, got "
-                           f"shape {list(shape)}")
+        raise RuntimeError(
+            f"view_as_complex(): Tensor must have a last dimension of size 2, got "
+            f"shape {list(shape)}"
+        )
     if stride[-1] != 1:
-        raise RuntimeError(f"view_as_complex(): Tensor must have a last dimension with stride 1, "
-                           f"got stride {stride[-1]}")
+        raise RuntimeError(
+            f"view_as_complex(): Tensor must have a last dimension with stride 1, "
+            f"got stride {stride[-1]}"
+        )
     if any(s % 2 for s, n in zip(stride[:-1], shape[:-1]) if n != 1) or self._offset % 2:
-        raise RuntimeError("view_as_complex(): Tensor must have a stride divisible by 2 for all "
-                           "but last dimension and a storage offset divisible by 2")
+        raise RuntimeError(
+            "view_as_complex(): Tensor must have a stride divisible by 2 for all "
+            "but last dimension and a storage offset divisible by 2"
+        )
     out = shape[:-1]
-    return ((out, d.to_complex(), self._device),
-            (out, tuple(s // 2 for s in stride[:-1]), self._offset // 2))
+    return (
+        (out, d.to_complex(), self._device),
+        (out, tuple(s // 2 for s in stride[:-1]), self._offset // 2),
+    )
 
 
 def _view_as_complex(self, view_shape, view_stride, view_offset):
@@ -91,6 +115,7 @@ def _d_view_as_complex(ctx, g):
 
 
 # ---- real, imag, conj -------------------------------------------------------------------------
+
 
 def _meta_same(self):
     return (self._shape, self._dtype, self._device)
@@ -121,8 +146,9 @@ def _conj(self):
     if not self._dtype.is_complex:
         return self
     parts = _op("view_as_real")(self)
-    return _op("view_as_complex")(_op("stack")([parts.select(-1, 0), parts.select(-1, 1).neg()],
-                                               -1))
+    return _op("view_as_complex")(
+        _op("stack")([parts.select(-1, 0), parts.select(-1, 1).neg()], -1)
+    )
 
 
 def _conj_physical(self):
@@ -154,10 +180,14 @@ def _is_conj(self):
 
 # ---- angle, polar, complex -----------------------------------------------------------------------
 
+
 def _meta_angle(self):
     d = self._dtype
-    return (self._shape, d.to_real() if d.is_complex or d.is_floating_point
-            else dt.get_default_dtype(), self._device)
+    return (
+        self._shape,
+        d.to_real() if d.is_complex or d.is_floating_point else dt.get_default_dtype(),
+        self._device,
+    )
 
 
 def _angle(self):
@@ -173,11 +203,15 @@ def _parts_spec(op: str, a, b, names: tuple) -> tuple:
     """The Spec of a complex tensor made from two real tensors of one float dtype."""
     for name, x in zip(names, (a, b)):
         if x._dtype not in (dt.float32, dt.float64):
-            raise RuntimeError(f"{op}(): Expected both inputs to be Float or Double tensors but "
-                               f"got {x._dtype.name} for {name}")
+            raise RuntimeError(
+                f"{op}(): Expected both inputs to be Float or Double tensors but "
+                f"got {x._dtype.name} for {name}"
+            )
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"{op}(): Expected object of scalar type {a._dtype.name} but got "
-                           f"scalar type {b._dtype.name} for second argument")
+        raise RuntimeError(
+            f"{op}(): Expected object of scalar type {a._dtype.name} but got "
+            f"scalar type {b._dtype.name} for second argument"
+        )
     shape = broadcast_shapes(op, a._shape, b._shape)
     return (shape, a._dtype.to_complex(), common_device(op, a, b))
 
@@ -202,37 +236,83 @@ def _polar(abs, angle):  # noqa: A002
 
 
 def _declare_all() -> None:
-    view: dict[str, Any] = dict(kind=EXPLICIT, family="view", out=False, precomputed=_GEOMETRY, saves=())
-    declare("view_as_real(Tensor(a) self) -> Tensor(a)", _meta_view_as_real, impl=_view_as_real,
-            derivative=_d_view_as_real, method=False,
-            doc="A real view of a complex tensor: a new last dim of size 2 holds the real and "
-                "imaginary parts.", **view)
-    declare("view_as_complex(Tensor(a) self) -> Tensor(a)", _meta_view_as_complex,
-            impl=_view_as_complex, derivative=_d_view_as_complex, method=False,
-            doc="A complex view of a float32/float64 tensor whose last dim (size 2, stride 1) "
-                "holds real and imaginary parts.", **view)
+    view: dict[str, Any] = dict(
+        kind=EXPLICIT, family="view", out=False, precomputed=_GEOMETRY, saves=()
+    )
+    declare(
+        "view_as_real(Tensor(a) self) -> Tensor(a)",
+        _meta_view_as_real,
+        impl=_view_as_real,
+        derivative=_d_view_as_real,
+        method=False,
+        doc="A real view of a complex tensor: a new last dim of size 2 holds the real and "
+        "imaginary parts.",
+        **view,
+    )
+    declare(
+        "view_as_complex(Tensor(a) self) -> Tensor(a)",
+        _meta_view_as_complex,
+        impl=_view_as_complex,
+        derivative=_d_view_as_complex,
+        method=False,
+        doc="A complex view of a float32/float64 tensor whose last dim (size 2, stride 1) "
+        "holds real and imaginary parts.",
+        **view,
+    )
     comp: dict[str, Any] = dict(family="complex", out=False)
     declare("real(Tensor(a) self) -> Tensor(a)", _meta_real, impl=_real, method=False, **comp)
     declare("imag(Tensor(a) self) -> Tensor(a)", _meta_imag, impl=_imag, method=False, **comp)
     declare("conj(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_conj, **comp)
-    declare("conj_physical(Tensor self) -> Tensor", _meta_same, impl=_conj_physical,
-            family="complex")
-    declare("resolve_conj(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_resolve_conj,
-            **comp)
-    declare("is_conj(Tensor self) -> bool", impl=_is_conj, family="complex",
-            differentiable=False)
-    declare("resolve_neg(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_resolve_conj,
-            doc="`input` itself: coretorch has no lazy negation bit to resolve.", **comp)
-    declare("is_neg(Tensor self) -> bool", impl=_is_conj, family="complex",
-            differentiable=False, doc="False: coretorch has no lazy negation bit.")
-    declare("isreal(Tensor self) -> Tensor", _meta_bool, impl=_isreal, family="complex",
-            out=False, differentiable=False)
-    declare("angle(Tensor self) -> Tensor", _meta_angle, impl=_angle, family="complex",
-            flops=flops_pointwise)
-    declare("complex(Tensor real, Tensor imag) -> Tensor", _meta_complex, impl=_complex,
-            method=False, family="complex", flops=flops_pointwise)
-    declare("polar(Tensor abs, Tensor angle) -> Tensor", _meta_polar, impl=_polar, method=False,
-            family="complex", flops=flops_pointwise)
+    declare(
+        "conj_physical(Tensor self) -> Tensor", _meta_same, impl=_conj_physical, family="complex"
+    )
+    declare("resolve_conj(Tensor(a) self) -> Tensor(a)", _meta_same, impl=_resolve_conj, **comp)
+    declare("is_conj(Tensor self) -> bool", impl=_is_conj, family="complex", differentiable=False)
+    declare(
+        "resolve_neg(Tensor(a) self) -> Tensor(a)",
+        _meta_same,
+        impl=_resolve_conj,
+        doc="`input` itself: coretorch has no lazy negation bit to resolve.",
+        **comp,
+    )
+    declare(
+        "is_neg(Tensor self) -> bool",
+        impl=_is_conj,
+        family="complex",
+        differentiable=False,
+        doc="False: coretorch has no lazy negation bit.",
+    )
+    declare(
+        "isreal(Tensor self) -> Tensor",
+        _meta_bool,
+        impl=_isreal,
+        family="complex",
+        out=False,
+        differentiable=False,
+    )
+    declare(
+        "angle(Tensor self) -> Tensor",
+        _meta_angle,
+        impl=_angle,
+        family="complex",
+        flops=flops_pointwise,
+    )
+    declare(
+        "complex(Tensor real, Tensor imag) -> Tensor",
+        _meta_complex,
+        impl=_complex,
+        method=False,
+        family="complex",
+        flops=flops_pointwise,
+    )
+    declare(
+        "polar(Tensor abs, Tensor angle) -> Tensor",
+        _meta_polar,
+        impl=_polar,
+        method=False,
+        family="complex",
+        flops=flops_pointwise,
+    )
 
 
 _declare_all()

@@ -11,6 +11,7 @@ which the profiler shows with category ``fallback``.
 Autograd needs nothing here: the Autograd key sits above the backend key, so the autograd kernel
 has already recorded the op's derivative when the fallback runs (with Autograd excluded).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -92,8 +93,9 @@ class _Moved:
 
 def _has_tensor(values) -> bool:
     for v in values:
-        if isinstance(v, _T) or ((v.__class__ is list or v.__class__ is tuple)
-                                 and any(isinstance(e, _T) for e in v)):
+        if isinstance(v, _T) or (
+            (v.__class__ is list or v.__class__ is tuple) and any(isinstance(e, _T) for e in v)
+        ):
             return True
     return False
 
@@ -101,7 +103,7 @@ def _has_tensor(values) -> bool:
 def _backend_device(args: tuple, kwargs: dict):
     """The device the call came from: its first non-cpu tensor, else ``device=``/the default."""
     for a in (*args, *kwargs.values()):
-        for t in (a if a.__class__ is list or a.__class__ is tuple else (a,)):
+        for t in a if a.__class__ is list or a.__class__ is tuple else (a,):
             if isinstance(t, _T) and t._device.type != "cpu":
                 return t._device
     return resolve_device(kwargs.get("device"))
@@ -113,12 +115,17 @@ def _check_cpu_kernel(op, args: tuple, kwargs: dict) -> None:
     if cpu is not None and op._entry_for(cpu) is not None:
         return
     key = get_device_type(_backend_device(args, kwargs)).dispatch_key
-    why = ("there is no CPU kernel either" if cpu is not None else
-           "no cpu backend is loaded (install coretorch-cpu-numba)")
-    raise NotImplementedError(f"Could not run '{op.qualname}' with arguments from the "
-                              f"'{key.name}' backend: it has no kernel there, and its CPU "
-                              f"fallback cannot run it because {why}. '{op.name}' has kernels "
-                              f"for: {', '.join(op.kernel_keys()) or 'none'}")
+    why = (
+        "there is no CPU kernel either"
+        if cpu is not None
+        else "no cpu backend is loaded (install coretorch-cpu-numba)"
+    )
+    raise NotImplementedError(
+        f"Could not run '{op.qualname}' with arguments from the "
+        f"'{key.name}' backend: it has no kernel there, and its CPU "
+        f"fallback cannot run it because {why}. '{op.name}' has kernels "
+        f"for: {', '.join(op.kernel_keys()) or 'none'}"
+    )
 
 
 def _run(op, args: tuple, kwargs: dict):
@@ -181,9 +188,13 @@ def cpu_fallback(op, keyset, args: tuple, kwargs: dict):
     fallback_counts[name] += 1
     if name not in _warned:
         _warned.add(name)
-        warnings.warn(f"{name} has no kernel for this backend and runs through the CPU fallback "
-                      f"(arguments are copied to cpu and back); register a native kernel to "
-                      f"avoid the copies", CPUFallbackWarning, stacklevel=user_stacklevel())
+        warnings.warn(
+            f"{name} has no kernel for this backend and runs through the CPU fallback "
+            f"(arguments are copied to cpu and back); register a native kernel to "
+            f"avoid the copies",
+            CPUFallbackWarning,
+            stacklevel=user_stacklevel(),
+        )
     if _rf.state.active:
         if _rf.state.capture is not None:
             _rf.state.capture.unreplayable(op.name, "it runs through the CPU fallback")

@@ -30,6 +30,7 @@ Kinds: ``primitive`` (every backend implements it: the ops in `primitives()`), `
 one op, otherwise through the ops it calls). A backend may still register a native kernel for a
 composite to run it faster; it never has to.
 """
+
 from __future__ import annotations
 
 import collections
@@ -46,9 +47,22 @@ from ..tensor.impl import _geometry, contiguous_geometry, device_key_bits
 from ..tensor.layout import POINTWISE_FAMILIES, pointwise_strides
 from ..tensor.tensor import Tensor
 
-__all__ = ["OpDecl", "declare", "REGISTRY", "op_named", "primitives", "alloc", "Spec",
-           "check_kernel_signature", "return_types", "check_no_internal_overlap",
-           "renamed_error", "reraise_as", "RENAMED_ERRORS", "pointwise_operands"]
+__all__ = [
+    "OpDecl",
+    "declare",
+    "REGISTRY",
+    "op_named",
+    "primitives",
+    "alloc",
+    "Spec",
+    "check_kernel_signature",
+    "return_types",
+    "check_no_internal_overlap",
+    "renamed_error",
+    "reraise_as",
+    "RENAMED_ERRORS",
+    "pointwise_operands",
+]
 
 PRIMITIVE, IMPLICIT, EXPLICIT = "primitive", "composite_implicit", "composite_explicit"
 _KINDS = (PRIMITIVE, IMPLICIT, EXPLICIT)
@@ -75,14 +89,45 @@ return_types = _ReturnTypes()
 class OpDecl:
     """Everything declared about one operator (see the module docstring)."""
 
-    __slots__ = ("name", "schema", "meta", "kind", "family", "op", "inplace_op", "method",
-                 "function", "out", "returns", "derivative", "saves", "save_result", "flops",
-                 "differentiable", "inplace_only", "doc", "extra", "precomputed", "impl",
-                 "aliased_writes")
+    __slots__ = (
+        "name",
+        "schema",
+        "meta",
+        "kind",
+        "family",
+        "op",
+        "inplace_op",
+        "method",
+        "function",
+        "out",
+        "returns",
+        "derivative",
+        "saves",
+        "save_result",
+        "flops",
+        "differentiable",
+        "inplace_only",
+        "doc",
+        "extra",
+        "precomputed",
+        "impl",
+        "aliased_writes",
+    )
 
-    def __init__(self, name: str, schema: FunctionSchema, meta, kind: str, family: str,
-                 method: bool, function: bool, out: bool, differentiable: bool,
-                 inplace_only: bool, doc: str):
+    def __init__(
+        self,
+        name: str,
+        schema: FunctionSchema,
+        meta,
+        kind: str,
+        family: str,
+        method: bool,
+        function: bool,
+        out: bool,
+        differentiable: bool,
+        inplace_only: bool,
+        doc: str,
+    ):
         self.name, self.schema, self.meta, self.kind, self.family = name, schema, meta, kind, family
         self.method, self.function, self.out = method, function, out
         self.differentiable, self.inplace_only, self.doc = differentiable, inplace_only, doc
@@ -131,13 +176,26 @@ class OpDecl:
         return f"<OpDecl {self.schema} ({self.kind})>"
 
 
-def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None = None,
-            family: str = "", method: bool = True, function: bool = True,
-            inplace: bool = False, out: bool | None = None, differentiable: bool = True,
-            derivative: Callable | None = None, saves: tuple | None = None,
-            save_result: bool = False, flops: Callable | None = None,
-            precomputed: tuple = (), doc: str = "", kind: str | None = None,
-            aliased_writes: bool = False) -> OpDecl:
+def declare(
+    schema: str,
+    meta: Callable | None = None,
+    *,
+    impl: Callable | None = None,
+    family: str = "",
+    method: bool = True,
+    function: bool = True,
+    inplace: bool = False,
+    out: bool | None = None,
+    differentiable: bool = True,
+    derivative: Callable | None = None,
+    saves: tuple | None = None,
+    save_result: bool = False,
+    flops: Callable | None = None,
+    precomputed: tuple = (),
+    doc: str = "",
+    kind: str | None = None,
+    aliased_writes: bool = False,
+) -> OpDecl:
     """Declare the op described by `schema` (see the module docstring).
 
     meta: the meta rule; with no `impl` the op is a structured primitive.
@@ -159,19 +217,34 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     if kind not in _KINDS:
         raise ValueError(f"declare({name}): kind must be one of {_KINDS}")
     inplace_only = fs.is_inplace
-    has_out = (meta is not None and len(fs.returns) >= 1 and fs.returns[0].type.base == "Tensor"
-               ) if out is None else out
+    has_out = (
+        (meta is not None and len(fs.returns) >= 1 and fs.returns[0].type.base == "Tensor")
+        if out is None
+        else out
+    )
     has_out = has_out and not inplace_only
-    d = OpDecl(name, fs, meta, kind, family, method, function, has_out, differentiable,
-               inplace_only, doc or (impl.__doc__ if impl else "") or "")
+    d = OpDecl(
+        name,
+        fs,
+        meta,
+        kind,
+        family,
+        method,
+        function,
+        has_out,
+        differentiable,
+        inplace_only,
+        doc or (impl.__doc__ if impl else "") or "",
+    )
     d.flops, d.derivative, d.save_result = flops, derivative, save_result
     d.saves, d.precomputed, d.impl = saves, tuple(precomputed), impl
     d.aliased_writes = aliased_writes
     if derivative is not None and saves is not None:
         unknown = set(saves) - set(fs.names)
         if unknown:
-            raise ValueError(f"declare({name}): saves names {sorted(unknown)}, which are not "
-                             f"arguments of {fs}")
+            raise ValueError(
+                f"declare({name}): saves names {sorted(unknown)}, which are not arguments of {fs}"
+            )
     names = fs.return_names
     if names is not None:
         d.returns = collections.namedtuple(name, names)  # type: ignore[misc]  # named at run time
@@ -180,8 +253,7 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
     d.op = Operator(f"aten::{name}", fs, d.doc, has_out=has_out)
     d.op.decl = d
     if inplace and not inplace_only:
-        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(),
-                                _inplace_doc(name, d.doc))
+        d.inplace_op = Operator(f"aten::{name}_", fs.inplace_variant(), _inplace_doc(name, d.doc))
         d.inplace_op.decl = d
     if d.structured:
         d.op.adapt_backend_kernel = _inplace_adapter(d) if inplace_only else _functional_adapter(d)
@@ -189,8 +261,11 @@ def declare(schema: str, meta: Callable | None = None, *, impl: Callable | None 
             d.inplace_op.adapt_backend_kernel = _inplace_adapter(d)
     if impl is not None:
         check_kernel_signature(d.op, impl, "impl")
-        key = (DispatchKey.CompositeImplicitAutograd if kind == IMPLICIT
-               else DispatchKey.CompositeExplicitAutograd)
+        key = (
+            DispatchKey.CompositeImplicitAutograd
+            if kind == IMPLICIT
+            else DispatchKey.CompositeExplicitAutograd
+        )
         run = _composite_kernel(d, impl)
         d.op.register(key, run)
         if d.inplace_op is not None:
@@ -215,6 +290,7 @@ def _composite_kernel(d: OpDecl, impl: Callable) -> Callable:
     def checked(self, *rest, **kw):  # ``name_`` declared as such: it writes self
         _check_written(self)  # one tensor, or the list of a _foreach_*_ op
         return run(self, *rest, **kw)
+
     checked.__name__ = impl.__name__
     checked.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return checked
@@ -228,12 +304,14 @@ _COMPUTED_FAMILIES = POINTWISE_FAMILIES + ("activation", "reduction", "nn")
 def _composite_run(d: OpDecl, impl: Callable) -> Callable:
     meta, name = d.meta, d.name
     if meta is None:
+
         def run(*record, **kwargs):
             try:
                 return impl(*record, **kwargs)
             except RENAMED_ERRORS as e:
                 reraise_as(e, name)
     elif d.precomputed:  # the meta rule's values (a view's geometry, ...) go to `impl` too
+
         def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 res = impl(*record, *meta(*record)[1])
@@ -262,6 +340,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
                 return res
             return _copy_to_out(name, out, res)
     else:
+
         def run(*record, out=None):  # type: ignore[misc]  # the variants differ in keywords
             try:
                 meta(*record)
@@ -271,6 +350,7 @@ def _composite_run(d: OpDecl, impl: Callable) -> Callable:
             if out is None:
                 return res
             return _copy_to_out(name, out, res)
+
     run.__name__ = impl.__name__
     run.__wrapped__ = impl  # type: ignore[attr-defined]  # a function attribute
     return run
@@ -290,6 +370,7 @@ def _composite_inplace(d: OpDecl, impl: Callable) -> Callable:
         except RENAMED_ERRORS as e:
             reraise_as(e, name)
         return self.copy_(res)
+
     run.__name__ = name
     return run
 
@@ -311,7 +392,7 @@ def renamed_error(e: BaseException, name: str) -> BaseException:
     m = _OP_PREFIX.match(args[0])
     if m is None or m.group(1) == name or m.group(1) == name.rstrip("_"):
         return e
-    return type(e)(f"{name}(): {args[0][m.end():]}").with_traceback(e.__traceback__)
+    return type(e)(f"{name}(): {args[0][m.end() :]}").with_traceback(e.__traceback__)
 
 
 def reraise_as(e: BaseException, name: str):
@@ -344,14 +425,15 @@ def primitives() -> list[str]:
 
 
 def _contract_error(name: str, kernel: Callable, what: str) -> RuntimeError:
-    return RuntimeError(f"{name}(): the kernel {getattr(kernel, '__qualname__', kernel)!r} "
-                        f"{what}")
+    return RuntimeError(f"{name}(): the kernel {getattr(kernel, '__qualname__', kernel)!r} {what}")
 
 
 # ---- writes into self-overlapping tensors -------------------------------------------------------
 
-_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)
 
 
 def check_no_internal_overlap(t) -> None:
@@ -389,6 +471,7 @@ def alloc(shape: tuple, dtype, device) -> Tensor:
     entry = _device_registry.get(kind)
     if entry is None:
         from ..device import get_device_type
+
         entry = get_device_type(device)  # raises the "no backend loaded" error
     nbytes = geometry[0] * dtype.itemsize
     try:
@@ -396,9 +479,11 @@ def alloc(shape: tuple, dtype, device) -> Tensor:
     except (MemoryError, ValueError, OverflowError):
         # numpy's MemoryError / "Maximum allowed dimension exceeded" name neither the tensor
         # nor the op: say what was asked for, as PyTorch's allocator error does
-        raise RuntimeError(f"can't allocate memory on {device}: you tried to allocate "
-                           f"{nbytes} bytes for a tensor of size {list(shape)} and dtype "
-                           f"{dtype.name}") from None
+        raise RuntimeError(
+            f"can't allocate memory on {device}: you tried to allocate "
+            f"{nbytes} bytes for a tensor of size {list(shape)} and dtype "
+            f"{dtype.name}"
+        ) from None
     # new_impl inlined: ~0.8k instructions less per op output (benchmarks/instructions.py
     # --layers, "alloc (and free) of the output")
     t = _new(Tensor)
@@ -423,11 +508,14 @@ def _check_out(name: str, out, spec):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     shape, dtype, device = spec
     if out._device != device:
-        raise RuntimeError(f"{name}(): Expected out tensor to be on device {device}, but got "
-                           f"out on {out._device}")
+        raise RuntimeError(
+            f"{name}(): Expected out tensor to be on device {device}, but got out on {out._device}"
+        )
     if not can_cast(dtype, out._dtype):
-        raise RuntimeError(f"{name}(): result type {dtype.name} can't be cast to the desired "
-                           f"output type {out._dtype.name}")
+        raise RuntimeError(
+            f"{name}(): result type {dtype.name} can't be cast to the desired "
+            f"output type {out._dtype.name}"
+        )
     if out._shape != shape:
         _resize_out(out, shape)
     out._vc[0] += 1
@@ -458,11 +546,15 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
     res = _check_out(name, out, spec)
     outs = res if isinstance(res, tuple) else (res,)
     specs = spec if spec.__class__ is list else [spec]
-    temps = [o if o._dtype is s[1] else alloc(o._shape, s[1], o._device)
-             for o, s in zip(outs, specs)]
+    temps = [
+        o if o._dtype is s[1] else alloc(o._shape, s[1], o._device) for o, s in zip(outs, specs)
+    ]
     target = tuple(temps) if isinstance(res, tuple) else temps[0]
-    r = kernel(target, *args, *extra) if not _rf_state.active else \
-        _timed(kernel, target, *args, *extra)
+    r = (
+        kernel(target, *args, *extra)
+        if not _rf_state.active
+        else _timed(kernel, target, *args, *extra)
+    )
     if r is not None:
         raise _contract_error(name, kernel, _RETURNED)
     for o, t in zip(outs, temps):
@@ -517,8 +609,9 @@ def _in_core_layout(res, args, operands):
         want = row_major
     else:
         want = pointwise_strides(shape, row_major, args, operands) or row_major
-    if st == want or any(a.__class__ is res.__class__ and a._storage is res._storage
-                         for a in args):  # already so, or a view of an argument: kept
+    if st == want or any(
+        a.__class__ is res.__class__ and a._storage is res._storage for a in args
+    ):  # already so, or a view of an argument: kept
         return res
     fresh = alloc(shape, res._dtype, res._device)
     fresh._stride = want
@@ -535,6 +628,7 @@ def _functional_adapter(d: OpDecl):
         # `fresh_output_kernel` in the module docstring)
         fresh = getattr(kernel, "fresh_output_kernel", kernel)
         if not pre:
+
             def structured(*args, out=None):
                 try:
                     spec = meta(*args)
@@ -549,14 +643,14 @@ def _functional_adapter(d: OpDecl):
                     res = alloc(*spec)
                     if operands is not None and len(spec[0]) > 1:
                         _follow_layout(res, args, operands)
-                r = fresh(res, *args) if not _rf_state.active else \
-                    _timed(fresh, res, *args)
+                r = fresh(res, *args) if not _rf_state.active else _timed(fresh, res, *args)
                 if r is not None:
                     raise _contract_error(name, kernel, _RETURNED)
                 if returns is not None:
                     return returns(*res)
                 return res
         else:
+
             def structured(*args, out=None):
                 try:
                     spec, extra = meta(*args)
@@ -568,14 +662,19 @@ def _functional_adapter(d: OpDecl):
                     res = _allocate(spec)
                     if operands is not None and spec.__class__ is not list and len(spec[0]) > 1:
                         _follow_layout(res, args, operands)
-                    r = fresh(res, *args, *extra) if not _rf_state.active else \
-                        _timed(fresh, res, *args, *extra)
+                    r = (
+                        fresh(res, *args, *extra)
+                        if not _rf_state.active
+                        else _timed(fresh, res, *args, *extra)
+                    )
                     if r is not None:
                         raise _contract_error(name, kernel, _RETURNED)
                 return returns(*res) if returns is not None else res
+
         structured.__name__ = f"{name}_{key.name}"
         structured.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured
+
     return adapt
 
 
@@ -586,11 +685,15 @@ def _no_check(t) -> None:
 def _check_inplace_spec(name: str, self, spec) -> None:
     shape, dtype, _ = spec
     if shape != self._shape:
-        raise RuntimeError(f"{name}(): output with shape {list(self._shape)} doesn't "
-                           f"match the broadcast shape {list(shape)}")
+        raise RuntimeError(
+            f"{name}(): output with shape {list(self._shape)} doesn't "
+            f"match the broadcast shape {list(shape)}"
+        )
     if not can_cast(dtype, self._dtype):
-        raise RuntimeError(f"{name}(): result type {dtype.name} can't be cast to the "
-                           f"desired output type {self._dtype.name}")
+        raise RuntimeError(
+            f"{name}(): result type {dtype.name} can't be cast to the "
+            f"desired output type {self._dtype.name}"
+        )
 
 
 def _inplace_adapter(d: OpDecl):
@@ -611,15 +714,20 @@ def _inplace_adapter(d: OpDecl):
             _check_inplace_spec(name, self, spec)
             dtype = spec[1]
             target = self if dtype is self._dtype else alloc(self._shape, dtype, self._device)
-            r = kernel(target, self, *args, *extra) if not _rf_state.active else \
-                _timed(kernel, target, self, *args, *extra)
+            r = (
+                kernel(target, self, *args, *extra)
+                if not _rf_state.active
+                else _timed(kernel, target, self, *args, *extra)
+            )
             if r is not None:
                 raise _contract_error(name, kernel, _RETURNED)
             if target is not self:
                 _copy_(self, target)
             self._vc[0] += 1
             return self
+
         structured_.__name__ = f"{name}_{key.name}"
         structured_.out_kernel = kernel  # type: ignore[attr-defined]  # a function attribute
         return structured_
+
     return adapt

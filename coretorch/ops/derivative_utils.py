@@ -3,6 +3,7 @@
 ``@saves(0)`` tells autograd which positional arguments the formula reads the values of, so only
 those are checked for in-place modification at backward time (default: every tensor argument).
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -14,9 +15,11 @@ __all__ = ["saves", "is_tensor", "op", "holomorphic", "conj_of"]
 
 def saves(*indices: int) -> Callable[[Callable], Callable]:
     """Declare the positional arguments whose values the formula reads (``@saves()``: none)."""
+
     def mark(fn: Callable) -> Callable:
         fn.saved_args = tuple(indices)  # type: ignore[attr-defined]  # a function attribute
         return fn
+
     return mark
 
 
@@ -28,6 +31,7 @@ def is_tensor(x) -> bool:
 def op(name: str):
     """The operator `name` (looked up when a formula runs, so declaration order never matters)."""
     from .declare import REGISTRY
+
     return REGISTRY[name].op
 
 
@@ -43,10 +47,12 @@ def holomorphic(formula: Callable) -> Callable:
     in the gradient), made right for complex ones too: PyTorch's gradient of a holomorphic
     function is ``g * conj(f'(x))``, which is ``conj(formula(conj(g)))``. A real gradient runs
     `formula` as is (one attribute read more on that path)."""
+
     def wrapped(ctx, g):
         if g is None or not g._dtype.is_complex:
             return formula(ctx, g)
         return tuple(conj_of(r) for r in formula(ctx, conj_of(g)))
+
     wrapped.__name__ = wrapped.__qualname__ = getattr(formula, "__name__", "derivative")
     wrapped.__doc__ = formula.__doc__
     for attr in ("saved_args",):

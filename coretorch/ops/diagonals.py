@@ -1,10 +1,12 @@
 """Diagonal composites: diag, diag_embed, diagflat, diagonal_scatter, tril_indices and
 triu_indices. A diagonal is written with one functional `index_put` at (row, column) index
 pairs of the last two dims, so gradients come from index_put's own."""
+
 from __future__ import annotations
 
-import numpy as np
 from typing import Any
+
+import numpy as np
 
 from .. import dtypes as dt
 from ..tensor.impl import wrap_dim
@@ -26,6 +28,7 @@ def _with_diagonal(x, values, offset: int):
 
 
 # ---- diag_embed, diagflat, diag -------------------------------------------------------------
+
 
 def _embed_dims(op: str, self, dim1: int, dim2: int) -> tuple:
     nd = len(self._shape) + 1
@@ -84,19 +87,27 @@ def _diag(self, diagonal):
 
 # ---- diagonal_scatter ------------------------------------------------------------------------
 
+
 def _meta_diagonal_scatter(self, src, offset, dim1, dim2):
     if len(self._shape) < 2:
-        raise RuntimeError(f"diagonal_scatter(): expected a tensor with at least 2 dimensions, "
-                           f"got {len(self._shape)}")
+        raise RuntimeError(
+            f"diagonal_scatter(): expected a tensor with at least 2 dimensions, "
+            f"got {len(self._shape)}"
+        )
     if dim1 == dim2:
-        raise RuntimeError(f"diagonal_scatter(): diagonal dimensions cannot be identical "
-                           f"{dim1}, {dim2}")
+        raise RuntimeError(
+            f"diagonal_scatter(): diagonal dimensions cannot be identical {dim1}, {dim2}"
+        )
     rest = tuple(n for i, n in enumerate(self._shape) if i not in (dim1, dim2))
     want = rest + (_diag_len(self._shape[dim1], self._shape[dim2], offset),)
-    problem = (f"a size equal to the diagonal of the input. Got {list(src._shape)} for a "
-               f"diagonal of shape {list(want)}" if src._shape != want else
-               f"dtype {self._dtype.name}, got {src._dtype.name}"
-               if src._dtype is not self._dtype else None)
+    problem = (
+        f"a size equal to the diagonal of the input. Got {list(src._shape)} for a "
+        f"diagonal of shape {list(want)}"
+        if src._shape != want
+        else f"dtype {self._dtype.name}, got {src._dtype.name}"
+        if src._dtype is not self._dtype
+        else None
+    )
     if problem:
         raise RuntimeError(f"diagonal_scatter(): expected src to have {problem}")
     return (self._shape, self._dtype, self._device)
@@ -110,24 +121,29 @@ def _diagonal_scatter(self, src, offset, dim1, dim2):
 
 # ---- tril_indices, triu_indices --------------------------------------------------------------
 
+
 def _tri_indices(name: str, lower: bool):
     def meta(row, col, offset, dtype, layout, device, requires_grad, pin_memory):
         if row < 0 or col < 0:
-            raise RuntimeError(f"{name}(): row and col must be non-negative, got row={row}, "
-                               f"col={col}")
+            raise RuntimeError(
+                f"{name}(): row and col must be non-negative, got row={row}, col={col}"
+            )
         rows, _ = _tri_pairs(row, col, offset, lower)
         return ((2, len(rows)), dt.int64 if dtype is None else dtype, resolve_device(device))
 
     def impl(row, col, offset, dtype, layout, device, requires_grad, pin_memory):
-        shape, dtype, dev = meta(row, col, offset, dtype, layout, device, requires_grad,
-                                 pin_memory)
+        shape, dtype, dev = meta(row, col, offset, dtype, layout, device, requires_grad, pin_memory)
         pairs = np.stack(_tri_pairs(row, col, offset, lower)).astype(dtype.numpy)
         from .factories_public import tensor
+
         return tensor(pairs.reshape(shape), dtype=dtype, device=dev)
+
     impl.__name__ = name
-    impl.__doc__ = (f"The (row, column) coordinates of the {'lower' if lower else 'upper'} "
-                    f"triangle of a row x col matrix (from the `offset` diagonal), as a "
-                    f"2 x N tensor in row-major order.")
+    impl.__doc__ = (
+        f"The (row, column) coordinates of the {'lower' if lower else 'upper'} "
+        f"triangle of a row x col matrix (from the `offset` diagonal), as a "
+        f"2 x N tensor in row-major order."
+    )
     return meta, impl
 
 
@@ -139,19 +155,36 @@ def _tri_pairs(row: int, col: int, offset: int, lower: bool) -> tuple:
 
 def _declare_all() -> None:
     comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
-    declare("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
-            _meta_diag_embed, impl=_diag_embed, **comp)
-    declare("diagflat(Tensor self, int offset=0) -> Tensor", _meta_diagflat, impl=_diagflat,
-            **comp)
+    declare(
+        "diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+        _meta_diag_embed,
+        impl=_diag_embed,
+        **comp,
+    )
+    declare("diagflat(Tensor self, int offset=0) -> Tensor", _meta_diagflat, impl=_diagflat, **comp)
     declare("diag(Tensor self, int diagonal=0) -> Tensor", _meta_diag, impl=_diag, **comp)
-    declare("diagonal_scatter(Tensor self, Tensor src, int offset=0, Dim dim1=0, Dim dim2=1) -> "
-            "Tensor", _meta_diagonal_scatter, impl=_diagonal_scatter, **comp)
-    fa = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-          "bool requires_grad=False, bool pin_memory=False")
+    declare(
+        "diagonal_scatter(Tensor self, Tensor src, int offset=0, Dim dim1=0, Dim dim2=1) -> Tensor",
+        _meta_diagonal_scatter,
+        impl=_diagonal_scatter,
+        **comp,
+    )
+    fa = (
+        "ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool requires_grad=False, bool pin_memory=False"
+    )
     for name, lower in (("tril_indices", True), ("triu_indices", False)):
         meta, impl = _tri_indices(name, lower)
-        declare(f"{name}(int row, int col, int offset=0, *, {fa}) -> Tensor", meta, impl=impl,
-                kind=EXPLICIT, method=False, out=False, family="factory", differentiable=False)
+        declare(
+            f"{name}(int row, int col, int offset=0, *, {fa}) -> Tensor",
+            meta,
+            impl=impl,
+            kind=EXPLICIT,
+            method=False,
+            out=False,
+            family="factory",
+            differentiable=False,
+        )
 
 
 _declare_all()

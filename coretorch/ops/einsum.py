@@ -6,6 +6,7 @@ one else needs; then operands are contracted two at a time, always the pair whos
 smallest (the greedy order of opt_einsum), each contraction one batched matrix product.
 Ellipsis dims ("...") broadcast, aligned from the right.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -32,8 +33,10 @@ def _terms(equation: str, n_ops: int) -> tuple[list[str], str | None]:
         _fail("more operands were provided than specified in the equation")
     for pos, ch in enumerate(eq):
         if not (ch.isascii() and ch.isalpha()) and ch not in ",.->":
-            _fail(f"invalid subscript given at index {pos} in the equation string, subscripts "
-                  f"must be in [a-zA-Z]")
+            _fail(
+                f"invalid subscript given at index {pos} in the equation string, subscripts "
+                f"must be in [a-zA-Z]"
+            )
     return terms, (rhs if arrow else None)
 
 
@@ -42,16 +45,20 @@ def _expand_ellipsis(term: str, ndim: int, i: int) -> list[str]:
     (right-aligned, so operands with fewer ellipsis dims broadcast)."""
     if "..." not in term:
         if len(term) != ndim:
-            _fail(f"the number of subscripts in the equation ({len(term)}) does not match the "
-                  f"number of dimensions ({ndim}) for operand {i} and no ellipsis was given")
+            _fail(
+                f"the number of subscripts in the equation ({len(term)}) does not match the "
+                f"number of dimensions ({ndim}) for operand {i} and no ellipsis was given"
+            )
         return list(term)
     before, _, after = term.partition("...")
     if "." in before or "." in after:
         _fail(f"found more than one ellipsis or a stray '.' in the subscripts of operand {i}")
     n_ell = ndim - len(before) - len(after)
     if n_ell < 0:
-        _fail(f"the number of subscripts in the equation ({len(before) + len(after)}) is more "
-              f"than the number of dimensions ({ndim}) for operand {i}")
+        _fail(
+            f"the number of subscripts in the equation ({len(before) + len(after)}) is more "
+            f"than the number of dimensions ({ndim}) for operand {i}"
+        )
     return list(before) + [chr(_ELLIPSIS_BASE - n_ell + k) for k in range(n_ell)] + list(after)
 
 
@@ -59,8 +66,10 @@ def parse_einsum(equation: str, shapes: list[tuple]):
     """(subscripts per operand, output subscripts, size per subscript) of an einsum call,
     refusing what PyTorch refuses."""
     if not shapes:
-        _fail("must specify the equation string and at least one operand, or at least one "
-              "operand and its subscripts list")
+        _fail(
+            "must specify the equation string and at least one operand, or at least one "
+            "operand and its subscripts list"
+        )
     terms, rhs = _terms(equation, len(shapes))
     subs = [_expand_ellipsis(t, len(s), i) for i, (t, s) in enumerate(zip(terms, shapes))]
     sizes: dict[str, int] = {}
@@ -71,8 +80,9 @@ def parse_einsum(equation: str, shapes: list[tuple]):
                 sizes[ch] = n
             elif n != have and n != 1:
                 what = f"subscript {ch}" if ch.isalpha() else "an ellipsis dim"
-                _fail(f"operands do not broadcast: {what} has size {have} and size {n} "
-                      f"(operand {i})")
+                _fail(
+                    f"operands do not broadcast: {what} has size {have} and size {n} (operand {i})"
+                )
     ellipsis = sorted((ch for ch in sizes if not ch.isalpha()), key=ord)
     if rhs is None:
         counts = {ch: sum(s.count(ch) for s in subs) for ch in sizes if ch.isalpha()}
@@ -87,8 +97,9 @@ def parse_einsum(equation: str, shapes: list[tuple]):
             if out.count(ch) > 1:
                 _fail(f"output subscript {ch} appears more than once in the output")
             if ch not in sizes:
-                _fail(f"output subscript {ch} does not appear in the equation for any input "
-                      f"operand")
+                _fail(
+                    f"output subscript {ch} does not appear in the equation for any input operand"
+                )
     return subs, out, sizes
 
 
@@ -98,8 +109,10 @@ def _meta_einsum(equation, tensors, path):
     first = tensors[0]
     for i, t in enumerate(tensors):
         if t._dtype is not first._dtype:
-            _fail(f"expected all operands to have the same dtype, but operand 0 is "
-                  f"{first._dtype.name} and operand {i} is {t._dtype.name}")
+            _fail(
+                f"expected all operands to have the same dtype, but operand 0 is "
+                f"{first._dtype.name} and operand {i} is {t._dtype.name}"
+            )
     return (tuple(sizes[ch] for ch in out), first._dtype, common_device("einsum", *tensors))
 
 
@@ -189,8 +202,13 @@ def _einsum(equation, tensors, path):
 
 
 def _declare_all() -> None:
-    declare("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
-            _meta_einsum, impl=_einsum, family="linalg", method=False)
+    declare(
+        "einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+        _meta_einsum,
+        impl=_einsum,
+        family="linalg",
+        method=False,
+    )
 
 
 _declare_all()

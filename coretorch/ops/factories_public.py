@@ -1,4 +1,5 @@
 """Factories from Python data: `tensor`, `as_tensor`, `asarray`, `from_numpy`."""
+
 from __future__ import annotations
 
 import warnings
@@ -36,12 +37,16 @@ def _to_array(data, op: str) -> np.ndarray:
         try:
             return np.array(data)
         except ValueError as e:
-            raise ValueError(f"{op}(): expected a sequence of equal-length sequences (a "
-                             f"rectangular nested list); {e}") from None
+            raise ValueError(
+                f"{op}(): expected a sequence of equal-length sequences (a "
+                f"rectangular nested list); {e}"
+            ) from None
     if isinstance(data, (bool, int, float, complex, np.ndarray, np.generic)):
         return np.asarray(data)
-    raise TypeError(f"{op}(): could not infer dtype of {type(data).__name__}; expected a number, "
-                    f"a (nested) sequence of numbers, a numpy array or a tensor")
+    raise TypeError(
+        f"{op}(): could not infer dtype of {type(data).__name__}; expected a number, "
+        f"a (nested) sequence of numbers, a numpy array or a tensor"
+    )
 
 
 def _flat_first(data):
@@ -76,8 +81,10 @@ def _infer_dtype(data, arr: np.ndarray):
     if kind == "c":
         return dt.get_default_complex_dtype()
     if kind == "O" or kind == "U" or kind == "S":
-        raise TypeError(f"tensor(): could not convert data of numpy kind {arr.dtype} to a tensor; "
-                        f"coretorch supports bool, integer, float and complex data")
+        raise TypeError(
+            f"tensor(): could not convert data of numpy kind {arr.dtype} to a tensor; "
+            f"coretorch supports bool, integer, float and complex data"
+        )
     return dt.from_numpy_dtype(arr.dtype)
 
 
@@ -126,8 +133,7 @@ def _check_python_ints(data, arr: np.ndarray, dtype) -> np.ndarray:
     return arr
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
-           pin_memory: bool = False):
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
     """A new tensor holding a copy of `data` (dtype inferred as in PyTorch).
 
     Args:
@@ -173,9 +179,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         ValueError: tensor(): expected a sequence of equal-length sequences ...
     """
     if isinstance(data, _T):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.clone().detach() rather than coretorch.tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.clone().detach() rather than coretorch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     arr = _to_array(data, "tensor")
     arr = _check_python_ints(data, arr, dtype)
     dtype = dtype or _infer_dtype(data, arr)
@@ -191,8 +200,11 @@ def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, without copying when it already is one with that dtype and device."""
     if isinstance(data, _T):
         return data.to(device=device, dtype=dtype)
-    if isinstance(data, np.ndarray) and (device is None or resolve_device(device).type == "cpu") \
-            and (dtype is None or dt.from_numpy_dtype(data.dtype) is dtype):
+    if (
+        isinstance(data, np.ndarray)
+        and (device is None or resolve_device(device).type == "cpu")
+        and (dtype is None or dt.from_numpy_dtype(data.dtype) is dtype)
+    ):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -214,8 +226,10 @@ def as_index_tensor(i, device):
     """An index (tensor, list, numpy array, bool) as an integer or bool tensor on `device`."""
     if isinstance(i, _T):
         if i._dtype.is_floating_point:
-            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, "
-                             f"got {i._dtype.name}")
+            raise IndexError(
+                f"tensors used as indices must be long, int, byte or bool tensors, "
+                f"got {i._dtype.name}"
+            )
         return i
     if isinstance(i, bool):
         return tensor(i, device=device)

@@ -11,12 +11,12 @@ Derivatives are PyTorch's: c2c's adjoint is c2c in the other direction with the 
 r2c's is the real part of the inverse c2c of the gradient zero-padded to the full length; c2r's
 is r2c of the gradient with the bins that stand for two conjugate bins doubled.
 """
+
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
-
-import math
 
 from .. import dtypes as dt
 from ..tensor.impl import TensorImpl, shape_numel, wrap_dim
@@ -39,8 +39,10 @@ def norm_mode(op: str, norm, forward: bool) -> int:
     if norm is None:
         norm = "backward"
     if norm not in _NORMS:
-        raise ValueError(f"{op}(): Invalid normalization mode: \"{norm}\"; expected one of "
-                         f"{', '.join(_NORMS)} or None")
+        raise ValueError(
+            f'{op}(): Invalid normalization mode: "{norm}"; expected one of '
+            f"{', '.join(_NORMS)} or None"
+        )
     if norm == "ortho":
         return 1
     return 0 if (norm == "backward") == forward else 2
@@ -48,11 +50,13 @@ def norm_mode(op: str, norm, forward: bool) -> int:
 
 # ---- the primitives ---------------------------------------------------------------------------
 
+
 def _check_dims(op: str, self, dim) -> None:
     nd = len(self._shape)
     if len(set(dim)) != len(dim) or any(not 0 <= d < nd for d in dim):
-        raise RuntimeError(f"{op}(): dims {list(dim)} must be distinct and within the "
-                           f"{nd} dims of the input")
+        raise RuntimeError(
+            f"{op}(): dims {list(dim)} must be distinct and within the {nd} dims of the input"
+        )
 
 
 def _meta_c2c(self, dim, normalization, forward):
@@ -65,8 +69,9 @@ def _meta_c2c(self, dim, normalization, forward):
 def _meta_r2c(self, dim, normalization, onesided):
     _check_dims("_fft_r2c", self, dim)
     if self._dtype not in (dt.float32, dt.float64):
-        raise RuntimeError(f"_fft_r2c(): expected a float32 or float64 input, got "
-                           f"{self._dtype.name}")
+        raise RuntimeError(
+            f"_fft_r2c(): expected a float32 or float64 input, got {self._dtype.name}"
+        )
     shape = list(self._shape)
     if onesided and dim:
         shape[dim[-1]] = shape[dim[-1]] // 2 + 1
@@ -78,8 +83,7 @@ def _meta_c2r(self, dim, normalization, last_dim_size):
     if not self._dtype.is_complex:
         raise RuntimeError(f"_fft_c2r(): expected a complex input, got {self._dtype.name}")
     if last_dim_size < 1:
-        raise RuntimeError(f"_fft_c2r(): Invalid number of data points ({last_dim_size}) "
-                           f"specified")
+        raise RuntimeError(f"_fft_c2r(): Invalid number of data points ({last_dim_size}) specified")
     shape = list(self._shape)
     if dim:
         shape[dim[-1]] = last_dim_size
@@ -119,8 +123,14 @@ def _d_c2r(ctx, g):
     double = g._shape[d] - gi._shape[d]
     if double > 0:
         m = gi._shape[d]
-        gi = _op("cat")([gi.narrow(d, 0, 1), gi.narrow(d, 1, double) * 2,
-                         gi.narrow(d, 1 + double, m - 1 - double)], d)
+        gi = _op("cat")(
+            [
+                gi.narrow(d, 0, 1),
+                gi.narrow(d, 1, double) * 2,
+                gi.narrow(d, 1 + double, m - 1 - double),
+            ],
+            d,
+        )
     return (gi,)
 
 
@@ -136,13 +146,16 @@ def _flops_fft(result, self, dim, *rest) -> int:
 
 # ---- argument handling shared by the public transforms -----------------------------------------
 
+
 def _check_input(op: str, x, real_only: bool = False) -> None:
     d = x._dtype
     if real_only and d.is_complex:
         raise RuntimeError(f"{op}(): expects a real input tensor, but got {d.name}")
     if d in (dt.float16, dt.bfloat16):
-        raise RuntimeError(f"{op}(): Unsupported dtype {d.name}: the transforms run in float32, "
-                           f"float64, complex64 and complex128")
+        raise RuntimeError(
+            f"{op}(): Unsupported dtype {d.name}: the transforms run in float32, "
+            f"float64, complex64 and complex128"
+        )
 
 
 def _shape_and_dims(op: str, x, s, dim, default_all: bool = True) -> tuple[list, list]:
@@ -156,12 +169,15 @@ def _shape_and_dims(op: str, x, s, dim, default_all: bool = True) -> tuple[list,
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"{op}(): FFT dims must be unique, got {list(dim)}")
         if s is not None and len(s) != len(dims):
-            raise RuntimeError(f"{op}(): When given, dim and shape arguments must have the same "
-                               f"length (got s={list(s)} and dim={list(dim)})")
+            raise RuntimeError(
+                f"{op}(): When given, dim and shape arguments must have the same "
+                f"length (got s={list(s)} and dim={list(dim)})"
+            )
     elif s is not None:
         if len(s) > nd:
-            raise RuntimeError(f"{op}(): Got shape with {len(s)} values but input tensor only "
-                               f"has {nd} dimensions.")
+            raise RuntimeError(
+                f"{op}(): Got shape with {len(s)} values but input tensor only has {nd} dimensions."
+            )
         dims = list(range(nd - len(s), nd))
     else:
         dims = list(range(nd)) if default_all else []
@@ -202,6 +218,7 @@ def _out_shape(x, sizes: list, dims: list) -> list:
 
 
 # ---- the public transforms: sizes, spec and run per kind ----------------------------------------
+
 
 def _c2c_spec(op: str, x, sizes, dims):
     _check_input(op, x)
@@ -271,6 +288,7 @@ def _sizes_nd(default_all: bool, need_dims: bool):
         if need_dims:
             return _nonempty(op, x, s, dim, default_all)
         return _shape_and_dims(op, x, s, dim, default_all)
+
     return sizes
 
 
@@ -280,13 +298,18 @@ def _sizes_c2r_1d(op: str, x, n, dim):
 
 def _sizes_c2r_nd(default_all: bool):
     def sizes(op: str, x, s, dim):
-        return _c2r_last(op, x, *_nonempty(op, x, s, dim, default_all),
-                         s is not None and s[-1] != -1)
+        return _c2r_last(
+            op, x, *_nonempty(op, x, s, dim, default_all), s is not None and s[-1] != -1
+        )
+
     return sizes
 
 
 _KINDS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
-    "c2c": (_c2c_spec, _c2c), "r2c": (_r2c_spec, _r2c), "c2r": (_c2r_spec, _c2r)}
+    "c2c": (_c2c_spec, _c2c),
+    "r2c": (_r2c_spec, _r2c),
+    "c2r": (_c2r_spec, _c2r),
+}
 
 
 def _transform(name: str, kind: str, forward: bool, sizes, doc: str) -> None:
@@ -300,13 +323,17 @@ def _transform(name: str, kind: str, forward: bool, sizes, doc: str) -> None:
 
     # the impl's parameters carry the schema's names (n or s): the kernel-signature check reads them
     if name[-1] in "2n":
+
         def impl(self, s, dim, norm):
             return run(name, self, *sizes(name, self, s, dim), norm, forward)
+
         dims = "int[1] dim=[-2, -1]" if name.endswith("2") else "int[1]? dim=None"
         schema = f"fft_{name}(Tensor self, int[1]? s=None, {dims}, str? norm=None) -> Tensor"
     else:
+
         def impl(self, n, dim, norm):
             return run(name, self, *sizes(name, self, n, dim), norm, forward)
+
         schema = f"fft_{name}(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor"
     impl.__doc__ = doc
     declare(schema, meta, impl=impl, **_F)
@@ -316,37 +343,87 @@ def _declare_transforms() -> None:
     one = "along `dim`, the input trimmed or zero-padded to `n` points"
     _transform("fft", "c2c", True, _sizes_1d, f"The discrete Fourier transform {one}.")
     _transform("ifft", "c2c", False, _sizes_1d, f"The inverse transform {one}.")
-    _transform("rfft", "r2c", True, _sizes_1d,
-                  f"The one-sided transform of real `input` {one}: n // 2 + 1 frequencies.")
-    _transform("ihfft", "r2c", False, _sizes_1d,
-                  f"The inverse of `hfft`: the one-sided inverse transform of real `input` {one}.")
-    _transform("irfft", "c2r", False, _sizes_c2r_1d,
-                  "The inverse of `rfft`: `n` real points (default 2 * (m - 1)) from a one-sided "
-                  "spectrum along `dim`.")
-    _transform("hfft", "c2r", True, _sizes_c2r_1d,
-                  "The transform of a Hermitian signal given by its one-sided half along `dim`: "
-                  "`n` real points (default 2 * (m - 1)).")
+    _transform(
+        "rfft",
+        "r2c",
+        True,
+        _sizes_1d,
+        f"The one-sided transform of real `input` {one}: n // 2 + 1 frequencies.",
+    )
+    _transform(
+        "ihfft",
+        "r2c",
+        False,
+        _sizes_1d,
+        f"The inverse of `hfft`: the one-sided inverse transform of real `input` {one}.",
+    )
+    _transform(
+        "irfft",
+        "c2r",
+        False,
+        _sizes_c2r_1d,
+        "The inverse of `rfft`: `n` real points (default 2 * (m - 1)) from a one-sided "
+        "spectrum along `dim`.",
+    )
+    _transform(
+        "hfft",
+        "c2r",
+        True,
+        _sizes_c2r_1d,
+        "The transform of a Hermitian signal given by its one-sided half along `dim`: "
+        "`n` real points (default 2 * (m - 1)).",
+    )
     for suffix, all_dims in (("2", False), ("n", True)):
         what = "2-dimensional" if suffix == "2" else "n-dimensional"
-        _transform("fft" + suffix, "c2c", True, _sizes_nd(all_dims, False),
-                      f"The {what} discrete Fourier transform over `dim` (sizes `s`).")
-        _transform("ifft" + suffix, "c2c", False, _sizes_nd(all_dims, False),
-                      f"The {what} inverse discrete Fourier transform over `dim` (sizes `s`).")
-        _transform("rfft" + suffix, "r2c", True, _sizes_nd(all_dims, True),
-                      f"The {what} transform of real `input` over `dim`, one-sided along the "
-                      f"last of them.")
-        _transform("irfft" + suffix, "c2r", False, _sizes_c2r_nd(all_dims),
-                      f"The inverse of `rfft{suffix}`: a real signal of sizes `s` over `dim` from "
-                      f"its spectrum, one-sided along the last dim.")
-        _transform("hfft" + suffix, "c2r", True, _sizes_c2r_nd(all_dims),
-                   f"The {what} transform of a signal Hermitian along the last of `dim`, given "
-                   f"by its one-sided half: a real result of sizes `s`.")
-        _transform("ihfft" + suffix, "r2c", False, _sizes_nd(all_dims, True),
-                   f"The inverse of `hfft{suffix}`: the {what} inverse transform of real "
-                   f"`input`, one-sided along the last of `dim`.")
+        _transform(
+            "fft" + suffix,
+            "c2c",
+            True,
+            _sizes_nd(all_dims, False),
+            f"The {what} discrete Fourier transform over `dim` (sizes `s`).",
+        )
+        _transform(
+            "ifft" + suffix,
+            "c2c",
+            False,
+            _sizes_nd(all_dims, False),
+            f"The {what} inverse discrete Fourier transform over `dim` (sizes `s`).",
+        )
+        _transform(
+            "rfft" + suffix,
+            "r2c",
+            True,
+            _sizes_nd(all_dims, True),
+            f"The {what} transform of real `input` over `dim`, one-sided along the last of them.",
+        )
+        _transform(
+            "irfft" + suffix,
+            "c2r",
+            False,
+            _sizes_c2r_nd(all_dims),
+            f"The inverse of `rfft{suffix}`: a real signal of sizes `s` over `dim` from "
+            f"its spectrum, one-sided along the last dim.",
+        )
+        _transform(
+            "hfft" + suffix,
+            "c2r",
+            True,
+            _sizes_c2r_nd(all_dims),
+            f"The {what} transform of a signal Hermitian along the last of `dim`, given "
+            f"by its one-sided half: a real result of sizes `s`.",
+        )
+        _transform(
+            "ihfft" + suffix,
+            "r2c",
+            False,
+            _sizes_nd(all_dims, True),
+            f"The inverse of `hfft{suffix}`: the {what} inverse transform of real "
+            f"`input`, one-sided along the last of `dim`.",
+        )
 
 
 # ---- frequencies and shifts -------------------------------------------------------------------
+
 
 def _meta_freq(op: str, n: int, dtype, device, count: int):
     if n < 0:
@@ -392,6 +469,7 @@ def _meta_shift(name: str):
     def meta(self, dim):
         _shift_dims(name, self, dim)
         return (self._shape, self._dtype, self._device)
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -415,29 +493,59 @@ def _ifftshift(self, dim):
 
 def _declare_all() -> None:
     prim: dict[str, Any] = dict(family="fft", method=False, function=False, flops=_flops_fft)
-    declare("_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor",
-            _meta_c2c, derivative=_d_c2c, saves=(), **prim,
-            doc="The complex-to-complex transform of `self` over `dim` (forward: e^-2pi i; "
-                "`normalization` 0 none, 1 1/sqrt(n), 2 1/n).")
-    declare("_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
-            _meta_r2c, derivative=_d_r2c, saves=("self",), **prim,
-            doc="The forward transform of real `self` over `dim` (one-sided along the last dim "
-                "when `onesided`).")
-    declare("_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor",
-            _meta_c2r, derivative=_d_c2r, saves=(), **prim,
-            doc="The inverse transform of the one-sided Hermitian spectrum `self` over `dim`: a "
-                "real result with `last_dim_size` points along the last dim.")
+    declare(
+        "_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor",
+        _meta_c2c,
+        derivative=_d_c2c,
+        saves=(),
+        **prim,
+        doc="The complex-to-complex transform of `self` over `dim` (forward: e^-2pi i; "
+        "`normalization` 0 none, 1 1/sqrt(n), 2 1/n).",
+    )
+    declare(
+        "_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
+        _meta_r2c,
+        derivative=_d_r2c,
+        saves=("self",),
+        **prim,
+        doc="The forward transform of real `self` over `dim` (one-sided along the last dim "
+        "when `onesided`).",
+    )
+    declare(
+        "_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor",
+        _meta_c2r,
+        derivative=_d_c2r,
+        saves=(),
+        **prim,
+        doc="The inverse transform of the one-sided Hermitian spectrum `self` over `dim`: a "
+        "real result with `last_dim_size` points along the last dim.",
+    )
     _declare_transforms()
-    factory = ("*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-               "bool requires_grad=False, bool? pin_memory=False")
-    declare(f"fft_fftfreq(int n, float d=1.0, {factory}) -> Tensor", _meta_fftfreq,
-            impl=_fftfreq, **_F)
-    declare(f"fft_rfftfreq(int n, float d=1.0, {factory}) -> Tensor", _meta_rfftfreq,
-            impl=_rfftfreq, **_F)
-    declare("fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor", _meta_shift("fftshift"),
-            impl=_fftshift, **_F)
-    declare("fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor", _meta_shift("ifftshift"),
-            impl=_ifftshift, **_F)
+    factory = (
+        "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool requires_grad=False, bool? pin_memory=False"
+    )
+    declare(
+        f"fft_fftfreq(int n, float d=1.0, {factory}) -> Tensor", _meta_fftfreq, impl=_fftfreq, **_F
+    )
+    declare(
+        f"fft_rfftfreq(int n, float d=1.0, {factory}) -> Tensor",
+        _meta_rfftfreq,
+        impl=_rfftfreq,
+        **_F,
+    )
+    declare(
+        "fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor",
+        _meta_shift("fftshift"),
+        impl=_fftshift,
+        **_F,
+    )
+    declare(
+        "fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor",
+        _meta_shift("ifftshift"),
+        impl=_ifftshift,
+        **_F,
+    )
 
 
 _declare_all()

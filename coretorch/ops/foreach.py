@@ -8,10 +8,10 @@ operand is a Python number, a list of numbers with one per tensor, a list of ten
 add/mul/div a 0-d tensor); each element op checks its own tensors. The in-place forms return
 their list, as PyTorch's Python functions do (their schemas return nothing).
 """
+
 from __future__ import annotations
 
 from typing import Any
-
 
 from ..tensor.tensor import Tensor
 from .declare import REGISTRY, _check_inplace_spec, declare
@@ -32,13 +32,16 @@ def _check_lists(op: str, first: tuple, *others: tuple) -> int:
     n = _check_list(op, first)
     for other in others:
         if len(other) != n:
-            raise RuntimeError(f"{op}(): Tensor lists must have the same number of tensors, got "
-                               f"{n} and {len(other)}")
+            raise RuntimeError(
+                f"{op}(): Tensor lists must have the same number of tensors, got "
+                f"{n} and {len(other)}"
+            )
     return n
 
 
-def per_tensor(op: str, name: str, value, n: int, *, tensors: bool = True,
-               tensor: bool = False) -> tuple:
+def per_tensor(
+    op: str, name: str, value, n: int, *, tensors: bool = True, tensor: bool = False
+) -> tuple:
     """`value` as one operand per list element: a number repeated, a list of numbers or (with
     `tensors`) of tensors one per element, or (with `tensor`) a 0-d tensor repeated."""
     if value.__class__ in _NUMBERS:
@@ -46,20 +49,25 @@ def per_tensor(op: str, name: str, value, n: int, *, tensors: bool = True,
     if isinstance(value, _T):
         if tensor:
             if len(value._shape) != 0:
-                raise RuntimeError(f"{op}(): scalar tensor expected to be 0 dim but it has "
-                                   f"{len(value._shape)} dimensions and {value.numel()} "
-                                   f"elements.")
+                raise RuntimeError(
+                    f"{op}(): scalar tensor expected to be 0 dim but it has "
+                    f"{len(value._shape)} dimensions and {value.numel()} "
+                    f"elements."
+                )
             return (value,) * n
     elif isinstance(value, (list, tuple)):
         if all(v.__class__ in _NUMBERS for v in value):
             if len(value) != n:
-                raise RuntimeError(f"{op}(): Tensor list must have same number of elements as "
-                                   f"scalar list.")
+                raise RuntimeError(
+                    f"{op}(): Tensor list must have same number of elements as scalar list."
+                )
             return tuple(value)
         if tensors and all(isinstance(v, _T) for v in value):
             if len(value) != n:
-                raise RuntimeError(f"{op}(): Tensor lists must have the same number of "
-                                   f"tensors, got {n} and {len(value)}")
+                raise RuntimeError(
+                    f"{op}(): Tensor lists must have the same number of "
+                    f"tensors, got {n} and {len(value)}"
+                )
             return tuple(value)
     kinds = "a Number, a list of Numbers" + (" or a list of Tensors" if tensors else "")
     if tensor:
@@ -75,23 +83,27 @@ def _element_specs(name: str, *lists) -> list:
 
 # ---- binary: add, mul, div, maximum -----------------------------------------------------------
 
+
 def _meta_add(self, other, alpha):
     n = _check_list("_foreach_add", self)
-    return _element_specs("add", self,
-                          per_tensor("_foreach_add", "other", other, n, tensor=True),
-                          (alpha,) * n)
+    return _element_specs(
+        "add", self, per_tensor("_foreach_add", "other", other, n, tensor=True), (alpha,) * n
+    )
 
 
 def _foreach_add(self, other, alpha):
     """[s + alpha * o for each element]"""
     n = len(self)
-    return [t.add(o, alpha=alpha) for t, o in
-            zip(self, per_tensor("_foreach_add", "other", other, n, tensor=True))]
+    return [
+        t.add(o, alpha=alpha)
+        for t, o in zip(self, per_tensor("_foreach_add", "other", other, n, tensor=True))
+    ]
 
 
 def _meta_inplace_binary(op: str, tensor: bool, tensors: bool = True):
     def meta(self, other, *rest):
         per_tensor(op, "other", other, _check_list(op, self), tensor=tensor, tensors=tensors)
+
     meta.__name__ = f"meta{op}"
     return meta
 
@@ -105,8 +117,9 @@ def _meta_add_(self, other, alpha):
     dev = self[0]._device if self else None
     for t, o in zip(self, per_tensor(op, "other", other, _check_list(op, self), tensor=True)):
         if t._device != dev:
-            raise RuntimeError(f"{op}(): expected all tensors of self on one device, got {dev} "
-                               f"and {t._device}")
+            raise RuntimeError(
+                f"{op}(): expected all tensors of self on one device, got {dev} and {t._device}"
+            )
         if o.__class__ not in _NUMBERS or not t._dtype.is_floating_point:
             _check_inplace_spec(op, t, meta(t, o, alpha))
 
@@ -142,6 +155,7 @@ def _foreach_maximum_(self, other):
 
 # ---- ternary: lerp, addcmul, addcdiv ----------------------------------------------------------
 
+
 def _meta_lerp_(self, tensors1, weight):
     n = _check_lists("_foreach_lerp_", self, tensors1)
     per_tensor("_foreach_lerp_", "weight", weight, n)
@@ -158,14 +172,20 @@ def _meta_addc_(op: str):
     def meta(self, tensor1, tensor2, value):
         n = _check_lists(op, self, tensor1, tensor2)
         per_tensor(op, "value", value, n, tensors=False)
+
     meta.__name__ = f"meta{op}"
     return meta
 
 
 def _meta_addcmul(self, tensor1, tensor2, value):
     n = _check_lists("_foreach_addcmul", self, tensor1, tensor2)
-    return _element_specs("addcmul", self, tensor1, tensor2,
-                          per_tensor("_foreach_addcmul", "value", value, n, tensors=False))
+    return _element_specs(
+        "addcmul",
+        self,
+        tensor1,
+        tensor2,
+        per_tensor("_foreach_addcmul", "value", value, n, tensors=False),
+    )
 
 
 def _foreach_addcmul(self, tensor1, tensor2, value):
@@ -192,10 +212,12 @@ def _foreach_addcdiv_(self, tensor1, tensor2, value):
 
 # ---- unary: sqrt, neg ---------------------------------------------------------------------------
 
+
 def _meta_unary(name: str):
     def meta(self):
         _check_list(f"_foreach_{name}", self)
         return _element_specs(name, self)
+
     meta.__name__ = f"meta_foreach_{name}"
     return meta
 
@@ -225,29 +247,68 @@ def _declare_all() -> None:
     fe: dict[str, Any] = dict(family="foreach", method=False, out=False)
     # in-place forms return nothing and are not differentiated (PyTorch's refuse autograd too)
     ip: dict[str, Any] = dict(fe, differentiable=False)
-    declare("_foreach_add(Tensor[] self, Any other, *, Scalar alpha=1) -> Tensor[]",
-            _meta_add, impl=_foreach_add, **fe)
-    declare("_foreach_add_(Tensor(a!)[] self, Any other, *, Scalar alpha=1) -> ()",
-            _meta_add_, impl=_foreach_add_, **ip)
-    declare("_foreach_mul_(Tensor(a!)[] self, Any other) -> ()",
-            _meta_inplace_binary("_foreach_mul_", True), impl=_foreach_mul_, **ip)
-    declare("_foreach_div_(Tensor(a!)[] self, Any other) -> ()",
-            _meta_inplace_binary("_foreach_div_", True), impl=_foreach_div_, **ip)
-    declare("_foreach_maximum_(Tensor(a!)[] self, Any other) -> ()",
-            _meta_inplace_binary("_foreach_maximum_", False), impl=_foreach_maximum_, **ip)
-    declare("_foreach_lerp_(Tensor(a!)[] self, Tensor[] tensors1, Any weight) -> ()",
-            _meta_lerp_, impl=_foreach_lerp_, **ip)
-    declare("_foreach_addcmul(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Any value=1) "
-            "-> Tensor[]", _meta_addcmul, impl=_foreach_addcmul, **fe)
-    declare("_foreach_addcmul_(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, "
-            "Any value=1) -> ()", _meta_addc_("_foreach_addcmul_"), impl=_foreach_addcmul_, **ip)
-    declare("_foreach_addcdiv_(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, "
-            "Any value=1) -> ()", _meta_addc_("_foreach_addcdiv_"), impl=_foreach_addcdiv_, **ip)
-    declare("_foreach_sqrt(Tensor[] self) -> Tensor[]", _meta_unary("sqrt"),
-            impl=_foreach_sqrt, **fe)
+    declare(
+        "_foreach_add(Tensor[] self, Any other, *, Scalar alpha=1) -> Tensor[]",
+        _meta_add,
+        impl=_foreach_add,
+        **fe,
+    )
+    declare(
+        "_foreach_add_(Tensor(a!)[] self, Any other, *, Scalar alpha=1) -> ()",
+        _meta_add_,
+        impl=_foreach_add_,
+        **ip,
+    )
+    declare(
+        "_foreach_mul_(Tensor(a!)[] self, Any other) -> ()",
+        _meta_inplace_binary("_foreach_mul_", True),
+        impl=_foreach_mul_,
+        **ip,
+    )
+    declare(
+        "_foreach_div_(Tensor(a!)[] self, Any other) -> ()",
+        _meta_inplace_binary("_foreach_div_", True),
+        impl=_foreach_div_,
+        **ip,
+    )
+    declare(
+        "_foreach_maximum_(Tensor(a!)[] self, Any other) -> ()",
+        _meta_inplace_binary("_foreach_maximum_", False),
+        impl=_foreach_maximum_,
+        **ip,
+    )
+    declare(
+        "_foreach_lerp_(Tensor(a!)[] self, Tensor[] tensors1, Any weight) -> ()",
+        _meta_lerp_,
+        impl=_foreach_lerp_,
+        **ip,
+    )
+    declare(
+        "_foreach_addcmul(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Any value=1) "
+        "-> Tensor[]",
+        _meta_addcmul,
+        impl=_foreach_addcmul,
+        **fe,
+    )
+    declare(
+        "_foreach_addcmul_(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, "
+        "Any value=1) -> ()",
+        _meta_addc_("_foreach_addcmul_"),
+        impl=_foreach_addcmul_,
+        **ip,
+    )
+    declare(
+        "_foreach_addcdiv_(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, "
+        "Any value=1) -> ()",
+        _meta_addc_("_foreach_addcdiv_"),
+        impl=_foreach_addcdiv_,
+        **ip,
+    )
+    declare(
+        "_foreach_sqrt(Tensor[] self) -> Tensor[]", _meta_unary("sqrt"), impl=_foreach_sqrt, **fe
+    )
     declare("_foreach_sqrt_(Tensor(a!)[] self) -> ()", _meta_sqrt_, impl=_foreach_sqrt_, **ip)
-    declare("_foreach_neg(Tensor[] self) -> Tensor[]", _meta_unary("neg"), impl=_foreach_neg,
-            **fe)
+    declare("_foreach_neg(Tensor[] self) -> Tensor[]", _meta_unary("neg"), impl=_foreach_neg, **fe)
 
 
 _declare_all()

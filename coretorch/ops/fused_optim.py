@@ -14,6 +14,7 @@ tensors.
 ``grad_scale`` divides the gradients in place first (unscaling, as a GradScaler's); a
 ``found_inf`` holding 1 skips the update.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,15 @@ from ..dispatch.keys import BACKEND_MASK, DispatchKey
 from ..tensor.impl import device_key_bits
 from .declare import REGISTRY, declare
 
-__all__ = ["adam_coefficients", "adagrad_clrs", "skip_update", "host_value", "has_fused_kernel",
-           "fused_devices"]
+__all__ = [
+    "adam_coefficients",
+    "adagrad_clrs",
+    "skip_update",
+    "host_value",
+    "has_fused_kernel",
+    "fused_devices",
+]
+
 
 def _op(name: str):
     return REGISTRY[name].op.entry
@@ -34,11 +42,12 @@ def _op(name: str):
 
 # ---- coefficients every implementation shares -------------------------------------------------
 
+
 def adam_coefficients(steps, lr: float, beta1: float, beta2: float) -> tuple[list, list]:
     """Per parameter at step t: the step size ``lr / (1 - β1^t)`` and ``sqrt(1 - β2^t)`` (in
     double precision, as PyTorch's updates compute them)."""
-    sizes = [lr / (1 - beta1 ** s) for s in steps]
-    sqrts = [math.sqrt(1 - beta2 ** s) for s in steps]
+    sizes = [lr / (1 - beta1**s) for s in steps]
+    sqrts = [math.sqrt(1 - beta2**s) for s in steps]
     return sizes, sqrts
 
 
@@ -80,6 +89,7 @@ def _kernel_at(name: str, bits: int) -> bool:
 
 # ---- meta rules ----------------------------------------------------------------------------
 
+
 def _check_buffers(op: str, params: tuple, lists: dict, optional: dict) -> None:
     """Each list of `lists` holds one tensor per parameter (those of `optional` may also be
     empty) with the parameter's shape, dtype and device; parameters are float, on one
@@ -87,29 +97,40 @@ def _check_buffers(op: str, params: tuple, lists: dict, optional: dict) -> None:
     n = len(params)
     for name, ts in {**lists, **optional}.items():
         if len(ts) != n and not (name in optional and len(ts) == 0):
-            raise RuntimeError(f"{op}(): expected {name} to hold {n} tensors (one per "
-                               f"parameter), got {len(ts)}")
+            raise RuntimeError(
+                f"{op}(): expected {name} to hold {n} tensors (one per parameter), got {len(ts)}"
+            )
     buffers = [(name, ts) for name, ts in {**lists, **optional}.items() if len(ts)]
     dev = params[0]._device if params else None
     for i, p in enumerate(params):
         d = p._dtype
         if p._device is not dev and p._device != dev:
-            raise RuntimeError(f"{op}(): expected every parameter on one device, got {dev} "
-                               f"and {p._device}")
+            raise RuntimeError(
+                f"{op}(): expected every parameter on one device, got {dev} and {p._device}"
+            )
         if not d.is_floating_point:
-            raise NotImplementedError(f"{op}(): not implemented for '{d.name}' parameters; "
-                                      f"expected float tensors (self[{i}] is {d.name})")
+            raise NotImplementedError(
+                f"{op}(): not implemented for '{d.name}' parameters; "
+                f"expected float tensors (self[{i}] is {d.name})"
+            )
         for name, ts in buffers:
             t = ts[i]
-            if t._dtype is d and t._shape == p._shape and (t._device is p._device
-                                                           or t._device == p._device):
+            if (
+                t._dtype is d
+                and t._shape == p._shape
+                and (t._device is p._device or t._device == p._device)
+            ):
                 continue
-            for what, got, want in (("dtype", t._dtype.name, d.name),
-                                    ("shape", list(t._shape), list(p._shape)),
-                                    ("device", t._device, p._device)):
+            for what, got, want in (
+                ("dtype", t._dtype.name, d.name),
+                ("shape", list(t._shape), list(p._shape)),
+                ("device", t._device, p._device),
+            ):
                 if got != want:
-                    raise RuntimeError(f"{op}(): expected {name}[{i}] to have the {what} of "
-                                       f"self[{i}] ({want}), got {got}")
+                    raise RuntimeError(
+                        f"{op}(): expected {name}[{i}] to have the {what} of "
+                        f"self[{i}] ({want}), got {got}"
+                    )
 
 
 def _check_scalar(op: str, name: str, t, float32: bool = False) -> None:
@@ -118,18 +139,20 @@ def _check_scalar(op: str, name: str, t, float32: bool = False) -> None:
     if t is None:
         return
     want = "float32" if float32 else "float"
-    if t.numel() != 1 or not (t._dtype is _dt.float32 if float32 else
-                              t._dtype.is_floating_point):
-        raise RuntimeError(f"{op}(): expected {name} to be a one-element {want} tensor, got "
-                           f"shape {list(t._shape)} and dtype {t._dtype.name}")
+    if t.numel() != 1 or not (t._dtype is _dt.float32 if float32 else t._dtype.is_floating_point):
+        raise RuntimeError(
+            f"{op}(): expected {name} to be a one-element {want} tensor, got "
+            f"shape {list(t._shape)} and dtype {t._dtype.name}"
+        )
 
 
-def _check_steps_and_scaler(op: str, params: tuple, state_steps, grad_scale,
-                            found_inf) -> None:
+def _check_steps_and_scaler(op: str, params: tuple, state_steps, grad_scale, found_inf) -> None:
     if state_steps is not None:
         if len(state_steps) != len(params):
-            raise RuntimeError(f"{op}(): expected state_steps to hold {len(params)} tensors "
-                               f"(one per parameter), got {len(state_steps)}")
+            raise RuntimeError(
+                f"{op}(): expected state_steps to hold {len(params)} tensors "
+                f"(one per parameter), got {len(state_steps)}"
+            )
         for i, t in enumerate(state_steps):
             _check_scalar(op, f"state_steps[{i}]", t)
     _check_scalar(op, "grad_scale", grad_scale, float32=True)
@@ -137,51 +160,119 @@ def _check_steps_and_scaler(op: str, params: tuple, state_steps, grad_scale,
 
 
 def _meta_adam(op: str):
-    def meta(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-             beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
-        _check_buffers(op, self, {"grads": grads, "exp_avgs": exp_avgs,
-                                  "exp_avg_sqs": exp_avg_sqs},
-                       {"max_exp_avg_sqs": max_exp_avg_sqs})
+    def meta(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+    ):
+        _check_buffers(
+            op,
+            self,
+            {"grads": grads, "exp_avgs": exp_avgs, "exp_avg_sqs": exp_avg_sqs},
+            {"max_exp_avg_sqs": max_exp_avg_sqs},
+        )
         if amsgrad and len(max_exp_avg_sqs) != len(self):
-            raise RuntimeError(f"{op}(): amsgrad=True needs max_exp_avg_sqs (one per "
-                               f"parameter), got {len(max_exp_avg_sqs)}")
+            raise RuntimeError(
+                f"{op}(): amsgrad=True needs max_exp_avg_sqs (one per "
+                f"parameter), got {len(max_exp_avg_sqs)}"
+            )
         _check_steps_and_scaler(op, self, state_steps, grad_scale, found_inf)
+
     meta.__name__ = f"meta{op}"
     return meta
 
 
-def _meta_sgd(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening,
-              nesterov, maximize, is_first_step, grad_scale, found_inf):
+def _meta_sgd(
+    self,
+    grads,
+    momentum_buffer_list,
+    weight_decay,
+    momentum,
+    lr,
+    dampening,
+    nesterov,
+    maximize,
+    is_first_step,
+    grad_scale,
+    found_inf,
+):
     op = "_fused_sgd_"
     _check_buffers(op, self, {"grads": grads}, {"momentum_buffer_list": momentum_buffer_list})
     if momentum != 0 and len(momentum_buffer_list) != len(self):
-        raise RuntimeError(f"{op}(): momentum={momentum} needs momentum_buffer_list (one per "
-                           f"parameter), got {len(momentum_buffer_list)}")
+        raise RuntimeError(
+            f"{op}(): momentum={momentum} needs momentum_buffer_list (one per "
+            f"parameter), got {len(momentum_buffer_list)}"
+        )
     _check_steps_and_scaler(op, self, None, grad_scale, found_inf)
 
 
-def _meta_adagrad(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps,
-                  maximize, grad_scale, found_inf):
+def _meta_adagrad(
+    self,
+    grads,
+    state_sums,
+    state_steps,
+    lr,
+    lr_decay,
+    weight_decay,
+    eps,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     op = "_fused_adagrad_"
     _check_buffers(op, self, {"grads": grads, "state_sums": state_sums}, {})
     _check_steps_and_scaler(op, self, state_steps, grad_scale, found_inf)
 
 
-def _meta_rmsprop(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps,
-                  weight_decay, momentum, centered, maximize, grad_scale, found_inf):
+def _meta_rmsprop(
+    self,
+    grads,
+    square_avgs,
+    grad_avgs,
+    momentum_buffer_list,
+    lr,
+    alpha,
+    eps,
+    weight_decay,
+    momentum,
+    centered,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     op = "_fused_rmsprop_"
-    _check_buffers(op, self, {"grads": grads, "square_avgs": square_avgs},
-                   {"grad_avgs": grad_avgs, "momentum_buffer_list": momentum_buffer_list})
+    _check_buffers(
+        op,
+        self,
+        {"grads": grads, "square_avgs": square_avgs},
+        {"grad_avgs": grad_avgs, "momentum_buffer_list": momentum_buffer_list},
+    )
     if centered and len(grad_avgs) != len(self):
-        raise RuntimeError(f"{op}(): centered=True needs grad_avgs (one per parameter), got "
-                           f"{len(grad_avgs)}")
+        raise RuntimeError(
+            f"{op}(): centered=True needs grad_avgs (one per parameter), got {len(grad_avgs)}"
+        )
     if momentum > 0 and len(momentum_buffer_list) != len(self):
-        raise RuntimeError(f"{op}(): momentum={momentum} needs momentum_buffer_list (one per "
-                           f"parameter), got {len(momentum_buffer_list)}")
+        raise RuntimeError(
+            f"{op}(): momentum={momentum} needs momentum_buffer_list (one per "
+            f"parameter), got {len(momentum_buffer_list)}"
+        )
     _check_steps_and_scaler(op, self, None, grad_scale, found_inf)
 
 
 # ---- the per-op implementations (every backend; the optimizers' foreach=True path) ------------
+
 
 def _prepared_grads(params, grads, weight_decay, maximize, grad_scale):
     """Unscale the gradients in place, then negate (maximize) and add the L2 term in new
@@ -195,9 +286,24 @@ def _prepared_grads(params, grads, weight_decay, maximize, grad_scale):
     return grads
 
 
-def _adam_impl(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-               beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf,
-               decoupled: bool):
+def _adam_impl(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+    decoupled: bool,
+):
     if skip_update(found_inf):
         return
     if decoupled:
@@ -209,8 +315,9 @@ def _adam_impl(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_step
     _op("_foreach_lerp_")(exp_avgs, grads, 1 - beta1)
     _op("_foreach_mul_")(exp_avg_sqs, beta2)
     _op("_foreach_addcmul_")(exp_avg_sqs, grads, grads, 1 - beta2)
-    step_sizes, bc2_sqrts = adam_coefficients([host_value(s) for s in state_steps], lr, beta1,
-                                              beta2)
+    step_sizes, bc2_sqrts = adam_coefficients(
+        [host_value(s) for s in state_steps], lr, beta1, beta2
+    )
     second = exp_avg_sqs
     if amsgrad:
         _op("_foreach_maximum_")(max_exp_avg_sqs, exp_avg_sqs)
@@ -221,22 +328,96 @@ def _adam_impl(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_step
     _op("_foreach_addcdiv_")(params, exp_avgs, denom, [-s for s in step_sizes])
 
 
-def _fused_adam_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                 beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def _fused_adam_(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adam over lists (L2 weight decay), per-op."""
-    _adam_impl(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-               beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, False)
+    _adam_impl(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        False,
+    )
 
 
-def _fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                  beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def _fused_adamw_(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """AdamW over lists (decoupled weight decay), per-op."""
-    _adam_impl(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-               beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, True)
+    _adam_impl(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        True,
+    )
 
 
-def _fused_sgd_(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening,
-                nesterov, maximize, is_first_step, grad_scale, found_inf):
+def _fused_sgd_(
+    self,
+    grads,
+    momentum_buffer_list,
+    weight_decay,
+    momentum,
+    lr,
+    dampening,
+    nesterov,
+    maximize,
+    is_first_step,
+    grad_scale,
+    found_inf,
+):
     """SGD over lists, per-op; with `is_first_step` the momentum buffers are set to the
     gradients."""
     if skip_update(found_inf):
@@ -254,8 +435,19 @@ def _fused_sgd_(self, grads, momentum_buffer_list, weight_decay, momentum, lr, d
     _op("_foreach_add_")(self, grads, alpha=-lr)
 
 
-def _fused_adagrad_(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps,
-                    maximize, grad_scale, found_inf):
+def _fused_adagrad_(
+    self,
+    grads,
+    state_sums,
+    state_steps,
+    lr,
+    lr_decay,
+    weight_decay,
+    eps,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adagrad over lists, per-op."""
     if skip_update(found_inf):
         return
@@ -267,8 +459,22 @@ def _fused_adagrad_(self, grads, state_sums, state_steps, lr, lr_decay, weight_d
     _op("_foreach_addcdiv_")(self, grads, std, [-c for c in clrs])
 
 
-def _fused_rmsprop_(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps,
-                    weight_decay, momentum, centered, maximize, grad_scale, found_inf):
+def _fused_rmsprop_(
+    self,
+    grads,
+    square_avgs,
+    grad_avgs,
+    momentum_buffer_list,
+    lr,
+    alpha,
+    eps,
+    weight_decay,
+    momentum,
+    centered,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """RMSprop over lists, per-op."""
     if skip_update(found_inf):
         return
@@ -291,28 +497,44 @@ def _fused_rmsprop_(self, grads, square_avgs, grad_avgs, momentum_buffer_list, l
 
 
 _SCALER = "Tensor? grad_scale=None, Tensor? found_inf=None"
-_ADAM = ("(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, "
-         "Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, "
-         "float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, "
-         f"bool maximize, {_SCALER}) -> ()")
+_ADAM = (
+    "(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, "
+    "Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, "
+    "float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, "
+    f"bool maximize, {_SCALER}) -> ()"
+)
 
 
 def _declare_all() -> None:
     kw: dict[str, Any] = dict(family="fused_optim", method=False, out=False, differentiable=False)
     declare("_fused_adam_" + _ADAM, _meta_adam("_fused_adam_"), impl=_fused_adam_, **kw)
     declare("_fused_adamw_" + _ADAM, _meta_adam("_fused_adamw_"), impl=_fused_adamw_, **kw)
-    declare("_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
-            "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, "
-            "float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, "
-            f"{_SCALER}) -> ()", _meta_sgd, impl=_fused_sgd_, **kw)
-    declare("_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, "
-            "Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, "
-            f"float eps, bool maximize, {_SCALER}) -> ()", _meta_adagrad,
-            impl=_fused_adagrad_, **kw)
-    declare("_fused_rmsprop_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] square_avgs, "
-            "Tensor(d!)[] grad_avgs, Tensor(e!)[] momentum_buffer_list, *, float lr, "
-            "float alpha, float eps, float weight_decay, float momentum, bool centered, "
-            f"bool maximize, {_SCALER}) -> ()", _meta_rmsprop, impl=_fused_rmsprop_, **kw)
+    declare(
+        "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+        "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, "
+        "float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, "
+        f"{_SCALER}) -> ()",
+        _meta_sgd,
+        impl=_fused_sgd_,
+        **kw,
+    )
+    declare(
+        "_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, "
+        "Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, "
+        f"float eps, bool maximize, {_SCALER}) -> ()",
+        _meta_adagrad,
+        impl=_fused_adagrad_,
+        **kw,
+    )
+    declare(
+        "_fused_rmsprop_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] square_avgs, "
+        "Tensor(d!)[] grad_avgs, Tensor(e!)[] momentum_buffer_list, *, float lr, "
+        "float alpha, float eps, float weight_decay, float momentum, bool centered, "
+        f"bool maximize, {_SCALER}) -> ()",
+        _meta_rmsprop,
+        impl=_fused_rmsprop_,
+        **kw,
+    )
 
 
 _declare_all()

@@ -9,6 +9,7 @@ position for nearest, 4x4 taps of the cubic-convolution kernel with A = -0.75 fo
 Out-of-range taps read zero. Gradients reach the input through the gathers and the grid through
 the weights, as in PyTorch (nearest gives the grid none).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,46 +32,63 @@ PADDING_MODES = ("zeros", "border", "reflection")
 def cubic_weights(t, a: float = -0.75) -> list:
     """The four cubic-convolution weights of taps -1, 0, 1, 2 for fractional offsets `t`
     (arrays or tensors)."""
+
     def near(u):  # |u| <= 1
         return ((a + 2) * u - (a + 3)) * u * u + 1
 
     def far(u):  # 1 < |u| < 2
         return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+
     return [far(t + 1), near(t), near(1 - t), far((1 - t) + 1)]
 
 
 # ---- grid_sampler ------------------------------------------------------------------------------
 
+
 def _meta_grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     op = "grid_sampler"
     if input._dtype is not grid._dtype:
-        raise RuntimeError(f"{op}(): expected input and grid to have same dtype, but input has "
-                           f"{input._dtype.name} and grid has {grid._dtype.name}")
+        raise RuntimeError(
+            f"{op}(): expected input and grid to have same dtype, but input has "
+            f"{input._dtype.name} and grid has {grid._dtype.name}"
+        )
     if not input._dtype.is_floating_point:
         raise RuntimeError(f"{op}(): expected a floating-point input, got {input._dtype.name}")
     n = len(input._shape)
     if n not in (4, 5) or len(grid._shape) != n:
-        raise RuntimeError(f"{op}(): expected 4D or 5D input and grid with same number of "
-                           f"dimensions, but got input with sizes {list(input._shape)} and grid "
-                           f"with sizes {list(grid._shape)}")
+        raise RuntimeError(
+            f"{op}(): expected 4D or 5D input and grid with same number of "
+            f"dimensions, but got input with sizes {list(input._shape)} and grid "
+            f"with sizes {list(grid._shape)}"
+        )
     if input._shape[0] != grid._shape[0]:
-        raise RuntimeError(f"{op}(): expected grid and input to have same batch size, but got "
-                           f"input with sizes {list(input._shape)} and grid with sizes "
-                           f"{list(grid._shape)}")
+        raise RuntimeError(
+            f"{op}(): expected grid and input to have same batch size, but got "
+            f"input with sizes {list(input._shape)} and grid with sizes "
+            f"{list(grid._shape)}"
+        )
     if grid._shape[-1] != n - 2:
-        raise RuntimeError(f"{op}(): expected grid to have size {n - 2} in last dimension, but "
-                           f"got grid with sizes {list(grid._shape)}")
+        raise RuntimeError(
+            f"{op}(): expected grid to have size {n - 2} in last dimension, but "
+            f"got grid with sizes {list(grid._shape)}"
+        )
     for i in range(2, n):
         if input._shape[i] == 0:
-            raise RuntimeError(f"{op}(): expected input to have non-empty spatial dimensions, "
-                               f"but input has sizes {list(input._shape)} with dimension {i} "
-                               f"being empty")
+            raise RuntimeError(
+                f"{op}(): expected input to have non-empty spatial dimensions, "
+                f"but input has sizes {list(input._shape)} with dimension {i} "
+                f"being empty"
+            )
     if interpolation_mode not in (0, 1, 2):
-        raise RuntimeError(f"{op}(): interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 "
-                           f"(bicubic), got {interpolation_mode}")
+        raise RuntimeError(
+            f"{op}(): interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 "
+            f"(bicubic), got {interpolation_mode}"
+        )
     if padding_mode not in (0, 1, 2):
-        raise RuntimeError(f"{op}(): padding_mode must be 0 (zeros), 1 (border) or 2 "
-                           f"(reflection), got {padding_mode}")
+        raise RuntimeError(
+            f"{op}(): padding_mode must be 0 (zeros), 1 (border) or 2 "
+            f"(reflection), got {padding_mode}"
+        )
     if interpolation_mode == 2 and n != 4:
         raise RuntimeError(f"{op}(): bicubic interpolation only supports 4D input")
     shape = input._shape[:2] + grid._shape[1:-1]
@@ -100,8 +118,11 @@ def _pad_coordinates(coord, size: int, padding_mode: int, align_corners: bool):
     if padding_mode == 1:
         return coord.clamp(0, size - 1)
     if padding_mode == 2:
-        coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
-            _reflect(coord, -1, 2 * size - 1)
+        coord = (
+            _reflect(coord, 0, 2 * (size - 1))
+            if align_corners
+            else _reflect(coord, -1, 2 * size - 1)
+        )
         return coord.clamp(0, size - 1)
     return coord
 
@@ -171,20 +192,24 @@ def _bicubic(flat, raw: list, sizes: tuple, padding_mode: int, align_corners: bo
 
 # ---- affine_grid_generator ---------------------------------------------------------------------
 
+
 def _meta_affine_grid(theta, size, align_corners):
     if not theta._dtype.is_floating_point:
-        raise ValueError(f"Expected theta to have floating point type, but got "
-                         f"{theta._dtype}")
+        raise ValueError(f"Expected theta to have floating point type, but got {theta._dtype}")
     size = tuple(size)
     if len(size) not in (4, 5):
-        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
-                                  f"affine transforms, respectively. Got size {list(size)}.")
+        raise NotImplementedError(
+            f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+            f"affine transforms, respectively. Got size {list(size)}."
+        )
     d = len(size) - 2
     if len(theta._shape) != 3 or theta._shape[-2:] != (d, d + 1) or theta._shape[0] != size[0]:
-        kind = "2D affine matrices of shape Nx2x3" if d == 2 else \
-            "3D affine matrices of shape Nx3x4"
-        raise ValueError(f"Expected a batch of {kind} for size {list(size)}. Got "
-                         f"{list(theta._shape)}.")
+        kind = (
+            "2D affine matrices of shape Nx2x3" if d == 2 else "3D affine matrices of shape Nx3x4"
+        )
+        raise ValueError(
+            f"Expected a batch of {kind} for size {list(size)}. Got {list(theta._shape)}."
+        )
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {list(size)}")
     return ((size[0],) + size[2:] + (d,), theta._dtype, theta._device)
@@ -210,18 +235,28 @@ def _affine_grid(theta, size, align_corners):
     `size` (N, C, *spatial), in grid_sampler's [-1, 1] convention."""
     spatial = tuple(size[2:])
     ftype = np.float64 if theta._dtype is dt.float64 else np.float32
-    base = _tensor(_base_grid(spatial, align_corners, ftype), dtype=theta._dtype,
-                         device=theta._device)
+    base = _tensor(
+        _base_grid(spatial, align_corners, ftype), dtype=theta._dtype, device=theta._device
+    )
     grid = base.matmul(theta.transpose(1, 2))
     return grid.reshape((size[0],) + spatial + (len(spatial),))
 
 
 def _declare_all() -> None:
     fn: dict[str, Any] = dict(family="nn", method=False, out=False)
-    declare("grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
-            "bool align_corners) -> Tensor", _meta_grid_sampler, impl=_grid_sampler, **fn)
-    declare("affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor",
-            _meta_affine_grid, impl=_affine_grid, **fn)
+    declare(
+        "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+        "bool align_corners) -> Tensor",
+        _meta_grid_sampler,
+        impl=_grid_sampler,
+        **fn,
+    )
+    declare(
+        "affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor",
+        _meta_affine_grid,
+        impl=_affine_grid,
+        **fn,
+    )
 
 
 _declare_all()

@@ -1,5 +1,6 @@
 """meshgrid, cartesian_prod and block_diag: tensors laid out on a grid, written with expand,
 stack and cat (differentiated through them)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,12 +16,15 @@ __all__ = ["meshgrid", "cartesian_prod", "block_diag"]
 def _grid_dims(op: str, tensors, indexing) -> tuple:
     """(grid shape, the dim each tensor varies along)."""
     if indexing not in (None, "ij", "xy"):
-        raise RuntimeError(f"{op}(): indexing must be one of \"xy\" or \"ij\", but received: "
-                           f"{indexing}")
+        raise RuntimeError(
+            f'{op}(): indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
     for i, t in enumerate(tensors):
         if len(t._shape) > 1:
-            raise RuntimeError(f"{op}(): Expected 0D or 1D tensor in the tensor list but got: "
-                               f"a {len(t._shape)}-D tensor at position {i}")
+            raise RuntimeError(
+                f"{op}(): Expected 0D or 1D tensor in the tensor list but got: "
+                f"a {len(t._shape)}-D tensor at position {i}"
+            )
     sizes = [shape_numel(t._shape) for t in tensors]
     along = list(range(len(tensors)))
     if indexing == "xy" and len(tensors) >= 2:
@@ -51,8 +55,9 @@ def _meshgrid(tensors, indexing):
 def _meta_cartesian_prod(tensors):
     for t in tensors:
         if len(t._shape) != 1:
-            raise RuntimeError(f"cartesian_prod(): Expect a 1D vector, but got shape "
-                               f"{list(t._shape)}")
+            raise RuntimeError(
+                f"cartesian_prod(): Expect a 1D vector, but got shape {list(t._shape)}"
+            )
     if not tensors:
         raise RuntimeError("cartesian_prod(): expects a non-empty TensorList")
     if len(tensors) == 1:
@@ -75,8 +80,10 @@ def _cartesian_prod(tensors):
 def _meta_block_diag(tensors):
     for i, t in enumerate(tensors):
         if len(t._shape) > 2:
-            raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. "
-                               f"Input {i} has {len(t._shape)} dimensions")
+            raise RuntimeError(
+                f"block_diag(): Input tensors must have 2 or fewer dimensions. "
+                f"Input {i} has {len(t._shape)} dimensions"
+            )
     blocks = [_as_block(t._shape) for t in tensors]
     shape = (sum(r for r, _ in blocks), sum(c for _, c in blocks)) if tensors else (1, 0)
     dtype = promote(*tensors) if tensors else None
@@ -97,18 +104,36 @@ def _block_diag(tensors):
         r, c = _as_block(t._shape)
         block = t.reshape(r, c).to(dtype)
         zeros = _op("zeros")
-        rows.append(_op("cat")([zeros((r, left), dtype=dtype, device=device), block,
-                                zeros((r, shape[1] - left - c), dtype=dtype, device=device)], 1))
+        rows.append(
+            _op("cat")(
+                [
+                    zeros((r, left), dtype=dtype, device=device),
+                    block,
+                    zeros((r, shape[1] - left - c), dtype=dtype, device=device),
+                ],
+                1,
+            )
+        )
         left += c
     return _op("cat")(rows, 0)
 
 
 def _declare_all() -> None:
-    comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False, method=False, function=False)
-    declare("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]", _meta_meshgrid,
-            impl=_meshgrid, **comp)
-    declare("cartesian_prod(Tensor[] tensors) -> Tensor", _meta_cartesian_prod,
-            impl=_cartesian_prod, **comp)
+    comp: dict[str, Any] = dict(
+        kind=IMPLICIT, family="shape", out=False, method=False, function=False
+    )
+    declare(
+        "meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]",
+        _meta_meshgrid,
+        impl=_meshgrid,
+        **comp,
+    )
+    declare(
+        "cartesian_prod(Tensor[] tensors) -> Tensor",
+        _meta_cartesian_prod,
+        impl=_cartesian_prod,
+        **comp,
+    )
     declare("block_diag(Tensor[] tensors) -> Tensor", _meta_block_diag, impl=_block_diag, **comp)
 
 

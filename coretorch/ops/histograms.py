@@ -6,6 +6,7 @@ PyTorch's histc; histogram finds each bin by searching the edges (``searchsorted
 histogram. Without a range both use the data's minimum and maximum (as tensors: no copy to the
 host); only the finiteness check reads values. bincount's length depends on the data.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -43,10 +44,12 @@ def _data_range(x, widen: float, op: str):
 
 # ---- histc --------------------------------------------------------------------------------------
 
+
 def _meta_histc(self, bins, min, max):  # noqa: A002 - PyTorch's argument names
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"histc(): not implemented for '{self._dtype.name}'; expected "
-                                  f"a floating point tensor")
+        raise NotImplementedError(
+            f"histc(): not implemented for '{self._dtype.name}'; expected a floating point tensor"
+        )
     if bins <= 0:
         raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     if min > max:
@@ -71,41 +74,54 @@ def _histc(self, bins, min, max):  # noqa: A002
 
 # ---- histogram ----------------------------------------------------------------------------------
 
+
 def _meta_histogram(self, bins, range, weight, density):  # noqa: A002
     op = "torch.histogram()"
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"histogram(): not implemented for '{self._dtype.name}'; "
-                                  f"expected a floating point tensor")
+        raise NotImplementedError(
+            f"histogram(): not implemented for '{self._dtype.name}'; "
+            f"expected a floating point tensor"
+        )
     if isinstance(bins, _T):
         if range is not None:
-            raise TypeError(f"{op}: range= goes with an integer number of bins, not with a "
-                            f"tensor of bin edges")
+            raise TypeError(
+                f"{op}: range= goes with an integer number of bins, not with a tensor of bin edges"
+            )
         if len(bins._shape) != 1 or bins._shape[0] < 1:
-            raise RuntimeError(f"{op}: bins tensor should be 1-D with at least 1 element, got "
-                               f"shape {list(bins._shape)}")
+            raise RuntimeError(
+                f"{op}: bins tensor should be 1-D with at least 1 element, got "
+                f"shape {list(bins._shape)}"
+            )
         if bins._dtype is not self._dtype:
-            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have "
-                               f"the same dtype, but got input with dtype {self._dtype.name} "
-                               f"and bins for dimension 0 with dtype {bins._dtype.name}")
+            raise RuntimeError(
+                f"torch.histogramdd: input tensor and bins tensors should have "
+                f"the same dtype, but got input with dtype {self._dtype.name} "
+                f"and bins for dimension 0 with dtype {bins._dtype.name}"
+            )
         n_edges = bins._shape[0]
     else:
         if isinstance(bins, bool) or not isinstance(bins, int):
-            raise TypeError(f"{op}: bins must be an int or a 1-D tensor of edges, got "
-                            f"{type(bins).__name__}")
+            raise TypeError(
+                f"{op}: bins must be an int or a 1-D tensor of edges, got {type(bins).__name__}"
+            )
         if bins <= 0:
             raise RuntimeError(f"{op}: bins must be > 0, but got {bins} for dimension 0")
         if range is not None:
             if len(range) != 2:
                 raise RuntimeError(f"{op}: range should have 2 elements, got {len(range)}")
             if range[0] > range[1]:
-                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
-                                   f"{range[0]} max {range[1]} for dimension 0")
+                raise RuntimeError(
+                    f"torch.histogramdd: min should not exceed max, but got min "
+                    f"{range[0]} max {range[1]} for dimension 0"
+                )
         n_edges = bins + 1
     if weight is not None and (weight._shape != self._shape or weight._dtype is not self._dtype):
-        raise RuntimeError(f"{op}: if weight tensor is provided it should have the same shape "
-                           f"and dtype as the input tensor, got {list(weight._shape)} "
-                           f"({weight._dtype.name}) for input {list(self._shape)} "
-                           f"({self._dtype.name})")
+        raise RuntimeError(
+            f"{op}: if weight tensor is provided it should have the same shape "
+            f"and dtype as the input tensor, got {list(weight._shape)} "
+            f"({weight._dtype.name}) for input {list(self._shape)} "
+            f"({self._dtype.name})"
+        )
     return [((n_edges - 1,), self._dtype, self._device), ((n_edges,), self._dtype, self._device)]
 
 
@@ -146,13 +162,16 @@ def _histogram(self, bins, range, weight, density):  # noqa: A002
 
 # ---- bincount -----------------------------------------------------------------------------------
 
+
 def _bincount(self, weights, minlength):
     """How often each value 0, 1, ..., max(self) occurs in the 1-D non-negative integer tensor
     `self` (at least `minlength` counts); with `weights`, their sums instead."""
     if len(self._shape) != 1 or self._dtype.is_floating_point or self._dtype is dt.bool:
         if self._dtype.is_floating_point:
-            raise NotImplementedError(f"bincount(): not implemented for '{self._dtype.name}'; "
-                                      f"bincount only supports 1-d non-negative integral inputs.")
+            raise NotImplementedError(
+                f"bincount(): not implemented for '{self._dtype.name}'; "
+                f"bincount only supports 1-d non-negative integral inputs."
+            )
         raise RuntimeError("bincount(): bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError(f"bincount(): minlength should be >= 0, got {minlength}")
@@ -161,8 +180,9 @@ def _bincount(self, weights, minlength):
     size = minlength
     if self.numel():
         if int(self.amin().item()) < 0:
-            raise RuntimeError("bincount(): bincount only supports 1-d non-negative integral "
-                               "inputs.")
+            raise RuntimeError(
+                "bincount(): bincount only supports 1-d non-negative integral inputs."
+            )
         size = max(size, int(self.amax().item()) + 1)
     index = self.to(dt.int64)
     if weights is None:
@@ -173,13 +193,24 @@ def _bincount(self, weights, minlength):
 
 def _declare_all() -> None:
     count: dict[str, Any] = dict(family="reduction", method=True, **VALUES_ONLY)
-    declare("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", _meta_histc,
-            impl=_histc, **count)
-    declare("histogram(Tensor self, Any bins=100, *, float[]? range=None, Tensor? weight=None, "
-            "bool density=False) -> (Tensor hist, Tensor bin_edges)", _meta_histogram,
-            impl=_histogram, **count)
-    declare("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
-            impl=_bincount, **count)
+    declare(
+        "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+        _meta_histc,
+        impl=_histc,
+        **count,
+    )
+    declare(
+        "histogram(Tensor self, Any bins=100, *, float[]? range=None, Tensor? weight=None, "
+        "bool density=False) -> (Tensor hist, Tensor bin_edges)",
+        _meta_histogram,
+        impl=_histogram,
+        **count,
+    )
+    declare(
+        "bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
+        impl=_bincount,
+        **count,
+    )
 
 
 _declare_all()

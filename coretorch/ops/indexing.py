@@ -12,10 +12,12 @@ kernels; the composites that refuse negative indices, as PyTorch's do, on device
 gather and scatter_add have their own derivatives, so a backend's direct kernel for them (the
 backend kit has one: cross-entropy runs them every training step) serves autograd too.
 """
+
 from __future__ import annotations
 
-import numpy as np
 from typing import Any
+
+import numpy as np
 
 from .. import dtypes as dt
 from ..device import get_device_type
@@ -45,8 +47,9 @@ def _long(index):
     return index if index._dtype is dt.int64 else index.to(dt.int64)
 
 
-def _check_in_range(op: str, index, size: int, dim: int, exc: type = RuntimeError,
-                    message: str | None = None) -> None:
+def _check_in_range(
+    op: str, index, size: int, dim: int, exc: type = RuntimeError, message: str | None = None
+) -> None:
     """Every index in [0, size): an error in the data, so checked only where there is data
     (one host read of the index, as the kernels' own bounds checks do)."""
     if not index.numel():
@@ -57,17 +60,22 @@ def _check_in_range(op: str, index, size: int, dim: int, exc: type = RuntimeErro
     values = np.asarray(entry.read_numpy(index))
     lo, hi = int(values.min()), int(values.max())
     if lo < 0 or hi >= size:
-        raise exc(message or f"{op}(): index {lo if lo < 0 else hi} is out of bounds for "
-                             f"dimension {dim} with size {size}")
+        raise exc(
+            message
+            or f"{op}(): index {lo if lo < 0 else hi} is out of bounds for "
+            f"dimension {dim} with size {size}"
+        )
 
 
 def _check_vector_index(op: str, index) -> None:
     if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index, got "
-                           f"{index._dtype.name}")
+        raise RuntimeError(
+            f"{op}(): Expected dtype int32 or int64 for index, got {index._dtype.name}"
+        )
     if len(index._shape) > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector, got a "
-                         f"{len(index._shape)}-D index")
+        raise IndexError(
+            f"{op}(): Index is supposed to be a vector, got a {len(index._shape)}-D index"
+        )
 
 
 def _coordinates(index, dim: int) -> list:
@@ -88,16 +96,18 @@ def _coordinates(index, dim: int) -> list:
 
 # ---- index_select, gather, scatter, scatter_add, index_add --------------------------------------
 
+
 def _meta_index_select(self, dim, index):
     _check_vector_index("index_select", index)
     n = shape_numel(index._shape)
     if not self._shape:
         if n != 1:
-            raise IndexError(f"index_select(): Index to scalar can have only 1 value, got {n} "
-                             f"value(s)")
+            raise IndexError(
+                f"index_select(): Index to scalar can have only 1 value, got {n} value(s)"
+            )
         shape = ()
     else:
-        shape = self._shape[:dim] + (n,) + self._shape[dim + 1:]
+        shape = self._shape[:dim] + (n,) + self._shape[dim + 1 :]
     return (shape, self._dtype, common_device("index_select", self, index))
 
 
@@ -105,8 +115,9 @@ def _index_select(self, dim, index):
     """The entries of `self` at `index` along `dim`."""
     x = _rank1(self)
     idx = _long(index).reshape(-1)
-    _check_in_range("index_select", idx, x._shape[dim], dim, IndexError,
-                    "index out of range in self")
+    _check_in_range(
+        "index_select", idx, x._shape[dim], dim, IndexError, "index out of range in self"
+    )
     r = _op("_index")(x, [None] * dim + [idx])
     return r if self._shape else r.reshape(())
 
@@ -117,23 +128,29 @@ def _check_scatter_gather(op: str, self, d: int, index, src=None) -> None:
     if shape_numel(index._shape) == 0:
         return  # an empty index of any integer dtype is a no-op, as in PyTorch
     if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got "
-                           f"{index._dtype.name}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, got {index._dtype.name}")
     nd = max(len(self._shape), 1)
     if max(len(index._shape), 1) != nd:
-        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "
-                           f"input tensor ({len(index._shape)}-D index for a "
-                           f"{len(self._shape)}-D input)")
+        raise RuntimeError(
+            f"{op}(): Index tensor must have the same number of dimensions as "
+            f"input tensor ({len(index._shape)}-D index for a "
+            f"{len(self._shape)}-D input)"
+        )
     if src is not None and max(len(src._shape), 1) != nd:
-        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as src "
-                           f"tensor ({len(index._shape)}-D index, {len(src._shape)}-D src)")
+        raise RuntimeError(
+            f"{op}(): Index tensor must have the same number of dimensions as src "
+            f"tensor ({len(index._shape)}-D index, {len(src._shape)}-D src)"
+        )
     for k in range(nd):
         i = _dim_size(index, k)
         if (k != d and i > _dim_size(self, k)) or (src is not None and i > _dim_size(src, k)):
-            extra = (f" and to be no larger size than src {list(src._shape)}"
-                     if src is not None else "")
-            raise RuntimeError(f"{op}(): Expected index {list(index._shape)} to be no larger than "
-                               f"self {list(self._shape)} apart from dimension {d}{extra}")
+            extra = (
+                f" and to be no larger size than src {list(src._shape)}" if src is not None else ""
+            )
+            raise RuntimeError(
+                f"{op}(): Expected index {list(index._shape)} to be no larger than "
+                f"self {list(self._shape)} apart from dimension {d}{extra}"
+            )
 
 
 def _meta_gather(self, dim, index, sparse_grad):
@@ -159,8 +176,10 @@ def _gather(self, dim, index, sparse_grad):
 def _meta_scatter_common(op: str, self, dim, index, src):
     if isinstance(src, _T):
         if src._dtype is not self._dtype:
-            raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype, got "
-                               f"{self._dtype.name} and {src._dtype.name}")
+            raise RuntimeError(
+                f"{op}(): Expected self.dtype to be equal to src.dtype, got "
+                f"{self._dtype.name} and {src._dtype.name}"
+            )
         _check_scatter_gather(op, self, dim, index, src)
     else:
         _check_scatter_gather(op, self, dim, index)
@@ -169,8 +188,9 @@ def _meta_scatter_common(op: str, self, dim, index, src):
 
 def _meta_scatter(self, dim, index, src, reduce):
     if reduce is not None and reduce not in _SCATTER_REDUCE:
-        raise RuntimeError(f"scatter(): reduce argument must be either add or multiply, got "
-                           f"{reduce!r}")
+        raise RuntimeError(
+            f"scatter(): reduce argument must be either add or multiply, got {reduce!r}"
+        )
     return _meta_scatter_common("scatter", self, dim, index, src)
 
 
@@ -221,7 +241,7 @@ def _pad_to(g, shape: tuple):
     """`g` zero-padded at the high end of each dim up to `shape` (for src larger than index)."""
     for k, (have, want) in enumerate(zip(g._shape, shape)):
         if have != want:
-            pad_shape = g._shape[:k] + (want - have,) + g._shape[k + 1:]
+            pad_shape = g._shape[:k] + (want - have,) + g._shape[k + 1 :]
             pad = _op("zeros")(pad_shape, dtype=g._dtype, device=g._device)
             g = _op("cat")([g, pad], k)
     return g
@@ -229,8 +249,9 @@ def _pad_to(g, shape: tuple):
 
 def _d_scatter(ctx, grad):
     if ctx.reduce is not None:
-        raise RuntimeError("scatter(): the derivative with reduce= is not implemented (use "
-                           "scatter_reduce)")
+        raise RuntimeError(
+            "scatter(): the derivative with reduce= is not implemented (use scatter_reduce)"
+        )
     need = ctx.needs_input_grad
     g_self = grad.scatter(ctx.dim, ctx.index, 0) if need[0] else None
     g_src = None
@@ -240,8 +261,11 @@ def _d_scatter(ctx, grad):
 
 
 def _d_scatter_add(ctx, grad):
-    g_src = _pad_to(grad.gather(ctx.dim, ctx.index), ctx.src._shape) \
-        if ctx.needs_input_grad[3] else None
+    g_src = (
+        _pad_to(grad.gather(ctx.dim, ctx.index), ctx.src._shape)
+        if ctx.needs_input_grad[3]
+        else None
+    )
     return (grad, None, None, g_src)
 
 
@@ -253,22 +277,32 @@ def _flops_source(result, self, dim, index, source, *rest) -> int:
 def _meta_index_add(self, dim, index, source, alpha):
     _check_vector_index("index_add", index)
     if source._dtype is not self._dtype:
-        raise RuntimeError(f"index_add_(): self ({self._dtype.name}) and source "
-                           f"({source._dtype.name}) must have the same scalar type")
+        raise RuntimeError(
+            f"index_add_(): self ({self._dtype.name}) and source "
+            f"({source._dtype.name}) must have the same scalar type"
+        )
     if not self._dtype.is_floating_point and isinstance(alpha, float):
-        raise RuntimeError("index_add_(): For integral input tensors, argument alpha must not be "
-                           "a floating point number.")
+        raise RuntimeError(
+            "index_add_(): For integral input tensors, argument alpha must not be "
+            "a floating point number."
+        )
     n = shape_numel(index._shape)
     if max(len(source._shape), 1) != max(len(self._shape), 1):
-        raise IndexError(f"index_add_(): source and self must have the same number of dimensions,"
-                         f" got {len(source._shape)}-D source and {len(self._shape)}-D self")
+        raise IndexError(
+            f"index_add_(): source and self must have the same number of dimensions,"
+            f" got {len(source._shape)}-D source and {len(self._shape)}-D self"
+        )
     if _dim_size(source, dim) != n:
-        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
-                           f"source.size(dim): ({_dim_size(source, dim)}), for dim: {dim}")
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({n}) should be equal to "
+            f"source.size(dim): ({_dim_size(source, dim)}), for dim: {dim}"
+        )
     for k in range(len(self._shape)):
         if k != dim and source._shape[k] != self._shape[k]:
-            raise RuntimeError(f"index_add_(): source {list(source._shape)} and self "
-                               f"{list(self._shape)} must match in every dim except dim {dim}")
+            raise RuntimeError(
+                f"index_add_(): source {list(source._shape)} and self "
+                f"{list(self._shape)} must match in every dim except dim {dim}"
+            )
     return (self._shape, self._dtype, common_device("index_add", self, index, source))
 
 
@@ -276,8 +310,7 @@ def _index_add(self, dim, index, source, alpha):
     """`self` with ``alpha * source`` added at `index` along `dim` (repeats accumulate)."""
     out = self.clone()
     x, idx = _rank1(out), _long(index).reshape(-1)
-    _check_in_range("index_add", idx, x._shape[dim], dim, IndexError,
-                    "index out of range in self")
+    _check_in_range("index_add", idx, x._shape[dim], dim, IndexError, "index out of range in self")
     values = _rank1(source) if alpha == 1 else _rank1(source).mul(alpha)
     _op("_index_put_")(x, [None] * dim + [idx], values, True)
     return out
@@ -286,8 +319,11 @@ def _index_add(self, dim, index, source, alpha):
 def _d_index_add(ctx, grad):
     g_src = None
     if ctx.needs_input_grad[3]:
-        g_src = grad.index_select(ctx.dim, ctx.index).reshape(ctx.source._shape) \
-            if ctx.self._shape else grad
+        g_src = (
+            grad.index_select(ctx.dim, ctx.index).reshape(ctx.source._shape)
+            if ctx.self._shape
+            else grad
+        )
         if ctx.alpha != 1:
             g_src = g_src.mul(ctx.alpha)
     return (grad, None, None, g_src)
@@ -295,17 +331,21 @@ def _d_index_add(ctx, grad):
 
 # ---- masked_fill, masked_select -----------------------------------------------------------------
 
+
 def _check_mask(op: str, mask) -> None:
     if mask._dtype is not dt.bool:
-        raise RuntimeError(f"{op}(): only supports boolean masks, but got mask with dtype "
-                           f"{mask._dtype.name}")
+        raise RuntimeError(
+            f"{op}(): only supports boolean masks, but got mask with dtype {mask._dtype.name}"
+        )
 
 
 def _meta_masked_fill(self, mask, value):
     _check_mask("masked_fill", mask)
     if isinstance(value, _T) and value._shape:
-        raise RuntimeError(f"masked_fill(): only supports a 0-dimensional value tensor, but "
-                           f"got tensor with {len(value._shape)} dimension(s).")
+        raise RuntimeError(
+            f"masked_fill(): only supports a 0-dimensional value tensor, but "
+            f"got tensor with {len(value._shape)} dimension(s)."
+        )
     shape = broadcast_shapes("masked_fill", self._shape, mask._shape)
     return (shape, self._dtype, common_device("masked_fill", self, mask, value))
 
@@ -322,13 +362,13 @@ def _masked_fill(self, mask, value):
 def _masked_select(self, mask):
     """The elements of `self` where `mask` (broadcast together) is True, as a 1-D tensor."""
     if mask._dtype is not dt.bool:
-        raise RuntimeError(f"masked_select(): expected BoolTensor for mask, got "
-                           f"{mask._dtype.name}")
+        raise RuntimeError(f"masked_select(): expected BoolTensor for mask, got {mask._dtype.name}")
     shape = broadcast_shapes("masked_select", self._shape, mask._shape)
     return _op("index")(self.expand(shape), [mask.expand(shape)])
 
 
 # ---- nonzero ------------------------------------------------------------------------------------
+
 
 def _nonzero(self, as_tuple):
     """Indices of the non-zero elements: an int64 tensor [n, ndim], or (with `as_tuple`) one
@@ -342,22 +382,26 @@ def _nonzero(self, as_tuple):
 
 # ---- advanced indexing --------------------------------------------------------------------------
 
+
 def index_result_shape(op: str, self, indices) -> tuple:
     """The shape of ``self[indices]`` for a list of int64 index tensors / None (one per leading
     dim). Index shapes broadcast together; the broadcast dims replace the indexed dims in place
     when all indexed dims are adjacent, else they go first (PyTorch's rule)."""
     ndim = len(self._shape)
     if len(indices) > ndim:
-        raise IndexError(f"{op}(): too many indices for tensor of dimension {ndim} (got "
-                         f"{len(indices)})")
+        raise IndexError(
+            f"{op}(): too many indices for tensor of dimension {ndim} (got {len(indices)})"
+        )
     positions, shapes = [], []
     for i, t in enumerate(indices):
         if t is None:
             continue
         if t._dtype is not dt.int64:
-            raise IndexError(f"{op}(): tensors used as indices must be int64 here (masks and "
-                             f"other integer dtypes go through index/index_put), got "
-                             f"{t._dtype.name} at index {i}")
+            raise IndexError(
+                f"{op}(): tensors used as indices must be int64 here (masks and "
+                f"other integer dtypes go through index/index_put), got "
+                f"{t._dtype.name} at index {i}"
+            )
         positions.append(i)
         shapes.append(t._shape)
     if not positions:
@@ -365,9 +409,10 @@ def index_result_shape(op: str, self, indices) -> tuple:
     try:
         bshape = broadcast_shapes(op, *shapes)
     except RuntimeError:
-        raise IndexError(f"{op}(): shape mismatch: indexing tensors could not be broadcast "
-                         f"together with shapes {', '.join(str(list(s)) for s in shapes)}") \
-            from None
+        raise IndexError(
+            f"{op}(): shape mismatch: indexing tensors could not be broadcast "
+            f"together with shapes {', '.join(str(list(s)) for s in shapes)}"
+        ) from None
     rest = [s for i, s in enumerate(self._shape) if i not in positions]
     for p in positions:
         if self._shape[p] == 0 and shape_numel(bshape) > 0:
@@ -398,8 +443,10 @@ def _int_indices(op: str, self, indices) -> tuple:
             out.append(None)
             continue
         if t._dtype.is_floating_point:
-            raise IndexError(f"{op}(): tensors used as indices must be long, int, byte or bool "
-                             f"tensors, got {t._dtype.name}")
+            raise IndexError(
+                f"{op}(): tensors used as indices must be long, int, byte or bool "
+                f"tensors, got {t._dtype.name}"
+            )
         if t._device != self._device:
             t = t.to(self._device)
         if t._dtype is dt.bool or t._dtype is dt.uint8:
@@ -413,9 +460,11 @@ def _int_indices(op: str, self, indices) -> tuple:
             k = len(t._shape)
             for j in range(k):
                 if dim + j >= len(x._shape) or t._shape[j] != x._shape[dim + j]:
-                    raise IndexError(f"{op}(): The shape of the mask {list(t._shape)} at index "
-                                     f"{j} does not match the shape of the indexed tensor "
-                                     f"{list(x._shape[dim:])} at index {dim + j}")
+                    raise IndexError(
+                        f"{op}(): The shape of the mask {list(t._shape)} at index "
+                        f"{j} does not match the shape of the indexed tensor "
+                        f"{list(x._shape[dim:])} at index {dim + j}"
+                    )
             nz = _op("_nonzero")(t)
             out.extend(nz.select(1, j) for j in range(k))
         else:
@@ -432,13 +481,17 @@ def _index(self, indices):
 def _meta_index_put_(self, indices, values, accumulate):
     shape = index_result_shape("index_put_", self, indices)
     if values._dtype is not self._dtype:
-        raise RuntimeError(f"index_put_(): Index put requires the source and destination dtypes "
-                           f"match, got {self._dtype.name} for the destination and "
-                           f"{values._dtype.name} for the source.")
+        raise RuntimeError(
+            f"index_put_(): Index put requires the source and destination dtypes "
+            f"match, got {self._dtype.name} for the destination and "
+            f"{values._dtype.name} for the source."
+        )
     if not broadcasts_to(values._shape, shape):
-        raise RuntimeError(f"index_put_(): shape mismatch: value tensor of shape "
-                           f"{list(values._shape)} cannot be broadcast to indexing result of "
-                           f"shape {list(shape)}")
+        raise RuntimeError(
+            f"index_put_(): shape mismatch: value tensor of shape "
+            f"{list(values._shape)} cannot be broadcast to indexing result of "
+            f"shape {list(shape)}"
+        )
     return (self._shape, self._dtype, common_device("index_put_", self, indices, values))
 
 
@@ -446,8 +499,13 @@ def _d_index_put_(ctx, grad):
     need = ctx.needs_input_grad
     g_self = None
     if need[0]:
-        g_self = grad if ctx.accumulate else _op("_index_put_")(
-            grad.clone(), ctx.indices, _op("zeros")((), dtype=grad._dtype, device=grad._device))
+        g_self = (
+            grad
+            if ctx.accumulate
+            else _op("_index_put_")(
+                grad.clone(), ctx.indices, _op("zeros")((), dtype=grad._dtype, device=grad._device)
+            )
+        )
     g_values = _op("_index")(grad, ctx.indices) if need[2] else None
     return (g_self, None, g_values)
 
@@ -474,40 +532,93 @@ def _index_put_inplace(self, indices, values, accumulate):
 
 def _declare_all() -> None:
     ix: dict[str, Any] = dict(family="indexing")
-    declare("_index(Tensor self, Tensor?[] indices) -> Tensor", _meta_index,
-            derivative=_d_index, saves=(),
-            doc="Advanced indexing ``input[indices]`` with index tensors (None keeps a dim): "
-                "the primitive behind ``t[idx]``.", **ix)
-    declare("_index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
-            "bool accumulate=False) -> Tensor(a!)", _meta_index_put_, derivative=_d_index_put_,
-            saves=(), doc="``self[indices] = values`` (added when `accumulate`), in place: the "
-                          "primitive behind index_put_ and ``t[idx] = v``.", **ix)
-    declare("_nonzero(Tensor self) -> Tensor", differentiable=False,
-            doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
-                "order: the primitive behind nonzero.", **ix)
+    declare(
+        "_index(Tensor self, Tensor?[] indices) -> Tensor",
+        _meta_index,
+        derivative=_d_index,
+        saves=(),
+        doc="Advanced indexing ``input[indices]`` with index tensors (None keeps a dim): "
+        "the primitive behind ``t[idx]``.",
+        **ix,
+    )
+    declare(
+        "_index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
+        "bool accumulate=False) -> Tensor(a!)",
+        _meta_index_put_,
+        derivative=_d_index_put_,
+        saves=(),
+        doc="``self[indices] = values`` (added when `accumulate`), in place: the "
+        "primitive behind index_put_ and ``t[idx] = v``.",
+        **ix,
+    )
+    declare(
+        "_nonzero(Tensor self) -> Tensor",
+        differentiable=False,
+        doc="The (n, ndim) int64 indices of the nonzero elements of `input`, in row-major "
+        "order: the primitive behind nonzero.",
+        **ix,
+    )
     exp: dict[str, Any] = dict(kind=EXPLICIT, inplace=True, saves=("index",), **ix)
-    declare("scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src, *, "
-            "str? reduce=None) -> Tensor",
-            _meta_scatter, impl=_scatter, derivative=_d_scatter, **exp)
-    declare("scatter_add(Tensor self, Dim dim, Tensor index, Tensor src) -> Tensor",
-            _meta_scatter_add, impl=_scatter_add, derivative=_d_scatter_add,
-            flops=_flops_source, **exp)
-    declare("index_add(Tensor self, Dim dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
-            "Tensor", _meta_index_add, impl=_index_add, derivative=_d_index_add,
-            flops=_flops_source, **exp)
+    declare(
+        "scatter(Tensor self, Dim dim, Tensor index, Tensor|Scalar src, *, "
+        "str? reduce=None) -> Tensor",
+        _meta_scatter,
+        impl=_scatter,
+        derivative=_d_scatter,
+        **exp,
+    )
+    declare(
+        "scatter_add(Tensor self, Dim dim, Tensor index, Tensor src) -> Tensor",
+        _meta_scatter_add,
+        impl=_scatter_add,
+        derivative=_d_scatter_add,
+        flops=_flops_source,
+        **exp,
+    )
+    declare(
+        "index_add(Tensor self, Dim dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+        _meta_index_add,
+        impl=_index_add,
+        derivative=_d_index_add,
+        flops=_flops_source,
+        **exp,
+    )
     comp: dict[str, Any] = dict(kind=IMPLICIT, **ix)
-    declare("index_select(Tensor self, Dim dim, Tensor index) -> Tensor", _meta_index_select,
-            impl=_index_select, **comp)
-    declare("gather(Tensor self, Dim dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-            _meta_gather, impl=_gather, kind=EXPLICIT, derivative=_d_gather, saves=("index",),
-            **ix)
-    declare("masked_fill(Tensor self, Tensor mask, Tensor|Scalar value) -> Tensor",
-            _meta_masked_fill, impl=_masked_fill, inplace=True, **comp)
-    declare("nonzero(Tensor self, *, bool as_tuple=False) -> Any", impl=_nonzero,
-            differentiable=False, **comp)
+    declare(
+        "index_select(Tensor self, Dim dim, Tensor index) -> Tensor",
+        _meta_index_select,
+        impl=_index_select,
+        **comp,
+    )
+    declare(
+        "gather(Tensor self, Dim dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        _meta_gather,
+        impl=_gather,
+        kind=EXPLICIT,
+        derivative=_d_gather,
+        saves=("index",),
+        **ix,
+    )
+    declare(
+        "masked_fill(Tensor self, Tensor mask, Tensor|Scalar value) -> Tensor",
+        _meta_masked_fill,
+        impl=_masked_fill,
+        inplace=True,
+        **comp,
+    )
+    declare(
+        "nonzero(Tensor self, *, bool as_tuple=False) -> Any",
+        impl=_nonzero,
+        differentiable=False,
+        **comp,
+    )
     declare("index(Tensor self, Tensor?[] indices) -> Tensor", impl=_index, method=False, **comp)
-    d = declare("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
-                "-> Tensor", impl=_index_put, inplace=True, **comp)
+    d = declare(
+        "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+        impl=_index_put,
+        inplace=True,
+        **comp,
+    )
     assert d.inplace_op is not None  # declared inplace=True
     d.inplace_op.register(DispatchKey.CompositeImplicitAutograd, _index_put_inplace)
     declare("masked_select(Tensor self, Tensor mask) -> Tensor", impl=_masked_select, **comp)

@@ -9,6 +9,7 @@ on, so a backward that saved the tensor with its old shape refuses to run instea
 it wrong. As in PyTorch, a leaf that requires grad cannot be changed in place while grad mode is
 on.
 """
+
 from __future__ import annotations
 
 from ..autograd.grad_mode import is_grad_enabled
@@ -22,8 +23,9 @@ def _become(self: Tensor, view: Tensor) -> Tensor:
     """`self` takes `view`'s geometry and autograd history (`view` is a view of `self`)."""
     m = self._autograd
     if m is not None and m.requires_grad and m.grad_fn is None and is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     self._shape, self._stride, self._offset = view._shape, view._stride, view._offset
     self._cache = None  # the backend's cached array view has the old geometry
     vm = view._autograd
@@ -38,9 +40,11 @@ def _become(self: Tensor, view: Tensor) -> Tensor:
 def _make(name: str):
     def inplace_view(self, *args, **kwargs):
         return _become(self, getattr(self, name)(*args, **kwargs))
+
     inplace_view.__name__ = inplace_view.__qualname__ = name + "_"
-    inplace_view.__doc__ = (f"In place: this tensor becomes ``self.{name}(...)`` (same storage, "
-                            f"new shape and strides).")
+    inplace_view.__doc__ = (
+        f"In place: this tensor becomes ``self.{name}(...)`` (same storage, new shape and strides)."
+    )
     return inplace_view
 
 

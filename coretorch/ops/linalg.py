@@ -1,5 +1,6 @@
 """Matrix products: mm and bmm (primitives), addmm (one kernel for every backend), and matmul,
 dot, mv, outer, linear written with them. FLOPs of a product: 2*M*N*K."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,19 +14,24 @@ __all__ = ["flops_mm", "flops_bmm", "flops_addmm", "meta_dot"]
 
 def _same_dtype(op: str, a, b) -> None:
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"{op}(): expected m1 and m2 to have the same dtype, but got: "
-                           f"{a._dtype.name} != {b._dtype.name}")
+        raise RuntimeError(
+            f"{op}(): expected m1 and m2 to have the same dtype, but got: "
+            f"{a._dtype.name} != {b._dtype.name}"
+        )
 
 
 def _meta_mm(self, mat2):
     if len(self._shape) != 2 or len(mat2._shape) != 2:
-        raise RuntimeError(f"mm(): expected 2-D matrices, but got {len(self._shape)}-D and "
-                           f"{len(mat2._shape)}-D tensors")
+        raise RuntimeError(
+            f"mm(): expected 2-D matrices, but got {len(self._shape)}-D and "
+            f"{len(mat2._shape)}-D tensors"
+        )
     _same_dtype("mm", self, mat2)
     (n, k), (k2, m) = self._shape, mat2._shape
     if k != k2:
-        raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
-                           f"{k2}x{m})")
+        raise RuntimeError(
+            f"mm(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})"
+        )
     return ((n, m), self._dtype, common_device("mm", self, mat2))
 
 
@@ -41,8 +47,10 @@ def _mat2_grad(mat1, grad, mat2):
 
 def _d_mm(ctx, grad):
     need = ctx.needs_input_grad
-    return (grad.mm(ctx.mat2.t()) if need[0] else None,
-            _mat2_grad(ctx.self, grad, ctx.mat2) if need[1] else None)
+    return (
+        grad.mm(ctx.mat2.t()) if need[0] else None,
+        _mat2_grad(ctx.self, grad, ctx.mat2) if need[1] else None,
+    )
 
 
 def flops_mm(result, self, mat2) -> int:
@@ -52,20 +60,26 @@ def flops_mm(result, self, mat2) -> int:
 
 def _meta_bmm(self, mat2):
     if len(self._shape) != 3 or len(mat2._shape) != 3:
-        raise RuntimeError(f"bmm(): expected 3-D tensors (batch, rows, cols), but got "
-                           f"{len(self._shape)}-D and {len(mat2._shape)}-D tensors")
+        raise RuntimeError(
+            f"bmm(): expected 3-D tensors (batch, rows, cols), but got "
+            f"{len(self._shape)}-D and {len(mat2._shape)}-D tensors"
+        )
     _same_dtype("bmm", self, mat2)
     (b, n, k), (b2, k2, m) = self._shape, mat2._shape
     if b != b2 or k != k2:
-        raise RuntimeError(f"bmm(): Expected size for first two dimensions of batch2 tensor to "
-                           f"be: [{b}, {k}] but got: [{b2}, {k2}].")
+        raise RuntimeError(
+            f"bmm(): Expected size for first two dimensions of batch2 tensor to "
+            f"be: [{b}, {k}] but got: [{b2}, {k2}]."
+        )
     return ((b, n, m), self._dtype, common_device("bmm", self, mat2))
 
 
 def _d_bmm(ctx, grad):
     need = ctx.needs_input_grad
-    return (grad.bmm(ctx.mat2.transpose(1, 2)) if need[0] else None,
-            ctx.self.transpose(1, 2).bmm(grad) if need[1] else None)
+    return (
+        grad.bmm(ctx.mat2.transpose(1, 2)) if need[0] else None,
+        ctx.self.transpose(1, 2).bmm(grad) if need[1] else None,
+    )
 
 
 def flops_bmm(result, self, mat2) -> int:
@@ -77,11 +91,15 @@ def flops_bmm(result, self, mat2) -> int:
 def _meta_addmm(self, mat1, mat2, beta, alpha):
     shape, dtype, device = _meta_mm(mat1, mat2)
     if self._dtype is not dtype:
-        raise RuntimeError(f"addmm(): expected self and mat1 to have the same dtype, but got: "
-                           f"{self._dtype.name} != {dtype.name}")
+        raise RuntimeError(
+            f"addmm(): expected self and mat1 to have the same dtype, but got: "
+            f"{self._dtype.name} != {dtype.name}"
+        )
     if self._shape != shape[1:] and not broadcasts_to(self._shape, shape):
-        raise RuntimeError(f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
-                           f"the product's shape {list(shape)}")
+        raise RuntimeError(
+            f"addmm(): self of shape {list(self._shape)} can't be broadcast to "
+            f"the product's shape {list(shape)}"
+        )
     return (shape, dtype, common_device("addmm", self, mat1))
 
 
@@ -124,19 +142,27 @@ def flops_addmm(result, self, mat1, mat2, beta, alpha) -> int:
 
 def meta_dot(op: str):
     """The meta rule of an inner product of two 1-D tensors of one size and dtype (dot, vdot)."""
+
     def meta(self, other):
         if len(self._shape) != 1 or len(other._shape) != 1:
-            raise RuntimeError(f"{op}(): 1D tensors expected, but got {len(self._shape)}D and "
-                               f"{len(other._shape)}D tensors")
+            raise RuntimeError(
+                f"{op}(): 1D tensors expected, but got {len(self._shape)}D and "
+                f"{len(other._shape)}D tensors"
+            )
         if self._dtype is not other._dtype:
-            raise RuntimeError(f"{op}(): expected both vectors to have same dtype, but found "
-                               f"{self._dtype.name} and {other._dtype.name}")
+            raise RuntimeError(
+                f"{op}(): expected both vectors to have same dtype, but found "
+                f"{self._dtype.name} and {other._dtype.name}"
+            )
         if self._shape != other._shape:
             n, k = self._shape[0], other._shape[0]
-            raise RuntimeError(f"{op}(): inconsistent tensor size, expected tensor [{n}] and "
-                               f"src [{k}] to have the same number of elements, but got {n} "
-                               f"and {k} elements respectively")
+            raise RuntimeError(
+                f"{op}(): inconsistent tensor size, expected tensor [{n}] and "
+                f"src [{k}] to have the same number of elements, but got {n} "
+                f"and {k} elements respectively"
+            )
         return ((), self._dtype, common_device(op, self, other))
+
     meta.__name__ = f"_meta_{op}"
     return meta
 
@@ -148,11 +174,15 @@ def _dot(self, other):
 
 def _meta_mv(self, vec):
     if len(self._shape) != 2 or len(vec._shape) != 1:
-        raise RuntimeError(f"mv(): matrix @ vector expected, got {len(self._shape)}-D and "
-                           f"{len(vec._shape)}-D tensors")
+        raise RuntimeError(
+            f"mv(): matrix @ vector expected, got {len(self._shape)}-D and "
+            f"{len(vec._shape)}-D tensors"
+        )
     if self._shape[1] != vec._shape[0]:
-        raise RuntimeError(f"mv(): size mismatch, got input ({self._shape[0]}x{self._shape[1]}), "
-                           f"vec ({vec._shape[0]})")
+        raise RuntimeError(
+            f"mv(): size mismatch, got input ({self._shape[0]}x{self._shape[1]}), "
+            f"vec ({vec._shape[0]})"
+        )
     _same_dtype("mv", self, vec)
     return ((self._shape[0],), self._dtype, common_device("mv", self, vec))
 
@@ -164,10 +194,15 @@ def _mv(self, vec):
 
 def _meta_outer(self, vec2):
     if len(self._shape) != 1 or len(vec2._shape) != 1:
-        raise RuntimeError(f"outer(): expected 1-D tensors, but got {len(self._shape)}-D and "
-                           f"{len(vec2._shape)}-D tensors")
-    return ((self._shape[0], vec2._shape[0]), promote(self, vec2),
-            common_device("outer", self, vec2))
+        raise RuntimeError(
+            f"outer(): expected 1-D tensors, but got {len(self._shape)}-D and "
+            f"{len(vec2._shape)}-D tensors"
+        )
+    return (
+        (self._shape[0], vec2._shape[0]),
+        promote(self, vec2),
+        common_device("outer", self, vec2),
+    )
 
 
 def _outer(self, vec2):
@@ -180,25 +215,32 @@ def _matmul_shape(op: str, a: tuple, b: tuple) -> tuple:
     refuses."""
     da, db = len(a), len(b)
     if da == 0 or db == 0:
-        raise RuntimeError(f"{op}(): both arguments to matmul need to be at least 1D, but they "
-                           f"are {da}D and {db}D")
+        raise RuntimeError(
+            f"{op}(): both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
     n, k = (1, a[0]) if da == 1 else a[-2:]
     k2, m = (b[0], 1) if db == 1 else b[-2:]
     if k != k2:
         if da == 1 and db == 1:
-            raise RuntimeError(f"{op}(): inconsistent tensor size, expected tensor [{k}] and src "
-                               f"[{k2}] to have the same number of elements, but got {k} and "
-                               f"{k2} elements respectively")
-        raise RuntimeError(f"{op}(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and "
-                           f"{k2}x{m})")
+            raise RuntimeError(
+                f"{op}(): inconsistent tensor size, expected tensor [{k}] and src "
+                f"[{k2}] to have the same number of elements, but got {k} and "
+                f"{k2} elements respectively"
+            )
+        raise RuntimeError(
+            f"{op}(): mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})"
+        )
     batch = broadcast_shapes(op, a[:-2], b[:-2])
     return batch + ((n,) if da > 1 else ()) + ((m,) if db > 1 else ())
 
 
 def _meta_matmul(self, other):
     _same_dtype("matmul", self, other)
-    return (_matmul_shape("matmul", self._shape, other._shape), self._dtype,
-            common_device("matmul", self, other))
+    return (
+        _matmul_shape("matmul", self._shape, other._shape),
+        self._dtype,
+        common_device("matmul", self, other),
+    )
 
 
 def _matmul(self, other):
@@ -254,22 +296,44 @@ def _linear(input, weight, bias):  # noqa: A002 - PyTorch's argument name
 
 
 def _declare_all() -> None:
-    declare("mm(Tensor self, Tensor mat2) -> Tensor", _meta_mm, family="linalg",
-            derivative=holomorphic(_d_mm), flops=flops_mm,
-            doc="The matrix product of the (n, k) matrix `input` and the (k, m) matrix `mat2`.")
-    declare("bmm(Tensor self, Tensor mat2) -> Tensor", _meta_bmm, family="linalg",
-            derivative=holomorphic(_d_bmm), flops=flops_bmm,
-            doc="The batched matrix product of (b, n, k) `input` and (b, k, m) `mat2`.")
-    declare("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> "
-            "Tensor", _meta_addmm, impl=_addmm, kind=EXPLICIT, family="linalg",
-            derivative=holomorphic(_d_addmm), saves=("mat1", "mat2"), flops=flops_addmm)
+    declare(
+        "mm(Tensor self, Tensor mat2) -> Tensor",
+        _meta_mm,
+        family="linalg",
+        derivative=holomorphic(_d_mm),
+        flops=flops_mm,
+        doc="The matrix product of the (n, k) matrix `input` and the (k, m) matrix `mat2`.",
+    )
+    declare(
+        "bmm(Tensor self, Tensor mat2) -> Tensor",
+        _meta_bmm,
+        family="linalg",
+        derivative=holomorphic(_d_bmm),
+        flops=flops_bmm,
+        doc="The batched matrix product of (b, n, k) `input` and (b, k, m) `mat2`.",
+    )
+    declare(
+        "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        _meta_addmm,
+        impl=_addmm,
+        kind=EXPLICIT,
+        family="linalg",
+        derivative=holomorphic(_d_addmm),
+        saves=("mat1", "mat2"),
+        flops=flops_addmm,
+    )
     comp: dict[str, Any] = dict(kind=IMPLICIT, family="linalg", out=False)
     declare("matmul(Tensor self, Tensor other) -> Tensor", _meta_matmul, impl=_matmul, **comp)
     declare("dot(Tensor self, Tensor other) -> Tensor", meta_dot("dot"), impl=_dot, **comp)
     declare("mv(Tensor self, Tensor vec) -> Tensor", _meta_mv, impl=_mv, **comp)
     declare("outer(Tensor self, Tensor vec2) -> Tensor", _meta_outer, impl=_outer, **comp)
-    declare("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", _meta_linear,
-            impl=_linear, method=False, **comp)
+    declare(
+        "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+        _meta_linear,
+        impl=_linear,
+        method=False,
+        **comp,
+    )
 
 
 _declare_all()

@@ -1,14 +1,29 @@
 """What the linear-algebra declarations share: the argument checks of their meta rules (with
 PyTorch's messages), `LinAlgError`, and small matrix helpers written with ops."""
+
 from __future__ import annotations
 
 from .. import dtypes as dt
 from ..device import get_device_type
 from .declare import REGISTRY, return_types
 
-__all__ = ["LinAlgError", "op", "check_float", "check_matrix", "check_square", "check_same_dtype",
-           "named", "mT", "eye_like", "diag_embed", "holds_data", "batch_error", "LINALG_DTYPES",
-           "check_uplo", "meta_square"]
+__all__ = [
+    "LinAlgError",
+    "op",
+    "check_float",
+    "check_matrix",
+    "check_square",
+    "check_same_dtype",
+    "named",
+    "mT",
+    "eye_like",
+    "diag_embed",
+    "holds_data",
+    "batch_error",
+    "LINALG_DTYPES",
+    "check_uplo",
+    "meta_square",
+]
 
 LINALG_DTYPES = (dt.float32, dt.float64)
 
@@ -33,8 +48,9 @@ def check_float(name: str, *tensors) -> None:
     for t in tensors:
         d = t._dtype
         if not d.is_floating_point:
-            raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                               f"Got {d.name}")
+            raise RuntimeError(
+                f"{name}: Expected a floating point or complex tensor as input. Got {d.name}"
+            )
         if d not in LINALG_DTYPES:
             raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {d.name}")
 
@@ -58,8 +74,9 @@ def check_square(name: str, t, arg: str = "A") -> None:
     check_matrix(name, t, arg)
     m, n = t._shape[-2:]
     if m != n:
-        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are {m} "
-                           f"by {n} matrices")
+        raise RuntimeError(
+            f"{name}: {arg} must be batches of square matrices, but they are {m} by {n} matrices"
+        )
 
 
 def check_uplo(name: str, UPLO: str) -> None:
@@ -74,10 +91,12 @@ def check_uplo(name: str, UPLO: str) -> None:
 
 def meta_square(name: str):
     """The meta rule of a function of one square float matrix with a result of its shape."""
+
     def meta(A):
         check_float(name, A)
         check_square(name, A)
         return (A._shape, A._dtype, A._device)
+
     meta.__name__ = "meta_" + name.replace(".", "_")
     return meta
 
@@ -90,9 +109,11 @@ def check_same_dtype(name: str, a, b, names: str = "A and B") -> None:
     """
     if a._dtype is not b._dtype:
         first, second = names.split(" and ")
-        raise RuntimeError(f"{name}: Expected {names} to have the same dtype, but found "
-                           f"{first} of type {a._dtype.name} and {second} of type "
-                           f"{b._dtype.name} instead.")
+        raise RuntimeError(
+            f"{name}: Expected {names} to have the same dtype, but found "
+            f"{first} of type {a._dtype.name} and {second} of type "
+            f"{b._dtype.name} instead."
+        )
 
 
 def mT(t):

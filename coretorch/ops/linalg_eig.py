@@ -6,6 +6,7 @@ LAPACK's, as PyTorch's are: eigenvalues in geev's order, each eigenvector of uni
 largest-magnitude entry real (an eigenvector is only defined up to such a phase). The derivative
 is PyTorch's; a loss must not depend on the eigenvectors' phases.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,8 +23,9 @@ _L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 def _check(name: str, A) -> None:
     d = A._dtype
     if not (d in (dt.float32, dt.float64) or d.is_complex):
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{d.name}")
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {d.name}"
+        )
     check_square(name, A)
 
 
@@ -79,9 +81,15 @@ def _eigvals(A):
     return declare_eig.op.entry(A)[0]
 
 
-declare_eig = declare("linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)",
-                      _meta_eig, derivative=_d_eig, saves=(), save_result=True, **_L,
-                      doc="The eigenvalues and eigenvectors of the square matrix (or batch) `A`: "
-                          "complex, A @ V = V @ diag(L); each eigenvector of unit norm with its "
-                          "largest entry real (LAPACK's normalization).")
+declare_eig = declare(
+    "linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)",
+    _meta_eig,
+    derivative=_d_eig,
+    saves=(),
+    save_result=True,
+    **_L,
+    doc="The eigenvalues and eigenvectors of the square matrix (or batch) `A`: "
+    "complex, A @ V = V @ diag(L); each eigenvector of unit norm with its "
+    "largest entry real (LAPACK's normalization).",
+)
 declare("linalg_eigvals(Tensor A) -> Tensor", _meta_eigvals, impl=_eigvals, **_L)

@@ -8,18 +8,30 @@ The formulas are written with ops, so they differentiate again (double backward)
 output gradients arrive as zeros; the formulas are then still exact for distinct singular
 values / eigenvalues (svdvals and eigvalsh have their own derivatives for repeated ones).
 """
+
 from __future__ import annotations
 
-import numpy as np
 from typing import Any
+
+import numpy as np
 
 from .. import dtypes as dt
 from ..device import get_device_type
 from ..tensor.impl import shape_numel
 from .declare import declare
 from .factories_public import tensor
-from .linalg_common import (check_float, check_matrix, check_same_dtype, check_square,
-                            check_uplo, diag_embed, eye_like, holds_data, mT, op)
+from .linalg_common import (
+    check_float,
+    check_matrix,
+    check_same_dtype,
+    check_square,
+    check_uplo,
+    diag_embed,
+    eye_like,
+    holds_data,
+    mT,
+    op,
+)
 from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["lu_unpack_impl", "svd_backward", "eigh_backward", "cholesky_backward"]
@@ -29,6 +41,7 @@ _FACTOR: dict[str, Any] = dict(family="linalg")
 
 # ---- svd ----------------------------------------------------------------------------------------
 
+
 def _meta_svd(A, full_matrices, driver):
     check_float("linalg.svd", A)
     check_matrix("linalg.svd", A)
@@ -36,8 +49,11 @@ def _meta_svd(A, full_matrices, driver):
     batch, k = tuple(batch), min(m, n)
     u = batch + ((m, m) if full_matrices else (m, k))
     vh = batch + ((n, n) if full_matrices else (k, n))
-    return [(u, A._dtype, A._device), (batch + (k,), A._dtype, A._device),
-            (vh, A._dtype, A._device)]
+    return [
+        (u, A._dtype, A._device),
+        (batch + (k,), A._dtype, A._device),
+        (vh, A._dtype, A._device),
+    ]
 
 
 def svd_backward(gU, gS, gVh, U, S, Vh):
@@ -48,7 +64,7 @@ def svd_backward(gU, gS, gVh, U, S, Vh):
     VhgV = Vh.matmul(mT(gVh))
     VhgV = VhgV - mT(VhgV)
     S2 = S * S
-    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_like(S)    # ones on the diagonal
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_like(S)  # ones on the diagonal
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
     if m > n:
         gA = U.matmul(gA)
@@ -73,6 +89,7 @@ def _d_svd(ctx, gU, gS, gVh):
 
 
 # ---- eigh ---------------------------------------------------------------------------------------
+
 
 def _meta_eigh(A, UPLO):
     check_float("linalg.eigh", A)
@@ -106,8 +123,10 @@ def _meta_qr(A, mode):
     check_float("linalg.qr", A)
     check_matrix("linalg.qr", A)
     if mode not in _QR_MODES:
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
-                           f"'reduced' (default), 'r', or 'complete'")
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of "
+            f"'reduced' (default), 'r', or 'complete'"
+        )
     *batch, m, n = A._shape
     batch, k = tuple(batch), min(m, n)
     if mode == "complete":
@@ -121,28 +140,31 @@ def _d_qr(ctx, gQ, gR):
     """PyTorch's linalg_qr_backward (real case)."""
     Q, R = ctx.result
     if ctx.mode == "r":
-        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
-                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
-                           "to differentiate through linalg.qr.")
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when "
+            "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
+            "to differentiate through linalg.qr."
+        )
     m, n = Q._shape[-2], R._shape[-1]
     if ctx.mode == "complete" and m > n:
-        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
-                           "nrows > ncols.")
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
     gA = gR.matmul(mT(R)) - mT(Q).matmul(gQ)
     solve_tri = op("linalg_solve_triangular")
     if m >= n:
         sym = gA.triu()
         sym = sym + mT(sym)
-        sym = sym - diag_embed(sym.diagonal(0, -2, -1) * 0.5)   # X + X^T, diagonal halved
+        sym = sym - diag_embed(sym.diagonal(0, -2, -1) * 0.5)  # X + X^T, diagonal halved
         return (solve_tri(mT(R), Q.matmul(sym) + gQ, upper=False, left=False),)
     X = gA.neg()
-    gA = solve_tri(mT(R.narrow(-1, 0, m)), Q.matmul((X - mT(X)).tril()), upper=False,
-                   left=False)
+    gA = solve_tri(mT(R.narrow(-1, 0, m)), Q.matmul((X - mT(X)).tril()), upper=False, left=False)
     gA = op("cat")([gA, gA.new_zeros(R._shape[:-1] + (n - m,))], -1)
     return (gA + Q.matmul(gR),)
 
 
 # ---- cholesky -----------------------------------------------------------------------------------
+
 
 def _meta_cholesky_ex(A, upper):
     check_float("linalg.cholesky", A)
@@ -167,13 +189,17 @@ def _d_cholesky_ex(ctx, gL, ginfo=None):
 
 # ---- LU -----------------------------------------------------------------------------------------
 
+
 def _meta_lu_factor_ex(A, pivot):
     check_float("linalg.lu_factor", A)
     check_matrix("linalg.lu_factor", A)
     *batch, m, n = A._shape
     batch = tuple(batch)
-    return [(A._shape, A._dtype, A._device), (batch + (min(m, n),), dt.int32, A._device),
-            (batch, dt.int32, A._device)]
+    return [
+        (A._shape, A._dtype, A._device),
+        (batch + (min(m, n),), dt.int32, A._device),
+        (batch, dt.int32, A._device),
+    ]
 
 
 def permutation_of(pivots, m: int):
@@ -240,11 +266,13 @@ def _d_lu_factor_ex(ctx, gLU, gpiv=None, ginfo=None):
     LU, pivots = ctx.result[0], ctx.result[1]
     P, L, U = lu_unpack_impl(LU, pivots, True, ctx.pivot)
     k = min(LU._shape[-2:])
-    return (lu_backward(gLU.narrow(-1, 0, k).tril(-1), gLU.narrow(-2, 0, k).triu(), P, L, U,
-                        ctx.pivot),)
+    return (
+        lu_backward(gLU.narrow(-1, 0, k).tril(-1), gLU.narrow(-2, 0, k).triu(), P, L, U, ctx.pivot),
+    )
 
 
 # ---- triangular solve ---------------------------------------------------------------------------
+
 
 def _meta_solve_triangular(A, B, upper, left, unitriangular):
     name = "linalg.solve_triangular"
@@ -256,8 +284,10 @@ def _meta_solve_triangular(A, B, upper, left, unitriangular):
     rows, cols = B._shape[-2:]
     if (rows if left else cols) != n:
         eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
-                           f"({n}x{n} and {rows}x{cols})")
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} "
+            f"({n}x{n} and {rows}x{cols})"
+        )
     batch = broadcast_shapes(name, A._shape[:-2], B._shape[:-2])
     return (batch + (rows, cols), B._dtype, common_device(name, A, B))
 
@@ -265,8 +295,7 @@ def _meta_solve_triangular(A, B, upper, left, unitriangular):
 def _d_solve_triangular(ctx, grad):
     """gB solves the transposed system; gA = -gB X^T (or -X^T gB) on A's triangle."""
     A, X, upper, left, unit = ctx.A, ctx.result, ctx.upper, ctx.left, ctx.unitriangular
-    gB = op("linalg_solve_triangular")(mT(A), grad, upper=not upper, left=left,
-                                       unitriangular=unit)
+    gB = op("linalg_solve_triangular")(mT(A), grad, upper=not upper, left=left, unitriangular=unit)
     gA = None
     if ctx.needs_input_grad[0]:
         gA = (gB.matmul(mT(X)) if left else mT(X).matmul(gB)).neg()
@@ -275,26 +304,69 @@ def _d_solve_triangular(ctx, grad):
 
 
 def _declare_all() -> None:
-    declare("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
-            "(Tensor U, Tensor S, Tensor Vh)", _meta_svd, derivative=_d_svd, saves=(),
-            save_result=True, method=False, function=False, **_FACTOR)
-    declare("linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)",
-            _meta_eigh, derivative=_d_eigh, saves=(), save_result=True, method=False,
-            function=False, **_FACTOR)
-    declare("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)", _meta_qr,
-            derivative=_d_qr, saves=(), save_result=True, method=False, function=False,
-            **_FACTOR)
-    declare("_linalg_cholesky_ex(Tensor A, bool upper=False) -> (Tensor L, Tensor info)",
-            _meta_cholesky_ex, derivative=_d_cholesky_ex, saves=(), save_result=True,
-            method=False, function=False, **_FACTOR)
-    declare("_linalg_lu_factor_ex(Tensor A, bool pivot=True) -> "
-            "(Tensor LU, Tensor pivots, Tensor info)", _meta_lu_factor_ex,
-            derivative=_d_lu_factor_ex, saves=(), save_result=True, method=False,
-            function=False, **_FACTOR)
-    declare("linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, "
-            "bool unitriangular=False) -> Tensor", _meta_solve_triangular,
-            derivative=_d_solve_triangular, saves=("A",), save_result=True, method=False,
-            function=False, **_FACTOR)
+    declare(
+        "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+        "(Tensor U, Tensor S, Tensor Vh)",
+        _meta_svd,
+        derivative=_d_svd,
+        saves=(),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
+    declare(
+        "linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)",
+        _meta_eigh,
+        derivative=_d_eigh,
+        saves=(),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
+    declare(
+        "linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)",
+        _meta_qr,
+        derivative=_d_qr,
+        saves=(),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
+    declare(
+        "_linalg_cholesky_ex(Tensor A, bool upper=False) -> (Tensor L, Tensor info)",
+        _meta_cholesky_ex,
+        derivative=_d_cholesky_ex,
+        saves=(),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
+    declare(
+        "_linalg_lu_factor_ex(Tensor A, bool pivot=True) -> "
+        "(Tensor LU, Tensor pivots, Tensor info)",
+        _meta_lu_factor_ex,
+        derivative=_d_lu_factor_ex,
+        saves=(),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
+    declare(
+        "linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, "
+        "bool unitriangular=False) -> Tensor",
+        _meta_solve_triangular,
+        derivative=_d_solve_triangular,
+        saves=("A",),
+        save_result=True,
+        method=False,
+        function=False,
+        **_FACTOR,
+    )
 
 
 _declare_all()

@@ -1,6 +1,7 @@
 """Vector and matrix norms: linalg.vector_norm (the ``norm`` reduction, whose derivative is
 PyTorch's norm_backward), linalg.matrix_norm ('fro', 'nuc', +-1, +-2, +-inf) and linalg.norm,
 which picks one of them as PyTorch does."""
+
 from __future__ import annotations
 
 import math
@@ -42,8 +43,10 @@ def _meta_vector_norm(self, ord, dim, keepdim, dtype):
     if ord < 0 or math.isinf(ord):
         empty = [d for d in dims if self._shape[d] == 0] if self._shape else []
         if empty or (dim is None and self.numel() == 0):
-            raise RuntimeError(f"{name} cannot compute the {ord} norm on an empty tensor "
-                               f"because the operation does not have an identity")
+            raise RuntimeError(
+                f"{name} cannot compute the {ord} norm on an empty tensor "
+                f"because the operation does not have an identity"
+            )
     return (reduced_shape(self._shape, dims, keepdim), dtype or self._dtype, self._device)
 
 
@@ -66,11 +69,15 @@ def _meta_matrix_norm(A, ord, dim, keepdim, dtype):
     dims = _dims(name, A, dim)
     # an empty matrix has norm 0, except where the last step is a minimum over nothing
     if ord == -2 and min(A._shape[d] for d in dims) == 0:
-        raise RuntimeError(f"{name}: the -2 norm of an empty matrix (dims {list(dim)}) is a "
-                           f"minimum over no singular values, which has no identity")
+        raise RuntimeError(
+            f"{name}: the -2 norm of an empty matrix (dims {list(dim)}) is a "
+            f"minimum over no singular values, which has no identity"
+        )
     if ord in (-1, -math.inf) and A._shape[dims[1] if ord == -1 else dims[0]] == 0:
-        raise RuntimeError(f"{name}: the {ord} norm takes a minimum over dim "
-                           f"{dims[1] if ord == -1 else dims[0]}, which is empty (no identity)")
+        raise RuntimeError(
+            f"{name}: the {ord} norm takes a minimum over dim "
+            f"{dims[1] if ord == -1 else dims[0]}, which is empty (no identity)"
+        )
     return (reduced_shape(A._shape, dims, keepdim), dtype or A._dtype, A._device)
 
 
@@ -108,11 +115,14 @@ def _matrix_norm(A, ord, dim, keepdim, dtype):
 def _meta_norm(A, ord, dim, keepdim, dtype):
     name = "linalg.norm"
     if dim is not None and len(dim) not in (1, 2):
-        raise RuntimeError(f"{name}: If dim is specified, it must be of length 1 or 2. Got "
-                           f"{list(dim)}")
+        raise RuntimeError(
+            f"{name}: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"
+        )
     if dim is None and ord is not None and len(A._shape) not in (1, 2):
-        raise RuntimeError(f"{name}: If dim is not specified but ord is, the input must be 1D or "
-                           f"2D. Got {len(A._shape)}D.")
+        raise RuntimeError(
+            f"{name}: If dim is not specified but ord is, the input must be 1D or "
+            f"2D. Got {len(A._shape)}D."
+        )
     vector, ord, dim = _norm_kind(A, ord, dim)
     if vector:
         return _meta_vector_norm(A, ord, dim, keepdim, dtype)
@@ -121,8 +131,11 @@ def _meta_norm(A, ord, dim, keepdim, dtype):
 
 def _norm_kind(A, ord, dim):
     """(vector norm?, ord, dim) for linalg.norm's arguments, as PyTorch decides."""
-    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (
-            dim is None and ord is not None and len(A._shape) == 2):
+    if (
+        isinstance(ord, str)
+        or (dim is not None and len(dim) == 2)
+        or (dim is None and ord is not None and len(A._shape) == 2)
+    ):
         return False, "fro" if ord is None else ord, (-2, -1) if dim is None else dim
     return True, 2 if ord is None else ord, dim
 
@@ -137,13 +150,27 @@ def _norm(A, ord, dim, keepdim, dtype):
 
 
 def _declare_all() -> None:
-    declare("linalg_vector_norm(Tensor self, Scalar ord=2, Dim[]? dim=None, bool keepdim=False, "
-            "*, ScalarType? dtype=None) -> Tensor", _meta_vector_norm, impl=_vector_norm, **_L)
-    declare("linalg_matrix_norm(Tensor A, Any ord='fro', Dim[] dim=[-2, -1], "
-            "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", _meta_matrix_norm,
-            impl=_matrix_norm, **_L)
-    declare("linalg_norm(Tensor A, Any ord=None, Dim[]? dim=None, bool keepdim=False, *, "
-            "ScalarType? dtype=None) -> Tensor", _meta_norm, impl=_norm, **_L)
+    declare(
+        "linalg_vector_norm(Tensor self, Scalar ord=2, Dim[]? dim=None, bool keepdim=False, "
+        "*, ScalarType? dtype=None) -> Tensor",
+        _meta_vector_norm,
+        impl=_vector_norm,
+        **_L,
+    )
+    declare(
+        "linalg_matrix_norm(Tensor A, Any ord='fro', Dim[] dim=[-2, -1], "
+        "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _meta_matrix_norm,
+        impl=_matrix_norm,
+        **_L,
+    )
+    declare(
+        "linalg_norm(Tensor A, Any ord=None, Dim[]? dim=None, bool keepdim=False, *, "
+        "ScalarType? dtype=None) -> Tensor",
+        _meta_norm,
+        impl=_norm,
+        **_L,
+    )
 
 
 _declare_all()

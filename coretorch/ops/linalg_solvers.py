@@ -9,15 +9,27 @@ PyTorch's (linalg_solve_backward, linalg_det_backward, slogdet_backward, inverse
 cholesky_solve_backward, cholesky_inverse_backward); the rest differentiate through the
 factorizations.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from .. import dtypes as dt
 from .declare import declare
-from .linalg_common import (batch_error, check_float, check_matrix, check_same_dtype,
-                            check_square, diag_embed, eye_like, holds_data, meta_square, mT, named,
-                            op)
+from .linalg_common import (
+    batch_error,
+    check_float,
+    check_matrix,
+    check_same_dtype,
+    check_square,
+    diag_embed,
+    eye_like,
+    holds_data,
+    meta_square,
+    mT,
+    named,
+    op,
+)
 from .linalg_factorizations import lu_unpack_impl, permutation_of
 from .meta_rules import broadcast_shapes, common_device
 
@@ -31,16 +43,21 @@ def _spec(t, shape=None, dtype=None):
 
 
 def _singular(name: str):
-    return lambda info: (f"The diagonal element {info} is zero, the inversion could not be "
-                         f"completed because the input matrix is singular.")
+    return lambda info: (
+        f"The diagonal element {info} is zero, the inversion could not be "
+        f"completed because the input matrix is singular."
+    )
 
 
 def _not_pd(info: int) -> str:
-    return (f"The factorization could not be completed because the input is not "
-            f"positive-definite (the leading minor of order {info} is not positive-definite).")
+    return (
+        f"The factorization could not be completed because the input is not "
+        f"positive-definite (the leading minor of order {info} is not positive-definite)."
+    )
 
 
 # ---- LU -----------------------------------------------------------------------------------------
+
 
 def _meta_lu_factor_ex(A, pivot, check_errors):
     return _lu_specs("linalg.lu_factor_ex", A)
@@ -64,9 +81,11 @@ def _lu_factor_ex(A, pivot, check_errors):
 
 
 def _u_zero(info: int) -> str:
-    return (f"U[{info},{info}] is zero and using it on lu_solve would result in a division by "
-            f"zero. If you still want to perform the factorization, consider calling "
-            f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return (
+        f"U[{info},{info}] is zero and using it on lu_solve would result in a division by "
+        f"zero. If you still want to perform the factorization, consider calling "
+        f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+    )
 
 
 def _meta_lu_factor(A, pivot):
@@ -90,8 +109,11 @@ def _meta_lu(A, pivot):
     check_float("linalg.lu", A)
     check_matrix("linalg.lu", A)
     batch, m, n, k = _lu_shapes(A)
-    return [_spec(A, batch + (m, m) if pivot else (0,)), _spec(A, batch + (m, k)),
-            _spec(A, batch + (k, n))]
+    return [
+        _spec(A, batch + (m, m) if pivot else (0,)),
+        _spec(A, batch + (m, k)),
+        _spec(A, batch + (k, n)),
+    ]
 
 
 def _lu(A, pivot):
@@ -104,17 +126,23 @@ def _meta_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
     check_matrix("lu_unpack", LU_data, "LU_data")
     batch, m, n, k = _lu_shapes(LU_data)
     if LU_pivots._dtype is not dt.int32:
-        raise RuntimeError(f"lu_unpack: LU_pivots is expected to be a contiguous tensor of "
-                           f"torch.int32 dtype. Note: this function is intended to be used with "
-                           f"the output produced by torch.linalg.lu_factor, got "
-                           f"{LU_pivots._dtype.name}")
+        raise RuntimeError(
+            f"lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+            f"torch.int32 dtype. Note: this function is intended to be used with "
+            f"the output produced by torch.linalg.lu_factor, got "
+            f"{LU_pivots._dtype.name}"
+        )
     if LU_pivots._shape != batch + (k,):
-        raise RuntimeError(f"lu_unpack: LU_pivots of shape {list(LU_pivots._shape)} does not "
-                           f"match LU_data of shape {list(LU_data._shape)}: expected "
-                           f"{list(batch + (k,))}")
-    return [_spec(LU_data, batch + (m, m) if unpack_pivots else (0,)),
-            _spec(LU_data, batch + (m, k) if unpack_data else (0,)),
-            _spec(LU_data, batch + (k, n) if unpack_data else (0,))]
+        raise RuntimeError(
+            f"lu_unpack: LU_pivots of shape {list(LU_pivots._shape)} does not "
+            f"match LU_data of shape {list(LU_data._shape)}: expected "
+            f"{list(batch + (k,))}"
+        )
+    return [
+        _spec(LU_data, batch + (m, m) if unpack_pivots else (0,)),
+        _spec(LU_data, batch + (m, k) if unpack_data else (0,)),
+        _spec(LU_data, batch + (k, n) if unpack_data else (0,)),
+    ]
 
 
 def _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
@@ -125,8 +153,7 @@ def _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
 def is_vector_rhs(A, B) -> bool:
     """PyTorch's rule: B is a vector (or batch of vectors) when it is 1-D or has A's shape
     without its last dim."""
-    return len(B._shape) == 1 or (len(B._shape) == len(A._shape) - 1
-                                  and B._shape == A._shape[:-1])
+    return len(B._shape) == 1 or (len(B._shape) == len(A._shape) - 1 and B._shape == A._shape[:-1])
 
 
 def _rhs_shape(name: str, A, B, left: bool) -> tuple:
@@ -134,15 +161,19 @@ def _rhs_shape(name: str, A, B, left: bool) -> tuple:
     n = A._shape[-1]
     if is_vector_rhs(A, B) and left:
         if B._shape[-1] != n:
-            raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation AX = B "
-                               f"({n}x{n} and {B._shape[-1]}x1)")
+            raise RuntimeError(
+                f"{name}: Incompatible shapes of A and B for the equation AX = B "
+                f"({n}x{n} and {B._shape[-1]}x1)"
+            )
         return broadcast_shapes(name, A._shape[:-2], B._shape[:-1]) + (n,)
     check_matrix(name, B, "B")
     rows, cols = B._shape[-2:]
     if (rows if left else cols) != n:
         eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
-                           f"({n}x{n} and {rows}x{cols})")
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} "
+            f"({n}x{n} and {rows}x{cols})"
+        )
     return broadcast_shapes(name, A._shape[:-2], B._shape[:-2]) + (rows, cols)
 
 
@@ -160,8 +191,8 @@ def lu_solve_impl(LU, pivots, B, left: bool = True, adjoint: bool = False):
         PtB = B.expand(batch + B._shape[-2:]).gather(-2, rows)
         Y = solve_tri(LU, PtB, upper=False, unitriangular=True)
         return solve_tri(LU, Y, upper=True)
-    Y = solve_tri(mT(LU), B, upper=False)                       # U^T Y = B
-    Z = solve_tri(mT(LU), Y, upper=True, unitriangular=True)    # L^T Z = Y
+    Y = solve_tri(mT(LU), B, upper=False)  # U^T Y = B
+    Z = solve_tri(mT(LU), Y, upper=True, unitriangular=True)  # L^T Z = Y
     P = op("arange")(m, device=LU._device).unsqueeze(-1).eq(perm.unsqueeze(-2)).to(LU._dtype)
     return P.matmul(Z)
 
@@ -173,11 +204,13 @@ def _meta_lu_solve(LU, pivots, B, left, adjoint):
     check_square(name, LU, "LU")
     check_matrix(name, B, "B")
     if pivots._dtype is not dt.int32:
-        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type int32, got "
-                           f"{pivots._dtype.name}")
+        raise RuntimeError(
+            f"{name}: pivots should be a Tensor of scalar type int32, got {pivots._dtype.name}"
+        )
     if pivots._shape[-1:] != LU._shape[-1:]:
-        raise RuntimeError(f"{name}: Number of pivots per batch should be same as the dimension "
-                           f"of the matrix")
+        raise RuntimeError(
+            f"{name}: Number of pivots per batch should be same as the dimension of the matrix"
+        )
     return (_rhs_shape(name, LU, B, left), B._dtype, common_device(name, LU, B))
 
 
@@ -198,6 +231,7 @@ def _lu_solve_legacy(self, LU_data, LU_pivots):
 
 # ---- solve, inv ---------------------------------------------------------------------------------
 
+
 def _meta_solve(name: str):
     def meta(A, B, left, *rest):
         check_float(name, A, B)
@@ -208,6 +242,7 @@ def _meta_solve(name: str):
         if rest:  # the _ex form: info too
             return [out, (A._shape[:-2], dt.int32, A._device)]
         return out
+
     return meta
 
 
@@ -216,8 +251,11 @@ def _solve_ex(A, B, left, check_errors):
     matrices (PyTorch's rule); batch dims broadcast."""
     LU, pivots, info = op("_linalg_lu_factor_ex")(A, True)
     if check_errors:
-        batch_error("linalg.solve_ex", info, lambda i: "The solver failed because the input "
-                                                       "matrix is singular.")
+        batch_error(
+            "linalg.solve_ex",
+            info,
+            lambda i: "The solver failed because the input matrix is singular.",
+        )
     vector = left and is_vector_rhs(A, B)
     X = lu_solve_impl(LU, pivots, B.unsqueeze(-1) if vector else B, left)
     return named("linalg_solve_ex", X.squeeze(-1) if vector else X, info)
@@ -240,8 +278,9 @@ def _d_solve_ex(ctx, gX, ginfo=None):
 def _solve(A, B, left):
     """X with A X = B (X A = B when not left); raises LinAlgError for a singular A."""
     X, info = op("linalg_solve_ex")(A, B, left=left)
-    batch_error("linalg.solve", info, lambda i: "The solver failed because the input matrix is "
-                                                "singular.")
+    batch_error(
+        "linalg.solve", info, lambda i: "The solver failed because the input matrix is singular."
+    )
     return X
 
 
@@ -279,6 +318,7 @@ def _inverse(self):
 
 # ---- det, slogdet -------------------------------------------------------------------------------
 
+
 def _det_from_lu(LU, pivots):
     """(sign of the permutation, diagonal of U) of a packed LU factorization."""
     k = pivots._shape[-1]
@@ -292,6 +332,7 @@ def _meta_det(name: str):
         check_float(name, A)
         check_square(name, A)
         return _spec(A, A._shape[:-2])
+
     return meta
 
 
@@ -349,6 +390,7 @@ def _meta_slogdet(name: str):
         check_float(name, A)
         check_square(name, A)
         return [_spec(A, A._shape[:-2]), _spec(A, A._shape[:-2])]
+
     return meta
 
 
@@ -363,8 +405,7 @@ def _slogdet(A):
 def _d_slogdet(ctx, gsign, glogabsdet):
     """PyTorch's slogdet_backward (real): glogabsdet A^-T."""
     A = ctx.A
-    return (op("linalg_solve")(mT(A), diag_embed(glogabsdet.unsqueeze(-1).expand(
-        A._shape[:-1]))),)
+    return (op("linalg_solve")(mT(A), diag_embed(glogabsdet.unsqueeze(-1).expand(A._shape[:-1]))),)
 
 
 def _slogdet_top(self):
@@ -380,6 +421,7 @@ def _logdet(self):
 
 
 # ---- cholesky -----------------------------------------------------------------------------------
+
 
 def _meta_cholesky_ex(A, upper, check_errors):
     check_float("linalg.cholesky_ex", A)
@@ -401,6 +443,7 @@ def _meta_cholesky(name: str):
         check_float(name, A)
         check_square(name, A)
         return _spec(A)
+
     return meta
 
 
@@ -427,9 +470,11 @@ def _triangular_rhs(name: str, b, A, names: str) -> tuple:
     check_square(name, A, names.split(" and ")[1])
     check_matrix(name, b, "b")
     if b._shape[-2] != A._shape[-1]:
-        raise RuntimeError(f"{name}: Incompatible matrix sizes for {name}: each A matrix is "
-                           f"{A._shape[-1]} by {A._shape[-1]} but each b matrix is "
-                           f"{b._shape[-2]} by {b._shape[-1]}")
+        raise RuntimeError(
+            f"{name}: Incompatible matrix sizes for {name}: each A matrix is "
+            f"{A._shape[-1]} by {A._shape[-1]} but each b matrix is "
+            f"{b._shape[-2]} by {b._shape[-1]}"
+        )
     return broadcast_shapes(name, b._shape[:-2], A._shape[:-2])
 
 
@@ -477,71 +522,164 @@ def _d_cholesky_inverse(ctx, grad):
 
 # ---- triangular_solve (legacy) ------------------------------------------------------------------
 
+
 def _meta_triangular_solve(self, A, upper, transpose, unitriangular):
     batch = _triangular_rhs("triangular_solve", self, A, "b and A")
-    return [(batch + self._shape[-2:], self._dtype, common_device("triangular_solve", self, A)),
-            (batch + A._shape[-2:], A._dtype, A._device)]
+    return [
+        (batch + self._shape[-2:], self._dtype, common_device("triangular_solve", self, A)),
+        (batch + A._shape[-2:], A._dtype, A._device),
+    ]
 
 
 def _triangular_solve(self, A, upper, transpose, unitriangular):
     """(X, A's copy) with A X = self (A^T X = self when transpose), A triangular."""
     M = mT(A) if transpose else A
-    X = op("linalg_solve_triangular")(M, self, upper=upper != transpose,
-                                      unitriangular=unitriangular)
+    X = op("linalg_solve_triangular")(
+        M, self, upper=upper != transpose, unitriangular=unitriangular
+    )
     batch = X._shape[:-2]
     return named("triangular_solve", X, A.expand(batch + A._shape[-2:]).clone())
 
 
 def _declare_all() -> None:
-    declare("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
-            "(Tensor LU, Tensor pivots, Tensor info)", _meta_lu_factor_ex, impl=_lu_factor_ex,
-            **_L)
-    declare("linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)",
-            _meta_lu_factor, impl=_lu_factor, **_L)
-    declare("linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)",
-            _meta_lu, impl=_lu, **_L)
-    declare("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
-            "bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)", _meta_lu_unpack,
-            impl=_lu_unpack, family="linalg", method=False)
-    declare("linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
-            "bool adjoint=False) -> Tensor", _meta_lu_solve, impl=_lu_solve, **_L)
-    declare("lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor",
-            _meta_lu_solve_legacy, impl=_lu_solve_legacy, family="linalg")
-    declare("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
-            "(Tensor result, Tensor info)", _meta_solve("linalg.solve_ex"), impl=_solve_ex,
-            derivative=_d_solve_ex, saves=("A", "B"), save_result=True, **_L)
-    declare("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
-            _meta_solve("linalg.solve"), impl=_solve, **_L)
-    declare("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, "
-            "Tensor info)", _meta_inv_ex, impl=_inv_ex, derivative=_d_inv_ex, saves=(),
-            save_result=True, **_L)
+    declare(
+        "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
+        "(Tensor LU, Tensor pivots, Tensor info)",
+        _meta_lu_factor_ex,
+        impl=_lu_factor_ex,
+        **_L,
+    )
+    declare(
+        "linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)",
+        _meta_lu_factor,
+        impl=_lu_factor,
+        **_L,
+    )
+    declare(
+        "linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)",
+        _meta_lu,
+        impl=_lu,
+        **_L,
+    )
+    declare(
+        "lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
+        "bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)",
+        _meta_lu_unpack,
+        impl=_lu_unpack,
+        family="linalg",
+        method=False,
+    )
+    declare(
+        "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
+        "bool adjoint=False) -> Tensor",
+        _meta_lu_solve,
+        impl=_lu_solve,
+        **_L,
+    )
+    declare(
+        "lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor",
+        _meta_lu_solve_legacy,
+        impl=_lu_solve_legacy,
+        family="linalg",
+    )
+    declare(
+        "linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+        "(Tensor result, Tensor info)",
+        _meta_solve("linalg.solve_ex"),
+        impl=_solve_ex,
+        derivative=_d_solve_ex,
+        saves=("A", "B"),
+        save_result=True,
+        **_L,
+    )
+    declare(
+        "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+        _meta_solve("linalg.solve"),
+        impl=_solve,
+        **_L,
+    )
+    declare(
+        "linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)",
+        _meta_inv_ex,
+        impl=_inv_ex,
+        derivative=_d_inv_ex,
+        saves=(),
+        save_result=True,
+        **_L,
+    )
     declare("linalg_inv(Tensor A) -> Tensor", meta_square("linalg.inv"), impl=_inv, **_L)
-    declare("inverse(Tensor self) -> Tensor", meta_square("inverse"), impl=_inverse,
-            family="linalg")
-    declare("linalg_det(Tensor A) -> Tensor", _meta_det("linalg.det"), impl=_det,
-            derivative=_d_det, saves=("A",), save_result=True, **_L)
+    declare(
+        "inverse(Tensor self) -> Tensor", meta_square("inverse"), impl=_inverse, family="linalg"
+    )
+    declare(
+        "linalg_det(Tensor A) -> Tensor",
+        _meta_det("linalg.det"),
+        impl=_det,
+        derivative=_d_det,
+        saves=("A",),
+        save_result=True,
+        **_L,
+    )
     declare("det(Tensor self) -> Tensor", _meta_det("det"), impl=_det_top, family="linalg")
-    declare("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
-            _meta_slogdet("linalg.slogdet"), impl=_slogdet, derivative=_d_slogdet,
-            saves=("A",), **_L)
-    declare("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)", _meta_slogdet("slogdet"),
-            impl=_slogdet_top, family="linalg")
+    declare(
+        "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
+        _meta_slogdet("linalg.slogdet"),
+        impl=_slogdet,
+        derivative=_d_slogdet,
+        saves=("A",),
+        **_L,
+    )
+    declare(
+        "slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+        _meta_slogdet("slogdet"),
+        impl=_slogdet_top,
+        family="linalg",
+    )
     declare("logdet(Tensor self) -> Tensor", _meta_det("logdet"), impl=_logdet, family="linalg")
-    declare("linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> "
-            "(Tensor L, Tensor info)", _meta_cholesky_ex, impl=_cholesky_ex, **_L)
-    declare("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
-            _meta_cholesky("linalg.cholesky"), impl=_linalg_cholesky, **_L)
-    declare("cholesky(Tensor self, bool upper=False) -> Tensor", _meta_cholesky("cholesky"),
-            impl=_cholesky, family="linalg")
-    declare("cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor",
-            _meta_cholesky_solve, impl=_cholesky_solve, derivative=_d_cholesky_solve,
-            saves=("input2",), save_result=True, family="linalg")
-    declare("cholesky_inverse(Tensor self, bool upper=False) -> Tensor", _meta_cholesky_inverse,
-            impl=_cholesky_inverse, derivative=_d_cholesky_inverse, saves=("self",),
-            save_result=True, family="linalg")
-    declare("triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, "
-            "bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)",
-            _meta_triangular_solve, impl=_triangular_solve, family="linalg")
+    declare(
+        "linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> "
+        "(Tensor L, Tensor info)",
+        _meta_cholesky_ex,
+        impl=_cholesky_ex,
+        **_L,
+    )
+    declare(
+        "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
+        _meta_cholesky("linalg.cholesky"),
+        impl=_linalg_cholesky,
+        **_L,
+    )
+    declare(
+        "cholesky(Tensor self, bool upper=False) -> Tensor",
+        _meta_cholesky("cholesky"),
+        impl=_cholesky,
+        family="linalg",
+    )
+    declare(
+        "cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor",
+        _meta_cholesky_solve,
+        impl=_cholesky_solve,
+        derivative=_d_cholesky_solve,
+        saves=("input2",),
+        save_result=True,
+        family="linalg",
+    )
+    declare(
+        "cholesky_inverse(Tensor self, bool upper=False) -> Tensor",
+        _meta_cholesky_inverse,
+        impl=_cholesky_inverse,
+        derivative=_d_cholesky_inverse,
+        saves=("self",),
+        save_result=True,
+        family="linalg",
+    )
+    declare(
+        "triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, "
+        "bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)",
+        _meta_triangular_solve,
+        impl=_triangular_solve,
+        family="linalg",
+    )
 
 
 _declare_all()

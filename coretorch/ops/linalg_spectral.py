@@ -3,6 +3,7 @@ cond, lstsq, and the top-level svd / qr / pinverse forms. Derivatives are PyTorc
 and eigvalsh through the singular / eigen vectors, pinv_backward); lstsq differentiates through
 pinv as PyTorch's linalg_lstsq_backward does.
 """
+
 from __future__ import annotations
 
 import math
@@ -10,8 +11,16 @@ from typing import Any
 
 from .. import dtypes as dt
 from .declare import declare
-from .linalg_common import (check_float, check_matrix, check_same_dtype, check_square,
-                            check_uplo, mT, named, op)
+from .linalg_common import (
+    check_float,
+    check_matrix,
+    check_same_dtype,
+    check_square,
+    check_uplo,
+    mT,
+    named,
+    op,
+)
 from .meta_rules import broadcast_shapes, common_device
 
 __all__ = ["svd_rank_threshold"]
@@ -20,6 +29,7 @@ _L: dict[str, Any] = dict(family="linalg", method=False, function=False)
 
 
 # ---- svdvals, eigvalsh --------------------------------------------------------------------------
+
 
 def _meta_svdvals(A, driver):
     check_float("linalg.svdvals", A)
@@ -61,6 +71,7 @@ def _d_eigvalsh(ctx, grad):
 
 # ---- pinv, matrix_rank --------------------------------------------------------------------------
 
+
 def _eps(d) -> float:
     return 2.220446049250313e-16 if d is dt.float64 else 1.1920928955078125e-07
 
@@ -70,13 +81,17 @@ def svd_rank_threshold(A, S, atol, rtol):
     to eps * max(m, n) (to 0 when only a positive atol is given)."""
     m, n = A._shape[-2:]
     if rtol is None:
-        rtol = 0.0 if (atol is not None and (not isinstance(atol, (int, float)) or atol > 0)) \
+        rtol = (
+            0.0
+            if (atol is not None and (not isinstance(atol, (int, float)) or atol > 0))
             else _eps(A._dtype) * max(m, n)
+        )
     largest = S.amax(-1, keepdim=True) if S._shape[-1] else S.new_zeros(S._shape[:-1] + (1,))
     thr = largest * (rtol.unsqueeze(-1) if hasattr(rtol, "_shape") else rtol)
     if atol is not None:
-        thr = op("maximum")(thr, atol.unsqueeze(-1) if hasattr(atol, "_shape")
-                            else thr.new_full((), float(atol)))
+        thr = op("maximum")(
+            thr, atol.unsqueeze(-1) if hasattr(atol, "_shape") else thr.new_full((), float(atol))
+        )
     return thr
 
 
@@ -86,8 +101,9 @@ def _check_spectral(name, A, atol, rtol, hermitian) -> None:
     check_matrix(name, A)
     for tol in (atol, rtol):
         if hasattr(tol, "_shape") and not tol._dtype.is_floating_point:
-            raise RuntimeError(f"{name}: atol and rtol tensors must be floating point, got "
-                               f"{tol._dtype.name}")
+            raise RuntimeError(
+                f"{name}: atol and rtol tensors must be floating point, got {tol._dtype.name}"
+            )
     if hermitian:
         check_square(name, A)
 
@@ -119,12 +135,20 @@ def pinv_backward(grad, pinvA, A):
     if m <= n:
         K = gradh.matmul(pinvA)
         KpinvAh = K.matmul(pinvAh)
-        return (mT(pinvA.matmul(K)).neg() + KpinvAh - A.matmul(pinvA).matmul(KpinvAh)
-                + pinvAh.matmul(pinvA).matmul(gradh - K.matmul(A)))
+        return (
+            mT(pinvA.matmul(K)).neg()
+            + KpinvAh
+            - A.matmul(pinvA).matmul(KpinvAh)
+            + pinvAh.matmul(pinvA).matmul(gradh - K.matmul(A))
+        )
     K = pinvA.matmul(gradh)
     pinvAhK = pinvAh.matmul(K)
-    return (mT(K.matmul(pinvA)).neg() + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh)
-            + pinvAhK - pinvAhK.matmul(pinvA).matmul(A))
+    return (
+        mT(K.matmul(pinvA)).neg()
+        + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh)
+        + pinvAhK
+        - pinvAhK.matmul(pinvA).matmul(A)
+    )
 
 
 def _d_pinv(ctx, grad):
@@ -191,14 +215,17 @@ def _meta_lstsq(self, b, rcond, driver):
     check_same_dtype(name, self, b, "self and b")
     check_matrix(name, self, "A")
     if driver is not None and driver not in _DRIVERS:
-        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, "
-                           f"gelss)")
+        raise RuntimeError(
+            f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
     m, n = self._shape[-2:]
     vector = _vector_rhs(self, b)
     rows = b._shape[-1] if vector else b._shape[-2]
     if rows != m:
-        raise RuntimeError(f"{name}: input.size(-2) should match other.size(-{1 if vector else 2})"
-                           f". Got {m} and {rows}")
+        raise RuntimeError(
+            f"{name}: input.size(-2) should match other.size(-{1 if vector else 2})"
+            f". Got {m} and {rows}"
+        )
     bshape = b._shape[:-1] + (1,) if vector else b._shape
     batch = broadcast_shapes(name, self._shape[:-2], bshape[:-2])
     k = bshape[-1]
@@ -210,14 +237,17 @@ def _meta_lstsq(self, b, rcond, driver):
     rank = batch if driver != "gels" else (0,)
     sv = batch + (min(m, n),) if driver in ("gelsd", "gelss") else (0,)
     dev = common_device(name, self, b)
-    return [(sol, self._dtype, dev), (res, self._dtype, dev), (rank, dt.int64, dev),
-            (sv, self._dtype, dev)]
+    return [
+        (sol, self._dtype, dev),
+        (res, self._dtype, dev),
+        (rank, dt.int64, dev),
+        (sv, self._dtype, dev),
+    ]
 
 
 def _vector_rhs(A, b) -> bool:
     """PyTorch's rule: b is a vector (batch) when 1-D or shaped as A without its last dim."""
-    return len(b._shape) == 1 or (len(b._shape) == len(A._shape) - 1
-                                  and b._shape == A._shape[:-1])
+    return len(b._shape) == 1 or (len(b._shape) == len(A._shape) - 1 and b._shape == A._shape[:-1])
 
 
 def _lstsq(self, b, rcond, driver):
@@ -236,8 +266,7 @@ def _lstsq(self, b, rcond, driver):
         residuals = (r * r).sum(-2)
     else:
         residuals = empty
-    rank = op("linalg_matrix_rank")(A) if driver != "gels" else A.new_zeros((0,),
-                                                                           dtype=dt.int64)
+    rank = op("linalg_matrix_rank")(A) if driver != "gels" else A.new_zeros((0,), dtype=dt.int64)
     sv = op("linalg_svdvals")(A) if driver in ("gelsd", "gelss") else empty
     if rank._shape and driver != "gels" and A._shape[:-2] != X._shape[:-2]:
         rank = rank.expand(X._shape[:-2])
@@ -245,6 +274,7 @@ def _lstsq(self, b, rcond, driver):
 
 
 # ---- top-level svd, qr --------------------------------------------------------------------------
+
 
 def _meta_svd_top(self, some, compute_uv):
     check_float("svd", self)
@@ -254,8 +284,11 @@ def _meta_svd_top(self, some, compute_uv):
     reduced = some and compute_uv  # without vectors PyTorch returns square zero matrices
     u = batch + (m, k if reduced else m)
     v = batch + (n, k if reduced else n)
-    return [(u, self._dtype, self._device), (batch + (k,), self._dtype, self._device),
-            (v, self._dtype, self._device)]
+    return [
+        (u, self._dtype, self._device),
+        (batch + (k,), self._dtype, self._device),
+        (v, self._dtype, self._device),
+    ]
 
 
 def _svd_top(self, some, compute_uv):
@@ -271,6 +304,7 @@ def _svd_top(self, some, compute_uv):
 
 def _meta_qr_top(self, some):
     from .declare import REGISTRY
+
     return REGISTRY["linalg_qr"].meta(self, "reduced" if some else "complete")
 
 
@@ -280,26 +314,65 @@ def _qr_top(self, some):
 
 
 def _declare_all() -> None:
-    declare("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", _meta_svdvals,
-            impl=_svdvals, derivative=_d_svdvals, saves=("A",), **_L)
-    declare("linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor", _meta_eigvalsh, impl=_eigvalsh,
-            derivative=_d_eigvalsh, saves=("A",), **_L)
-    declare("linalg_pinv(Tensor A, *, Any atol=None, Any rtol=None, bool hermitian=False) -> "
-            "Tensor", _meta_pinv, impl=_pinv, derivative=_d_pinv, saves=("A",),
-            save_result=True, **_L)
-    declare("pinverse(Tensor self, float rcond=1e-15) -> Tensor", _meta_pinverse,
-            impl=_pinverse, family="linalg")
-    declare("linalg_matrix_rank(Tensor A, *, Any atol=None, Any rtol=None, "
-            "bool hermitian=False) -> Tensor", _meta_matrix_rank, impl=_matrix_rank,
-            differentiable=False, **_L)
+    declare(
+        "linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor",
+        _meta_svdvals,
+        impl=_svdvals,
+        derivative=_d_svdvals,
+        saves=("A",),
+        **_L,
+    )
+    declare(
+        "linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor",
+        _meta_eigvalsh,
+        impl=_eigvalsh,
+        derivative=_d_eigvalsh,
+        saves=("A",),
+        **_L,
+    )
+    declare(
+        "linalg_pinv(Tensor A, *, Any atol=None, Any rtol=None, bool hermitian=False) -> Tensor",
+        _meta_pinv,
+        impl=_pinv,
+        derivative=_d_pinv,
+        saves=("A",),
+        save_result=True,
+        **_L,
+    )
+    declare(
+        "pinverse(Tensor self, float rcond=1e-15) -> Tensor",
+        _meta_pinverse,
+        impl=_pinverse,
+        family="linalg",
+    )
+    declare(
+        "linalg_matrix_rank(Tensor A, *, Any atol=None, Any rtol=None, "
+        "bool hermitian=False) -> Tensor",
+        _meta_matrix_rank,
+        impl=_matrix_rank,
+        differentiable=False,
+        **_L,
+    )
     declare("linalg_cond(Tensor A, Any p=None) -> Tensor", _meta_cond, impl=_cond, **_L)
-    declare("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
-            "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)",
-            _meta_lstsq, impl=_lstsq, **_L)
-    declare("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, "
-            "Tensor V)", _meta_svd_top, impl=_svd_top, family="linalg")
-    declare("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)", _meta_qr_top,
-            impl=_qr_top, family="linalg")
+    declare(
+        "linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+        "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)",
+        _meta_lstsq,
+        impl=_lstsq,
+        **_L,
+    )
+    declare(
+        "svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)",
+        _meta_svd_top,
+        impl=_svd_top,
+        family="linalg",
+    )
+    declare(
+        "qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)",
+        _meta_qr_top,
+        impl=_qr_top,
+        family="linalg",
+    )
 
 
 _declare_all()

@@ -2,6 +2,7 @@
 
 Every error names the op, what was expected and what was given, with PyTorch's exception types.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,9 +11,19 @@ from .. import dtypes as _dt
 from ..device import device as _device_cls, get_default_device
 from ..tensor.impl import TensorImpl, wrap_dim
 
-__all__ = ["broadcast_shapes", "broadcasts_to", "common_device", "wrap_dim", "reduced_shape",
-           "promote", "float_result", "is_tensor", "dims_arg", "resolve_device",
-           "refuse_complex"]
+__all__ = [
+    "broadcast_shapes",
+    "broadcasts_to",
+    "common_device",
+    "wrap_dim",
+    "reduced_shape",
+    "promote",
+    "float_result",
+    "is_tensor",
+    "dims_arg",
+    "resolve_device",
+    "refuse_complex",
+]
 
 
 def is_tensor(x) -> bool:
@@ -39,7 +50,8 @@ def broadcast_shapes(op: str, *shapes: tuple) -> tuple:
                     raise RuntimeError(
                         f"{op}(): The size of tensor a ({cur}) must match the size of tensor b "
                         f"({d}) at non-singleton dimension {off + i} (shapes "
-                        f"{' and '.join(str(list(x)) for x in shapes)})")
+                        f"{' and '.join(str(list(x)) for x in shapes)})"
+                    )
     return tuple(out)
 
 
@@ -77,8 +89,9 @@ def common_device(op: str, *args):
             if dev.type == "cpu" and not first._shape:
                 dev, first = d, t
                 continue
-            raise RuntimeError(f"{op}(): expected all tensors to be on the same device, got "
-                               f"{dev} and {d}")
+            raise RuntimeError(
+                f"{op}(): expected all tensors to be on the same device, got {dev} and {d}"
+            )
     return dev if dev is not None else get_default_device()
 
 
@@ -92,8 +105,7 @@ def refuse_complex(op: str, *args) -> None:
     (comparisons, max/min, clamp, sort, relu, floor, remainder...) refuse them, as in PyTorch."""
     for a in args:
         if isinstance(a, TensorImpl) and a._dtype.is_complex:
-            raise RuntimeError(f"{op}(): not supported for complex tensors (got "
-                               f"{a._dtype.name})")
+            raise RuntimeError(f"{op}(): not supported for complex tensors (got {a._dtype.name})")
 
 
 def float_result(dt):
@@ -132,5 +144,6 @@ def need_tensor(op: str, x) -> None:
     """TypeError unless `x` is a tensor (only ops declared without a schema need this: a schema's
     entry point checks its Tensor arguments)."""
     if not isinstance(x, TensorImpl):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )

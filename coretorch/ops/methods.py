@@ -1,12 +1,12 @@
 """Op methods and Python operators of `Tensor` (the ops' entry points, set on the class when the
 ops are declared), and what its hand-written indexing and conversion methods run (those are
 defined, with their documentation, in `coretorch.tensor.tensor`)."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as dt
-from .. import memory_formats as _mf
+from .. import dtypes as dt, memory_formats as _mf
 from ..device import device as _device, get_device_type
 from ..tensor.impl import TensorImpl
 from ..tensor.tensor import Tensor
@@ -59,29 +59,64 @@ def _dunders() -> dict:
 
     # the entry points themselves (plain functions, so ``a + b`` calls add's entry directly)
     d = {
-        "__add__": add, "__radd__": add, "__iadd__": _inplace("add"),
-        "__sub__": sub, "__rsub__": _op("rsub"), "__isub__": _inplace("sub"),
-        "__mul__": mul, "__rmul__": mul, "__imul__": _inplace("mul"),
-        "__truediv__": div, "__rtruediv__": rtruediv, "__itruediv__": _inplace("div"),
-        "__floordiv__": fdiv, "__rfloordiv__": r(fdiv), "__ifloordiv__": _inplace("floor_divide"),
-        "__mod__": rem, "__rmod__": r(rem), "__imod__": _inplace("remainder"),
-        "__pow__": pow_, "__rpow__": r(pow_), "__ipow__": _inplace("pow"),
-        "__matmul__": matmul, "__rmatmul__": r(matmul),
-        "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
-        "__and__": band, "__rand__": band, "__iand__": _inplace("bitwise_and"),
-        "__or__": bor, "__ror__": bor, "__ior__": _inplace("bitwise_or"),
-        "__xor__": bxor, "__rxor__": bxor, "__ixor__": _inplace("bitwise_xor"),
-        "__lshift__": lsh, "__rshift__": rsh,
-        "__neg__": neg, "__pos__": pos, "__abs__": abs_, "__invert__": invert,
+        "__add__": add,
+        "__radd__": add,
+        "__iadd__": _inplace("add"),
+        "__sub__": sub,
+        "__rsub__": _op("rsub"),
+        "__isub__": _inplace("sub"),
+        "__mul__": mul,
+        "__rmul__": mul,
+        "__imul__": _inplace("mul"),
+        "__truediv__": div,
+        "__rtruediv__": rtruediv,
+        "__itruediv__": _inplace("div"),
+        "__floordiv__": fdiv,
+        "__rfloordiv__": r(fdiv),
+        "__ifloordiv__": _inplace("floor_divide"),
+        "__mod__": rem,
+        "__rmod__": r(rem),
+        "__imod__": _inplace("remainder"),
+        "__pow__": pow_,
+        "__rpow__": r(pow_),
+        "__ipow__": _inplace("pow"),
+        "__matmul__": matmul,
+        "__rmatmul__": r(matmul),
+        "__eq__": eq,
+        "__ne__": ne,
+        "__lt__": lt,
+        "__le__": le,
+        "__gt__": gt,
+        "__ge__": ge,
+        "__and__": band,
+        "__rand__": band,
+        "__iand__": _inplace("bitwise_and"),
+        "__or__": bor,
+        "__ror__": bor,
+        "__ior__": _inplace("bitwise_or"),
+        "__xor__": bxor,
+        "__rxor__": bxor,
+        "__ixor__": _inplace("bitwise_xor"),
+        "__lshift__": lsh,
+        "__rshift__": rsh,
+        "__neg__": neg,
+        "__pos__": pos,
+        "__abs__": abs_,
+        "__invert__": invert,
     }
     return d
 
 
 # ---- indexing ---------------------------------------------------------------------------------
 
+
 def _is_sequence(i) -> bool:
-    return (isinstance(i, (list, tuple, range)) or hasattr(i, "__len__") and
-            hasattr(i, "__getitem__") and not isinstance(i, (str, bytes, _T)))
+    return (
+        isinstance(i, (list, tuple, range))
+        or hasattr(i, "__len__")
+        and hasattr(i, "__getitem__")
+        and not isinstance(i, (str, bytes, _T))
+    )
 
 
 def _is_advanced(i) -> bool:
@@ -91,6 +126,7 @@ def _is_advanced(i) -> bool:
 
 def _as_index_tensor(i, like: TensorImpl):
     from .factories_public import as_index_tensor
+
     return as_index_tensor(i, like._device)
 
 
@@ -133,9 +169,14 @@ def _basic_index(self, idx):
     if not isinstance(idx, tuple):
         if _sequence_as_tuple(idx):
             import warnings
-            warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; "
-                          "use x[tuple(seq)] instead of x[seq] (PyTorch will read it as "
-                          "x[tensor(seq)])", UserWarning, stacklevel=3)
+
+            warnings.warn(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated; "
+                "use x[tuple(seq)] instead of x[seq] (PyTorch will read it as "
+                "x[tensor(seq)])",
+                UserWarning,
+                stacklevel=3,
+            )
             idx = tuple(idx)
         else:
             idx = (idx,)
@@ -172,9 +213,10 @@ def _basic_index(self, idx):
             try:
                 k = int(i.__index__()) if not isinstance(i, int) else i
             except (AttributeError, TypeError):
-                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
-                                 f"byte Variables are valid indices (got {type(i).__name__})") \
-                    from None
+                raise IndexError(
+                    f"only integers, slices (`:`), ellipsis (`...`), None and long or "
+                    f"byte Variables are valid indices (got {type(i).__name__})"
+                ) from None
             result = result.select(dim, k)
     if not has_adv:
         return result, None
@@ -194,11 +236,13 @@ def setitem(self, idx, value):
         return
     if not isinstance(value, _T):
         from .factories_public import tensor
+
         value = tensor(value, dtype=self._dtype, device=self._device)
     _inplace("index_put")(view, adv, value)
 
 
 # ---- conversions and data access ---------------------------------------------------------------
+
 
 def _parse_to(who: str, args, kwargs) -> tuple:
     """(device, dtype, copy) from the arguments of ``Tensor.to``/``Module.to`` (`who` names the
@@ -225,8 +269,10 @@ def _parse_to(who: str, args, kwargs) -> tuple:
         elif a is None:
             continue
         else:
-            raise TypeError(f"to() received an invalid combination of arguments: got "
-                            f"{type(a).__name__}; expected a dtype, device, string or tensor")
+            raise TypeError(
+                f"to() received an invalid combination of arguments: got "
+                f"{type(a).__name__}; expected a dtype, device, string or tensor"
+            )
     return dev, dtype, copy
 
 
@@ -272,11 +318,14 @@ def numpy(self, *, force: bool = False):
     if force:
         return np.array(_read(self.detach()))
     if self._device.type != "cpu":
-        raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. Use "
-                        f"Tensor.cpu() to copy the tensor to host memory first.")
+        raise TypeError(
+            f"can't convert {self._device.type} device type tensor to numpy. Use "
+            f"Tensor.cpu() to copy the tensor to host memory first."
+        )
     if self.requires_grad:
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                           "tensor.detach().numpy() instead.")
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+        )
     return _read(self)
 
 
@@ -288,12 +337,17 @@ def array(self, dtype=None, copy=None):
 
 def cuda_device(device) -> _device:
     """The device ``Tensor.cuda(device)`` means: the current cuda device, an index, a name."""
-    return _device("cuda" if device is None else
-                   (f"cuda:{device}" if isinstance(device, int) else device))
+    return _device(
+        "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
+    )
 
 
 def new_factory(self, factory: str, args: tuple, dtype, device, requires_grad: bool):
     """``t.new_zeros(...)`` and friends: factory `factory` with t's dtype and device by
     default."""
-    return _op(factory)(*args, dtype=dtype or self._dtype, device=device or self._device,
-                        requires_grad=requires_grad)
+    return _op(factory)(
+        *args,
+        dtype=dtype or self._dtype,
+        device=device or self._device,
+        requires_grad=requires_grad,
+    )

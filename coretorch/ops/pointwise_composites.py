@@ -5,6 +5,7 @@ Each has a meta rule (it validates, and gives the output spec a backend's own ke
 fill); an explicit derivative only where the decomposition would differentiate wrongly or
 wastefully (clamp's boundaries, fmax's NaN rule, logaddexp's stability, ...).
 """
+
 from __future__ import annotations
 
 import math
@@ -40,10 +41,12 @@ def _bool(self):
 
 # ---- unary ------------------------------------------------------------------------------------
 
+
 def _meta_frac(self):
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"frac(): not implemented for '{self._dtype.name}'; expected a "
-                                  f"floating point tensor")
+        raise NotImplementedError(
+            f"frac(): not implemented for '{self._dtype.name}'; expected a floating point tensor"
+        )
     return _same(self)
 
 
@@ -75,8 +78,9 @@ def _positive(self):
 
 def _exp2(self):
     """2 ** self."""
-    return REGISTRY["pow"].op.entry(2.0, self if self._dtype.is_floating_point
-                                    else self.to(float_result(self._dtype)))
+    return REGISTRY["pow"].op.entry(
+        2.0, self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
+    )
 
 
 def _rsqrt(self):
@@ -104,14 +108,20 @@ def _isinf(self):
 
 def _isposinf(self):
     """True where an element of `input` is +inf."""
-    return self.eq(math.inf) if self._dtype.is_floating_point else \
-        self.new_zeros(self._shape, dtype=dt.bool)
+    return (
+        self.eq(math.inf)
+        if self._dtype.is_floating_point
+        else self.new_zeros(self._shape, dtype=dt.bool)
+    )
 
 
 def _isneginf(self):
     """True where an element of `input` is -inf."""
-    return self.eq(-math.inf) if self._dtype.is_floating_point else \
-        self.new_zeros(self._shape, dtype=dt.bool)
+    return (
+        self.eq(-math.inf)
+        if self._dtype.is_floating_point
+        else self.new_zeros(self._shape, dtype=dt.bool)
+    )
 
 
 def _isfinite(self):
@@ -142,16 +152,22 @@ def _nan_to_num(self, nan, posinf, neginf):
 
 # ---- binary -----------------------------------------------------------------------------------
 
+
 def _meta_sub(self, other, alpha):
-    if any(x is True or x is False or (isinstance(x, _T) and x._dtype is dt.bool)
-           for x in (self, other)):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    if any(
+        x is True or x is False or (isinstance(x, _T) and x._dtype is dt.bool)
+        for x in (self, other)
+    ):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead."
+        )
     spec = binary_spec("sub", self, other, "promote")
     if not spec[1].is_floating_point and isinstance(alpha, float):
-        raise RuntimeError("sub(): For integral input tensors, argument alpha must not be a "
-                           "floating point number.")
+        raise RuntimeError(
+            "sub(): For integral input tensors, argument alpha must not be a floating point number."
+        )
     return spec
 
 
@@ -175,7 +191,6 @@ def _rsub(self, other, alpha):
     return (self.neg() if alpha == 1 else self * -alpha).add(other)
 
 
-
 def _ne(self, other):
     """not (self == other) (True where either is NaN)."""
     return self.eq(other).logical_not()
@@ -189,7 +204,6 @@ def _gt(self, other):
 def _ge(self, other):
     """other <= self."""
     return REGISTRY["le"].op.entry(other, self)
-
 
 
 def _logical_and(self, other):
@@ -260,8 +274,10 @@ def _logaddexp(self, other):
 
 def _d_logaddexp(ctx, g):
     a, b = ctx.self, ctx.other
-    return (g * (a - b).neg().exp().add(1).reciprocal(),
-            g * (b - a).neg().exp().add(1).reciprocal())
+    return (
+        g * (a - b).neg().exp().add(1).reciprocal(),
+        g * (b - a).neg().exp().add(1).reciprocal(),
+    )
 
 
 def _logaddexp2(self, other):
@@ -280,6 +296,7 @@ def _angle_scale(factor: float):
     def impl(self):
         x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
         return x * factor
+
     return impl
 
 
@@ -325,11 +342,14 @@ def _d_xlogy(ctx, g):
 
 # ---- clamp, lerp, addcmul, addcdiv ------------------------------------------------------------
 
+
 def _real_compare(name: str):
     """The meta rule of gt/ge: bool results, complex operands refused."""
+
     def meta(self, other):
         refuse_complex(name, self, other)
         return binary_spec(name, self, other, "bool")
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -347,8 +367,10 @@ def _meta_clamp(self, min, max):  # noqa: A002 - PyTorch's argument names
             # as c10's overflow check: unsigned types also take negatives (they wrap around)
             lo = info.min if d.is_signed else -(info.max + 1) // 2
             if not lo <= v <= info.max:
-                raise RuntimeError(f"clamp(): value cannot be converted to type {d.name} without "
-                                   f"overflow (got {v})")
+                raise RuntimeError(
+                    f"clamp(): value cannot be converted to type {d.name} without "
+                    f"overflow (got {v})"
+                )
     return (shape, d, common_device("clamp", self, min, max))
 
 
@@ -418,8 +440,7 @@ def _meta_lerp(self, end, weight):
     shapes = [x._shape for x in (self, end, weight) if isinstance(x, _T)]
     d = promote(self, end)
     if not d.is_floating_point:
-        raise NotImplementedError(f"lerp(): not implemented for '{d.name}'; expected float "
-                                  f"tensors")
+        raise NotImplementedError(f"lerp(): not implemented for '{d.name}'; expected float tensors")
     return (broadcast_shapes("lerp", *shapes), d, common_device("lerp", self, end, weight))
 
 
@@ -441,10 +462,12 @@ def _meta_addc(name: str):
         shapes = [x._shape for x in (self, tensor1, tensor2)]
         d = promote(self, tensor1, tensor2)
         if name == "addcdiv" and not d.is_floating_point:
-            raise RuntimeError("addcdiv(): Integer division with addcdiv is no longer "
-                               "supported; use a float tensor")
-        return (broadcast_shapes(name, *shapes), d,
-                common_device(name, self, tensor1, tensor2))
+            raise RuntimeError(
+                "addcdiv(): Integer division with addcdiv is no longer "
+                "supported; use a float tensor"
+            )
+        return (broadcast_shapes(name, *shapes), d, common_device(name, self, tensor1, tensor2))
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -463,15 +486,22 @@ def _addcdiv(self, tensor1, tensor2, value):
 
 # ---- comparisons of whole tensors ----------------------------------------------------------------
 
+
 def _meta_isclose(self, other, rtol, atol, equal_nan):
     if self._dtype is not other._dtype:
-        raise RuntimeError(f"isclose(): expected both tensors to have the same dtype, got "
-                           f"{self._dtype.name} and {other._dtype.name}")
+        raise RuntimeError(
+            f"isclose(): expected both tensors to have the same dtype, got "
+            f"{self._dtype.name} and {other._dtype.name}"
+        )
     if rtol < 0 or atol < 0:
-        raise RuntimeError(f"isclose(): rtol and atol must be non-negative, got rtol={rtol} and "
-                           f"atol={atol}")
-    return (broadcast_shapes("isclose", self._shape, other._shape), dt.bool,
-            common_device("isclose", self, other))
+        raise RuntimeError(
+            f"isclose(): rtol and atol must be non-negative, got rtol={rtol} and atol={atol}"
+        )
+    return (
+        broadcast_shapes("isclose", self._shape, other._shape),
+        dt.bool,
+        common_device("isclose", self, other),
+    )
 
 
 def _isclose(self, other, rtol, atol, equal_nan):
@@ -508,78 +538,181 @@ def _declare_all() -> None:
     unary: dict[str, Any] = dict(family="unary", inplace=True, flops=flops_pointwise)
     declare("frac(Tensor self) -> Tensor", _meta_frac, impl=_frac, **unary)
     declare("square(Tensor self) -> Tensor", _meta_square, impl=_square, **unary)
-    declare("positive(Tensor(a) self) -> Tensor(a)", _meta_positive, impl=_positive, family="unary",
-            out=False)
+    declare(
+        "positive(Tensor(a) self) -> Tensor(a)",
+        _meta_positive,
+        impl=_positive,
+        family="unary",
+        out=False,
+    )
     declare("exp2(Tensor self) -> Tensor", _float, impl=_exp2, **unary)
     declare("rsqrt(Tensor self) -> Tensor", _float, impl=_rsqrt, **unary)
     declare("reciprocal(Tensor self) -> Tensor", _float, impl=_reciprocal, **unary)
     pred: dict[str, Any] = dict(family="unary", differentiable=False)
     fn: Callable[..., Any]
-    for name, fn in (("isnan", _isnan), ("isinf", _isinf), ("isposinf", _isposinf),
-                     ("isneginf", _isneginf), ("isfinite", _isfinite)):
+    for name, fn in (
+        ("isnan", _isnan),
+        ("isinf", _isinf),
+        ("isposinf", _isposinf),
+        ("isneginf", _isneginf),
+        ("isfinite", _isfinite),
+    ):
         declare(f"{name}(Tensor self) -> Tensor", _bool, impl=fn, **pred)
     declare("logical_not(Tensor self) -> Tensor", _bool, impl=_logical_not, inplace=True, **pred)
-    declare("nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) "
-            "-> Tensor", _meta_nan_to_num, impl=_nan_to_num, family="unary", inplace=True)
+    declare(
+        "nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor",
+        _meta_nan_to_num,
+        impl=_nan_to_num,
+        family="unary",
+        inplace=True,
+    )
 
     binary: dict[str, Any] = dict(family="binary", inplace=True, flops=flops_pointwise)
-    declare("sub(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_sub,
-            impl=_sub, derivative=_d_sub, saves=(), **binary)
-    declare("rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor", _meta_rsub,
-            impl=_rsub, family="binary", method=False)
+    declare(
+        "sub(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor",
+        _meta_sub,
+        impl=_sub,
+        derivative=_d_sub,
+        saves=(),
+        **binary,
+    )
+    declare(
+        "rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) -> Tensor",
+        _meta_rsub,
+        impl=_rsub,
+        family="binary",
+        method=False,
+    )
     cmp: dict[str, Any] = dict(family="binary", inplace=True, differentiable=False)
     for name, fn in (("ne", _ne), ("gt", _gt), ("ge", _ge)):
         meta = binary_meta(name, "bool") if name == "ne" else _real_compare(name)
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", meta,
-                impl=fn, **cmp)
-    for name, fn in (("logical_and", _logical_and), ("logical_or", _logical_or),
-                     ("logical_xor", _logical_xor)):
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", binary_meta(name, "bool"),
-                impl=fn, **cmp)
-    declare("floor_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            _meta_floor_divide, impl=_floor_divide, differentiable=False, family="binary",
-            inplace=True)
+        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor", meta, impl=fn, **cmp)
+    for name, fn in (
+        ("logical_and", _logical_and),
+        ("logical_or", _logical_or),
+        ("logical_xor", _logical_xor),
+    ):
+        declare(
+            f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
+            binary_meta(name, "bool"),
+            impl=fn,
+            **cmp,
+        )
+    declare(
+        "floor_divide(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+        _meta_floor_divide,
+        impl=_floor_divide,
+        differentiable=False,
+        family="binary",
+        inplace=True,
+    )
     for name, fn in (("fmax", _fmax), ("fmin", _fmin)):
-        declare(f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
-                binary_meta(name, "promote"),
-                impl=fn, derivative=_d_fmax_fmin, **binary)
-    declare("logaddexp(Tensor self, Tensor|Scalar other) -> Tensor",
-            binary_meta("logaddexp", "float"),
-            impl=_logaddexp, derivative=_d_logaddexp, **binary)
-    declare("logaddexp2(Tensor self, Tensor|Scalar other) -> Tensor",
-            lambda self, other: binary_spec("logaddexp2", self, other, "float"),
-            impl=_logaddexp2, derivative=_d_logaddexp2, **binary)
+        declare(
+            f"{name}(Tensor self, Tensor|Scalar other) -> Tensor",
+            binary_meta(name, "promote"),
+            impl=fn,
+            derivative=_d_fmax_fmin,
+            **binary,
+        )
+    declare(
+        "logaddexp(Tensor self, Tensor|Scalar other) -> Tensor",
+        binary_meta("logaddexp", "float"),
+        impl=_logaddexp,
+        derivative=_d_logaddexp,
+        **binary,
+    )
+    declare(
+        "logaddexp2(Tensor self, Tensor|Scalar other) -> Tensor",
+        lambda self, other: binary_spec("logaddexp2", self, other, "float"),
+        impl=_logaddexp2,
+        derivative=_d_logaddexp2,
+        **binary,
+    )
     for name, factor in (("deg2rad", math.pi / 180.0), ("rad2deg", 180.0 / math.pi)):
         impl = _angle_scale(factor)
         impl.__name__ = name
         impl.__doc__ = f"Angles converted {'to radians' if factor < 1 else 'to degrees'}."
-        declare(f"{name}(Tensor self) -> Tensor", _float, impl=impl, family="unary",
-                inplace=True, flops=flops_pointwise)
-    declare("sgn(Tensor self) -> Tensor", _same, impl=_sgn, family="unary", inplace=True,
-            flops=flops_pointwise)
-    declare("xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            binary_meta("xlogy", "float"),
-            impl=_xlogy, derivative=_d_xlogy, **binary)
+        declare(
+            f"{name}(Tensor self) -> Tensor",
+            _float,
+            impl=impl,
+            family="unary",
+            inplace=True,
+            flops=flops_pointwise,
+        )
+    declare(
+        "sgn(Tensor self) -> Tensor",
+        _same,
+        impl=_sgn,
+        family="unary",
+        inplace=True,
+        flops=flops_pointwise,
+    )
+    declare(
+        "xlogy(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+        binary_meta("xlogy", "float"),
+        impl=_xlogy,
+        derivative=_d_xlogy,
+        **binary,
+    )
 
     ternary: dict[str, Any] = dict(family="ternary", inplace=True, flops=flops_pointwise)
-    declare("clamp(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor",
-            _meta_clamp, impl=_clamp, derivative=_d_clamp, **ternary)
-    declare("clamp_min(Tensor self, Tensor|Scalar min) -> Tensor", _meta_clamp_min,
-            impl=_clamp_min, derivative=_d_clamp_min, **ternary)
-    declare("clamp_max(Tensor self, Tensor|Scalar max) -> Tensor", _meta_clamp_max,
-            impl=_clamp_max, derivative=_d_clamp_max, **ternary)
-    declare("lerp(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor", _meta_lerp,
-            impl=_lerp, derivative=_d_lerp, **ternary)
-    declare("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-            _meta_addc("addcmul"), impl=_addcmul, **ternary)
-    declare("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-            _meta_addc("addcdiv"), impl=_addcdiv, **ternary)
+    declare(
+        "clamp(Tensor self, Tensor|Scalar? min=None, Tensor|Scalar? max=None) -> Tensor",
+        _meta_clamp,
+        impl=_clamp,
+        derivative=_d_clamp,
+        **ternary,
+    )
+    declare(
+        "clamp_min(Tensor self, Tensor|Scalar min) -> Tensor",
+        _meta_clamp_min,
+        impl=_clamp_min,
+        derivative=_d_clamp_min,
+        **ternary,
+    )
+    declare(
+        "clamp_max(Tensor self, Tensor|Scalar max) -> Tensor",
+        _meta_clamp_max,
+        impl=_clamp_max,
+        derivative=_d_clamp_max,
+        **ternary,
+    )
+    declare(
+        "lerp(Tensor self, Tensor end, Tensor|Scalar weight) -> Tensor",
+        _meta_lerp,
+        impl=_lerp,
+        derivative=_d_lerp,
+        **ternary,
+    )
+    declare(
+        "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        _meta_addc("addcmul"),
+        impl=_addcmul,
+        **ternary,
+    )
+    declare(
+        "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+        _meta_addc("addcdiv"),
+        impl=_addcdiv,
+        **ternary,
+    )
 
     comp: dict[str, Any] = dict(family="comparison", out=False, differentiable=False)
-    declare("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
-            "bool equal_nan=False) -> Tensor", _meta_isclose, impl=_isclose, **comp)
-    declare("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
-            "bool equal_nan=False) -> bool", _meta_isclose, impl=_allclose, **comp)
+    declare(
+        "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+        "bool equal_nan=False) -> Tensor",
+        _meta_isclose,
+        impl=_isclose,
+        **comp,
+    )
+    declare(
+        "allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+        "bool equal_nan=False) -> bool",
+        _meta_isclose,
+        impl=_allclose,
+        **comp,
+    )
     declare("equal(Tensor self, Tensor other) -> bool", impl=_equal, **comp)
 
 

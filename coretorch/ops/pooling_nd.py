@@ -6,10 +6,12 @@ differ per plane); max pooling takes the first maximum of each window (NaN count
 maximum, as in PyTorch), turns it into a flat index into the input's D*H*W (H*W) volume and
 gathers the value at that index, so the gradient reaches exactly the chosen element.
 """
+
 from __future__ import annotations
 
-import numpy as np
 from typing import Any
+
+import numpy as np
 
 from .. import dtypes as dt
 from ..tensor.impl import shape_numel
@@ -17,8 +19,7 @@ from .declare import declare, op_named as _op
 from .factories_public import tensor as _tensor
 from .nn_ops import pool_output_size, window_stride
 from .sorting import holds_data
-from .window_tables import (adaptive_bins, bin_table, fractional_starts, start_table,
-                            window_table)
+from .window_tables import adaptive_bins, bin_table, fractional_starts, start_table, window_table
 
 __all__ = ["adaptive_mean"]
 
@@ -30,17 +31,21 @@ def _index(values: np.ndarray, device):
 
 
 def _check_input(op: str, self, n: int) -> None:
-    if len(self._shape) not in (n + 1, n + 2) or shape_numel(self._shape[-n - 1:]) == 0:
-        raise RuntimeError(f"{op}(): non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected "
-                           f"for input, but got: {list(self._shape)}")
+    if len(self._shape) not in (n + 1, n + 2) or shape_numel(self._shape[-n - 1 :]) == 0:
+        raise RuntimeError(
+            f"{op}(): non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected "
+            f"for input, but got: {list(self._shape)}"
+        )
     if not self._dtype.is_floating_point:
         raise RuntimeError(f"{op}(): \"{op}\" not implemented for '{self._dtype.name}'")
 
 
 def _check_window(op: str, name: str, value: tuple, n: int, positive: bool = True) -> None:
     if len(value) != n:
-        raise RuntimeError(f"{op}(): {name} must either be a single int, or a tuple of "
-                           f"{_DIMS[n]} ints, got {list(value)}")
+        raise RuntimeError(
+            f"{op}(): {name} must either be a single int, or a tuple of "
+            f"{_DIMS[n]} ints, got {list(value)}"
+        )
     if positive and min(value) <= 0:
         raise RuntimeError(f"{op}(): {name} should be greater than zero, but got {list(value)}")
 
@@ -56,17 +61,23 @@ def _pool_out(op: str, self, kernel, stride, padding, dilation, ceil_mode) -> tu
     _check_window(op, "dilation", dilation, n)
     for k, p in zip(kernel, padding):
         if p < 0 or p > k // 2:
-            raise RuntimeError(f"{op}(): pad should be smaller than or equal to half of kernel "
-                               f"size, but got kernel_size={list(kernel)} and "
-                               f"padding={list(padding)}")
+            raise RuntimeError(
+                f"{op}(): pad should be smaller than or equal to half of kernel "
+                f"size, but got kernel_size={list(kernel)} and "
+                f"padding={list(padding)}"
+            )
     sizes = self._shape[-n:]
-    outs = tuple(pool_output_size(sz, k, st, p, d, ceil_mode)
-                 for sz, k, st, p, d in zip(sizes, kernel, s, padding, dilation))
+    outs = tuple(
+        pool_output_size(sz, k, st, p, d, ceil_mode)
+        for sz, k, st, p, d in zip(sizes, kernel, s, padding, dilation)
+    )
     if min(outs) < 1:
         c = self._shape[-n - 1]
-        raise RuntimeError(f"{op}(): Given input size: ({c}x{'x'.join(map(str, sizes))}). "
-                           f"Calculated output size: ({c}x{'x'.join(map(str, outs))}). Output "
-                           f"size is too small")
+        raise RuntimeError(
+            f"{op}(): Given input size: ({c}x{'x'.join(map(str, sizes))}). "
+            f"Calculated output size: ({c}x{'x'.join(map(str, outs))}). Output "
+            f"size is too small"
+        )
     return s, outs
 
 
@@ -93,6 +104,7 @@ def _first_max(self, vals, index, n: int, out_sizes: tuple):
 
 # ---- max_pool3d / avg_pool3d -------------------------------------------------------------------
 
+
 def _meta_max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
     _, outs = _pool_out("max_pool3d", self, kernel_size, stride, padding, dilation, ceil_mode)
     shape = self._shape[:-3] + outs
@@ -110,13 +122,15 @@ def _max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_
 
 def _max_pool3d(self, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     """3-D max pooling; with `return_indices` also the flat index of each maximum."""
-    values, indices = _op("max_pool3d_with_indices")(self, kernel_size, stride, padding,
-                                                     dilation, ceil_mode)
+    values, indices = _op("max_pool3d_with_indices")(
+        self, kernel_size, stride, padding, dilation, ceil_mode
+    )
     return (values, indices) if return_indices else values
 
 
-def _meta_avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override):
+def _meta_avg_pool3d(
+    self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
     if divisor_override == 0:
         raise RuntimeError("avg_pool3d(): divisor must be not zero")
     _, outs = _pool_out("avg_pool3d", self, kernel_size, stride, padding, (1, 1, 1), ceil_mode)
@@ -141,8 +155,7 @@ def _avg_divisors(sizes, kernel, stride, padding, outs, count_include_pad) -> np
     return grid.reshape(-1)
 
 
-def _avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                divisor_override):
+def _avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """Mean over (kT, kH, kW) windows of (N, C, D, H, W) or (C, D, H, W) input."""
     s, outs = _pool_out("avg_pool3d", self, kernel_size, stride, padding, (1, 1, 1), ceil_mode)
     table = window_table(self._shape[-3:], kernel_size, s, padding, (1, 1, 1), outs)
@@ -158,6 +171,7 @@ def _avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad
 
 # ---- adaptive 3-D pooling ----------------------------------------------------------------------
 
+
 def _check_adaptive(op: str, self, output_size) -> None:
     if len(self._shape) not in (4, 5) or shape_numel(self._shape[-4:]) == 0:
         raise RuntimeError(f"{op}(): Expected 4D or 5D tensor, but got {list(self._shape)}")
@@ -166,8 +180,10 @@ def _check_adaptive(op: str, self, output_size) -> None:
     if len(output_size) != 3:
         raise RuntimeError(f"{op}(): internal error: output_size.size() must be 3")
     if min(output_size) <= 0:
-        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to 0 "
-                           f"but received {list(output_size)}")
+        raise RuntimeError(
+            f"{op}(): elements of output_size must be greater than or equal to 0 "
+            f"but received {list(output_size)}"
+        )
 
 
 def _meta_adaptive_avg_pool3d(self, output_size):
@@ -182,8 +198,9 @@ def adaptive_mean(x, dim: int, out_size: int):
         return x
     if out_size == 1:
         return x.mean(dim, keepdim=True)
-    parts = [x.narrow(dim, s, e - s).mean(dim, keepdim=True)
-             for s, e in adaptive_bins(size, out_size)]
+    parts = [
+        x.narrow(dim, s, e - s).mean(dim, keepdim=True) for s, e in adaptive_bins(size, out_size)
+    ]
     return _op("cat")(parts, dim)
 
 
@@ -212,6 +229,7 @@ def _adaptive_max_pool3d(self, output_size):
 
 # ---- fractional max pooling --------------------------------------------------------------------
 
+
 def _fractional_meta(n: int):
     op = f"fractional_max_pool{n}d"
 
@@ -220,36 +238,47 @@ def _fractional_meta(n: int):
         _check_window(op, "kernel_size", kernel_size, n)
         _check_window(op, "output_size", output_size, n)
         sizes = self._shape[-n:]
-        for k, o, sz, what in zip(kernel_size, output_size, sizes, ("time", "height",
-                                                                    "width")[3 - n:]):
+        for k, o, sz, what in zip(
+            kernel_size, output_size, sizes, ("time", "height", "width")[3 - n :]
+        ):
             # PyTorch's 3-D check is strict, its 2-D one is not
             if o + k - 1 > sz or (n == 3 and o + k - 1 == sz):
-                raise RuntimeError(f"{op}(): pool {what} {k} too large relative to input "
-                                   f"{what} {sz}")
+                raise RuntimeError(
+                    f"{op}(): pool {what} {k} too large relative to input {what} {sz}"
+                )
         batch = self._shape[0] if len(self._shape) == n + 2 else 1
         planes = self._shape[-n - 1]
-        if (random_samples._dtype is not self._dtype
-                or tuple(random_samples._shape) != (batch, planes, n)):
-            raise RuntimeError(f"{op}(): expected _random_samples of shape "
-                               f"[{batch}, {planes}, {n}] and dtype {self._dtype.name}, got "
-                               f"{list(random_samples._shape)} and "
-                               f"{random_samples._dtype.name}")
+        if random_samples._dtype is not self._dtype or tuple(random_samples._shape) != (
+            batch,
+            planes,
+            n,
+        ):
+            raise RuntimeError(
+                f"{op}(): expected _random_samples of shape "
+                f"[{batch}, {planes}, {n}] and dtype {self._dtype.name}, got "
+                f"{list(random_samples._shape)} and "
+                f"{random_samples._dtype.name}"
+            )
         shape = self._shape[:-n] + tuple(output_size)
         return [(shape, self._dtype, self._device), (shape, dt.int64, self._device)]
+
     meta.__name__ = f"meta_{op}"
     return meta
 
 
-def _fractional_tables(samples: np.ndarray, sizes: tuple, kernel: tuple, outs: tuple,
-                       ftype) -> np.ndarray:
+def _fractional_tables(
+    samples: np.ndarray, sizes: tuple, kernel: tuple, outs: tuple, ftype
+) -> np.ndarray:
     """(planes, O, K) window tables, one per plane. PyTorch's samples list the dims from the
     last (W first in 2-D); in 3-D they are (T, H, W)."""
     n = len(sizes)
     order = [1, 0] if n == 2 else [0, 1, 2]
     tables = []
     for plane in samples.reshape(-1, n):
-        starts = [fractional_starts(plane[order[d]], sizes[d], outs[d], kernel[d], ftype)
-                  for d in range(n)]
+        starts = [
+            fractional_starts(plane[order[d]], sizes[d], outs[d], kernel[d], ftype)
+            for d in range(n)
+        ]
         tables.append(start_table(starts, kernel, sizes))
     return np.stack(tables)
 
@@ -259,8 +288,11 @@ def _fractional(n: int):
         sizes, outs = self._shape[-n:], tuple(output_size)
         ftype = np.float64 if self._dtype is dt.float64 else np.float32
         # a shape-only device (meta) has no samples to read; any windows give its shapes
-        host = random_samples.detach().cpu().numpy() if holds_data(random_samples) else \
-            np.zeros(random_samples._shape)
+        host = (
+            random_samples.detach().cpu().numpy()
+            if holds_data(random_samples)
+            else np.zeros(random_samples._shape)
+        )
         tables = _fractional_tables(host, sizes, tuple(kernel_size), outs, ftype)
         batched = len(self._shape) == n + 2
         x = self if batched else self.unsqueeze(0)
@@ -275,32 +307,64 @@ def _fractional(n: int):
         if not batched:
             return values.squeeze(0), idx.squeeze(0)
         return values, idx
+
     impl.__name__ = f"_fractional_max_pool{n}d"
-    impl.__doc__ = (f"(max over pseudo-random windows, flat index of the max) of fractional "
-                    f"max pooling of {n + 2}-D or unbatched input; windows placed by "
-                    f"`random_samples` (N, C, {n}) in [0, 1).")
+    impl.__doc__ = (
+        f"(max over pseudo-random windows, flat index of the max) of fractional "
+        f"max pooling of {n + 2}-D or unbatched input; windows placed by "
+        f"`random_samples` (N, C, {n}) in [0, 1)."
+    )
     return impl
 
 
 def _declare_all() -> None:
     fn: dict[str, Any] = dict(family="nn", method=False, out=False)
     pool = "Tensor self, int[3] kernel_size, int[3]? stride=None, int[3] padding=0"
-    declare(f"max_pool3d_with_indices({pool}, int[3] dilation=1, bool ceil_mode=False) -> "
-            f"(Tensor, Tensor)", _meta_max_pool3d_with_indices, impl=_max_pool3d_with_indices,
-            function=False, **fn)
-    declare(f"max_pool3d({pool}, int[3] dilation=1, bool ceil_mode=False, "
-            f"bool return_indices=False) -> Any", impl=_max_pool3d, **fn)
-    declare(f"avg_pool3d({pool}, bool ceil_mode=False, bool count_include_pad=True, "
-            f"int? divisor_override=None) -> Tensor", _meta_avg_pool3d, impl=_avg_pool3d,
-            function=False, **fn)
-    declare("adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor",
-            _meta_adaptive_avg_pool3d, impl=_adaptive_avg_pool3d, function=False, **fn)
-    declare("adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)",
-            _meta_adaptive_max_pool3d, impl=_adaptive_max_pool3d, function=False, **fn)
+    declare(
+        f"max_pool3d_with_indices({pool}, int[3] dilation=1, bool ceil_mode=False) -> "
+        f"(Tensor, Tensor)",
+        _meta_max_pool3d_with_indices,
+        impl=_max_pool3d_with_indices,
+        function=False,
+        **fn,
+    )
+    declare(
+        f"max_pool3d({pool}, int[3] dilation=1, bool ceil_mode=False, "
+        f"bool return_indices=False) -> Any",
+        impl=_max_pool3d,
+        **fn,
+    )
+    declare(
+        f"avg_pool3d({pool}, bool ceil_mode=False, bool count_include_pad=True, "
+        f"int? divisor_override=None) -> Tensor",
+        _meta_avg_pool3d,
+        impl=_avg_pool3d,
+        function=False,
+        **fn,
+    )
+    declare(
+        "adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor",
+        _meta_adaptive_avg_pool3d,
+        impl=_adaptive_avg_pool3d,
+        function=False,
+        **fn,
+    )
+    declare(
+        "adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)",
+        _meta_adaptive_max_pool3d,
+        impl=_adaptive_max_pool3d,
+        function=False,
+        **fn,
+    )
     for n in (2, 3):
-        declare(f"fractional_max_pool{n}d(Tensor self, int[{n}] kernel_size, "
-                f"int[{n}] output_size, Tensor random_samples) -> (Tensor, Tensor)",
-                _fractional_meta(n), impl=_fractional(n), function=False, **fn)
+        declare(
+            f"fractional_max_pool{n}d(Tensor self, int[{n}] kernel_size, "
+            f"int[{n}] output_size, Tensor random_samples) -> (Tensor, Tensor)",
+            _fractional_meta(n),
+            impl=_fractional(n),
+            function=False,
+            **fn,
+        )
 
 
 _declare_all()

@@ -1,6 +1,7 @@
 """More products, each a composite of mm / bmm / mul and views: tensordot, baddbmm, addbmm,
 addmv, addr (beta * self + alpha * product, self ignored when beta = 0, as PyTorch), trace,
 kron, inner, vdot and cdist (through the ``norm`` reduction and its derivative)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,6 +25,7 @@ def _numel(shape) -> int:
 
 # ---- tensordot ----------------------------------------------------------------------------------
 
+
 def tensordot_dims(a, b, dims) -> tuple[list, list]:
     """(dims of a, dims of b) to contract: the last `dims` of a with the first of b, or two
     lists; refuses sizes that differ."""
@@ -36,25 +38,31 @@ def tensordot_dims(a, b, dims) -> tuple[list, list]:
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(da) != len(db):
-        raise RuntimeError(f"both dimension lists should have same length, got {len(da)} and "
-                           f"{len(db)}")
+        raise RuntimeError(
+            f"both dimension lists should have same length, got {len(da)} and {len(db)}"
+        )
     da = [d % max(len(a._shape), 1) for d in da]
     db = [d % max(len(b._shape), 1) for d in db]
     for x, y in zip(da, db):
         if a._shape[x] != b._shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a._shape[x]} in dim {x} and second has size {b._shape[y]} in "
-                               f"dim {y}")
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size "
+                f"{a._shape[x]} in dim {x} and second has size {b._shape[y]} in "
+                f"dim {y}"
+            )
     return da, db
 
 
 def _meta_tensordot(self, other, dims):
     if self._dtype is not other._dtype:
-        raise RuntimeError(f"tensordot(): expected both tensors to have the same dtype, but got "
-                           f"{self._dtype.name} and {other._dtype.name}")
+        raise RuntimeError(
+            f"tensordot(): expected both tensors to have the same dtype, but got "
+            f"{self._dtype.name} and {other._dtype.name}"
+        )
     da, db = tensordot_dims(self, other, dims)
-    shape = tuple(s for i, s in enumerate(self._shape) if i not in da) + \
-        tuple(s for i, s in enumerate(other._shape) if i not in db)
+    shape = tuple(s for i, s in enumerate(self._shape) if i not in da) + tuple(
+        s for i, s in enumerate(other._shape) if i not in db
+    )
     return (shape, self._dtype, common_device("tensordot", self, other))
 
 
@@ -72,43 +80,59 @@ def _tensordot(self, other, dims):
 
 # ---- baddbmm, addbmm, addmv, addr ---------------------------------------------------------------
 
+
 def _meta_scaled(name: str, product_meta):
     def meta(self, a, b, beta, alpha):
         shape, dtype, device = product_meta(a, b)
         if self._dtype is not dtype:
-            raise RuntimeError(f"{name}(): expected self and the product to have the same "
-                               f"dtype, but got {self._dtype.name} != {dtype.name}")
+            raise RuntimeError(
+                f"{name}(): expected self and the product to have the same "
+                f"dtype, but got {self._dtype.name} != {dtype.name}"
+            )
         if name == "addr" and not dtype.is_floating_point:  # the others truncate (scaled_sum)
             for arg, v in (("beta", beta), ("alpha", alpha)):
                 if isinstance(v, float):
-                    raise RuntimeError(f"addr(): for integral input tensors, argument {arg} "
-                                       f"must not be a floating point number, got {v}")
+                    raise RuntimeError(
+                        f"addr(): for integral input tensors, argument {arg} "
+                        f"must not be a floating point number, got {v}"
+                    )
         if not broadcasts_to(self._shape, shape):
-            raise RuntimeError(f"{name}(): self of shape {list(self._shape)} can't be broadcast "
-                               f"to the product's shape {list(shape)}")
+            raise RuntimeError(
+                f"{name}(): self of shape {list(self._shape)} can't be broadcast "
+                f"to the product's shape {list(shape)}"
+            )
         return (shape, dtype, common_device(name, self, a, b))
+
     meta.__name__ = f"_meta_{name}"
     return meta
 
 
 def _product_meta(name: str, ranks: tuple, rule):
     """Meta of a product of two tensors of the given ranks, shaped by `rule(a, b)`."""
+
     def meta(a, b):
         if (len(a._shape), len(b._shape)) != ranks:
-            raise RuntimeError(f"{name}(): expected {ranks[0]}-D and {ranks[1]}-D tensors, but "
-                               f"got {len(a._shape)}-D and {len(b._shape)}-D tensors")
+            raise RuntimeError(
+                f"{name}(): expected {ranks[0]}-D and {ranks[1]}-D tensors, but "
+                f"got {len(a._shape)}-D and {len(b._shape)}-D tensors"
+            )
         if a._dtype is not b._dtype:
-            raise RuntimeError(f"{name}(): expected both operands to have the same dtype, but "
-                               f"got {a._dtype.name} != {b._dtype.name}")
+            raise RuntimeError(
+                f"{name}(): expected both operands to have the same dtype, but "
+                f"got {a._dtype.name} != {b._dtype.name}"
+            )
         return (rule(a, b), a._dtype, common_device(name, a, b))
+
     return meta
 
 
 def _bmm_rule(a, b):
     (n, i, k), (n2, k2, j) = a._shape, b._shape
     if n != n2 or k != k2:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{n}, {k}] but got: [{n2}, {k2}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{n}, {k}] but got: [{n2}, {k2}]."
+        )
     return (n, i, j)
 
 
@@ -118,8 +142,9 @@ def _addbmm_rule(a, b):
 
 def _mv_rule(a, b):
     if a._shape[1] != b._shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({a._shape[0]}x{a._shape[1]}), vec "
-                           f"({b._shape[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({a._shape[0]}x{a._shape[1]}), vec ({b._shape[0]})"
+        )
     return a._shape[:1]
 
 
@@ -152,10 +177,10 @@ def _addr(self, vec1, vec2, beta, alpha):
 
 # ---- trace, kron, inner, vdot -------------------------------------------------------------------
 
+
 def _meta_trace(self):
     if len(self._shape) != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
-                           f"{len(self._shape)}")
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._shape)}")
     d = self._dtype
     return ((), d if d.is_floating_point or d.is_complex else dt.int64, self._device)
 
@@ -174,8 +199,11 @@ def _kron_shapes(a, b):
 
 def _meta_kron(self, other):
     sa, sb = _kron_shapes(self, other)
-    return (tuple(x * y for x, y in zip(sa, sb)), promote(self, other),
-            common_device("kron", self, other))
+    return (
+        tuple(x * y for x, y in zip(sa, sb)),
+        promote(self, other),
+        common_device("kron", self, other),
+    )
 
 
 def _kron(self, other):
@@ -189,16 +217,22 @@ def _kron(self, other):
 
 def _meta_inner(self, other):
     if self._shape and other._shape and self._shape[-1] != other._shape[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
-                           f"got shapes {list(self._shape)} and {list(other._shape)}")
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but "
+            f"got shapes {list(self._shape)} and {list(other._shape)}"
+        )
     if not self._shape or not other._shape:
-        return (broadcast_shapes("inner", self._shape, other._shape), promote(self, other),
-                common_device("inner", self, other))
+        return (
+            broadcast_shapes("inner", self._shape, other._shape),
+            promote(self, other),
+            common_device("inner", self, other),
+        )
     if self._dtype is not other._dtype:
-        raise RuntimeError(f"inner(): expected both inputs to have the same dtype, but got "
-                           f"{self._dtype.name} and {other._dtype.name}")
-    return (self._shape[:-1] + other._shape[:-1], self._dtype,
-            common_device("inner", self, other))
+        raise RuntimeError(
+            f"inner(): expected both inputs to have the same dtype, but got "
+            f"{self._dtype.name} and {other._dtype.name}"
+        )
+    return (self._shape[:-1] + other._shape[:-1], self._dtype, common_device("inner", self, other))
 
 
 def _inner(self, other):
@@ -215,20 +249,27 @@ def _vdot(self, other):
 
 # ---- cdist --------------------------------------------------------------------------------------
 
+
 def _meta_cdist(x1, x2, p, compute_mode):
     for name, x in (("X1", x1), ("X2", x2)):
         if not x._dtype.is_floating_point:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
-                               f"{x._dtype.name}")
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {x._dtype.name}"
+            )
         if len(x._shape) < 2:
-            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
-                               f"{len(x._shape)}D")
+            raise RuntimeError(
+                f"cdist only supports at least 2D tensors, {name} got: {len(x._shape)}D"
+            )
     if x1._dtype is not x2._dtype:
-        raise RuntimeError(f"cdist(): expected X1 and X2 to have the same dtype, but got "
-                           f"{x1._dtype.name} and {x2._dtype.name}")
+        raise RuntimeError(
+            f"cdist(): expected X1 and X2 to have the same dtype, but got "
+            f"{x1._dtype.name} and {x2._dtype.name}"
+        )
     if x1._shape[-1] != x2._shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
-                           f"{x1._shape[-1]} X2: {x2._shape[-1]}")
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: "
+            f"{x1._shape[-1]} X2: {x2._shape[-1]}"
+        )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     batch = broadcast_shapes("cdist", x1._shape[:-2], x2._shape[:-2])
@@ -242,23 +283,38 @@ def _cdist(x1, x2, p, compute_mode):
 
 
 def _declare_all() -> None:
-    declare("tensordot(Tensor self, Tensor other, Any dims=2) -> Tensor", _meta_tensordot,
-            impl=_tensordot, method=False, **_P)
+    declare(
+        "tensordot(Tensor self, Tensor other, Any dims=2) -> Tensor",
+        _meta_tensordot,
+        impl=_tensordot,
+        method=False,
+        **_P,
+    )
     scaled = "(Tensor self, Tensor {0}, Tensor {1}, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
     for name, args, ranks, rule, impl in (
-            ("baddbmm", ("batch1", "batch2"), (3, 3), _bmm_rule, _baddbmm),
-            ("addbmm", ("batch1", "batch2"), (3, 3), _addbmm_rule, _addbmm),
-            ("addmv", ("mat", "vec"), (2, 1), _mv_rule, _addmv),
-            ("addr", ("vec1", "vec2"), (1, 1), _outer_rule, _addr)):
-        declare(name + scaled.format(*args),
-                _meta_scaled(name, _product_meta(name, ranks, rule)), impl=impl, inplace=True,
-                **_P)
+        ("baddbmm", ("batch1", "batch2"), (3, 3), _bmm_rule, _baddbmm),
+        ("addbmm", ("batch1", "batch2"), (3, 3), _addbmm_rule, _addbmm),
+        ("addmv", ("mat", "vec"), (2, 1), _mv_rule, _addmv),
+        ("addr", ("vec1", "vec2"), (1, 1), _outer_rule, _addr),
+    ):
+        declare(
+            name + scaled.format(*args),
+            _meta_scaled(name, _product_meta(name, ranks, rule)),
+            impl=impl,
+            inplace=True,
+            **_P,
+        )
     declare("trace(Tensor self) -> Tensor", _meta_trace, impl=_trace, **_P)
     declare("kron(Tensor self, Tensor other) -> Tensor", _meta_kron, impl=_kron, **_P)
     declare("inner(Tensor self, Tensor other) -> Tensor", _meta_inner, impl=_inner, **_P)
     declare("vdot(Tensor self, Tensor other) -> Tensor", meta_dot("vdot"), impl=_vdot, **_P)
-    declare("cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor",
-            _meta_cdist, impl=_cdist, method=False, **_P)
+    declare(
+        "cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor",
+        _meta_cdist,
+        impl=_cdist,
+        method=False,
+        **_P,
+    )
 
 
 _declare_all()

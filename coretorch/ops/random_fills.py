@@ -1,6 +1,7 @@
 """In-place samples of further distributions, each a transform of ``uniform_`` or ``normal_``
 (so every backend has them): ``exponential_``, ``cauchy_``, ``log_normal_``, ``geometric_``
 (PyTorch's Tensor methods)."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,9 @@ from .declare import EXPLICIT, declare
 
 def _float_spec(name: str, self):
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"{name}(): not implemented for '{self._dtype.name}'; "
-                                  f"expected a floating point tensor")
+        raise NotImplementedError(
+            f"{name}(): not implemented for '{self._dtype.name}'; expected a floating point tensor"
+        )
     return (self._shape, self._dtype, self._device)
 
 
@@ -35,8 +37,9 @@ def _meta_cauchy_(self, median, sigma, generator):
 
 def _cauchy_(self, median, sigma, generator):
     """median + sigma * tan(pi * (u - 1/2))."""
-    return self.uniform_(-0.5, 0.5, generator=generator).mul_(math.pi).tan_().mul_(sigma) \
-        .add_(median)
+    return (
+        self.uniform_(-0.5, 0.5, generator=generator).mul_(math.pi).tan_().mul_(sigma).add_(median)
+    )
 
 
 def _meta_log_normal_(self, mean, std, generator):
@@ -60,6 +63,7 @@ def _geometric_(self, p, generator):
     """The number of Bernoulli(p) trials up to the first success: ceil(log(1 - u) / log(1 - p))
     (at least 1), in self's dtype (integer dtypes too)."""
     from .. import float64
+
     u = self.new_empty(self._shape, dtype=float64).uniform_(0.0, 1.0, generator=generator)
     return self.copy_(u.neg_().log1p_().div_(math.log1p(-p)).ceil_().clamp_(min=1))
 
@@ -67,20 +71,36 @@ def _geometric_(self, p, generator):
 def _declare_all() -> None:
     rnd: dict[str, Any] = dict(kind=EXPLICIT, family="random", differentiable=False)
     g = "*, Generator? generator=None) -> Tensor(a!)"
-    declare(f"exponential_(Tensor(a!) self, float lambd=1.0, {g}", _meta_exponential_,
-            impl=_exponential_,
-            doc="Fill `self` with samples of the exponential distribution of rate `lambd`.",
-            **rnd)
-    declare(f"cauchy_(Tensor(a!) self, float median=0.0, float sigma=1.0, {g}", _meta_cauchy_,
-            impl=_cauchy_, doc="Fill `self` with samples of the Cauchy distribution centred at "
-                               "`median` with scale `sigma`.", **rnd)
-    declare(f"log_normal_(Tensor(a!) self, float mean=1.0, float std=2.0, {g}",
-            _meta_log_normal_, impl=_log_normal_,
-            doc="Fill `self` with exp(N(mean, std²)) samples (a log-normal distribution).",
-            **rnd)
-    declare(f"geometric_(Tensor(a!) self, float p, {g}", _meta_geometric_, impl=_geometric_,
-            doc="Fill `self` with the number of Bernoulli(p) trials up to the first success "
-                "(1, 2, ...).", **rnd)
+    declare(
+        f"exponential_(Tensor(a!) self, float lambd=1.0, {g}",
+        _meta_exponential_,
+        impl=_exponential_,
+        doc="Fill `self` with samples of the exponential distribution of rate `lambd`.",
+        **rnd,
+    )
+    declare(
+        f"cauchy_(Tensor(a!) self, float median=0.0, float sigma=1.0, {g}",
+        _meta_cauchy_,
+        impl=_cauchy_,
+        doc="Fill `self` with samples of the Cauchy distribution centred at "
+        "`median` with scale `sigma`.",
+        **rnd,
+    )
+    declare(
+        f"log_normal_(Tensor(a!) self, float mean=1.0, float std=2.0, {g}",
+        _meta_log_normal_,
+        impl=_log_normal_,
+        doc="Fill `self` with exp(N(mean, std²)) samples (a log-normal distribution).",
+        **rnd,
+    )
+    declare(
+        f"geometric_(Tensor(a!) self, float p, {g}",
+        _meta_geometric_,
+        impl=_geometric_,
+        doc="Fill `self` with the number of Bernoulli(p) trials up to the first success "
+        "(1, 2, ...).",
+        **rnd,
+    )
 
 
 _declare_all()

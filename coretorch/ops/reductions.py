@@ -12,6 +12,7 @@ Dims arrive wrapped from the schema: a ``Dim[]?`` is None or a tuple of non-nega
 ``all`` read ``()`` as no dim, as PyTorch does); a 0-d tensor accepts dim 0 and reduces nothing.
 The meta rules are the only place arguments are refused. FLOPs: one per input element.
 """
+
 from __future__ import annotations
 
 import collections
@@ -81,10 +82,11 @@ def _grad_to(grad, self):
 def _empty_full_reduction(op: str, index_error: bool = False):
     """PyTorch's error for a reduction without identity over every element of an empty tensor."""
     if index_error:
-        return IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() "
-                          f"== 0.")
-    return RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
-                        f"Specify the reduction dim with the 'dim' argument.")
+        return IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+    return RuntimeError(
+        f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+        f"Specify the reduction dim with the 'dim' argument."
+    )
 
 
 def _check_nonempty(op: str, self, dims: tuple) -> None:
@@ -97,9 +99,13 @@ def _check_nonempty(op: str, self, dims: tuple) -> None:
 
 # ---- sum, prod, mean ----------------------------------------------------------------------------
 
+
 def _meta_sum_prod(self, dim, keepdim, dtype):
-    return (reduced_shape(self._shape, reduction_dims(self, dim), keepdim),
-            dtype or _int_to_long(self._dtype), self._device)
+    return (
+        reduced_shape(self._shape, reduction_dims(self, dim), keepdim),
+        dtype or _int_to_long(self._dtype),
+        self._device,
+    )
 
 
 def _d_sum(ctx, grad):
@@ -134,13 +140,20 @@ def _d_prod(ctx, grad):
 
 def _meta_mean(self, dim, keepdim, dtype):
     if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either "
-                           f"a floating point or complex dtype. Got: {dtype.name}")
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Optional dtype must be either "
+            f"a floating point or complex dtype. Got: {dtype.name}"
+        )
     if dtype is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {self._dtype.name}")
-    return (reduced_shape(self._shape, reduction_dims(self, dim), keepdim),
-            dtype or self._dtype, self._device)
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a "
+            f"floating point or complex dtype. Got: {self._dtype.name}"
+        )
+    return (
+        reduced_shape(self._shape, reduction_dims(self, dim), keepdim),
+        dtype or self._dtype,
+        self._device,
+    )
 
 
 def _in_opmath(x):
@@ -164,6 +177,7 @@ def _mean(self, dim, keepdim, dtype):
 
 # ---- amax, amin, max, min, argmax, argmin -------------------------------------------------------
 
+
 def _meta_extremum(op: str):
     def meta(self, dim, keepdim):
         if self._dtype.is_complex:
@@ -174,6 +188,7 @@ def _meta_extremum(op: str):
                 raise _empty_full_reduction(op)
             _check_nonempty(op, self, dims)
         return (reduced_shape(self._shape, dims, keepdim), self._dtype, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -211,6 +226,7 @@ def _meta_arg(op: str):
         dims = reduction_dims(self, dim)
         _check_nonempty(op, self, dims)
         return (reduced_shape(self._shape, dims, keepdim), dt.int64, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -239,6 +255,7 @@ def _meta_extremum_dim(op: str):
         _check_nonempty(op, self, dims)
         shape = reduced_shape(self._shape, dims, keepdim)
         return [(shape, self._dtype, self._device), (shape, dt.int64, self._device)]
+
     meta.__name__ = f"meta_{op}_dim"
     return meta
 
@@ -256,6 +273,7 @@ def _extremum_dim(op: str):
         if not keepdim:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return result(values, idx)
+
     impl.__name__ = f"_{op}_dim"
     return impl
 
@@ -294,6 +312,7 @@ def _meta_max_min(op: str, pointwise: str):
         if not isinstance(dim, int) or isinstance(dim, bool):
             raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
         return by_dim(self, wrap_dim(op, dim, len(self._shape)), keepdim)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -307,14 +326,18 @@ def _max_min(op: str, pointwise: str):
         if dim is None:
             return _op(full)(self)
         return result(*_op(by_dim)(self, dim, keepdim))
+
     impl.__name__ = op
-    impl.__doc__ = (f"``{op}(t)``: the {op}imum of all elements (0-d); ``{op}(t, dim, keepdim)``: "
-                    f"namedtuple (values, indices) along `dim`; ``{op}(t, other)``: the "
-                    f"elementwise {pointwise}.")
+    impl.__doc__ = (
+        f"``{op}(t)``: the {op}imum of all elements (0-d); ``{op}(t, dim, keepdim)``: "
+        f"namedtuple (values, indices) along `dim`; ``{op}(t, other)``: the "
+        f"elementwise {pointwise}."
+    )
     return impl
 
 
 # ---- any, all -----------------------------------------------------------------------------------
+
 
 def _meta_logical(op: str):
     def meta(self, dim, keepdim):
@@ -323,6 +346,7 @@ def _meta_logical(op: str):
         # PyTorch keeps uint8 for uint8 inputs (a legacy of byte masks); every other dtype -> bool
         d = dt.uint8 if self._dtype is dt.uint8 else dt.bool
         return (reduced_shape(self._shape, dims, keepdim), d, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -343,6 +367,7 @@ def _all(self, dim, keepdim):
 
 
 # ---- cumsum, cumprod ----------------------------------------------------------------------------
+
 
 def _meta_scan(self, dim, dtype):
     return (self._shape, dtype or _int_to_long(self._dtype), self._device)
@@ -366,9 +391,9 @@ def _cumprod_grad_division_free(x, g, d: int):
     where = _op("where")
     xm, gm = x.movedim(d, -1), g.movedim(d, -1)
     pos = _op("arange")(n, device=x._device)
-    after_k = pos.unsqueeze(0).gt(pos.unsqueeze(1))                     # [k, i]: i > k
+    after_k = pos.unsqueeze(0).gt(pos.unsqueeze(1))  # [k, i]: i > k
     parts = where(after_k, xm.unsqueeze(-2), 1).cumprod(-1).triu()
-    tail = (parts * gm.unsqueeze(-2)).sum(-1)                            # sum over j
+    tail = (parts * gm.unsqueeze(-2)).sum(-1)  # sum over j
     ones = xm.narrow(-1, 0, 1).new_ones(xm.narrow(-1, 0, 1)._shape)
     before = _op("cat")([ones, xm.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     return (before * tail).movedim(-1, d)
@@ -398,6 +423,7 @@ def _d_cumprod(ctx, grad):
 
 # ---- var, std, logsumexp, norm ------------------------------------------------------------------
 
+
 def _correction(unbiased, correction):
     if correction is None:
         return 1 if unbiased is None or unbiased else 0
@@ -409,14 +435,21 @@ def _meta_var_std(op: str):
         if unbiased is not None and correction is not None:
             raise TypeError(f"{op}(): give either 'unbiased' or 'correction', not both")
         if not self._dtype.is_floating_point:
-            raise RuntimeError(f"{op}(): std and var only support floating point and complex "
-                               f"dtypes, got {self._dtype.name}")
+            raise RuntimeError(
+                f"{op}(): std and var only support floating point and complex "
+                f"dtypes, got {self._dtype.name}"
+            )
         dims = reduction_dims(self, dim)
         if _reduced_count(self, dims) - _correction(unbiased, correction) <= 0:
-            warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly "
-                          f"less than the reduction factor (input numel divided by output "
-                          f"numel).", UserWarning, stacklevel=user_stacklevel())
+            warnings.warn(
+                f"{op}(): degrees of freedom is <= 0. Correction should be strictly "
+                f"less than the reduction factor (input numel divided by output "
+                f"numel).",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         return (reduced_shape(self._shape, dims, keepdim), self._dtype, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -449,8 +482,10 @@ def _d_std(ctx, grad):
     grad_var = _op("where")(result.eq(0), 0.0, grad.div(result * 2))
     dof = _reduced_count(self, dims) - _correction(ctx.unbiased, ctx.correction)
     centered = self - self.mean(ctx.dim, keepdim=True)
-    return (restore_reduced(grad_var, self, dims, keepdim).mul(2.0 / dof if dof else math.inf)
-            * centered,)
+    return (
+        restore_reduced(grad_var, self, dims, keepdim).mul(2.0 / dof if dof else math.inf)
+        * centered,
+    )
 
 
 def _meta_logsumexp(self, dim, keepdim):
@@ -471,36 +506,49 @@ def _logsumexp(self, dim, keepdim):
 
 def _meta_norm(self, p, dim, keepdim, dtype):
     if not self._dtype.is_floating_point:
-        raise RuntimeError(f"norm(): Expected a floating point or complex tensor as input. Got "
-                           f"{self._dtype.name}")
+        raise RuntimeError(
+            f"norm(): Expected a floating point or complex tensor as input. Got {self._dtype.name}"
+        )
     if dtype is not None and not dtype.is_floating_point:
-        raise RuntimeError(f"norm(): the dtype argument must be a floating point or complex "
-                           f"dtype, got {dtype.name}")
+        raise RuntimeError(
+            f"norm(): the dtype argument must be a floating point or complex "
+            f"dtype, got {dtype.name}"
+        )
     if isinstance(p, str):
         if p == "nuc":
             nuc_dims = (-2, -1) if dim is None else dim
             if len(nuc_dims) != 2 or len(self._shape) < 2:
-                raise RuntimeError(f"norm(): p='nuc' is a matrix norm: it needs a 2-D input or a "
-                                   f"dim of two dims, got a {len(self._shape)}-D input and dim "
-                                   f"{dim}")
+                raise RuntimeError(
+                    f"norm(): p='nuc' is a matrix norm: it needs a 2-D input or a "
+                    f"dim of two dims, got a {len(self._shape)}-D input and dim "
+                    f"{dim}"
+                )
             d0, d1 = (d % len(self._shape) for d in nuc_dims)
-            return (reduced_shape(self._shape, (d0, d1), keepdim), dtype or self._dtype,
-                    self._device)
+            return (
+                reduced_shape(self._shape, (d0, d1), keepdim),
+                dtype or self._dtype,
+                self._device,
+            )
         if p != "fro":
             raise RuntimeError(f"norm(): only valid string values are 'fro' and 'nuc', found {p}")
         if dim is not None and len(dim) > 2:
-            raise RuntimeError(f"norm(): p='fro' over more than 2 dims is a matrix norm: dim "
-                               f"must be a 2-tuple, got {list(dim)}")
+            raise RuntimeError(
+                f"norm(): p='fro' over more than 2 dims is a matrix norm: dim "
+                f"must be a 2-tuple, got {list(dim)}"
+            )
     elif p is not None and (isinstance(p, bool) or not isinstance(p, (int, float))):
-        raise TypeError(f"norm(): argument 'p' must be a number, 'fro' or None, not "
-                        f"{type(p).__name__}")
+        raise TypeError(
+            f"norm(): argument 'p' must be a number, 'fro' or None, not {type(p).__name__}"
+        )
     dims = reduction_dims(self, dim)
     if p in (math.inf, -math.inf) and not all(self._shape):
         for d in dims:
             if self._shape[d] == 0:
                 what = "an empty tensor" if dim is None else f"the dimension {d}, which is empty,"
-                raise RuntimeError(f"norm(): cannot compute the {p} norm on {what} because the "
-                                   f"operation does not have an identity")
+                raise RuntimeError(
+                    f"norm(): cannot compute the {p} norm on {what} because the "
+                    f"operation does not have an identity"
+                )
     return (reduced_shape(self._shape, dims, keepdim), dtype or self._dtype, self._device)
 
 
@@ -575,58 +623,139 @@ def _d_nuclear_norm(ctx, grad):
 
 def _declare_all() -> None:
     red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
-    declare("sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_sum, saves=(),
-            doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
-                "(int64 for integer and bool inputs by default).", **red)
-    declare("prod(Tensor self, Dim? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_sum_prod, derivative=_d_prod, saves=("self",),
-            doc="The product of the elements of `input` along `dim` (all when None), in "
-                "`dtype` (int64 for integer and bool inputs by default).", **red)
-    declare("mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
-            "-> Tensor", _meta_mean, impl=_mean, **red)
+    declare(
+        "sum(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor",
+        _meta_sum_prod,
+        derivative=_d_sum,
+        saves=(),
+        doc="The sum of the elements of `input` over `dim` (all when None), in `dtype` "
+        "(int64 for integer and bool inputs by default).",
+        **red,
+    )
+    declare(
+        "prod(Tensor self, Dim? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _meta_sum_prod,
+        derivative=_d_prod,
+        saves=("self",),
+        doc="The product of the elements of `input` along `dim` (all when None), in "
+        "`dtype` (int64 for integer and bool inputs by default).",
+        **red,
+    )
+    declare(
+        "mean(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+        "-> Tensor",
+        _meta_mean,
+        impl=_mean,
+        **red,
+    )
     extremum: dict[str, Any] = dict(derivative=_d_amax, saves=("self",), save_result=True, **red)
-    declare("amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
-            _meta_extremum("amax"),
-            doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "
-                "the gradient is shared evenly among tied maxima.", **extremum)
-    declare("amin(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
-            _meta_extremum("amin"), impl=_amin, **extremum)
-    declare("argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
-            _meta_arg("argmax"), differentiable=False,
-            doc="The index of the first maximum of `input` along `dim` (of the flattened "
-                "input when None); a NaN counts as the maximum.", **red)
-    declare("argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
-            _meta_arg("argmin"), impl=_argmin, differentiable=False, **red)
+    declare(
+        "amax(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
+        _meta_extremum("amax"),
+        doc="The maximum of `input` over the dims `dim` (all when empty); NaN propagates; "
+        "the gradient is shared evenly among tied maxima.",
+        **extremum,
+    )
+    declare(
+        "amin(Tensor self, Dim[] dim=[], bool keepdim=False) -> Tensor",
+        _meta_extremum("amin"),
+        impl=_amin,
+        **extremum,
+    )
+    declare(
+        "argmax(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
+        _meta_arg("argmax"),
+        differentiable=False,
+        doc="The index of the first maximum of `input` along `dim` (of the flattened "
+        "input when None); a NaN counts as the maximum.",
+        **red,
+    )
+    declare(
+        "argmin(Tensor self, Dim? dim=None, bool keepdim=False) -> Tensor",
+        _meta_arg("argmin"),
+        impl=_argmin,
+        differentiable=False,
+        **red,
+    )
     for op, pointwise in (("max", "maximum"), ("min", "minimum")):
-        declare(f"_{op}_dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor, Tensor)",
-                _meta_extremum_dim(op), impl=_extremum_dim(op), derivative=_d_extremum_dim,
-                saves=(), save_result=True, out=False,
-                doc=f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
-                    f"NaN): arg{op} + gather.", **red)
-        declare(f"{op}(Tensor self, Tensor|Scalar? dim=None, bool keepdim=False) -> Any",
-                _meta_max_min(op, pointwise), impl=_max_min(op, pointwise), family="reduction")
+        declare(
+            f"_{op}_dim(Tensor self, Dim dim, bool keepdim=False) -> (Tensor, Tensor)",
+            _meta_extremum_dim(op),
+            impl=_extremum_dim(op),
+            derivative=_d_extremum_dim,
+            saves=(),
+            save_result=True,
+            out=False,
+            doc=f"(values, indices) of the {op}imum along `dim` (the first one, or the first "
+            f"NaN): arg{op} + gather.",
+            **red,
+        )
+        declare(
+            f"{op}(Tensor self, Tensor|Scalar? dim=None, bool keepdim=False) -> Any",
+            _meta_max_min(op, pointwise),
+            impl=_max_min(op, pointwise),
+            family="reduction",
+        )
     for op, fn in (("any", _any), ("all", _all)):
-        declare(f"{op}(Tensor self, Dim[]? dim=None, bool keepdim=False) -> Tensor",
-                _meta_logical(op), impl=fn, differentiable=False, **red)
-    declare("cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumsum, saves=(), inplace=True,
-            doc="The running sum of `input` along `dim`, in `dtype` (int64 for integer and "
-                "bool inputs by default).", **red)
-    declare("cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor", _meta_scan,
-            derivative=_d_cumprod, saves=("self",), save_result=True, inplace=True,
-            doc="The running product of `input` along `dim`, in `dtype` (int64 for integer and "
-                "bool inputs by default).", **red)
-    var_args = "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, " \
-               "Scalar? correction=None) -> Tensor"
+        declare(
+            f"{op}(Tensor self, Dim[]? dim=None, bool keepdim=False) -> Tensor",
+            _meta_logical(op),
+            impl=fn,
+            differentiable=False,
+            **red,
+        )
+    declare(
+        "cumsum(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor",
+        _meta_scan,
+        derivative=_d_cumsum,
+        saves=(),
+        inplace=True,
+        doc="The running sum of `input` along `dim`, in `dtype` (int64 for integer and "
+        "bool inputs by default).",
+        **red,
+    )
+    declare(
+        "cumprod(Tensor self, Dim dim, *, ScalarType? dtype=None) -> Tensor",
+        _meta_scan,
+        derivative=_d_cumprod,
+        saves=("self",),
+        save_result=True,
+        inplace=True,
+        doc="The running product of `input` along `dim`, in `dtype` (int64 for integer and "
+        "bool inputs by default).",
+        **red,
+    )
+    var_args = (
+        "(Tensor self, Dim[]? dim=None, bool? unbiased=None, bool keepdim=False, *, "
+        "Scalar? correction=None) -> Tensor"
+    )
     declare("var" + var_args, _meta_var_std("var"), impl=_var, **red)
-    declare("std" + var_args, _meta_var_std("std"), impl=_std, derivative=_d_std,
-            saves=("self",), save_result=True, **red)
-    declare("logsumexp(Tensor self, Dim[] dim, bool keepdim=False) -> Tensor", _meta_logsumexp,
-            impl=_logsumexp, **red)
-    declare("norm(Tensor self, Any p='fro', Dim[]? dim=None, bool keepdim=False, *, "
-            "ScalarType? dtype=None) -> Tensor", _meta_norm, impl=_norm, derivative=_d_norm,
-            saves=("self",), save_result=True, **red)
+    declare(
+        "std" + var_args,
+        _meta_var_std("std"),
+        impl=_std,
+        derivative=_d_std,
+        saves=("self",),
+        save_result=True,
+        **red,
+    )
+    declare(
+        "logsumexp(Tensor self, Dim[] dim, bool keepdim=False) -> Tensor",
+        _meta_logsumexp,
+        impl=_logsumexp,
+        **red,
+    )
+    declare(
+        "norm(Tensor self, Any p='fro', Dim[]? dim=None, bool keepdim=False, *, "
+        "ScalarType? dtype=None) -> Tensor",
+        _meta_norm,
+        impl=_norm,
+        derivative=_d_norm,
+        saves=("self",),
+        save_result=True,
+        **red,
+    )
 
 
 _declare_all()

@@ -18,6 +18,7 @@ the second derivative reaches them. Unlike PyTorch's, the workspace is different
 output (its gradient adds ``grad_workspace * activation'`` to the gates' gradient: the backward
 kernel does it in the same pass), so every output passes a finite-difference check.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,27 +33,39 @@ __all__ = ["lstm_cell_flops", "gru_cell_flops"]
 def _check_pair(op: str, gates_name: str, gates, other_name: str, other, gate_count: int):
     """`gates` (N, G*H) float and `other` (N, H) of its dtype and device."""
     if gates._dtype is not other._dtype:
-        raise RuntimeError(f"{op}(): expected {other_name} to have the dtype of {gates_name} "
-                           f"({gates._dtype.name}), got {other._dtype.name}")
+        raise RuntimeError(
+            f"{op}(): expected {other_name} to have the dtype of {gates_name} "
+            f"({gates._dtype.name}), got {other._dtype.name}"
+        )
     if not gates._dtype.is_floating_point:
         raise RuntimeError(f"{op}(): expected floating point tensors, got {gates._dtype.name}")
     if gates._device != other._device:
-        raise RuntimeError(f"{op}(): expected {other_name} on the device of {gates_name} "
-                           f"({gates._device}), got {other._device}")
-    if other.ndim != 2 or gates.ndim != 2 or gates._shape != (
-            other._shape[0], gate_count * other._shape[1]):
-        raise RuntimeError(f"{op}(): expected {gates_name} of shape (N, {gate_count}H) and "
-                           f"{other_name} of shape (N, H), got {gates_name} "
-                           f"{list(gates._shape)} and {other_name} {list(other._shape)}")
+        raise RuntimeError(
+            f"{op}(): expected {other_name} on the device of {gates_name} "
+            f"({gates._device}), got {other._device}"
+        )
+    if (
+        other.ndim != 2
+        or gates.ndim != 2
+        or gates._shape != (other._shape[0], gate_count * other._shape[1])
+    ):
+        raise RuntimeError(
+            f"{op}(): expected {gates_name} of shape (N, {gate_count}H) and "
+            f"{other_name} of shape (N, H), got {gates_name} "
+            f"{list(gates._shape)} and {other_name} {list(other._shape)}"
+        )
 
 
 def _check_same_shape(op: str, name: str, t, ref_name: str, ref) -> None:
     if t._shape != ref._shape:
-        raise RuntimeError(f"{op}(): expected {name} of the shape of {ref_name} "
-                           f"{list(ref._shape)}, got {list(t._shape)}")
+        raise RuntimeError(
+            f"{op}(): expected {name} of the shape of {ref_name} "
+            f"{list(ref._shape)}, got {list(t._shape)}"
+        )
 
 
 # ---- LSTM -------------------------------------------------------------------------------------
+
 
 def _meta_lstm_cell(gates, cx):
     _check_pair("_lstm_cell", "gates", gates, "cx", cx, 4)
@@ -69,12 +82,14 @@ def _activate(gates, h: int):
 def _in_opmath(fn):
     """`fn` computing 16-bit floats in float32 and rounding the results back once, as the fused
     kernels do (rounding every intermediate would lose several bits)."""
+
     def run(*tensors):
         dtype = tensors[-1]._dtype
         compute = _dt.opmath_dtype(dtype)
         if compute is dtype:
             return fn(*tensors)
         return tuple(r.to(dtype) for r in fn(*(t.to(compute) for t in tensors)))
+
     run.__name__, run.__doc__ = fn.__name__, fn.__doc__
     run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute
     return run
@@ -97,8 +112,9 @@ def _d_lstm_cell(ctx, grad_hy, grad_cy, grad_workspace):
     _, cy, workspace = ctx.result
     if is_grad_enabled():  # create_graph: activations that lead back to `gates`
         workspace = _cat(list(_activate(ctx.gates, cy._shape[1])))
-    return REGISTRY["_lstm_cell_backward"].op.entry(grad_hy, grad_cy, grad_workspace, ctx.cx, cy,
-                                                     workspace)
+    return REGISTRY["_lstm_cell_backward"].op.entry(
+        grad_hy, grad_cy, grad_workspace, ctx.cx, cy, workspace
+    )
 
 
 def _meta_lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
@@ -107,8 +123,10 @@ def _meta_lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace
         _check_pair(op, "workspace", workspace, name, t, 4)
     _check_same_shape(op, "grad_workspace", grad_workspace, "workspace", workspace)
     _check_pair(op, "grad_workspace", grad_workspace, "cx", cx, 4)
-    return [(workspace._shape, workspace._dtype, workspace._device),
-            (cx._shape, cx._dtype, cx._device)]
+    return [
+        (workspace._shape, workspace._dtype, workspace._device),
+        (cx._shape, cx._dtype, cx._device),
+    ]
 
 
 @_in_opmath
@@ -118,20 +136,24 @@ def _lstm_cell_backward(grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     tcy = cy.tanh()
     grad_c = grad_cy + grad_hy * o * (1 - tcy * tcy)
     gi, gf, gg, go = grad_workspace.split(cx._shape[1], 1)
-    parts = [(grad_c * g + gi) * i * (1 - i), (grad_c * cx + gf) * f * (1 - f),
-             (grad_c * i + gg) * (1 - g * g), (grad_hy * tcy + go) * o * (1 - o)]
+    parts = [
+        (grad_c * g + gi) * i * (1 - i),
+        (grad_c * cx + gf) * f * (1 - f),
+        (grad_c * i + gg) * (1 - g * g),
+        (grad_hy * tcy + go) * o * (1 - o),
+    ]
     return _cat(parts), grad_c * f
 
 
 # ---- GRU --------------------------------------------------------------------------------------
+
 
 def _meta_gru_cell(input_gates, hidden_gates, hx):
     _check_pair("_gru_cell", "input_gates", input_gates, "hx", hx, 3)
     _check_same_shape("_gru_cell", "hidden_gates", hidden_gates, "input_gates", input_gates)
     _check_pair("_gru_cell", "hidden_gates", hidden_gates, "hx", hx, 3)
     h = hx._shape[1]
-    return [(hx._shape, hx._dtype, hx._device),
-            ((hx._shape[0], 4 * h), hx._dtype, hx._device)]
+    return [(hx._shape, hx._dtype, hx._device), ((hx._shape[0], 4 * h), hx._dtype, hx._device)]
 
 
 def _gru_activate(input_gates, hidden_gates, h: int):
@@ -153,8 +175,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def _d_gru_cell(ctx, grad_hy, grad_workspace):
     workspace = ctx.result[1]
     if is_grad_enabled():  # create_graph: a workspace that leads back to the gates
-        workspace = _cat(list(_gru_activate(ctx.input_gates, ctx.hidden_gates,
-                                            ctx.hx._shape[1])))
+        workspace = _cat(list(_gru_activate(ctx.input_gates, ctx.hidden_gates, ctx.hx._shape[1])))
     return REGISTRY["_gru_cell_backward"].op.entry(grad_hy, grad_workspace, ctx.hx, workspace)
 
 
@@ -185,8 +206,7 @@ def lstm_cell_flops(result, gates, cx) -> int:
     return 30 * cx.numel()
 
 
-def _lstm_cell_backward_flops(result, grad_hy, grad_cy, grad_workspace, cx, cy,
-                              workspace) -> int:
+def _lstm_cell_backward_flops(result, grad_hy, grad_cy, grad_workspace, cx, cy, workspace) -> int:
     return 25 * cx.numel()
 
 
@@ -201,21 +221,44 @@ def _gru_cell_backward_flops(result, grad_hy, grad_workspace, hx, workspace) -> 
 
 def _declare_all() -> None:
     common: dict[str, Any] = dict(family="nn", method=False, out=False)
-    declare("_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy, Tensor workspace)",
-            _meta_lstm_cell, impl=_lstm_cell, derivative=_d_lstm_cell, saves=("gates", "cx"),
-            save_result=True, flops=lstm_cell_flops, **common)
-    declare("_lstm_cell_backward(Tensor grad_hy, Tensor grad_cy, Tensor grad_workspace, "
-            "Tensor cx, Tensor cy, Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
-            _meta_lstm_cell_backward, impl=_lstm_cell_backward,
-            flops=_lstm_cell_backward_flops, **common)
-    declare("_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> "
-            "(Tensor hy, Tensor workspace)", _meta_gru_cell, impl=_gru_cell,
-            derivative=_d_gru_cell, saves=("input_gates", "hidden_gates", "hx"),
-            save_result=True, flops=gru_cell_flops, **common)
-    declare("_gru_cell_backward(Tensor grad_hy, Tensor grad_workspace, Tensor hx, "
-            "Tensor workspace) -> (Tensor grad_input_gates, Tensor grad_hidden_gates, "
-            "Tensor grad_hx)", _meta_gru_cell_backward, impl=_gru_cell_backward,
-            flops=_gru_cell_backward_flops, **common)
+    declare(
+        "_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy, Tensor workspace)",
+        _meta_lstm_cell,
+        impl=_lstm_cell,
+        derivative=_d_lstm_cell,
+        saves=("gates", "cx"),
+        save_result=True,
+        flops=lstm_cell_flops,
+        **common,
+    )
+    declare(
+        "_lstm_cell_backward(Tensor grad_hy, Tensor grad_cy, Tensor grad_workspace, "
+        "Tensor cx, Tensor cy, Tensor workspace) -> (Tensor grad_gates, Tensor grad_cx)",
+        _meta_lstm_cell_backward,
+        impl=_lstm_cell_backward,
+        flops=_lstm_cell_backward_flops,
+        **common,
+    )
+    declare(
+        "_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> "
+        "(Tensor hy, Tensor workspace)",
+        _meta_gru_cell,
+        impl=_gru_cell,
+        derivative=_d_gru_cell,
+        saves=("input_gates", "hidden_gates", "hx"),
+        save_result=True,
+        flops=gru_cell_flops,
+        **common,
+    )
+    declare(
+        "_gru_cell_backward(Tensor grad_hy, Tensor grad_workspace, Tensor hx, "
+        "Tensor workspace) -> (Tensor grad_input_gates, Tensor grad_hidden_gates, "
+        "Tensor grad_hx)",
+        _meta_gru_cell_backward,
+        impl=_gru_cell_backward,
+        flops=_gru_cell_backward_flops,
+        **common,
+    )
 
 
 _declare_all()

@@ -29,6 +29,7 @@ language shared by unary, binary, activation and optimizer ops declared in six m
 together they show the whole vocabulary a fusing backend must render, and the test that every
 elementwise primitive has one (or a reason in `NOT_FUSED`) reads one table.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -69,6 +70,7 @@ def scalar(name: str, compute: Callable = _out_dtype, raw: tuple = ()) -> Callab
     def register(fn: Callable) -> Callable:
         FORMULAS[name] = ScalarFormula(fn, compute, raw)
         return fn
+
     return register
 
 
@@ -85,11 +87,34 @@ def _self_dtype(out, self, *args):
 
 # op -> its formula with {0} for the operand
 _UNARY = {
-    **{name: f"{name}({{0}})" for name in (
-        "exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "asin",
-        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
-        "abs")},
-    "erfinv": "erfinv(float64({0}))",   # the eager loop computes in float64
+    **{
+        name: f"{name}({{0}})"
+        for name in (
+            "exp",
+            "expm1",
+            "log",
+            "log2",
+            "log10",
+            "log1p",
+            "sqrt",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "erf",
+            "erfc",
+            "abs",
+        )
+    },
+    "erfinv": "erfinv(float64({0}))",  # the eager loop computes in float64
     "sigmoid": "1.0 / (1.0 + exp(-{0}))",
     "silu": "{0} / (1.0 + exp(-{0}))",
     "neg": "-{0}",
@@ -99,6 +124,7 @@ _UNARY = {
 def _unary(template: str) -> Callable:
     def formula(c, self):
         return template.format(self)
+
     return formula
 
 
@@ -109,25 +135,31 @@ for _name, _template in _UNARY.items():
 @scalar("gelu")
 def _gelu(c, self, approximate):
     if approximate == "tanh":
-        return (f"0.5 * {self} * (1.0 + tanh({0.7978845608028654!r} * ({self} + 0.044715 * "
-                f"{self} * {self} * {self})))")
+        return (
+            f"0.5 * {self} * (1.0 + tanh({0.7978845608028654!r} * ({self} + 0.044715 * "
+            f"{self} * {self} * {self})))"
+        )
     return f"0.5 * {self} * (1.0 + erf({self} * {0.7071067811865476!r}))"
 
 
 # ---- unary ops keeping the dtype ----------------------------------------------------------------
+
 
 @scalar("sign")
 def _sign(c, self):
     if c.kind == "b":
         return self
     # NaN compares false both ways: 0, as PyTorch's sign gives
-    return f"({c.lit(1)} if {self} > {c.lit(0)} else ({c.lit(-1)} if {self} < {c.lit(0)} " \
-           f"else {c.lit(0)}))"
+    return (
+        f"({c.lit(1)} if {self} > {c.lit(0)} else ({c.lit(-1)} if {self} < {c.lit(0)} "
+        f"else {c.lit(0)}))"
+    )
 
 
 def _rounding(fn: str) -> Callable:
     def formula(c, self):
-        return f"{fn}({self})" if c.kind == "f" else self   # integers are already whole
+        return f"{fn}({self})" if c.kind == "f" else self  # integers are already whole
+
     formula.__name__ = f"_{fn}"
     return formula
 
@@ -140,7 +172,7 @@ for _fn in ("floor", "ceil", "trunc"):
 def _round(c, self, decimals):
     if c.kind != "f":
         return self
-    return f"rint({self})" if decimals == 0 else None   # decimals: numpy's scaled around
+    return f"rint({self})" if decimals == 0 else None  # decimals: numpy's scaled around
 
 
 @scalar("signbit", compute=_self_dtype)
@@ -161,6 +193,7 @@ def _relu(c, self):
 
 
 # ---- binary arithmetic --------------------------------------------------------------------------
+
 
 def _add_scaled(c, self, other, alpha):
     """self + alpha * other as the eager kernel computes it (alpha == 1 adds other as it is)."""
@@ -202,6 +235,7 @@ def _div(c, self, other, rounding_mode):
 def _float_only(fn: str) -> Callable:
     def formula(c, self, other):
         return f"{fn}({self}, {other})" if c.kind == "f" else None
+
     formula.__name__ = f"_{fn}"
     return formula
 
@@ -213,7 +247,7 @@ scalar("hypot")(_float_only("hypot"))
 
 @scalar("remainder")
 def _remainder(c, self, other):
-    return f"{self} % {other}" if c.kind == "f" else None   # Python's float modulus = numpy's
+    return f"{self} % {other}" if c.kind == "f" else None  # Python's float modulus = numpy's
 
 
 _SMALL_POWER = 8  # the eager kernel's repeated-multiplication range for float ** integer
@@ -226,7 +260,7 @@ def _pow_compute(out, self, exponent):
 @scalar("pow", compute=_pow_compute)
 def _pow(c, self, exponent):
     e = exponent.value
-    if c.kind == "b":   # only bool ** Python bool reaches here: x ** True == x, x ** False == 1
+    if c.kind == "b":  # only bool ** Python bool reaches here: x ** True == x, x ** False == 1
         return self if e else "True"
     if c.kind != "f":
         return f"ipow({self}, {exponent})"
@@ -258,6 +292,7 @@ def _common(out, self, other, common):
 def _relation(symbol: str) -> Callable:
     def formula(c, self, other, common):
         return f"{self} {symbol} {other}"
+
     formula.__name__ = f"_relation_{symbol}"
     return formula
 
@@ -270,6 +305,7 @@ scalar("le", compute=_common)(_relation("<="))
 def _bitwise(symbol: str) -> Callable:
     def formula(c, self, other):
         return f"({self} {symbol} {other})"
+
     formula.__name__ = f"_bitwise_{symbol}"
     return formula
 
@@ -301,6 +337,7 @@ def _rshift(c, self, other):
 
 # ---- selection, copies, fills -------------------------------------------------------------------
 
+
 @scalar("where", raw=(0,))
 def _where(c, condition, self, other):
     return f"({self} if {condition} else {other})"
@@ -308,7 +345,7 @@ def _where(c, condition, self, other):
 
 @scalar("_copy_")
 def _copy(c, self, src, non_blocking):
-    return src   # the cast into self's dtype is the copy
+    return src  # the cast into self's dtype is the copy
 
 
 @scalar("fill_")
@@ -317,6 +354,7 @@ def _fill(c, self, value):
 
 
 # ---- the optimizers' fused ternaries (the eager numba loops' expressions) -----------------------
+
 
 @scalar("lerp")
 def _lerp(c, self, end, weight):

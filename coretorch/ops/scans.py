@@ -6,6 +6,7 @@ steps, each combining every element with the one 2^k before it (Hillis and Steel
 backend needs no scan primitive beyond cumsum. cummax/cummin give the index of the last
 occurrence of the running extreme (of the last NaN once one is seen), as PyTorch.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,6 +40,7 @@ def inclusive_scan(x, dim: int, combine):
 
 # ---- cummax, cummin -----------------------------------------------------------------------------
 
+
 def _meta_cumext(self, dim):
     return [(self._shape, self._dtype, self._device), (self._shape, dt.int64, self._device)]
 
@@ -53,11 +55,13 @@ def _cumext(op: str):
         values = inclusive_scan(self, dim, combine)
         n = self._shape[dim]
         pos = _op("arange")(n, device=self._device).reshape(
-            tuple(n if d == dim else 1 for d in range(len(self._shape))))
+            tuple(n if d == dim else 1 for d in range(len(self._shape)))
+        )
         # the last element equal to the running extreme (or NaN) up to each position
         hit = self.eq(values) | self.isnan()
         indices = inclusive_scan(_op("where")(hit, pos, 0), dim, _op("maximum"))
         return REGISTRY[op].returns(values, indices)
+
     impl.__name__ = f"_{op}"
     return impl
 
@@ -69,10 +73,13 @@ def _d_cumext(ctx, grad, grad_indices=None):
 
 # ---- logcumsumexp --------------------------------------------------------------------------------
 
+
 def _meta_logcumsumexp(self, dim):
     if not self._dtype.is_floating_point:
-        raise NotImplementedError(f"logcumsumexp(): not implemented for '{self._dtype.name}'; "
-                                  f"expected a floating point tensor")
+        raise NotImplementedError(
+            f"logcumsumexp(): not implemented for '{self._dtype.name}'; "
+            f"expected a floating point tensor"
+        )
     return (self._shape, self._dtype, self._device)
 
 
@@ -103,6 +110,7 @@ def _d_logcumsumexp(ctx, grad):
 
 # ---- diff ---------------------------------------------------------------------------------------
 
+
 def _meta_diff(self, n, dim, prepend, append):
     if not self._shape:
         raise RuntimeError("diff(): diff expects input to be at least one-dimensional")
@@ -115,16 +123,19 @@ def _meta_diff(self, n, dim, prepend, append):
         if t is None:
             continue
         if len(t._shape) != len(self._shape):
-            raise RuntimeError("diff(): diff expects prepend or append to be the same dimension "
-                               "as input")
+            raise RuntimeError(
+                "diff(): diff expects prepend or append to be the same dimension as input"
+            )
         for d, (a, b) in enumerate(zip(self._shape, t._shape)):
             if d != dim and a != b:
-                raise RuntimeError(f"diff(): diff expects the shape of tensor to prepend or "
-                                   f"append to match that of input except along the "
-                                   f"differencing dimension; input.size({d}) = {a}, but got "
-                                   f"tensor.size({d}) = {b}")
+                raise RuntimeError(
+                    f"diff(): diff expects the shape of tensor to prepend or "
+                    f"append to match that of input except along the "
+                    f"differencing dimension; input.size({d}) = {a}, but got "
+                    f"tensor.size({d}) = {b}"
+                )
         total += t._shape[dim]
-    shape = self._shape[:dim] + (max(total - n, 0),) + self._shape[dim + 1:]
+    shape = self._shape[:dim] + (max(total - n, 0),) + self._shape[dim + 1 :]
     return (shape, promote(self, prepend, append), self._device)
 
 
@@ -146,27 +157,33 @@ def _diff(self, n, dim, prepend, append):
 
 # ---- trapezoid, cumulative_trapezoid -------------------------------------------------------------
 
+
 def _meta_trapezoid(op: str):
     def meta(y, x, dx, dim):
         if x is not None and dx is not None:
             raise TypeError(f"{op}(): give the sample points `x` or the spacing `dx`, not both")
         if not y._shape:
-            raise IndexError(f"{op}(): Dimension out of range (expected a tensor with at least "
-                             f"one dimension, got a 0-d tensor)")
+            raise IndexError(
+                f"{op}(): Dimension out of range (expected a tensor with at least "
+                f"one dimension, got a 0-d tensor)"
+            )
         n = y._shape[dim]
         d = promote(y, x if x is not None else (1 if dx is None else dx))
         if x is not None:
             if len(x._shape) == 1:
                 if x._shape[0] != n:
-                    raise RuntimeError(f"{op}(): There must be one `x` value for each sample "
-                                       f"point; got {x._shape[0]} values of x and {n} samples")
+                    raise RuntimeError(
+                        f"{op}(): There must be one `x` value for each sample "
+                        f"point; got {x._shape[0]} values of x and {n} samples"
+                    )
             else:
                 broadcast_shapes(op, x._shape, y._shape)
         if op == "trapezoid":
-            shape = y._shape[:dim] + y._shape[dim + 1:]
+            shape = y._shape[:dim] + y._shape[dim + 1 :]
         else:
-            shape = y._shape[:dim] + (max(n - 1, 0),) + y._shape[dim + 1:]
+            shape = y._shape[:dim] + (max(n - 1, 0),) + y._shape[dim + 1 :]
         return (shape, float_result(d) if n else d, y._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -210,21 +227,46 @@ def _cumulative_trapezoid(y, x, dx, dim):
 def _declare_all() -> None:
     red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
     for op, pointwise in (("cummax", "maximum"), ("cummin", "minimum")):
-        declare(f"{op}(Tensor self, Dim dim) -> (Tensor values, Tensor indices)", _meta_cumext,
-                impl=_cumext(op), derivative=_d_cumext, saves=(), save_result=True,
-                doc=f"(values, indices): the running {pointwise} of `input` along `dim` and the "
-                    f"index where it was last attained (NaN propagates).", **red)
-    declare("logcumsumexp(Tensor self, Dim dim) -> Tensor", _meta_logcumsumexp,
-            impl=_logcumsumexp, derivative=_d_logcumsumexp, saves=("self",), save_result=True,
-            **red)
-    declare("diff(Tensor self, int n=1, Dim dim=-1, Tensor? prepend=None, Tensor? append=None) "
-            "-> Tensor", _meta_diff, impl=_diff, **red)
+        declare(
+            f"{op}(Tensor self, Dim dim) -> (Tensor values, Tensor indices)",
+            _meta_cumext,
+            impl=_cumext(op),
+            derivative=_d_cumext,
+            saves=(),
+            save_result=True,
+            doc=f"(values, indices): the running {pointwise} of `input` along `dim` and the "
+            f"index where it was last attained (NaN propagates).",
+            **red,
+        )
+    declare(
+        "logcumsumexp(Tensor self, Dim dim) -> Tensor",
+        _meta_logcumsumexp,
+        impl=_logcumsumexp,
+        derivative=_d_logcumsumexp,
+        saves=("self",),
+        save_result=True,
+        **red,
+    )
+    declare(
+        "diff(Tensor self, int n=1, Dim dim=-1, Tensor? prepend=None, Tensor? append=None) "
+        "-> Tensor",
+        _meta_diff,
+        impl=_diff,
+        **red,
+    )
     trap = "(Tensor y, Tensor? x=None, *, Scalar? dx=None, Dim dim=-1) -> Tensor"
-    for op, fn in (("trapezoid", _trapezoid), ("trapz", _trapz),
-                   ("cumulative_trapezoid", _cumulative_trapezoid)):
-        declare(op + trap, _meta_trapezoid(op if op != "trapz" else "trapezoid"), impl=fn,
-                method=False, **red)
+    for op, fn in (
+        ("trapezoid", _trapezoid),
+        ("trapz", _trapz),
+        ("cumulative_trapezoid", _cumulative_trapezoid),
+    ):
+        declare(
+            op + trap,
+            _meta_trapezoid(op if op != "trapz" else "trapezoid"),
+            impl=fn,
+            method=False,
+            **red,
+        )
 
 
 _declare_all()
-

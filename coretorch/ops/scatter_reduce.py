@@ -9,6 +9,7 @@ first value, then one `index_put` with distinct targets; prod multiplies in roun
 holding the r-th value of every target, so each round writes distinct targets. Which values
 meet depends on the data, so a shape-only device (meta) returns self's shape without them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,15 @@ from .. import dtypes as dt
 from ..device import get_device_type
 from ..tensor.impl import contiguous_strides, shape_numel
 from .declare import IMPLICIT, declare, op_named as _op
-from .indexing import (_check_in_range, _check_scatter_gather, _check_vector_index, _coordinates,
-                       _long, _rank1, leading_block)
+from .indexing import (
+    _check_in_range,
+    _check_scatter_gather,
+    _check_vector_index,
+    _coordinates,
+    _long,
+    _rank1,
+    leading_block,
+)
 from .meta_rules import common_device
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -26,11 +34,15 @@ REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 def _meta_scatter_reduce(self, dim, index, src, reduce, include_self):
     if reduce not in REDUCTIONS:
-        raise RuntimeError(f"scatter_reduce(): reduce argument must be one of "
-                           f"{', '.join(REDUCTIONS)}, got {reduce!r}")
+        raise RuntimeError(
+            f"scatter_reduce(): reduce argument must be one of "
+            f"{', '.join(REDUCTIONS)}, got {reduce!r}"
+        )
     if src._dtype is not self._dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype, "
-                           f"got {self._dtype.name} and {src._dtype.name}")
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype, "
+            f"got {self._dtype.name} and {src._dtype.name}"
+        )
     _check_scatter_gather("scatter_reduce", self, dim, index, src)
     return (self._shape, self._dtype, common_device("scatter_reduce", self, index, src))
 
@@ -101,8 +113,7 @@ def _scatter_reduce(self, dim, index, src, reduce, include_self):
             ones = _op("ones_like")(flat)
             count = ones if include_self else ones.index_put((lin,), zero)
             count = count.index_put((lin,), _op("ones_like")(vals), accumulate=True).clamp_min(1)
-            res = res.div(count, rounding_mode=None if flat._dtype.is_floating_point
-                          else "floor")
+            res = res.div(count, rounding_mode=None if flat._dtype.is_floating_point else "floor")
     elif reduce == "prod":
         res = _product(flat, lin, vals, include_self)
     else:
@@ -115,17 +126,23 @@ INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 def _meta_index_reduce(self, dim, index, source, reduce, include_self):
     if reduce not in INDEX_REDUCTIONS:
-        raise RuntimeError(f"index_reduce(): reduce argument must be one of "
-                           f"{', '.join(INDEX_REDUCTIONS)}, got {reduce!r}")
+        raise RuntimeError(
+            f"index_reduce(): reduce argument must be one of "
+            f"{', '.join(INDEX_REDUCTIONS)}, got {reduce!r}"
+        )
     _check_vector_index("index_reduce", index)
     if source._dtype is not self._dtype:
-        raise RuntimeError(f"index_reduce_(): self ({self._dtype.name}) and source "
-                           f"({source._dtype.name}) must have the same scalar type")
+        raise RuntimeError(
+            f"index_reduce_(): self ({self._dtype.name}) and source "
+            f"({source._dtype.name}) must have the same scalar type"
+        )
     n = shape_numel(index._shape)
-    want = self._shape[:dim] + (n,) + self._shape[dim + 1:] if self._shape else (n,)
+    want = self._shape[:dim] + (n,) + self._shape[dim + 1 :] if self._shape else (n,)
     if tuple(source._shape or (1,)) != want:
-        raise RuntimeError(f"index_reduce_(): source of shape {list(source._shape)} does not "
-                           f"match self {list(self._shape)} with {n} indices along dim {dim}")
+        raise RuntimeError(
+            f"index_reduce_(): source of shape {list(source._shape)} does not "
+            f"match self {list(self._shape)} with {n} indices along dim {dim}"
+        )
     return (self._shape, self._dtype, common_device("index_reduce", self, index, source))
 
 
@@ -133,17 +150,28 @@ def _index_reduce(self, dim, index, source, reduce, include_self):
     """`self` with the slices of `source` reduced (prod, mean, amax, amin) into the slices
     at `index` along `dim`: ``scatter_reduce`` with the index spread over the slices."""
     if not self._shape:
-        return _scatter_reduce(self, 0, index.reshape(1), source.reshape(1), reduce,
-                               include_self)
+        return _scatter_reduce(self, 0, index.reshape(1), source.reshape(1), reduce, include_self)
     shape = [1] * len(self._shape)
     shape[dim] = -1
     spread = index.reshape(shape).expand(source._shape)
     return _scatter_reduce(self, dim, spread, source, reduce, include_self)
 
 
-declare("scatter_reduce(Tensor self, Dim dim, Tensor index, Tensor src, str reduce, *, "
-        "bool include_self=True) -> Tensor", _meta_scatter_reduce, impl=_scatter_reduce,
-        kind=IMPLICIT, inplace=True, family="indexing")
-declare("index_reduce(Tensor self, Dim dim, Tensor index, Tensor source, str reduce, *, "
-        "bool include_self=True) -> Tensor", _meta_index_reduce, impl=_index_reduce,
-        kind=IMPLICIT, inplace=True, family="indexing")
+declare(
+    "scatter_reduce(Tensor self, Dim dim, Tensor index, Tensor src, str reduce, *, "
+    "bool include_self=True) -> Tensor",
+    _meta_scatter_reduce,
+    impl=_scatter_reduce,
+    kind=IMPLICIT,
+    inplace=True,
+    family="indexing",
+)
+declare(
+    "index_reduce(Tensor self, Dim dim, Tensor index, Tensor source, str reduce, *, "
+    "bool include_self=True) -> Tensor",
+    _meta_index_reduce,
+    impl=_index_reduce,
+    kind=IMPLICIT,
+    inplace=True,
+    family="indexing",
+)

@@ -7,6 +7,7 @@ own [lo, hi) window in lockstep for bit_length(n) steps, with PyTorch's exact co
 what PyTorch gives. unique sorts (stable) and marks where a run of equal values starts; its
 output size depends on the data, so it needs a device with data (meta refuses it).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,34 +28,44 @@ def _op(name: str):
 
 # ---- searchsorted, bucketize --------------------------------------------------------------------
 
+
 def _meta_searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
     seq, op = sorted_sequence, "torch.searchsorted()"
     if side is not None and side not in ("left", "right"):
         raise RuntimeError(f"{op}: side can only be 'left' or 'right' but got {side}")
     if right and side == "left":
-        raise RuntimeError(f"{op}: side and right can't be set to opposites, got side of left "
-                           f"while right was True")
+        raise RuntimeError(
+            f"{op}: side and right can't be set to opposites, got side of left while right was True"
+        )
     if not seq._shape:
-        raise RuntimeError(f"{op}: boundaries tensor should have positive dimension, but got 0 "
-                           f"dimension")
+        raise RuntimeError(
+            f"{op}: boundaries tensor should have positive dimension, but got 0 dimension"
+        )
     if sorter is not None:
         if sorter._dtype is not dt.int64:
-            raise RuntimeError(f"{op}: sorter must be a tensor of long dtype but got dtype "
-                               f"{sorter._dtype.name}")
+            raise RuntimeError(
+                f"{op}: sorter must be a tensor of long dtype but got dtype {sorter._dtype.name}"
+            )
         if sorter._shape != seq._shape:
-            raise RuntimeError(f"{op}: boundary and sorter must have the same size, but got "
-                               f"boundary tensor {list(seq._shape)} and got sorter tensor "
-                               f"{list(sorter._shape)}")
+            raise RuntimeError(
+                f"{op}: boundary and sorter must have the same size, but got "
+                f"boundary tensor {list(seq._shape)} and got sorter tensor "
+                f"{list(sorter._shape)}"
+            )
     shape = self._shape if isinstance(self, _T) else ()
     if not shape and len(seq._shape) != 1:
-        raise RuntimeError(f"{op}: input value can be a scalar only when boundaries tensor "
-                           f"dimension is 1, but we got boundaries tensor dim({len(seq._shape)}) "
-                           f"and input value's dim(0) numel(1)")
+        raise RuntimeError(
+            f"{op}: input value can be a scalar only when boundaries tensor "
+            f"dimension is 1, but we got boundaries tensor dim({len(seq._shape)}) "
+            f"and input value's dim(0) numel(1)"
+        )
     if len(seq._shape) != 1 and seq._shape[:-1] != shape[:-1]:
-        raise RuntimeError(f"{op}: boundaries tensor should be 1 dimension or the first N-1 "
-                           f"dimensions of boundaries tensor and input value tensor must match, "
-                           f"but we got boundaries tensor {list(seq._shape)} and input value "
-                           f"tensor {list(shape)}")
+        raise RuntimeError(
+            f"{op}: boundaries tensor should be 1 dimension or the first N-1 "
+            f"dimensions of boundaries tensor and input value tensor must match, "
+            f"but we got boundaries tensor {list(seq._shape)} and input value "
+            f"tensor {list(shape)}"
+        )
     return (shape, dt.int32 if out_int32 else dt.int64, seq._device)
 
 
@@ -102,8 +113,10 @@ def _searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
 
 def _meta_bucketize(self, boundaries, out_int32, right):
     if len(boundaries._shape) != 1:
-        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got "
-                           f"dim({len(boundaries._shape)})")
+        raise RuntimeError(
+            f"bucketize(): boundaries tensor must be 1 dimension, but got "
+            f"dim({len(boundaries._shape)})"
+        )
     shape = self._shape if isinstance(self, _T) else ()
     return (shape, dt.int32 if out_int32 else dt.int64, boundaries._device)
 
@@ -116,6 +129,7 @@ def _bucketize(self, boundaries, out_int32, right):
 
 
 # ---- unique, unique_consecutive ------------------------------------------------------------------
+
 
 def _as_rows(x):
     """`x` as a matrix: one row per index of its first dim (also when it has none)."""
@@ -154,8 +168,10 @@ def _check_unique(op: str, self, dim) -> None:
         if not self._shape:
             raise IndexError(f"{op}(): Dimension specified as {dim} but tensor has no dimensions")
         if any(s == 0 for d, s in enumerate(self._shape) if d != dim):
-            raise RuntimeError(f"{op}(): There are 0 sized dimensions, and they aren't selected, "
-                               f"so unique cannot be applied")
+            raise RuntimeError(
+                f"{op}(): There are 0 sized dimensions, and they aren't selected, "
+                f"so unique cannot be applied"
+            )
 
 
 def _lexsort_rows(rows):
@@ -202,29 +218,37 @@ def _unique_consecutive(self, return_inverse, return_counts, dim):
 
 # ---- multinomial ---------------------------------------------------------------------------------
 
+
 def _meta_multinomial(self, num_samples, replacement, generator):
     if len(self._shape) not in (1, 2):
         raise RuntimeError(f"multinomial(): prob_dist must be 1 or 2 dim, got {len(self._shape)}")
     if not self._dtype.is_floating_point:
-        raise RuntimeError(f"multinomial(): multinomial only supports floating-point dtypes for "
-                           f"input, got: {self._dtype.name}")
+        raise RuntimeError(
+            f"multinomial(): multinomial only supports floating-point dtypes for "
+            f"input, got: {self._dtype.name}"
+        )
     if num_samples <= 0:
-        raise RuntimeError(f"multinomial(): cannot sample n_sample <= 0 samples (got "
-                           f"{num_samples})")
+        raise RuntimeError(
+            f"multinomial(): cannot sample n_sample <= 0 samples (got {num_samples})"
+        )
     if not replacement and num_samples > self._shape[-1]:
-        raise RuntimeError(f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples "
-                           f"without replacement ({num_samples} > {self._shape[-1]})")
+        raise RuntimeError(
+            f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples "
+            f"without replacement ({num_samples} > {self._shape[-1]})"
+        )
     return (self._shape[:-1] + (num_samples,), dt.int64, self._device)
 
 
 def _check_distribution(p) -> None:
     """PyTorch's refusals of a probability tensor (they read the values)."""
     if not bool((p.ge(0) & p.isfinite()).all().item()):
-        raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` or "
-                           "element < 0")
+        raise RuntimeError(
+            "multinomial(): probability tensor contains either `inf`, `nan` or element < 0"
+        )
     if not bool(p.sum(-1).gt(0).all().item()):
-        raise RuntimeError("multinomial(): invalid multinomial distribution (sum of "
-                           "probabilities <= 0)")
+        raise RuntimeError(
+            "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
+        )
 
 
 def _multinomial(self, num_samples, replacement, generator):
@@ -246,21 +270,42 @@ def _multinomial(self, num_samples, replacement, generator):
 
 def _declare_all() -> None:
     search: dict[str, Any] = dict(family="search", differentiable=False, method=False)
-    declare("searchsorted(Tensor sorted_sequence, Tensor|Scalar self, *, bool out_int32=False, "
-            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
-            _meta_searchsorted, impl=_searchsorted, **search)
-    declare("bucketize(Tensor|Scalar self, Tensor boundaries, *, bool out_int32=False, "
-            "bool right=False) -> Tensor", _meta_bucketize, impl=_bucketize, **search)
-    declare("unique(Tensor self, bool sorted=True, bool return_inverse=False, "
-            "bool return_counts=False, Dim? dim=None) -> Any", impl=_unique, family="search",
-            differentiable=False)
-    declare("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
-            "Dim? dim=None) -> Any", impl=_unique_consecutive, family="search",
-            differentiable=False)
-    declare("multinomial(Tensor self, int num_samples, bool replacement=False, *, "
-            "Generator? generator=None) -> Tensor", _meta_multinomial, impl=_multinomial,
-            family="random", differentiable=False)
+    declare(
+        "searchsorted(Tensor sorted_sequence, Tensor|Scalar self, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+        _meta_searchsorted,
+        impl=_searchsorted,
+        **search,
+    )
+    declare(
+        "bucketize(Tensor|Scalar self, Tensor boundaries, *, bool out_int32=False, "
+        "bool right=False) -> Tensor",
+        _meta_bucketize,
+        impl=_bucketize,
+        **search,
+    )
+    declare(
+        "unique(Tensor self, bool sorted=True, bool return_inverse=False, "
+        "bool return_counts=False, Dim? dim=None) -> Any",
+        impl=_unique,
+        family="search",
+        differentiable=False,
+    )
+    declare(
+        "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
+        "Dim? dim=None) -> Any",
+        impl=_unique_consecutive,
+        family="search",
+        differentiable=False,
+    )
+    declare(
+        "multinomial(Tensor self, int num_samples, bool replacement=False, *, "
+        "Generator? generator=None) -> Tensor",
+        _meta_multinomial,
+        impl=_multinomial,
+        family="random",
+        differentiable=False,
+    )
 
 
 _declare_all()
-

@@ -1,5 +1,6 @@
 """Ops that rearrange data (copies, not views): cat (the primitive), and stack, flip, repeat,
 tile, roll, triu, tril written with views, `cat`, `_index` and `where`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,22 +39,27 @@ def _meta_cat(tensors, dim):
     i0, first = kept[0]
     ndim = len(first._shape)
     if ndim == 0:
-        raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i0}) cannot be "
-                           f"concatenated")
+        raise RuntimeError(
+            f"cat(): zero-dimensional tensor (at position {i0}) cannot be concatenated"
+        )
     d = wrap_dim("cat", dim, ndim)
     total = 0
     for i, t in kept:
         if len(t._shape) != ndim:
-            raise RuntimeError(f"cat(): Tensors must have same number of dimensions: expected "
-                               f"{ndim}-D tensors, but got {len(t._shape)}-D for tensor number "
-                               f"{i} in the list")
+            raise RuntimeError(
+                f"cat(): Tensors must have same number of dimensions: expected "
+                f"{ndim}-D tensors, but got {len(t._shape)}-D for tensor number "
+                f"{i} in the list"
+            )
         for k in range(ndim):
             if k != d and t._shape[k] != first._shape[k]:
-                raise RuntimeError(f"cat(): Sizes of tensors must match except in dimension {d}. "
-                                   f"Expected {first._shape[k]} in dimension {k} but got "
-                                   f"{t._shape[k]} for tensor number {i} in the list")
+                raise RuntimeError(
+                    f"cat(): Sizes of tensors must match except in dimension {d}. "
+                    f"Expected {first._shape[k]} in dimension {k} but got "
+                    f"{t._shape[k]} for tensor number {i} in the list"
+                )
         total += t._shape[d]
-    return (first._shape[:d] + (total,) + first._shape[d + 1:], dtype, device), (d,)
+    return (first._shape[:d] + (total,) + first._shape[d + 1 :], dtype, device), (d,)
 
 
 def _d_cat(ctx, grad):
@@ -74,14 +80,15 @@ def _meta_stack(tensors, dim):
     shape = tensors[0]._shape
     for i, t in enumerate(tensors):
         if t._shape != shape:
-            raise RuntimeError(f"stack(): stack expects each tensor to be equal size, but got "
-                               f"{list(shape)} at entry 0 and {list(t._shape)} at entry {i}")
+            raise RuntimeError(
+                f"stack(): stack expects each tensor to be equal size, but got "
+                f"{list(shape)} at entry 0 and {list(t._shape)} at entry {i}"
+            )
     d = wrap_dim("stack", dim, len(shape) + 1)
     dtype = tensors[0]._dtype
     for t in tensors[1:]:
         dtype = dt.promote_types(dtype, t._dtype)
-    return ((shape[:d] + (len(tensors),) + shape[d:], dtype, common_device("stack", tensors)),
-            (d,))
+    return ((shape[:d] + (len(tensors),) + shape[d:], dtype, common_device("stack", tensors)), (d,))
 
 
 def _stack(tensors, dim, wrapped):
@@ -110,8 +117,11 @@ def _flip(self, dims, wrapped):
     indices: list = [None] * lo
     for d in range(lo, hi + 1):
         n = self._shape[d]
-        r = arange(n - 1, -1, -1, device=self._device) if d in wrapped else \
-            arange(n, device=self._device)
+        r = (
+            arange(n - 1, -1, -1, device=self._device)
+            if d in wrapped
+            else arange(n, device=self._device)
+        )
         shape = [1] * (hi - lo + 1)
         shape[d - lo] = n
         indices.append(r.view(shape))
@@ -125,12 +135,15 @@ def _d_flip(ctx, grad):
 def _meta_repeat(self, repeats):
     n = len(self._shape)
     if len(repeats) < n:
-        raise RuntimeError(f"repeat(): Number of dimensions of repeat dims can not be smaller "
-                           f"than number of dimensions of tensor (got {len(repeats)} repeat dims "
-                           f"for a {n}-D tensor)")
+        raise RuntimeError(
+            f"repeat(): Number of dimensions of repeat dims can not be smaller "
+            f"than number of dimensions of tensor (got {len(repeats)} repeat dims "
+            f"for a {n}-D tensor)"
+        )
     if any(s < 0 for s in repeats):
-        raise RuntimeError(f"repeat(): Trying to create tensor with negative dimension: "
-                           f"{list(repeats)}")
+        raise RuntimeError(
+            f"repeat(): Trying to create tensor with negative dimension: {list(repeats)}"
+        )
     shape = (1,) * (len(repeats) - n) + self._shape
     return (tuple(r * s for r, s in zip(repeats, shape)), self._dtype, self._device)
 
@@ -163,6 +176,7 @@ def _tile(self, dims):
 def _int_tuple(op: str, name: str, value) -> tuple:
     """An int or a sequence of ints as a tuple (PyTorch's ``int[1]``: one int or several)."""
     from ..dispatch.arguments import to_int_list
+
     seq = value if isinstance(value, (tuple, list)) else (value,)
     return to_int_list(op, name, None, seq)
 
@@ -171,8 +185,9 @@ def _meta_roll(self, shifts, dims):
     shifts = _int_tuple("roll", "shifts", shifts)
     dims = () if dims is None else _int_tuple("roll", "dims", dims)
     if not dims and len(shifts) != 1 or dims and len(shifts) != len(dims):
-        raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, "
-                           f"dims: {len(dims)}")
+        raise RuntimeError(
+            f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+        )
     dims = tuple(wrap_dim("roll", d, len(self._shape)) for d in dims)
     return (self._shape, self._dtype, self._device), (shifts, dims)
 
@@ -195,9 +210,11 @@ def _roll(self, shifts, dims, shift_list, dim_list):
 def _meta_tri(op: str):
     def meta(self, diagonal):
         if len(self._shape) < 2:
-            raise RuntimeError(f"{op}(): input tensor must have at least 2 dimensions, got "
-                               f"{len(self._shape)}")
+            raise RuntimeError(
+                f"{op}(): input tensor must have at least 2 dimensions, got {len(self._shape)}"
+            )
         return (self._shape, self._dtype, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -232,22 +249,56 @@ def _d_tril(ctx, grad):
 
 
 def _declare_all() -> None:
-    declare("cat(Tensor[] tensors, int dim=0) -> Tensor", _meta_cat, family="shape", method=False,
-            derivative=_d_cat, saves=(), precomputed=("wrapped",),
-            doc="`tensors` joined along the existing dimension `dim` (their other sizes must "
-                "match; empty 1-d tensors are skipped).")
-    declare("flip(Tensor self, int[] dims) -> Tensor", _meta_flip, impl=_flip, kind=EXPLICIT,
-            family="shape", derivative=_d_flip, saves=(), precomputed=("wrapped",))
+    declare(
+        "cat(Tensor[] tensors, int dim=0) -> Tensor",
+        _meta_cat,
+        family="shape",
+        method=False,
+        derivative=_d_cat,
+        saves=(),
+        precomputed=("wrapped",),
+        doc="`tensors` joined along the existing dimension `dim` (their other sizes must "
+        "match; empty 1-d tensors are skipped).",
+    )
+    declare(
+        "flip(Tensor self, int[] dims) -> Tensor",
+        _meta_flip,
+        impl=_flip,
+        kind=EXPLICIT,
+        family="shape",
+        derivative=_d_flip,
+        saves=(),
+        precomputed=("wrapped",),
+    )
     for name, impl, d in (("triu", _triu, _d_triu), ("tril", _tril, _d_tril)):
-        declare(f"{name}(Tensor self, int diagonal=0) -> Tensor", _meta_tri(name), impl=impl,
-                kind=EXPLICIT, family="shape", inplace=True, derivative=d, saves=())
+        declare(
+            f"{name}(Tensor self, int diagonal=0) -> Tensor",
+            _meta_tri(name),
+            impl=impl,
+            kind=EXPLICIT,
+            family="shape",
+            inplace=True,
+            derivative=d,
+            saves=(),
+        )
     comp: dict[str, Any] = dict(kind=IMPLICIT, family="shape", out=False)
-    declare("stack(Tensor[] tensors, int dim=0) -> Tensor", _meta_stack, impl=_stack,
-            method=False, precomputed=("wrapped",), **comp)
+    declare(
+        "stack(Tensor[] tensors, int dim=0) -> Tensor",
+        _meta_stack,
+        impl=_stack,
+        method=False,
+        precomputed=("wrapped",),
+        **comp,
+    )
     declare("repeat(Tensor self, int[] repeats) -> Tensor", _meta_repeat, impl=_repeat, **comp)
     declare("tile(Tensor self, int[] dims) -> Tensor", _meta_tile, impl=_tile, **comp)
-    declare("roll(Tensor self, Any shifts, Any dims=None) -> Tensor", _meta_roll, impl=_roll,
-            precomputed=("shift_list", "dim_list"), **comp)
+    declare(
+        "roll(Tensor self, Any shifts, Any dims=None) -> Tensor",
+        _meta_roll,
+        impl=_roll,
+        precomputed=("shift_list", "dim_list"),
+        **comp,
+    )
 
 
 _declare_all()

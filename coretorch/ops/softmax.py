@@ -4,6 +4,7 @@ derivatives that read only the result. Backends register fused kernels for them 
 
 Half precision computes in float32, as PyTorch's kernels do; ``dtype=`` casts the input first.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,9 +24,12 @@ def _meta_softmax(op: str):
     def meta(self, dim, dtype):
         d = dtype or self._dtype
         if not d.is_floating_point:
-            raise NotImplementedError(f"{op}(): not implemented for {d.name} tensors; expected a "
-                                      f"floating point tensor (or pass dtype=)")
+            raise NotImplementedError(
+                f"{op}(): not implemented for {d.name} tensors; expected a "
+                f"floating point tensor (or pass dtype=)"
+            )
         return (self._shape, d, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -72,11 +76,23 @@ def _d_log_softmax(ctx, grad):
 
 
 def _declare_all() -> None:
-    common: dict[str, Any] = dict(family="reduction", saves=(), save_result=True, flops=flops_softmax)
-    declare("softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",
-            _meta_softmax("softmax"), impl=_softmax, derivative=_d_softmax, **common)
-    declare("log_softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",
-            _meta_softmax("log_softmax"), impl=_log_softmax, derivative=_d_log_softmax, **common)
+    common: dict[str, Any] = dict(
+        family="reduction", saves=(), save_result=True, flops=flops_softmax
+    )
+    declare(
+        "softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",
+        _meta_softmax("softmax"),
+        impl=_softmax,
+        derivative=_d_softmax,
+        **common,
+    )
+    declare(
+        "log_softmax(Tensor self, Dim dim, ScalarType? dtype=None) -> Tensor",
+        _meta_softmax("log_softmax"),
+        impl=_log_softmax,
+        derivative=_d_log_softmax,
+        **common,
+    )
 
 
 _declare_all()

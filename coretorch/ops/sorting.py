@@ -8,6 +8,7 @@ valid answer. NaN follows PyTorch: median, kthvalue, topk and quantile see it as
 value (median and quantile return NaN for a slice holding one; median's index is that of the
 first NaN), nanmedian and nanquantile skip it, and mode counts each NaN apart.
 """
+
 from __future__ import annotations
 
 import collections
@@ -48,6 +49,7 @@ def holds_data(t) -> bool:
     """Whether `t`'s device holds values: refusals that read them (a q outside [0, 1], ...)
     happen only there; a shape-only device such as meta cannot make them."""
     from ..device import get_device_type
+
     return get_device_type(t._device).has_data
 
 
@@ -64,6 +66,7 @@ def sorted_along(self, dim: int, descending: bool = False):
 
 
 # ---- sort, argsort, msort ------------------------------------------------------------------------
+
 
 def _meta_sort(self, dim, descending, stable):
     if self._dtype.is_complex:
@@ -99,14 +102,16 @@ def _msort(self):
 
 # ---- topk, kthvalue ------------------------------------------------------------------------------
 
+
 def _meta_topk(self, k, dim, largest, sorted):  # noqa: A002 - PyTorch's argument name
     if self._dtype.is_complex:
         refuse_complex("topk", self)
     n = _size(self, dim)
     if not 0 <= k <= n:
-        raise RuntimeError(f"topk(): selected index k out of range (k={k}, but dim {dim} has "
-                           f"size {n})")
-    return _pair(self, self._shape[:dim] + (k,) + self._shape[dim + 1:] if self._shape else ())
+        raise RuntimeError(
+            f"topk(): selected index k out of range (k={k}, but dim {dim} has size {n})"
+        )
+    return _pair(self, self._shape[:dim] + (k,) + self._shape[dim + 1 :] if self._shape else ())
 
 
 def _topk(self, k, dim, largest, sorted):  # noqa: A002
@@ -123,8 +128,9 @@ def _meta_kthvalue(self, k, dim, keepdim):
     if n == 0 and self._shape:  # PyTorch's type for an empty dim differs from a bad k's
         raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
     if not 1 <= k <= n:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim} "
-                           f"(k={k}, size {n})")
+        raise RuntimeError(
+            f"kthvalue(): selected number k out of range for dimension {dim} (k={k}, size {n})"
+        )
     return _pair(self, reduced_shape(self._shape, (dim,), keepdim) if self._shape else ())
 
 
@@ -150,6 +156,7 @@ def _kthvalue(self, k, dim, keepdim):
 
 # ---- median, nanmedian, mode ---------------------------------------------------------------------
 
+
 def _result_type(name: str, fields: tuple = ("values", "indices")) -> type:
     cls = collections.namedtuple(name, fields)  # type: ignore[misc]  # named at run time
     cls.__module__ = "coretorch.return_types"
@@ -170,6 +177,7 @@ def _meta_median(op: str):
         if self._shape and self._shape[dim] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {dim} to have non-zero size.")
         return _pair(self, reduced_shape(self._shape, (dim,), keepdim) if self._shape else ())
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -199,10 +207,13 @@ def _median_impl(op: str):
                 return self.new_full((), math.nan)
             return _pick(flat, 0, False, _median_position(flat, 0, skip_nan), op).values
         return _pick(self, dim, keepdim, _median_position(self, dim, skip_nan), op)
+
     impl.__name__ = f"_{op}"
-    impl.__doc__ = (f"``{op}(t)``: the lower median of all elements; ``{op}(t, dim, keepdim)``: "
-                    f"(values, indices) along `dim`" +
-                    (", ignoring NaN." if skip_nan else " (NaN if the slice holds one)."))
+    impl.__doc__ = (
+        f"``{op}(t)``: the lower median of all elements; ``{op}(t, dim, keepdim)``: "
+        f"(values, indices) along `dim`"
+        + (", ignoring NaN." if skip_nan else " (NaN if the slice holds one).")
+    )
     return impl
 
 
@@ -218,10 +229,16 @@ def _mode(self, dim, keepdim):
     values, indices = sorted_along(self, dim)
     n = values._shape[dim]
     pos = _op("arange")(n, device=self._device).reshape(
-        tuple(n if d == dim else 1 for d in range(len(values._shape))))
+        tuple(n if d == dim else 1 for d in range(len(values._shape)))
+    )
     first = values.narrow(dim, 0, 1)
-    new_run = _op("cat")([first.new_ones(first._shape, dtype=dt.bool),
-                          values.narrow(dim, 1, n - 1).ne(values.narrow(dim, 0, n - 1))], dim)
+    new_run = _op("cat")(
+        [
+            first.new_ones(first._shape, dtype=dt.bool),
+            values.narrow(dim, 1, n - 1).ne(values.narrow(dim, 0, n - 1)),
+        ],
+        dim,
+    )
     run_start = _op("cummax")(_op("where")(new_run, pos, 0), dim).values
     # the first longest run ends at the first maximum of the running length
     best = (pos - run_start).argmax(dim, keepdim=True)
@@ -236,20 +253,26 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _meta_quantile(op: str):
     def meta(self, q, dim, keepdim, interpolation):
         if not self._dtype.is_floating_point or self._dtype.itemsize == 2:
-            raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got "
-                               f"{self._dtype.name}")
+            raise RuntimeError(
+                f"{op}() input tensor must be either float or double dtype, got {self._dtype.name}"
+            )
         if shape_numel(self._shape) == 0:
             raise RuntimeError(f"{op}() input tensor must be non-empty")
         if interpolation not in _INTERPOLATIONS:
-            raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
-                               f"midpoint or nearest. Got {interpolation}")
+            raise RuntimeError(
+                f"{op}() interpolation must be one of linear, lower, higher, "
+                f"midpoint or nearest. Got {interpolation}"
+            )
         if isinstance(q, _T):
             if len(q._shape) > 1:
-                raise RuntimeError(f"{op}() q must be a scalar or 1D tensor, got a "
-                                   f"{len(q._shape)}-D tensor")
+                raise RuntimeError(
+                    f"{op}() q must be a scalar or 1D tensor, got a {len(q._shape)}-D tensor"
+                )
             if q._dtype is not self._dtype:
-                raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor, got "
-                                   f"{q._dtype.name} and {self._dtype.name}")
+                raise RuntimeError(
+                    f"{op}() q tensor must be same dtype as the input tensor, got "
+                    f"{q._dtype.name} and {self._dtype.name}"
+                )
         elif not 0 <= q <= 1:
             raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
         if dim is None:
@@ -259,6 +282,7 @@ def _meta_quantile(op: str):
         if isinstance(q, _T) and q._shape:
             shape = q._shape + shape
         return (shape, self._dtype, self._device)
+
     meta.__name__ = f"meta_{op}"
     return meta
 
@@ -268,8 +292,12 @@ def _quantile_impl(op: str):
 
     def impl(self, q, dim, keepdim, interpolation):
         where = _op("where")
-        if isinstance(q, _T) and holds_data(q) and q.numel() and not bool(
-                (q.ge(0) & q.le(1)).all().item()):
+        if (
+            isinstance(q, _T)
+            and holds_data(q)
+            and q.numel()
+            and not bool((q.ge(0) & q.le(1)).all().item())
+        ):
             raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
         # the reduced dim last: (..., n)
         x = self.reshape(-1) if dim is None else (self if self._shape else self.reshape(1))
@@ -277,10 +305,10 @@ def _quantile_impl(op: str):
         values = sorted_along(x.movedim(d, -1), -1)[0]
         n = values._shape[-1]
         qs = q if isinstance(q, _T) else values.new_full((), q)
-        qs = qs.reshape(-1)                                       # (k,)
+        qs = qs.reshape(-1)  # (k,)
         nan = values.isnan()
         if skip_nan:
-            count = nan.logical_not().sum(-1, keepdim=True)       # (..., 1)
+            count = nan.logical_not().sum(-1, keepdim=True)  # (..., 1)
             ranks = (qs * (count - 1).to(values._dtype)).clamp_min(0)
         else:
             ranks = (qs * float(n - 1)).expand(values._shape[:-1] + qs._shape)
@@ -305,37 +333,71 @@ def _quantile_impl(op: str):
             rest = reduced_shape(self._shape, (dim,), keepdim)
         shape = (qs._shape[0],) + rest if isinstance(q, _T) and q._shape else rest
         return _dense(out.reshape(shape))
+
     impl.__name__ = f"_{op}"
-    impl.__doc__ = ("The q-th quantiles of `self` along `dim` (of all elements when None) with "
-                    "the given interpolation between the neighbouring order statistics" +
-                    ("; NaN is skipped." if skip_nan else "; NaN if the slice holds one."))
+    impl.__doc__ = (
+        "The q-th quantiles of `self` along `dim` (of all elements when None) with "
+        "the given interpolation between the neighbouring order statistics"
+        + ("; NaN is skipped." if skip_nan else "; NaN if the slice holds one.")
+    )
     return impl
 
 
 def _declare_all() -> None:
     red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
-    declare("sort(Tensor self, Dim dim=-1, bool descending=False, *, bool? stable=False) -> "
-            "(Tensor values, Tensor indices)", _meta_sort, derivative=_d_sort, saves=(),
-            save_result=True,
-            doc="(values, indices) of `input` sorted along `dim`, ascending unless "
-                "`descending`; NaN sorts as the largest value; `stable` keeps ties in order.",
-            **red)
-    declare("argsort(Tensor self, Dim dim=-1, bool descending=False, *, bool stable=False) -> "
-            "Tensor", _meta_argsort, impl=_argsort, **red)
+    declare(
+        "sort(Tensor self, Dim dim=-1, bool descending=False, *, bool? stable=False) -> "
+        "(Tensor values, Tensor indices)",
+        _meta_sort,
+        derivative=_d_sort,
+        saves=(),
+        save_result=True,
+        doc="(values, indices) of `input` sorted along `dim`, ascending unless "
+        "`descending`; NaN sorts as the largest value; `stable` keeps ties in order.",
+        **red,
+    )
+    declare(
+        "argsort(Tensor self, Dim dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+        _meta_argsort,
+        impl=_argsort,
+        **red,
+    )
     declare("msort(Tensor self) -> Tensor", _meta_msort, impl=_msort, **red)
-    declare("topk(Tensor self, int k, Dim dim=-1, bool largest=True, bool sorted=True) -> "
-            "(Tensor values, Tensor indices)", _meta_topk, impl=_topk, **red)
-    declare("kthvalue(Tensor self, int k, Dim dim=-1, bool keepdim=False) -> "
-            "(Tensor values, Tensor indices)", _meta_kthvalue, impl=_kthvalue, **red)
+    declare(
+        "topk(Tensor self, int k, Dim dim=-1, bool largest=True, bool sorted=True) -> "
+        "(Tensor values, Tensor indices)",
+        _meta_topk,
+        impl=_topk,
+        **red,
+    )
+    declare(
+        "kthvalue(Tensor self, int k, Dim dim=-1, bool keepdim=False) -> "
+        "(Tensor values, Tensor indices)",
+        _meta_kthvalue,
+        impl=_kthvalue,
+        **red,
+    )
     for op in ("median", "nanmedian"):
-        declare(f"{op}(Tensor self, Dim? dim=None, bool keepdim=False) -> Any",
-                _meta_median(op), impl=_median_impl(op), **red)
-    declare("mode(Tensor self, Dim dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
-            _meta_mode, impl=_mode, **red)
+        declare(
+            f"{op}(Tensor self, Dim? dim=None, bool keepdim=False) -> Any",
+            _meta_median(op),
+            impl=_median_impl(op),
+            **red,
+        )
+    declare(
+        "mode(Tensor self, Dim dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        _meta_mode,
+        impl=_mode,
+        **red,
+    )
     for op in ("quantile", "nanquantile"):
-        declare(f"{op}(Tensor self, Tensor|Scalar q, Dim? dim=None, bool keepdim=False, *, "
-                f"str interpolation='linear') -> Tensor", _meta_quantile(op),
-                impl=_quantile_impl(op), **red)
+        declare(
+            f"{op}(Tensor self, Tensor|Scalar q, Dim? dim=None, bool keepdim=False, *, "
+            f"str interpolation='linear') -> Tensor",
+            _meta_quantile(op),
+            impl=_quantile_impl(op),
+            **red,
+        )
 
 
 _declare_all()

@@ -9,6 +9,7 @@ other ops, as ``special_ndtr`` = erfc and ``sinc``) with its own meta rule and d
 PyTorch does not differentiate raise "the derivative for 'op' is not implemented" at backward.
 The ``torch.special`` namespace is `coretorch.special`.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,13 +31,40 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 _LOG_PI = math.log(math.pi)
 
 # the functions the two primitives compute (backend_kit.special maps each to its kernel)
-UNARY_SPECIAL = ("gammaln", "psi", "i0", "i0e", "i1", "i1e", "erfcx", "ndtri", "log_ndtr", "j0",
-                 "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "airy_ai")
-POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
-               "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
-               "laguerre_polynomial_l", "legendre_polynomial_p")
+UNARY_SPECIAL = (
+    "gammaln",
+    "psi",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "erfcx",
+    "ndtri",
+    "log_ndtr",
+    "j0",
+    "j1",
+    "y0",
+    "y1",
+    "k0",
+    "k1",
+    "k0e",
+    "k1e",
+    "airy_ai",
+)
+POLYNOMIALS = (
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+)
 BINARY_SPECIAL = ("zeta", "gammainc", "gammaincc", "nextafter", "gcd") + POLYNOMIALS
 
 
@@ -59,6 +87,7 @@ def _binary(a, b, name: str):
 def _float_meta(name: str):
     def meta(self):
         return (self._shape, float_result(self._dtype), self._device)
+
     meta.__name__ = f"meta_{name}"
     return meta
 
@@ -66,36 +95,46 @@ def _float_meta(name: str):
 def typed_binary_meta(name: str, kind: str):
     """The meta rule of a binary op computing in the promoted dtype of its operands, which must
     be floating point (`kind` "float") or integer (`kind` "int", bool refused)."""
+
     def meta(self, other):
         spec = binary_spec(name, self, other, "promote")
         d = spec[1]
         if d.is_floating_point != (kind == "float") or d is dt.bool:
             what = "floating point" if kind == "float" else "integer"
-            raise NotImplementedError(f"{name}(): not implemented for '{d.name}'; expected "
-                                      f"{what} tensors")
+            raise NotImplementedError(
+                f"{name}(): not implemented for '{d.name}'; expected {what} tensors"
+            )
         return spec
+
     meta.__name__ = f"meta_{name}"
     return meta
 
 
 # ---- the primitives -----------------------------------------------------------------------------
 
+
 def _meta_unary_special(self, name):
     if name not in UNARY_SPECIAL:
-        raise ValueError(f"_unary_special(): unknown function {name!r}; expected one of "
-                         f"{', '.join(UNARY_SPECIAL)}")
+        raise ValueError(
+            f"_unary_special(): unknown function {name!r}; expected one of "
+            f"{', '.join(UNARY_SPECIAL)}"
+        )
     return (self._shape, float_result(self._dtype), self._device)
 
 
 def _meta_binary_special(self, other, name):
     if name not in BINARY_SPECIAL:
-        raise ValueError(f"_binary_special(): unknown function {name!r}; expected one of "
-                         f"{', '.join(BINARY_SPECIAL)}")
-    return binary_spec("_binary_special", self, other,
-                       "promote" if name in ("gcd", "nextafter") else "float")
+        raise ValueError(
+            f"_binary_special(): unknown function {name!r}; expected one of "
+            f"{', '.join(BINARY_SPECIAL)}"
+        )
+    return binary_spec(
+        "_binary_special", self, other, "promote" if name in ("gcd", "nextafter") else "float"
+    )
 
 
 # ---- the gamma family ---------------------------------------------------------------------------
+
 
 def _lgamma(self):
     """log |Γ(self)| (+inf at the poles and at -inf, as PyTorch)."""
@@ -156,9 +195,11 @@ def _mvlgamma(self, p):
 
 # ---- Bessel and error-function relatives ---------------------------------------------------------
 
+
 def _scipy_unary(name: str, fn: str):
     def impl(self):
         return _unary(self, fn)
+
     impl.__name__ = f"_{name}"
     impl.__doc__ = f"``{name}``: the special function {fn} of each element of `input`."
     return impl
@@ -267,8 +308,9 @@ def _entr(self):
     """-self log(self) for self > 0; 0 at 0; -inf below 0 (NaN stays NaN)."""
     x = self if self._dtype.is_floating_point else self.to(float_result(self._dtype))
     pos = x.gt(0)
-    r = _where(pos, x.neg() * _where(pos, x, 1.0).log(),
-               _where(x.eq(0), 0.0, -math.inf).to(x._dtype))
+    r = _where(
+        pos, x.neg() * _where(pos, x, 1.0).log(), _where(x.eq(0), 0.0, -math.inf).to(x._dtype)
+    )
     return _where(x.isnan(), x, r)
 
 
@@ -282,8 +324,13 @@ def _xlog1py(self, other):
         self = other.new_full((), self)
     spec = binary_spec("special_xlog1py", self, other, "float")
     x = self if self._dtype is spec[1] else self.to(spec[1])
-    y = other.log1p() if isinstance(other, _T) else math.log1p(other) if other > -1 else (
-        -math.inf if other == -1 else math.nan)
+    y = (
+        other.log1p()
+        if isinstance(other, _T)
+        else math.log1p(other)
+        if other > -1
+        else (-math.inf if other == -1 else math.nan)
+    )
     r = x * y
     zero = self.eq(0)
     if isinstance(other, _T):
@@ -296,12 +343,16 @@ def _xlog1py(self, other):
 def _d_xlog1py(ctx, g):
     a, b = ctx.self, ctx.other
     na, nb = ctx.needs_input_grad
-    ga = _where(a.eq(0) & (b <= -1), 0.0, g * (b.log1p() if isinstance(b, _T) else
-                                                math.log1p(b))) if na else None
+    ga = (
+        _where(a.eq(0) & (b <= -1), 0.0, g * (b.log1p() if isinstance(b, _T) else math.log1p(b)))
+        if na
+        else None
+    )
     return (ga, g * a / (b + 1) if nb else None)
 
 
 # ---- zeta and the incomplete gamma functions ----------------------------------------------------
+
 
 def _zeta(self, other):
     """The Hurwitz zeta function ζ(self, other) = sum_k (k + other)^-self."""
@@ -310,8 +361,10 @@ def _zeta(self, other):
 
 def _d_zeta(ctx, g):
     if ctx.needs_input_grad[0]:
-        raise NotImplementedError("the derivative for 'special_zeta' with respect to the first "
-                                  "argument (self) is not implemented.")
+        raise NotImplementedError(
+            "the derivative for 'special_zeta' with respect to the first "
+            "argument (self) is not implemented."
+        )
     x = ctx.self
     return (None, g * -x * _binary(x + 1.0 if isinstance(x, _T) else x + 1.0, ctx.other, "zeta"))
 
@@ -328,8 +381,10 @@ def _gammaincc(self, other):
 
 def _d_gammainc(ctx, g):
     if ctx.needs_input_grad[0]:
-        raise NotImplementedError(f"the derivative for '{ctx.decl.name}' with respect to the "
-                                  f"first argument (self) is not implemented.")
+        raise NotImplementedError(
+            f"the derivative for '{ctx.decl.name}' with respect to the "
+            f"first argument (self) is not implemented."
+        )
     a, x = ctx.self, ctx.other
     lg = _op("lgamma")(a) if isinstance(a, _T) else math.lgamma(a)
     density = ((a - 1) * x.log() - x - lg).exp()
@@ -339,84 +394,183 @@ def _d_gammainc(ctx, g):
 def _polynomial(name: str):
     def impl(self, n):
         return _binary(self, n, name)
+
     impl.__name__ = f"_{name}"
-    impl.__doc__ = f"The {name.replace('_', ' ')} of degree `n` (truncated to an integer; 0 for " \
-                   f"n < 0) at self."
+    impl.__doc__ = (
+        f"The {name.replace('_', ' ')} of degree `n` (truncated to an integer; 0 for "
+        f"n < 0) at self."
+    )
     return impl
 
 
 # ---- declarations -----------------------------------------------------------------------------
 
+
 def _declare_all() -> None:
     prim: dict[str, Any] = dict(differentiable=False, flops=flops_pointwise, method=False)
-    declare("_unary_special(Tensor self, str name) -> Tensor", _meta_unary_special,
-            family="unary",
-            doc="The scipy.special-style function `name` of each element of `input` (the "
-                "primitive behind the unary special functions).", **prim)
-    declare("_binary_special(Tensor|Scalar self, Tensor|Scalar other, str name) -> Tensor",
-            _meta_binary_special, family="binary",
-            doc="The two-argument special function `name` of `input` and `other`, broadcast "
-                "(the primitive behind gcd, nextafter, zeta, ...).", **prim)
+    declare(
+        "_unary_special(Tensor self, str name) -> Tensor",
+        _meta_unary_special,
+        family="unary",
+        doc="The scipy.special-style function `name` of each element of `input` (the "
+        "primitive behind the unary special functions).",
+        **prim,
+    )
+    declare(
+        "_binary_special(Tensor|Scalar self, Tensor|Scalar other, str name) -> Tensor",
+        _meta_binary_special,
+        family="binary",
+        doc="The two-argument special function `name` of `input` and `other`, broadcast "
+        "(the primitive behind gcd, nextafter, zeta, ...).",
+        **prim,
+    )
 
     un: dict[str, Any] = dict(family="unary", flops=flops_pointwise)
-    declare("lgamma(Tensor self) -> Tensor", _float_meta("lgamma"), impl=_lgamma,
-            derivative=_d_lgamma, saves=("self",), inplace=True, **un)
-    declare("digamma(Tensor self) -> Tensor", _float_meta("digamma"), impl=_digamma,
-            derivative=_d_digamma, saves=("self",), inplace=True, **un)
-    declare("polygamma(int n, Tensor self) -> Tensor", _meta_polygamma, impl=_polygamma,
-            derivative=_d_polygamma, saves=("self",), method=False, **un)
-    declare("mvlgamma(Tensor self, int p) -> Tensor", _meta_mvlgamma, impl=_mvlgamma,
-            inplace=True, **un)
-    declare("i0(Tensor self) -> Tensor", _float_meta("i0"), impl=_scipy_unary("i0", "i0"),
-            derivative=_d_i0, saves=("self",), inplace=True, **un)
-    declare("sinc(Tensor self) -> Tensor", _float_meta("sinc"), impl=_sinc, derivative=_d_sinc,
-            saves=("self",), inplace=True, **un)
-    declare("logit(Tensor self, float? eps=None) -> Tensor", _meta_logit, impl=_logit,
-            derivative=_d_logit, saves=("self",), inplace=True, **un)
+    declare(
+        "lgamma(Tensor self) -> Tensor",
+        _float_meta("lgamma"),
+        impl=_lgamma,
+        derivative=_d_lgamma,
+        saves=("self",),
+        inplace=True,
+        **un,
+    )
+    declare(
+        "digamma(Tensor self) -> Tensor",
+        _float_meta("digamma"),
+        impl=_digamma,
+        derivative=_d_digamma,
+        saves=("self",),
+        inplace=True,
+        **un,
+    )
+    declare(
+        "polygamma(int n, Tensor self) -> Tensor",
+        _meta_polygamma,
+        impl=_polygamma,
+        derivative=_d_polygamma,
+        saves=("self",),
+        method=False,
+        **un,
+    )
+    declare(
+        "mvlgamma(Tensor self, int p) -> Tensor", _meta_mvlgamma, impl=_mvlgamma, inplace=True, **un
+    )
+    declare(
+        "i0(Tensor self) -> Tensor",
+        _float_meta("i0"),
+        impl=_scipy_unary("i0", "i0"),
+        derivative=_d_i0,
+        saves=("self",),
+        inplace=True,
+        **un,
+    )
+    declare(
+        "sinc(Tensor self) -> Tensor",
+        _float_meta("sinc"),
+        impl=_sinc,
+        derivative=_d_sinc,
+        saves=("self",),
+        inplace=True,
+        **un,
+    )
+    declare(
+        "logit(Tensor self, float? eps=None) -> Tensor",
+        _meta_logit,
+        impl=_logit,
+        derivative=_d_logit,
+        saves=("self",),
+        inplace=True,
+        **un,
+    )
 
     sp: dict[str, Any] = dict(method=False, function=False, **un)
     with_result: dict[str, Any] = dict(saves=("self",), save_result=True)
     for name, fn, deriv, saves in (
-            ("special_i0e", "i0e", _d_i0e, with_result),
-            ("special_i1", "i1", _d_i1, with_result),
-            ("special_i1e", "i1e", _d_i1e, with_result),
-            ("special_erfcx", "erfcx", _d_erfcx, with_result),
-            ("special_ndtri", "ndtri", _d_ndtri, {"saves": (), "save_result": True}),
-            ("special_log_ndtr", "log_ndtr", _d_log_ndtr, with_result)):
-        declare(f"{name}(Tensor self) -> Tensor", _float_meta(name), impl=_scipy_unary(name, fn),
-                derivative=deriv, **saves, **sp)
+        ("special_i0e", "i0e", _d_i0e, with_result),
+        ("special_i1", "i1", _d_i1, with_result),
+        ("special_i1e", "i1e", _d_i1e, with_result),
+        ("special_erfcx", "erfcx", _d_erfcx, with_result),
+        ("special_ndtri", "ndtri", _d_ndtri, {"saves": (), "save_result": True}),
+        ("special_log_ndtr", "log_ndtr", _d_log_ndtr, with_result),
+    ):
+        declare(
+            f"{name}(Tensor self) -> Tensor",
+            _float_meta(name),
+            impl=_scipy_unary(name, fn),
+            derivative=deriv,
+            **saves,
+            **sp,
+        )
     # values only: PyTorch's results do not require grad
-    for name, fn in (("special_bessel_j0", "j0"), ("special_bessel_j1", "j1"),
-                     ("special_bessel_y0", "y0"), ("special_bessel_y1", "y1"),
-                     ("special_modified_bessel_i0", "i0"), ("special_modified_bessel_i1", "i1"),
-                     ("special_modified_bessel_k0", "k0"), ("special_modified_bessel_k1", "k1"),
-                     ("special_scaled_modified_bessel_k0", "k0e"),
-                     ("special_scaled_modified_bessel_k1", "k1e"),
-                     ("special_airy_ai", "airy_ai")):
-        declare(f"{name}(Tensor self) -> Tensor", _float_meta(name), impl=_scipy_unary(name, fn),
-                **VALUES_ONLY, **sp)
-    declare("special_spherical_bessel_j0(Tensor self) -> Tensor",
-            _float_meta("special_spherical_bessel_j0"), impl=_spherical_bessel_j0,
-            **VALUES_ONLY, **sp)
+    for name, fn in (
+        ("special_bessel_j0", "j0"),
+        ("special_bessel_j1", "j1"),
+        ("special_bessel_y0", "y0"),
+        ("special_bessel_y1", "y1"),
+        ("special_modified_bessel_i0", "i0"),
+        ("special_modified_bessel_i1", "i1"),
+        ("special_modified_bessel_k0", "k0"),
+        ("special_modified_bessel_k1", "k1"),
+        ("special_scaled_modified_bessel_k0", "k0e"),
+        ("special_scaled_modified_bessel_k1", "k1e"),
+        ("special_airy_ai", "airy_ai"),
+    ):
+        declare(
+            f"{name}(Tensor self) -> Tensor",
+            _float_meta(name),
+            impl=_scipy_unary(name, fn),
+            **VALUES_ONLY,
+            **sp,
+        )
+    declare(
+        "special_spherical_bessel_j0(Tensor self) -> Tensor",
+        _float_meta("special_spherical_bessel_j0"),
+        impl=_spherical_bessel_j0,
+        **VALUES_ONLY,
+        **sp,
+    )
     declare("special_ndtr(Tensor self) -> Tensor", _float_meta("special_ndtr"), impl=_ndtr, **sp)
-    declare("special_entr(Tensor self) -> Tensor", _float_meta("special_entr"), impl=_entr,
-            derivative=_d_entr, saves=("self",), **sp)
+    declare(
+        "special_entr(Tensor self) -> Tensor",
+        _float_meta("special_entr"),
+        impl=_entr,
+        derivative=_d_entr,
+        saves=("self",),
+        **sp,
+    )
 
     bi: dict[str, Any] = dict(family="binary", flops=flops_pointwise, method=False, function=False)
-    declare("special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            binary_meta("special_xlog1py", "float"),
-            impl=_xlog1py, derivative=_d_xlog1py, **bi)
-    declare("special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
-            binary_meta("special_zeta", "float"),
-            impl=_zeta, derivative=_d_zeta, **bi)
+    declare(
+        "special_xlog1py(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+        binary_meta("special_xlog1py", "float"),
+        impl=_xlog1py,
+        derivative=_d_xlog1py,
+        **bi,
+    )
+    declare(
+        "special_zeta(Tensor|Scalar self, Tensor|Scalar other) -> Tensor",
+        binary_meta("special_zeta", "float"),
+        impl=_zeta,
+        derivative=_d_zeta,
+        **bi,
+    )
     for name, impl in (("special_gammainc", _gammainc), ("special_gammaincc", _gammaincc)):
-        declare(f"{name}(Tensor self, Tensor other) -> Tensor",
-                typed_binary_meta(name, "float"), impl=impl, derivative=_d_gammainc,
-                **bi)
+        declare(
+            f"{name}(Tensor self, Tensor other) -> Tensor",
+            typed_binary_meta(name, "float"),
+            impl=impl,
+            derivative=_d_gammainc,
+            **bi,
+        )
     for name in POLYNOMIALS:
-        declare(f"special_{name}(Tensor|Scalar self, Tensor|Scalar n) -> Tensor",
-                lambda self, n, _n=f"special_{name}": binary_spec(_n, self, n, "float"),
-                impl=_polynomial(name), **VALUES_ONLY, **bi)
+        declare(
+            f"special_{name}(Tensor|Scalar self, Tensor|Scalar n) -> Tensor",
+            lambda self, n, _n=f"special_{name}": binary_spec(_n, self, n, "float"),
+            impl=_polynomial(name),
+            **VALUES_ONLY,
+            **bi,
+        )
 
 
 def _polygamma_method(self, n: int) -> Tensor:

@@ -1,6 +1,7 @@
 """Reductions composed of the reduction primitives: nansum, nanmean, var_mean, std_mean,
 count_nonzero, aminmax. Their gradients come from the ops they call (nansum's is zero at NaN).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,8 +33,10 @@ def _nansum(self, dim, keepdim, dtype):
 
 def _meta_nanmean(self, dim, keepdim, dtype):
     if not (dtype or self._dtype).is_floating_point:
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {(dtype or self._dtype).name}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype "
+            f"but got {(dtype or self._dtype).name}"
+        )
     return _meta_nansum(self, dim, keepdim, dtype)
 
 
@@ -48,8 +51,7 @@ def _var_arguments(op: str, self, dim, unbiased) -> tuple:
     ``unbiased`` overload; otherwise `dim` is None, one dim or a sequence of dims."""
     if isinstance(dim, bool):
         if unbiased is not None:
-            raise TypeError(f"{op}(): got unbiased twice (positionally as {dim} and as a "
-                            f"keyword)")
+            raise TypeError(f"{op}(): got unbiased twice (positionally as {dim} and as a keyword)")
         return None, dim
     if dim is None:
         return None, unbiased
@@ -61,6 +63,7 @@ def _meta_var_mean(op: str):
         dims, unbiased = _var_arguments(f"{op}_mean", self, dim, unbiased)
         spec = REGISTRY[op].meta(self, dims, unbiased, keepdim, correction)
         return [spec, spec]
+
     meta.__name__ = f"meta_{op}_mean"
     return meta
 
@@ -69,16 +72,14 @@ def _var_mean(self, dim, unbiased, keepdim, correction):
     """(var, mean) over `dim` (the arguments of `var`; ``var_mean(t, True)`` passes
     `unbiased`)."""
     dims, unbiased = _var_arguments("var_mean", self, dim, unbiased)
-    return (self.var(dims, unbiased, keepdim, correction=correction),
-            self.mean(dims, keepdim))
+    return (self.var(dims, unbiased, keepdim, correction=correction), self.mean(dims, keepdim))
 
 
 def _std_mean(self, dim, unbiased, keepdim, correction):
     """(std, mean) over `dim` (the arguments of `std`; ``std_mean(t, True)`` passes
     `unbiased`)."""
     dims, unbiased = _var_arguments("std_mean", self, dim, unbiased)
-    return (self.std(dims, unbiased, keepdim, correction=correction),
-            self.mean(dims, keepdim))
+    return (self.std(dims, unbiased, keepdim, correction=correction), self.mean(dims, keepdim))
 
 
 def _meta_count_nonzero(self, dim):
@@ -95,8 +96,10 @@ def _meta_aminmax(self, dim, keepdim):
     if dim is not None and self._shape and self._shape[dim] == 0:  # PyTorch's type differs here
         raise IndexError(f"aminmax(): Expected reduction dim {dim} to have non-zero size.")
     if any(self._shape[d] == 0 for d in dims) or (dim is None and 0 in self._shape):
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity.")
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the "
+            "operation has no identity."
+        )
     if dim is None:
         shape = tuple(1 for _ in self._shape) if keepdim else ()
     else:
@@ -112,19 +115,31 @@ def _aminmax(self, dim, keepdim):
 
 def _declare_all() -> None:
     red: dict[str, Any] = dict(family="reduction", flops=flops_reduction)
-    sum_args = "(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) " \
-               "-> Tensor"
+    sum_args = (
+        "(Tensor self, Dim[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
+    )
     declare("nansum" + sum_args, _meta_nansum, impl=_nansum, **red)
     declare("nanmean" + sum_args, _meta_nanmean, impl=_nanmean, **red)
     # dim is Any: PyTorch also takes ``var_mean(t, unbiased)``
-    var_args = "(Tensor self, Any dim=None, bool? unbiased=None, bool keepdim=False, *, " \
-               "Scalar? correction=None) -> (Tensor, Tensor)"
+    var_args = (
+        "(Tensor self, Any dim=None, bool? unbiased=None, bool keepdim=False, *, "
+        "Scalar? correction=None) -> (Tensor, Tensor)"
+    )
     declare("var_mean" + var_args, _meta_var_mean("var"), impl=_var_mean, method=False, **red)
     declare("std_mean" + var_args, _meta_var_mean("std"), impl=_std_mean, method=False, **red)
-    declare("count_nonzero(Tensor self, Dim[]? dim=None) -> Tensor", _meta_count_nonzero,
-            impl=_count_nonzero, differentiable=False, **red)
-    declare("aminmax(Tensor self, *, Dim? dim=None, bool keepdim=False) -> (Tensor min, "
-            "Tensor max)", _meta_aminmax, impl=_aminmax, **red)
+    declare(
+        "count_nonzero(Tensor self, Dim[]? dim=None) -> Tensor",
+        _meta_count_nonzero,
+        impl=_count_nonzero,
+        differentiable=False,
+        **red,
+    )
+    declare(
+        "aminmax(Tensor self, *, Dim? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+        _meta_aminmax,
+        impl=_aminmax,
+        **red,
+    )
 
 
 _declare_all()
@@ -138,10 +153,13 @@ def _with_unbiased_overload(name: str):
     def fn(input, dim=None, *args, **kwargs):
         if isinstance(dim, bool):
             if args:
-                raise TypeError(f"{name}(): the (input, unbiased) form takes no further "
-                                f"positional arguments, got {len(args)}")
+                raise TypeError(
+                    f"{name}(): the (input, unbiased) form takes no further "
+                    f"positional arguments, got {len(args)}"
+                )
             return entry(input, unbiased=dim, **kwargs)
         return entry(input, dim, *args, **kwargs)
+
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = entry.__doc__
     return fn

@@ -1,6 +1,7 @@
 """The ``*_copy`` ops (``view_copy``, ``transpose_copy``, ``narrow_copy``, ...): each view op's
 result as a new contiguous tensor instead of a view. One composite per view, with the view's
 schema (no aliasing) and meta rule, differentiated through the view and clone."""
+
 from __future__ import annotations
 
 from ..memory_formats import contiguous_format
@@ -8,8 +9,22 @@ from . import views as _views  # noqa: F401  (declares the views first)
 from .declare import IMPLICIT, REGISTRY, declare
 
 # the views PyTorch has a ``<name>_copy`` of
-COPIED_VIEWS = ("view", "as_strided", "transpose", "t", "permute", "expand", "squeeze",
-                "unsqueeze", "narrow", "select", "diagonal", "unfold", "alias", "unbind")
+COPIED_VIEWS = (
+    "view",
+    "as_strided",
+    "transpose",
+    "t",
+    "permute",
+    "expand",
+    "squeeze",
+    "unsqueeze",
+    "narrow",
+    "select",
+    "diagonal",
+    "unfold",
+    "alias",
+    "unbind",
+)
 
 
 def _copy_of(view):
@@ -28,6 +43,7 @@ def _copy_of(view):
     def copy_meta(*record):
         spec = meta(*record)
         return spec[0] if view.precomputed else spec
+
     impl.__name__ = f"{view.name}_copy"
     impl.__doc__ = f"``{view.name}`` as a new contiguous tensor rather than a view."
     return impl, copy_meta

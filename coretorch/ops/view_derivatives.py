@@ -6,6 +6,7 @@ same view; the rest are reshapes/permutations of the gradient. `expand` returns 
 is: autograd sums it back to the input's shape centrally. Views read only their input's
 geometry, never its values (they are declared with ``saves=()``).
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -31,7 +32,8 @@ def strided_scatter(grad, in_geom: tuple, out_geom: tuple):
         raise NotImplementedError(
             f"as_strided backward: views whose elements overlap in memory (sizes "
             f"{list(out_shape)}, strides {list(out_stride)}) are not supported by coretorch "
-            f"autograd; use expand() or unfold(), whose backward is supported")
+            f"autograd; use expand() or unfold(), whose backward is supported"
+        )
     lo = min(in_off, out_off)
     hi = max(_extent(in_shape, in_stride, in_off), _extent(out_shape, out_stride, out_off))
     buf = op("zeros")((max(hi - lo, 0),), dtype=grad._dtype, device=grad._device)
@@ -71,10 +73,12 @@ def _identity(ctx, g):
 def _scatter_through(name: str, view: Callable) -> Callable:
     """The derivative of view `name`, which selects part of `self`: `g` written through the
     same view into zeros shaped like `self`."""
+
     def formula(ctx, g):
         z = op("zeros")(ctx.self._shape, dtype=g._dtype, device=g._device)
         view(ctx, z).copy_(g)
         return (z,)
+
     formula.__name__ = f"{name}_backward"
     return formula
 
@@ -91,20 +95,31 @@ def _unfold(ctx, g):
 
 
 VIEW_DERIVATIVES: dict[str, Callable] = {
-    "view": _reshape_back, "view_as": _reshape_back, "squeeze": _reshape_back,
-    "unsqueeze": _reshape_back, "as_strided": _as_strided, "transpose": _transpose, "t": _t,
-    "permute": _permute, "expand": _identity, "expand_as": _identity, "alias": _identity,
-    "slice": _scatter_through("slice", lambda ctx, z: z.slice(ctx.dim, ctx.start, ctx.end,
-                                                              ctx.step)),
+    "view": _reshape_back,
+    "view_as": _reshape_back,
+    "squeeze": _reshape_back,
+    "unsqueeze": _reshape_back,
+    "as_strided": _as_strided,
+    "transpose": _transpose,
+    "t": _t,
+    "permute": _permute,
+    "expand": _identity,
+    "expand_as": _identity,
+    "alias": _identity,
+    "slice": _scatter_through(
+        "slice", lambda ctx, z: z.slice(ctx.dim, ctx.start, ctx.end, ctx.step)
+    ),
     "narrow": _scatter_through("narrow", lambda ctx, z: z.narrow(ctx.dim, ctx.start, ctx.length)),
     "select": _scatter_through("select", lambda ctx, z: z.select(ctx.dim, ctx.index)),
-    "diagonal": _scatter_through("diagonal", lambda ctx, z: z.diagonal(ctx.offset, ctx.dim1,
-                                                                       ctx.dim2)),
+    "diagonal": _scatter_through(
+        "diagonal", lambda ctx, z: z.diagonal(ctx.offset, ctx.dim1, ctx.dim2)
+    ),
     "unfold": _unfold,
 }
 
 
 # ---- copy.py ------------------------------------------------------------------------------------
+
 
 def copy_backward(ctx, g):
     """copy_(self, src): self's old values are overwritten; src gets the gradient (reduced to

@@ -6,12 +6,19 @@ of the input elements its window reads; -1 marks a position in the padding. Ops 
 such a table with ``index_select``/``gather``, so their gradients are the matching
 ``index_add``/``scatter_add`` and no backend needs a kernel of its own.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["window_table", "start_table", "bin_table", "adaptive_bins", "fractional_starts",
-           "flat_strides"]
+__all__ = [
+    "window_table",
+    "start_table",
+    "bin_table",
+    "adaptive_bins",
+    "fractional_starts",
+    "flat_strides",
+]
 
 
 def flat_strides(sizes: tuple) -> list[int]:
@@ -40,11 +47,14 @@ def _combine(per_dim: list[np.ndarray], sizes: tuple) -> np.ndarray:
     return out.reshape(outs, -1)
 
 
-def window_table(sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                 out_sizes: tuple) -> np.ndarray:
+def window_table(
+    sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out_sizes: tuple
+) -> np.ndarray:
     """(prod out, prod kernel) flat input indices of every sliding window (-1 in padding)."""
-    per_dim = [np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
-               for o, k, s, p, d in zip(out_sizes, kernel, stride, padding, dilation)]
+    per_dim = [
+        np.arange(o)[:, None] * s - p + np.arange(k)[None, :] * d
+        for o, k, s, p, d in zip(out_sizes, kernel, stride, padding, dilation)
+    ]
     return _combine(per_dim, sizes)
 
 
@@ -67,8 +77,11 @@ def bin_table(sizes: tuple, out_sizes: tuple) -> np.ndarray:
     for size, out in zip(sizes, out_sizes):
         bins = adaptive_bins(size, out)
         k = max(e - s for s, e in bins)
-        per_dim.append(np.array([[s + j if s + j < e else s for j in range(k)]
-                                 for s, e in bins], dtype=np.int64))
+        per_dim.append(
+            np.array(
+                [[s + j if s + j < e else s for j in range(k)] for s, e in bins], dtype=np.int64
+            )
+        )
     return _combine(per_dim, sizes)
 
 

@@ -1,5 +1,6 @@
 """The strong-Wolfe line search that LBFGS uses (PyTorch's port of minFunc / torch7's
 ``lswolfe.lua``, kept step for step so that iterates match PyTorch's)."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -15,9 +16,9 @@ def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     else:
         xmin_bound, xmax_bound = (x1, x2) if x1 <= x2 else (x2, x1)
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
-    d2_square = d1 ** 2 - g1 * g2
+    d2_square = d1**2 - g1 * g2
     if d2_square >= 0:
-        d2 = d2_square.sqrt() if hasattr(d2_square, "sqrt") else d2_square ** 0.5
+        d2 = d2_square.sqrt() if hasattr(d2_square, "sqrt") else d2_square**0.5
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -26,8 +27,19 @@ def cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (xmin_bound + xmax_bound) / 2.0
 
 
-def strong_wolfe(obj_func: Callable, x, t, d, f, g, gtd, c1: float = 1e-4, c2: float = 0.9,
-                 tolerance_change: float = 1e-9, max_ls: int = 25):
+def strong_wolfe(
+    obj_func: Callable,
+    x,
+    t,
+    d,
+    f,
+    g,
+    gtd,
+    c1: float = 1e-4,
+    c2: float = 0.9,
+    tolerance_change: float = 1e-9,
+    max_ls: int = 25,
+):
     """Find a step `t` along `d` satisfying the strong Wolfe conditions (sufficient decrease
     `c1`, curvature `c2`): bracket, then zoom by cubic interpolation. `obj_func(x, t, d)`
     returns the loss and flat gradient at x + t d. Returns (loss, grad, t, evaluations)."""
@@ -58,8 +70,9 @@ def strong_wolfe(obj_func: Callable, x, t, d, f, g, gtd, c1: float = 1e-4, c2: f
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
-        t = cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                              bounds=(min_step, max_step))
+        t = cubic_interpolate(
+            t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step)
+        )
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.clone(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -75,8 +88,9 @@ def strong_wolfe(obj_func: Callable, x, t, d, f, g, gtd, c1: float = 1e-4, c2: f
     while not done and ls_iter < max_ls:
         if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
             break
-        t = cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
-                              bracket[1], bracket_f[1], bracket_gtd[1])
+        t = cubic_interpolate(
+            bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1]
+        )
         # a trial too close to the bracket's ends, twice running or on an end, moves to 10% of
         # the bracket's length away from the nearer end
         eps = 0.1 * (max(bracket) - min(bracket))

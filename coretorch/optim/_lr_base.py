@@ -1,5 +1,6 @@
 """`LRScheduler`, the base of every learning-rate scheduler, and the helpers the schedulers
 share (mirrors the base of ``torch.optim.lr_scheduler``)."""
+
 from __future__ import annotations
 
 import warnings
@@ -7,14 +8,21 @@ from typing import Any
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "EPOCH_DEPRECATION_WARNING", "group_values", "format_param",
-           "check_optimizer", "set_momentum"]
+__all__ = [
+    "LRScheduler",
+    "EPOCH_DEPRECATION_WARNING",
+    "group_values",
+    "format_param",
+    "check_optimizer",
+    "set_momentum",
+]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
     "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
     "epoch is different from None, the closed form is used instead of the new chainable form, "
-    "where available.")
+    "where available."
+)
 
 
 def group_values(optimizer: Optimizer, key: str) -> list:
@@ -26,9 +34,11 @@ def format_param(name: str, optimizer: Optimizer, param) -> list:
     """One value per param group from a scalar or a per-group list."""
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
-                             f"{name} has {len(param)} values, param_groups has "
-                             f"{len(optimizer.param_groups)}.")
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. "
+                f"{name} has {len(param)} values, param_groups has "
+                f"{len(optimizer.param_groups)}."
+            )
         return list(param)
     return [param] * len(optimizer.param_groups)
 
@@ -64,8 +74,10 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   f"when resuming scheduler with last_epoch >= 0")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] "
+                        f"when resuming scheduler with last_epoch >= 0"
+                    )
         self.base_lrs: list[float] = group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()

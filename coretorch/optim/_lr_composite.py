@@ -1,5 +1,6 @@
 """Schedulers made of schedulers: SequentialLR (one after another, switching at milestones) and
 ChainedScheduler (all of them every step) (mirror ``torch.optim.lr_scheduler``)."""
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -18,26 +19,29 @@ class _SchedulerList(LRScheduler):
 
     _schedulers: Sequence[LRScheduler]
 
-    def _check_schedulers(self, optimizer: Optimizer | None, schedulers: Sequence[LRScheduler],
-                          what: str) -> None:
+    def _check_schedulers(
+        self, optimizer: Optimizer | None, schedulers: Sequence[LRScheduler], what: str
+    ) -> None:
         name = type(self).__name__
         if len(schedulers) < 1:
-            raise ValueError(f"{name} expects at least one scheduler{what}, but got no "
-                             f"scheduler.")
+            raise ValueError(f"{name} expects at least one scheduler{what}, but got no scheduler.")
         for idx, scheduler in enumerate(schedulers):
             if not hasattr(scheduler, "optimizer"):
-                raise TypeError(f"{name} at index {idx} should have `optimizer` as its "
-                                f"attribute.")
+                raise TypeError(f"{name} at index {idx} should have `optimizer` as its attribute.")
             if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it "
-                                 f"requires additional kwargs to be specified when calling "
-                                 f"`step`, but got one at index {idx} in the given schedulers "
-                                 f"sequence.")
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it "
+                    f"requires additional kwargs to be specified when calling "
+                    f"`step`, but got one at index {idx} in the given schedulers "
+                    f"sequence."
+                )
             if optimizer != scheduler.optimizer:
-                raise ValueError(f"{name} expects all schedulers to belong to the same "
-                                 f"optimizer, but got scheduler {type(scheduler).__name__} at "
-                                 f"index {idx} has {scheduler.optimizer}, which is different "
-                                 f"from {type(optimizer).__name__}.")
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same "
+                    f"optimizer, but got scheduler {type(scheduler).__name__} at "
+                    f"index {idx} has {scheduler.optimizer}, which is different "
+                    f"from {type(optimizer).__name__}."
+                )
 
     def state_dict(self) -> dict[str, Any]:
         """The attributes, with each wrapped scheduler's state dict under "_schedulers"."""
@@ -57,14 +61,21 @@ class SequentialLR(_SchedulerList):
     """Run `schedulers[i]` from epoch `milestones[i-1]` on; at each milestone the next scheduler
     starts from its epoch 0 (its initial learning rates)."""
 
-    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
-                 milestones: list[int], last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: list[LRScheduler],
+        milestones: list[int],
+        last_epoch: int = -1,
+    ) -> None:
         self._check_schedulers(optimizer, schedulers, "")
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError(f"Sequential Schedulers expects number of schedulers provided to be "
-                             f"one more than the number of milestone points, but got number of "
-                             f"schedulers {len(schedulers)} and the number of milestones to be "
-                             f"equal to {len(milestones)}")
+            raise ValueError(
+                f"Sequential Schedulers expects number of schedulers provided to be "
+                f"one more than the number of milestone points, but got number of "
+                f"schedulers {len(schedulers)} and the number of milestones to be "
+                f"equal to {len(milestones)}"
+            )
         self._schedulers = schedulers
         self._milestones = milestones
         self.last_epoch = last_epoch + 1
@@ -101,8 +112,9 @@ class SequentialLR(_SchedulerList):
 class ChainedScheduler(_SchedulerList):
     """Step every scheduler in `schedulers` on each `step()`, so their effects compose."""
 
-    def __init__(self, schedulers: Sequence[LRScheduler],
-                 optimizer: Optimizer | None = None) -> None:
+    def __init__(
+        self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
+    ) -> None:
         optimizer = optimizer or (schedulers[0].optimizer if len(schedulers) else None)
         self._check_schedulers(optimizer, schedulers, " to be chained")
         assert optimizer is not None  # the check refuses an empty list

@@ -1,5 +1,6 @@
 """ReduceLROnPlateau: lower the lr when a monitored metric stops improving (mirrors
 ``torch.optim.lr_scheduler.ReduceLROnPlateau``)."""
+
 from __future__ import annotations
 
 import math
@@ -16,17 +17,27 @@ class ReduceLROnPlateau(LRScheduler):
     """Multiply the lr by `factor` when the metric passed to `step(metric)` has not improved for
     `patience` epochs (then wait `cooldown` epochs); never below `min_lr`."""
 
-    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
-                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: float | list[float] = 0,
+        eps: float = 1e-8,
+    ) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
         self.optimizer = check_optimizer(optimizer)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got "
-                                 f"{len(min_lr)}")
+                raise ValueError(
+                    f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}"
+                )
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
         else:
@@ -70,12 +81,14 @@ class ReduceLROnPlateau(LRScheduler):
     def _reduce_lr(self, epoch: int) -> None:
         if len(self.optimizer.param_groups) != len(self.min_lrs):
             if self.default_min_lr is None:
-                raise RuntimeError(f"The number of param groups in the `optimizer` "
-                                   f"({len(self.optimizer.param_groups)}) differs from when "
-                                   f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), "
-                                   f"usually due to a new param group being added to the "
-                                   f"optimizer. Please modify the `min_lrs` field to match the "
-                                   f"length of the `optimizer` param groups.")
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` "
+                    f"({len(self.optimizer.param_groups)}) differs from when "
+                    f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), "
+                    f"usually due to a new param group being added to the "
+                    f"optimizer. Please modify the `min_lrs` field to match the "
+                    f"length of the `optimizer` param groups."
+                )
             self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
         for i, group in enumerate(self.optimizer.param_groups):
             old_lr = float(group["lr"])
@@ -108,5 +121,6 @@ class ReduceLROnPlateau(LRScheduler):
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
-        self._init_is_better(mode=self.mode, threshold=self.threshold,
-                             threshold_mode=self.threshold_mode)
+        self._init_is_better(
+            mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode
+        )

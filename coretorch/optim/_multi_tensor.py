@@ -10,6 +10,7 @@ The default (both None) is fused where every parameter is a float tensor on a ba
 registers its own kernel for the fused op (coretorch's choice: PyTorch defaults to the for-loop
 on cpu; the results agree to the last ulps), else single-tensor.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,9 +45,11 @@ def _fused_available(op: str, params: list[Tensor], explicit: bool) -> bool:
         ok = p._dtype.is_floating_point and (key in checked or has_fused_kernel(op, p))
         if not ok:
             if explicit:
-                raise RuntimeError(f"`fused=True` requires all the params to be floating point "
-                                   f"Tensors of supported devices: {fused_devices(op)} but "
-                                   f"{p._dtype} and {p._device.type}")
+                raise RuntimeError(
+                    f"`fused=True` requires all the params to be floating point "
+                    f"Tensors of supported devices: {fused_devices(op)} but "
+                    f"{p._dtype} and {p._device.type}"
+                )
             return False
         checked.add(key)
     return True
@@ -74,20 +77,21 @@ class MultiTensorOptimizer(PerParameterOptimizer):
             return FUSED
         return SINGLE
 
-    def _step_group(self, group: dict[str, Any], params: list[Tensor],
-                    grads: list[Tensor]) -> None:
+    def _step_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor]) -> None:
         impl = self._implementation(group, params)
         if impl == SINGLE:
             super()._step_group(group, params, grads)
         else:
             self._multi_update(group, params, grads, impl == FUSED)
 
-    def _multi_update(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor],
-                      fused: bool) -> None:
+    def _multi_update(
+        self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], fused: bool
+    ) -> None:
         raise NotImplementedError(f"{type(self).__name__} does not implement _multi_update()")
 
-    def run_update(self, group: dict[str, Any], fused: bool, *lists, counters=None,
-                   **scalars) -> None:
+    def run_update(
+        self, group: dict[str, Any], fused: bool, *lists, counters=None, **scalars
+    ) -> None:
         """Call the group's fused op on `lists` and `scalars` (fused: through the dispatcher,
         so the backend's kernel runs; foreach: the op's per-op implementation), after adding
         one to the step `counters`. The GradScaler attributes ``grad_scale`` / ``found_inf``
@@ -102,7 +106,8 @@ class MultiTensorOptimizer(PerParameterOptimizer):
             impl(*decl.op.bind(*lists, **scalars))
             return
         found_inf = getattr(self, "found_inf", None)
-        decl.op(*lists, **scalars, grad_scale=getattr(self, "grad_scale", None),
-                found_inf=found_inf)
+        decl.op(
+            *lists, **scalars, grad_scale=getattr(self, "grad_scale", None), found_inf=found_inf
+        )
         if counters and skip_update(found_inf):
             aten._foreach_add_(counters, -1)

@@ -1,6 +1,7 @@
 """What the element-wise optimizers share: a step that visits every parameter with a gradient,
 lazily created per-parameter state laid out as PyTorch's, and hyper-parameter checks worded as
 PyTorch words them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,8 +11,17 @@ from ..ops import aten
 from ..tensor.tensor import Tensor
 from .optimizer import Optimizer, check_non_negative, closure_loss, step_with_hooks
 
-__all__ = ["PerParameterOptimizer", "scalar_dtype", "scalar_state", "lazy_state", "check_betas",
-           "check_adam_args", "reject_sparse_grad", "weight_decayed", "update_adam_moments"]
+__all__ = [
+    "PerParameterOptimizer",
+    "scalar_dtype",
+    "scalar_state",
+    "lazy_state",
+    "check_betas",
+    "check_adam_args",
+    "reject_sparse_grad",
+    "weight_decayed",
+    "update_adam_moments",
+]
 
 
 def scalar_dtype(fused: bool = False) -> _dt.dtype:
@@ -30,8 +40,13 @@ def scalar_state(value: float = 0.0, like: Tensor | None = None) -> Tensor:
     return aten.full((), value, dtype=scalar_dtype(True), device=like.device)
 
 
-def lazy_state(optimizer: Optimizer, p: Tensor, zeros: tuple[str | None, ...] = (),
-               fused: bool = False, **scalars: float) -> dict[str, Any]:
+def lazy_state(
+    optimizer: Optimizer,
+    p: Tensor,
+    zeros: tuple[str | None, ...] = (),
+    fused: bool = False,
+    **scalars: float,
+) -> dict[str, Any]:
     """`optimizer.state[p]`, created on first use as ``{"step": 0, **scalars, **zeros_like(p)}``
     in that key order; a None entry in `zeros` is skipped (state that a flag turns off). A
     `fused` group's step lives on the parameter's device (`scalar_state`)."""
@@ -53,8 +68,7 @@ def check_betas(betas: tuple[float, float]) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
-def check_adam_args(lr: float, eps: float, betas: tuple[float, float],
-                    weight_decay: float) -> None:
+def check_adam_args(lr: float, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
     """The checks of the Adam family's constructors, in PyTorch's order and words."""
     check_non_negative(lr=lr, eps=eps)
     check_betas(betas)

@@ -1,4 +1,5 @@
 """Adadelta (PyTorch's single-tensor update rule, step for step)."""
+
 from __future__ import annotations
 
 from ._per_param import PerParameterOptimizer, lazy_state, weight_decayed
@@ -11,17 +12,34 @@ class Adadelta(PerParameterOptimizer):
     """Adadelta (Zeiler, 2012): v = ρ v + (1 - ρ) g²; Δ = sqrt(u + eps) / sqrt(v + eps) * g;
     u = ρ u + (1 - ρ) Δ²; p -= lr * Δ (g includes the L2 `weight_decay` term)."""
 
-    def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
-                 weight_decay: float = 0, foreach: bool | None = None, *,
-                 capturable: bool = False, maximize: bool = False,
-                 differentiable: bool = False) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         check_non_negative(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         check_non_negative(eps=eps, weight_decay=weight_decay)
         reject_differentiable("Adadelta", differentiable)
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        capturable=capturable, foreach=foreach, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            capturable=capturable,
+            foreach=foreach,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group) -> None:

@@ -1,4 +1,5 @@
 """Adagrad (PyTorch's update rule, step for step)."""
+
 from __future__ import annotations
 
 from ..ops import aten
@@ -17,16 +18,39 @@ class Adagrad(MultiTensorOptimizer):
 
     _fused_op = "_fused_adagrad_"
 
-    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10,
-                 foreach: bool | None = None, *, maximize: bool = False,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
-        check_non_negative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                           initial_accumulator_value=initial_accumulator_value, eps=eps)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        check_non_negative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         reject_differentiable("Adagrad", differentiable)
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         check_fused_args(self, defaults)
         # PyTorch creates Adagrad's state eagerly
@@ -39,10 +63,20 @@ class Adagrad(MultiTensorOptimizer):
     def _multi_update(self, group, params, grads, fused) -> None:
         states = [self.state[p] for p in params]
         steps = [s["step"] for s in states]
-        self.run_update(group, fused, params, grads, [s["sum"] for s in states], steps,
-                        counters=steps, lr=group["lr"], lr_decay=group["lr_decay"],
-                        weight_decay=group["weight_decay"], eps=group["eps"],
-                        maximize=group["maximize"])
+        self.run_update(
+            group,
+            fused,
+            params,
+            grads,
+            [s["sum"] for s in states],
+            steps,
+            counters=steps,
+            lr=group["lr"],
+            lr_decay=group["lr_decay"],
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
+            maximize=group["maximize"],
+        )
 
     def _update(self, p, grad, group) -> None:
         state = self.state[p]

@@ -1,4 +1,5 @@
 """Adam and AdamW (PyTorch's single-tensor update rules, step for step)."""
+
 from __future__ import annotations
 
 from ..ops import aten
@@ -49,17 +50,37 @@ class Adam(MultiTensorOptimizer):
 
     _added_group_keys = {"decoupled_weight_decay": False}
 
-    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False, fused: bool | None = None,
-                 decoupled_weight_decay: bool = False) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
         check_adam_args(lr, eps, betas, weight_decay)
         reject_differentiable(type(self).__name__, differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
-                        capturable=capturable, differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
         check_fused_args(self, defaults)
 
@@ -67,21 +88,36 @@ class Adam(MultiTensorOptimizer):
         return "_fused_adamw_" if group["decoupled_weight_decay"] else "_fused_adam_"
 
     def _state(self, p, group):
-        return lazy_state(self, p, ("exp_avg", "exp_avg_sq",
-                                    "max_exp_avg_sq" if group["amsgrad"] else None),
-                          fused=bool(group["fused"]))
+        return lazy_state(
+            self,
+            p,
+            ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if group["amsgrad"] else None),
+            fused=bool(group["fused"]),
+        )
 
     def _multi_update(self, group, params, grads, fused) -> None:
         states = [self._state(p, group) for p in params]
         steps = [s["step"] for s in states]
         beta1, beta2 = group["betas"]
         amsgrad = group["amsgrad"]
-        self.run_update(group, fused, params, grads, [s["exp_avg"] for s in states],
-                        [s["exp_avg_sq"] for s in states],
-                        [s["max_exp_avg_sq"] for s in states] if amsgrad else [], steps,
-                        counters=steps, lr=group["lr"], beta1=beta1, beta2=beta2,
-                        weight_decay=group["weight_decay"], eps=group["eps"], amsgrad=amsgrad,
-                        maximize=group["maximize"])
+        self.run_update(
+            group,
+            fused,
+            params,
+            grads,
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
+            steps,
+            counters=steps,
+            lr=group["lr"],
+            beta1=beta1,
+            beta2=beta2,
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
+            amsgrad=amsgrad,
+            maximize=group["maximize"],
+        )
 
     def _update(self, p, grad, group) -> None:
         beta1, beta2 = group["betas"]
@@ -93,10 +129,10 @@ class Adam(MultiTensorOptimizer):
         update_adam_moments(state, grad, group["betas"])
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         step = step_t.item()
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
         step_size = lr / bias_correction1
-        bias_correction2_sqrt = bias_correction2 ** 0.5
+        bias_correction2_sqrt = bias_correction2**0.5
         second_moment = exp_avg_sq
         if amsgrad:
             second_moment = state["max_exp_avg_sq"]
@@ -108,14 +144,35 @@ class Adam(MultiTensorOptimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter); weight_decay defaults to 1e-2."""
 
-    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused,
-                         decoupled_weight_decay=True)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)

@@ -1,4 +1,5 @@
 """Adamax (PyTorch's single-tensor update rule, step for step)."""
+
 from __future__ import annotations
 
 from ..ops import aten
@@ -12,14 +13,31 @@ class Adamax(PerParameterOptimizer):
     """Adamax, Adam's infinity-norm variant (Kingma & Ba, section 7): m = lerp(m, g, 1 - β1);
     u = max(β2 u, |g| + eps); p -= lr / (1 - β1^t) * m / u."""
 
-    def __init__(self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
-                 maximize: bool = False, differentiable: bool = False,
-                 capturable: bool = False) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
         check_adam_args(lr, eps, betas, weight_decay)
         reject_differentiable("Adamax", differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group) -> None:

@@ -1,4 +1,5 @@
 """ASGD, averaged stochastic gradient descent (PyTorch's single-tensor update rule)."""
+
 from __future__ import annotations
 
 from ._per_param import PerParameterOptimizer, lazy_state, scalar_state, weight_decayed
@@ -13,15 +14,32 @@ class ASGD(PerParameterOptimizer):
     η = lr / (1 + λ lr t)^α and μ = 1 / max(1, t - t0). η and μ are float32 scalars in state,
     as in PyTorch."""
 
-    def __init__(self, params, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
-                 t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
-                 maximize: bool = False, differentiable: bool = False,
-                 capturable: bool = False) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        lambd: float = 1e-4,
+        alpha: float = 0.75,
+        t0: float = 1e6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
         check_non_negative(lr=lr, weight_decay=weight_decay)
         reject_differentiable("ASGD", differentiable)
-        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                        foreach=foreach, maximize=maximize, differentiable=differentiable,
-                        capturable=capturable)
+        defaults = dict(
+            lr=lr,
+            lambd=lambd,
+            alpha=alpha,
+            t0=t0,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group) -> None:
@@ -42,4 +60,3 @@ class ASGD(PerParameterOptimizer):
         # to float32 even where a loaded state holds eta and mu in float64)
         eta.copy_(scalar_state(lr / ((1 + lambd * lr * step) ** group["alpha"])))
         mu.copy_(scalar_state(1 / max(1, step - group["t0"])))
-

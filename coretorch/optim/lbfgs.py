@@ -1,5 +1,6 @@
 """L-BFGS (PyTorch's implementation, heavily inspired by minFunc), with an optional strong-Wolfe
 line search."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -21,15 +22,29 @@ class LBFGS(Optimizer):
     otherwise the step is `lr` (the first scaled by min(1, 1/|g|₁)).
     """
 
-    def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
-                 tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
-                 history_size: int = 100, line_search_fn: str | None = None) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 1,
+        max_iter: int = 20,
+        max_eval: int | None = None,
+        tolerance_grad: float = 1e-7,
+        tolerance_change: float = 1e-9,
+        history_size: int = 100,
+        line_search_fn: str | None = None,
+    ) -> None:
         check_non_negative(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
-                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
-                        history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -48,15 +63,19 @@ class LBFGS(Optimizer):
         return n
 
     def _gather_flat_grad(self):
-        views = [aten.zeros(p.numel(), dtype=p.dtype, device=p.device) if p.grad is None
-                 else p.grad.reshape(-1) for p in self._params]
+        views = [
+            aten.zeros(p.numel(), dtype=p.dtype, device=p.device)
+            if p.grad is None
+            else p.grad.reshape(-1)
+            for p in self._params
+        ]
         return aten.cat(views, 0)
 
     def _add_grad(self, step_size, update) -> None:
         offset = 0
         for p in self._params:
             numel = p.numel()
-            p.add_(update[offset:offset + numel].view_as(p), alpha=step_size)
+            p.add_(update[offset : offset + numel].view_as(p), alpha=step_size)
             offset += numel
 
     def _clone_param(self) -> list:
@@ -77,8 +96,9 @@ class LBFGS(Optimizer):
     def step(self, closure: Callable):
         """Run up to `max_iter` L-BFGS iterations; returns the loss of the first evaluation."""
         if closure is None:
-            raise RuntimeError("LBFGS.step() requires a closure that reevaluates the model and "
-                               "returns the loss")
+            raise RuntimeError(
+                "LBFGS.step() requires a closure that reevaluates the model and returns the loss"
+            )
         group = self.param_groups[0]
         lr = group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]
@@ -169,7 +189,8 @@ class LBFGS(Optimizer):
                     return self._directional_evaluate(evaluate, x, t, d)
 
                 loss, flat_grad, t, ls_func_evals = strong_wolfe(
-                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
+                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals
+                )
                 self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
             else:
@@ -192,6 +213,14 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(
+            d=d,
+            t=t,
+            old_dirs=old_dirs,
+            old_stps=old_stps,
+            ro=ro,
+            H_diag=H_diag,
+            prev_flat_grad=prev_flat_grad,
+            prev_loss=prev_loss,
+        )
         return orig_loss

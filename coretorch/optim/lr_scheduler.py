@@ -3,6 +3,7 @@ so lr sequences match PyTorch's float for float).
 
 This module holds the epoch-wise schedules; the cyclic ones, ReduceLROnPlateau and the
 combinators live beside it and are re-exported here under PyTorch's names."""
+
 from __future__ import annotations
 
 import math
@@ -17,10 +18,24 @@ from ._lr_cyclic import CyclicLR, OneCycleLR
 from ._lr_plateau import ReduceLROnPlateau
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
-           "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts",
-           "OneCycleLR"]
+__all__ = [
+    "LRScheduler",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "PolynomialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+]
 
 
 class _LRScheduler(LRScheduler):
@@ -31,15 +46,17 @@ class _LambdaScheduler(LRScheduler):
     """A scheduler driven by one function of the epoch per param group; callable objects'
     ``__dict__`` is saved in the state dict, plain functions and lambdas are not."""
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list, last_epoch: int = -1
+    ) -> None:
         self.optimizer = optimizer
         if not isinstance(lr_lambda, (list, tuple)):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
         else:
             if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}")
+                raise ValueError(
+                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
+                )
             self.lr_lambdas = list(lr_lambda)
         for fn in self.lr_lambdas:
             if not callable(fn):
@@ -48,8 +65,10 @@ class _LambdaScheduler(LRScheduler):
 
     def state_dict(self) -> dict[str, Any]:
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                            for fn in self.lr_lambdas]
+        sd["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+            for fn in self.lr_lambdas
+        ]
         return sd
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -65,8 +84,10 @@ class LambdaLR(_LambdaScheduler):
     """lr = initial_lr * lr_lambda(epoch) (one function, or one per param group)."""
 
     def get_lr(self) -> list[float]:
-        return [base_lr * lmbda(self.last_epoch)
-                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [
+            base_lr * lmbda(self.last_epoch)
+            for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)
+        ]
 
 
 class MultiplicativeLR(_LambdaScheduler):
@@ -75,8 +96,10 @@ class MultiplicativeLR(_LambdaScheduler):
     def get_lr(self) -> list[float]:
         if self._is_initial:
             return self._current_lrs()
-        return [group["lr"] * lmbda(self.last_epoch)
-                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [
+            group["lr"] * lmbda(self.last_epoch)
+            for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -100,8 +123,9 @@ class StepLR(LRScheduler):
     step_size: int
     gamma: float
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self._setup(optimizer, last_epoch, step_size=step_size, gamma=gamma)
 
     def get_lr(self) -> list[float]:
@@ -110,8 +134,9 @@ class StepLR(LRScheduler):
         return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
+        ]
 
 
 class MultiStepLR(LRScheduler):
@@ -121,8 +146,13 @@ class MultiStepLR(LRScheduler):
     milestones: Counter[int]
     gamma: float
 
-    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
         self._setup(optimizer, last_epoch, milestones=Counter(milestones), gamma=gamma)
 
     def get_lr(self) -> list[float]:
@@ -132,8 +162,10 @@ class MultiStepLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list[float]:
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
+            for base_lr in self.base_lrs
+        ]
 
 
 class ConstantLR(LRScheduler):
@@ -143,8 +175,13 @@ class ConstantLR(LRScheduler):
     factor: float
     total_iters: int
 
-    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self._setup(optimizer, last_epoch, factor=factor, total_iters=total_iters)
@@ -157,8 +194,10 @@ class ConstantLR(LRScheduler):
         return self._scaled_lrs(1.0 / self.factor)
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
 
 
 class LinearLR(LRScheduler):
@@ -170,15 +209,28 @@ class LinearLR(LRScheduler):
     end_factor: float
     total_iters: int
 
-    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
-                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
-                             "less or equal to 1.")
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and "
+                "less or equal to 1."
+            )
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
-        self._setup(optimizer, last_epoch, start_factor=start_factor, end_factor=end_factor,
-                    total_iters=total_iters)
+        self._setup(
+            optimizer,
+            last_epoch,
+            start_factor=start_factor,
+            end_factor=end_factor,
+            total_iters=total_iters,
+        )
 
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0:
@@ -186,13 +238,21 @@ class LinearLR(LRScheduler):
         if self._is_initial or self.last_epoch > self.total_iters:
             return self._current_lrs()
         delta = self.end_factor - self.start_factor
-        return self._scaled_lrs(1.0 + delta / (self.total_iters * self.start_factor
-                                               + (self.last_epoch - 1) * delta))
+        return self._scaled_lrs(
+            1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
+        )
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
-                           * min(self.total_iters, self.last_epoch) / self.total_iters)
-                for base_lr in self.base_lrs]
+        return [
+            base_lr
+            * (
+                self.start_factor
+                + (self.end_factor - self.start_factor)
+                * min(self.total_iters, self.last_epoch)
+                / self.total_iters
+            )
+            for base_lr in self.base_lrs
+        ]
 
 
 class ExponentialLR(LRScheduler):
@@ -210,7 +270,7 @@ class ExponentialLR(LRScheduler):
         return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
@@ -220,20 +280,26 @@ class PolynomialLR(LRScheduler):
     total_iters: int
     power: float
 
-    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
         self._setup(optimizer, last_epoch, total_iters=total_iters, power=power)
 
     def get_lr(self) -> list[float]:
         if self._is_initial or self.last_epoch > self.total_iters:
             return self._current_lrs()
-        decay = ((1.0 - self.last_epoch / self.total_iters)
-                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        decay = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return self._scaled_lrs(decay)
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
-                ** self.power for base_lr in self.base_lrs]
+        return [
+            base_lr
+            * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
 
 
 def _cosine(eta_min: float, base_lr: float, t_cur: float, t_max: float) -> float:
@@ -248,8 +314,9 @@ class CosineAnnealingLR(LRScheduler):
     T_max: int
     eta_min: float
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
         self._setup(optimizer, last_epoch, T_max=T_max, eta_min=eta_min)
 
     def get_lr(self) -> list[float]:
@@ -259,15 +326,22 @@ class CosineAnnealingLR(LRScheduler):
         if self._step_count == 1 and self.last_epoch > 0:
             return self._get_closed_form_lr()
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
-            return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max))
-                    / 2 for base_lr, group in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
-                / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
-                * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+            return [
+                group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+                for base_lr, group in zip(self.base_lrs, groups)
+            ]
+        return [
+            (1 + math.cos(math.pi * self.last_epoch / self.T_max))
+            / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
+            * (group["lr"] - self.eta_min)
+            + self.eta_min
+            for group in groups
+        ]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [_cosine(self.eta_min, base_lr, self.last_epoch, self.T_max)
-                for base_lr in self.base_lrs]
+        return [
+            _cosine(self.eta_min, base_lr, self.last_epoch, self.T_max) for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -281,17 +355,31 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     eta_min: float
     T_cur: float
 
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        T_0: int,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        last_epoch: int = -1,
+    ) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
-            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type "
-                             f"{type(eta_min)}")
-        self._setup(optimizer, last_epoch, T_0=T_0, T_i=T_0, T_mult=T_mult, eta_min=eta_min,
-                    T_cur=last_epoch)
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self._setup(
+            optimizer,
+            last_epoch,
+            T_0=T_0,
+            T_i=T_0,
+            T_mult=T_mult,
+            eta_min=eta_min,
+            T_cur=last_epoch,
+        )
 
     def get_lr(self) -> list[float]:
         return [_cosine(self.eta_min, base_lr, self.T_cur, self.T_i) for base_lr in self.base_lrs]
@@ -315,8 +403,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                     self.T_cur = epoch % self.T_0
                 else:
                     n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch

@@ -1,8 +1,14 @@
 """NAdam (PyTorch's single-tensor update rule, step for step)."""
+
 from __future__ import annotations
 
-from ._per_param import (PerParameterOptimizer, check_adam_args, lazy_state,
-                         update_adam_moments, weight_decayed)
+from ._per_param import (
+    PerParameterOptimizer,
+    check_adam_args,
+    lazy_state,
+    update_adam_moments,
+    weight_decayed,
+)
 from .optimizer import check_non_negative, reject_differentiable
 
 __all__ = ["NAdam"]
@@ -15,18 +21,36 @@ class NAdam(PerParameterOptimizer):
 
     _added_group_keys = {"decoupled_weight_decay": False}
 
-    def __init__(self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
-                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
-                 maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         check_adam_args(lr, eps, betas, weight_decay)
         check_non_negative(momentum_decay=momentum_decay)
         reject_differentiable("NAdam", differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        momentum_decay=momentum_decay,
-                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group) -> None:
@@ -36,7 +60,7 @@ class NAdam(PerParameterOptimizer):
         step_t, mu_product = state["step"], state["mu_product"]
         step_t.add_(1)
         step = step_t.item()
-        bias_correction2 = 1 - beta2 ** step
+        bias_correction2 = 1 - beta2**step
         grad = weight_decayed(p, grad, group)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * psi)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * psi)))

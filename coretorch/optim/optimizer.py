@@ -4,6 +4,7 @@ Holds `param_groups` (dicts with "params" and the hyper-parameters), per-paramet
 saves/loads both through `state_dict` with parameters replaced by their index, as PyTorch does.
 Subclasses implement `step`, which runs under no_grad and updates parameters in place.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,9 +19,16 @@ from ..nn.modules.module import RemovableHandle, zero_grads
 from ..record_function import record_function, state as _rf_state
 from ..tensor.tensor import Tensor
 
-__all__ = ["Optimizer", "required", "step_with_hooks", "closure_loss", "check_non_negative",
-           "reject_differentiable", "register_optimizer_step_pre_hook",
-           "register_optimizer_step_post_hook"]
+__all__ = [
+    "Optimizer",
+    "required",
+    "step_with_hooks",
+    "closure_loss",
+    "check_non_negative",
+    "reject_differentiable",
+    "register_optimizer_step_pre_hook",
+    "register_optimizer_step_post_hook",
+]
 
 # hooks run around every optimizer's step (PyTorch's global optimizer hooks)
 _global_optimizer_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
@@ -65,8 +73,10 @@ class Optimizer:
         self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + type(params).__name__)
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of "
+                "Tensors or dicts, but got " + type(params).__name__
+            )
         self.state: defaultdict[Tensor, Any] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         param_groups = list(params)
@@ -78,8 +88,7 @@ class Optimizer:
             self.add_param_group(dict(group))
 
     def __getstate__(self) -> dict:
-        return {"defaults": self.defaults, "state": self.state,
-                "param_groups": self.param_groups}
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -103,9 +112,11 @@ class Optimizer:
         if isinstance(params, Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, "
-                            "but the ordering of tensors in sets will change between runs. "
-                            "Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, "
+                "but the ordering of tensors in sets will change between runs. "
+                "Please use a list instead."
+            )
         else:
             param_group["params"] = list(params)
         extracted, names = [], []
@@ -116,26 +127,34 @@ class Optimizer:
             else:
                 extracted.append(p)
         if names and len(names) != len(extracted):
-            raise ValueError("all optimizer params should be with/without names. Some param "
-                             "names are missing")
+            raise ValueError(
+                "all optimizer params should be with/without names. Some param names are missing"
+            )
         param_group["params"] = extracted
         if names:
             param_group["param_names"] = names
         for p in extracted:
             if not isinstance(p, Tensor):
-                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
-                                f"{type(p).__name__}")
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(p).__name__}"
+                )
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required "
-                                 f"optimization parameter {name}")
+                raise ValueError(
+                    f"parameter group didn't specify a value of required "
+                    f"optimization parameter {name}"
+                )
             param_group.setdefault(name, default)
         ids = [id(p) for p in extracted]
         if len(set(ids)) != len(ids):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error", stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in "
+                "future, this will cause an error",
+                stacklevel=3,
+            )
         seen: set[int] = set()
         for group in self.param_groups:
             seen.update(id(p) for p in group["params"])
@@ -170,15 +189,19 @@ class Optimizer:
         return handle
 
     def _run_pre_hooks(self, args, kwargs) -> None:
-        for hook in [*_global_optimizer_pre_hooks.values(),
-                     *self._optimizer_step_pre_hooks.values()]:
+        for hook in [
+            *_global_optimizer_pre_hooks.values(),
+            *self._optimizer_step_pre_hooks.values(),
+        ]:
             res = hook(self, args, kwargs)
             if res is not None:
                 raise RuntimeError("optimizer step pre-hooks must return None in coretorch")
 
     def _run_post_hooks(self, args, kwargs) -> None:
-        for hook in [*self._optimizer_step_post_hooks.values(),
-                     *_global_optimizer_post_hooks.values()]:
+        for hook in [
+            *self._optimizer_step_post_hooks.values(),
+            *_global_optimizer_post_hooks.values(),
+        ]:
             hook(self, args, kwargs)
 
     # ---- state dict -----------------------------------------------------------------------
@@ -191,15 +214,19 @@ class Optimizer:
         def pack_group(group):
             nonlocal start
             packed = {k: v for k, v in group.items() if k != "params"}
-            mapping.update((id(p), i) for i, p in enumerate(group["params"], start)
-                           if id(p) not in mapping)
+            mapping.update(
+                (id(p), i) for i, p in enumerate(group["params"], start) if id(p) not in mapping
+            )
             packed["params"] = [mapping[id(p)] for p in group["params"]]
             start += len(packed["params"])
             return packed
 
         groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {mapping[id(k)]: v for k, v in self.state.items()
-                        if isinstance(k, Tensor) and id(k) in mapping}
+        packed_state = {
+            mapping[id(k)]: v
+            for k, v in self.state.items()
+            if isinstance(k, Tensor) and id(k) in mapping
+        }
         return {"state": packed_state, "param_groups": groups}
 
     @staticmethod
@@ -224,10 +251,16 @@ class Optimizer:
         param_lens = (len(g["params"]) for g in groups)
         saved_lens = (len(g["params"]) for g in saved_groups)
         if any(p_len != s_len for p_len, s_len in zip(param_lens, saved_lens)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                             "the size of optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match "
+                "the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+            )
+        )
 
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
@@ -253,13 +286,18 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             return new_group
 
-        self.__setstate__({"state": state, "param_groups": [
-            update_group(g, ng) for g, ng in zip(groups, saved_groups)]})
+        self.__setstate__(
+            {
+                "state": state,
+                "param_groups": [update_group(g, ng) for g, ng in zip(groups, saved_groups)],
+            }
+        )
 
 
 def step_with_hooks(step_fn):
     """Decorate an optimizer's step: no_grad, the registered pre/post step hooks (global ones
     included), and a ``Optimizer.step#<class>.step`` region while an observer records."""
+
     @functools.wraps(step_fn)
     def step(self, *args, **kwargs):
         if _rf_state.active:
@@ -272,6 +310,7 @@ def step_with_hooks(step_fn):
         if self._optimizer_step_post_hooks or _global_optimizer_post_hooks:
             self._run_post_hooks(args, kwargs)
         return out
+
     return step
 
 
@@ -304,5 +343,6 @@ def check_non_negative(**hyperparams: float) -> None:
 def reject_differentiable(optimizer_name: str, differentiable: bool) -> None:
     """coretorch has no differentiable optimizer steps: refuse ``differentiable=True``."""
     if differentiable:
-        raise NotImplementedError(f"{optimizer_name}(differentiable=True) is not supported by "
-                                  f"coretorch")
+        raise NotImplementedError(
+            f"{optimizer_name}(differentiable=True) is not supported by coretorch"
+        )

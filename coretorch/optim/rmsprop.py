@@ -1,4 +1,5 @@
 """RMSprop (PyTorch's update rule, step for step)."""
+
 from __future__ import annotations
 
 from ._multi_tensor import MultiTensorOptimizer, check_fused_args
@@ -20,34 +21,72 @@ class RMSprop(MultiTensorOptimizer):
     _fused_op = "_fused_rmsprop_"
     _added_group_keys = {"fused": None}
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0, momentum: float = 0, centered: bool = False,
-                 capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
-        check_non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
-                           alpha=alpha)
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        check_non_negative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         reject_differentiable("RMSprop", differentiable)
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         check_fused_args(self, defaults)
 
     def _state(self, p, group):
-        return lazy_state(self, p, ("square_avg",
-                                    "momentum_buffer" if group["momentum"] > 0 else None,
-                                    "grad_avg" if group["centered"] else None))
+        return lazy_state(
+            self,
+            p,
+            (
+                "square_avg",
+                "momentum_buffer" if group["momentum"] > 0 else None,
+                "grad_avg" if group["centered"] else None,
+            ),
+        )
 
     def _multi_update(self, group, params, grads, fused) -> None:
         states = [self._state(p, group) for p in params]
         centered, momentum = group["centered"], group["momentum"]
-        self.run_update(group, fused, params, grads, [s["square_avg"] for s in states],
-                        [s["grad_avg"] for s in states] if centered else [],
-                        [s["momentum_buffer"] for s in states] if momentum > 0 else [],
-                        lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                        weight_decay=group["weight_decay"], momentum=momentum,
-                        centered=centered, maximize=group["maximize"],
-                        counters=[s["step"] for s in states])
+        self.run_update(
+            group,
+            fused,
+            params,
+            grads,
+            [s["square_avg"] for s in states],
+            [s["grad_avg"] for s in states] if centered else [],
+            [s["momentum_buffer"] for s in states] if momentum > 0 else [],
+            lr=group["lr"],
+            alpha=group["alpha"],
+            eps=group["eps"],
+            weight_decay=group["weight_decay"],
+            momentum=momentum,
+            centered=centered,
+            maximize=group["maximize"],
+            counters=[s["step"] for s in states],
+        )
 
     def _update(self, p, grad, group) -> None:
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]

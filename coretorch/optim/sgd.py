@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize (PyTorch's update
 rule, step for step)."""
+
 from __future__ import annotations
 
 from ..ops import aten
@@ -47,10 +48,20 @@ class SGD(MultiTensorOptimizer):
 
     _fused_op = "_fused_sgd_"
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False,
-                 fused: bool | None = None) -> None:
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -58,9 +69,17 @@ class SGD(MultiTensorOptimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         reject_differentiable("SGD", differentiable)
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
-                        foreach=foreach, differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
@@ -81,14 +100,30 @@ class SGD(MultiTensorOptimizer):
             bufs[i] = states[i]["momentum_buffer"] = aten.empty_like(grads[i])
         for idx, first in ((new, True), (old, False)):
             if idx:
-                self._sgd_lists(group, fused, [params[i] for i in idx], [grads[i] for i in idx],
-                                [bufs[i] for i in idx], first)
+                self._sgd_lists(
+                    group,
+                    fused,
+                    [params[i] for i in idx],
+                    [grads[i] for i in idx],
+                    [bufs[i] for i in idx],
+                    first,
+                )
 
     def _sgd_lists(self, group, fused, params, grads, bufs, first) -> None:
-        self.run_update(group, fused, params, grads, bufs, weight_decay=group["weight_decay"],
-                        momentum=group["momentum"], lr=group["lr"],
-                        dampening=group["dampening"], nesterov=group["nesterov"],
-                        maximize=group["maximize"], is_first_step=first)
+        self.run_update(
+            group,
+            fused,
+            params,
+            grads,
+            bufs,
+            weight_decay=group["weight_decay"],
+            momentum=group["momentum"],
+            lr=group["lr"],
+            dampening=group["dampening"],
+            nesterov=group["nesterov"],
+            maximize=group["maximize"],
+            is_first_step=first,
+        )
 
     def _update(self, p, grad, group) -> None:
         momentum = group["momentum"]

@@ -1,5 +1,6 @@
 """Stochastic weight averaging and exponential moving averages of a model's weights (mirrors
 ``torch.optim.swa_utils``): `AveragedModel`, the averaging functions, `SWALR` and `update_bn`."""
+
 from __future__ import annotations
 
 import itertools
@@ -17,8 +18,15 @@ from ..tensor.tensor import Tensor
 from ._lr_base import LRScheduler, format_param
 from .optimizer import Optimizer
 
-__all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
-           "get_ema_avg_fn", "get_swa_avg_fn"]
+__all__ = [
+    "AveragedModel",
+    "update_bn",
+    "SWALR",
+    "get_ema_multi_avg_fn",
+    "get_swa_multi_avg_fn",
+    "get_ema_avg_fn",
+    "get_swa_avg_fn",
+]
 
 # devices where PyTorch averages a list of tensors with foreach kernels (lerp) instead of the
 # per-tensor `get_swa_avg_fn` formula; the two round differently
@@ -27,8 +35,9 @@ _FOREACH_DEVICES = ("cuda",)
 
 def _check_decay(decay: float) -> None:
     if decay < 0.0 or decay > 1.0:
-        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] "
-                         f"range.")
+        raise ValueError(
+            f"Invalid decay value {decay} provided. Please provide a value in [0,1] range."
+        )
 
 
 def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
@@ -44,6 +53,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
             else:
                 for p_ema, p_model in zip(ema_param_list, current_param_list):
                     p_ema.copy_(p_ema * decay + p_model * (1 - decay))
+
     return ema_update
 
 
@@ -64,6 +74,7 @@ def get_swa_multi_avg_fn() -> Callable:
                         p_avg.addcdiv_(diff, num_averaged + 1)
                     else:
                         p_avg.add_(diff, alpha=1.0 / (num_averaged + 1))
+
     return swa_update
 
 
@@ -75,6 +86,7 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable:
     def ema_update(ema_param: Tensor, current_param: Tensor, num_averaged) -> Tensor:
         with no_grad():
             return decay * ema_param + (1 - decay) * current_param
+
     return ema_update
 
 
@@ -85,6 +97,7 @@ def get_swa_avg_fn() -> Callable:
     def swa_update(averaged_param: Tensor, current_param: Tensor, num_averaged) -> Tensor:
         with no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
+
     return swa_update
 
 
@@ -95,8 +108,14 @@ class AveragedModel(Module):
     ``multi_avg_fn=get_ema_multi_avg_fn(0.999)`` for an EMA. With `use_buffers` the buffers are
     averaged too; otherwise they are copied from the model."""
 
-    def __init__(self, model: Module, device=None, avg_fn: Callable | None = None,
-                 multi_avg_fn: Callable | None = None, use_buffers: bool = False) -> None:
+    def __init__(
+        self,
+        model: Module,
+        device=None,
+        avg_fn: Callable | None = None,
+        multi_avg_fn: Callable | None = None,
+        use_buffers: bool = False,
+    ) -> None:
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
@@ -190,18 +209,24 @@ class SWALR(LRScheduler):
     """Anneal each group's lr to its `swa_lr` over `anneal_epochs` epochs ("cos" or
     "linear"), then hold it; used during the SWA phase of training."""
 
-    def __init__(self, optimizer: Optimizer, swa_lr, anneal_epochs: int = 10,
-                 anneal_strategy: str = "cos", last_epoch: int = -1) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        swa_lr,
+        anneal_epochs: int = 10,
+        anneal_strategy: str = "cos",
+        last_epoch: int = -1,
+    ) -> None:
         swa_lrs = format_param("swa_lr", optimizer, swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
-                             f"{anneal_strategy}")
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
         self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
-            raise ValueError(f"anneal_epochs must be equal or greater than 0, got "
-                             f"{anneal_epochs}")
+            raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
@@ -221,24 +246,31 @@ class SWALR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use "
+                "`get_last_lr()`.",
+                UserWarning,
+                stacklevel=2,
+            )
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)
         prev_t = max(0, min(1, (step - 1) / max(1, self.anneal_epochs)))
         prev_alpha = self.anneal_func(prev_t)
-        prev_lrs = [self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
-                    for group in self.optimizer.param_groups]
+        prev_lrs = [
+            self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
+            for group in self.optimizer.param_groups
+        ]
         t = max(0, min(1, step / max(1, self.anneal_epochs)))
         alpha = self.anneal_func(t)
-        return [group["swa_lr"] * alpha + lr * (1 - alpha)
-                for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
+        return [
+            group["swa_lr"] * alpha + lr * (1 - alpha)
+            for group, lr in zip(self.optimizer.param_groups, prev_lrs)
+        ]
 
     def _set_anneal_func(self, anneal_strategy: str) -> None:
         self._anneal_strategy = anneal_strategy
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
-            self._linear_anneal
+        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
 
     def state_dict(self) -> dict[str, Any]:
         """The attributes except the optimizer and the annealing function."""

@@ -4,6 +4,7 @@
 They are served by the coretorch-profiler distribution, imported on first use: the core does
 not depend on it, and a missing profiler is reported when a name is used.
 """
+
 from __future__ import annotations
 
 from ._lazy import lazy_module

@@ -1,11 +1,11 @@
 """Namespaces whose names live in the coretorch-profiler distribution, imported on first use."""
+
 from __future__ import annotations
 
 import importlib
 from typing import Callable
 
-_INSTALL = ("pip install coretorch-profiler (from a checkout of coretorch: "
-            "pip install -e profiler)")
+_INSTALL = "pip install coretorch-profiler (from a checkout of coretorch: pip install -e profiler)"
 
 
 def load(namespace: str, target: str):
@@ -17,11 +17,14 @@ def load(namespace: str, target: str):
             raise
         raise ModuleNotFoundError(
             f"{namespace} needs the coretorch-profiler distribution, which is not installed: "
-            f"{_INSTALL}", name="coretorch_profiler") from None
+            f"{_INSTALL}",
+            name="coretorch_profiler",
+        ) from None
 
 
 def lazy_module(namespace: str, target: str) -> tuple[Callable, Callable]:
     """(__getattr__, __dir__) of a module forwarding every public name to `target`."""
+
     def __getattr__(name: str):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -33,4 +36,5 @@ def lazy_module(namespace: str, target: str) -> tuple[Callable, Callable]:
 
     def __dir__() -> list[str]:
         return sorted(load(namespace, target).__all__)
+
     return __getattr__, __dir__

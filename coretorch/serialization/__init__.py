@@ -20,6 +20,7 @@ shared storage when saved share it when loaded, meta tensors stay meta, and a ma
 raises RuntimeError (`CheckpointError`) naming the file and the problem. Paths are written
 atomically (`coretorch.utils.atomic_write`).
 """
+
 from __future__ import annotations
 
 import os
@@ -33,18 +34,31 @@ from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals
 
 # the readers and writers are imported on first use: `import coretorch` stays cheap
 
-__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "get_unsafe_globals_in_checkpoint", "CheckpointError",
-           "DEFAULT_PROTOCOL"]
+__all__ = [
+    "save",
+    "load",
+    "add_safe_globals",
+    "get_safe_globals",
+    "clear_safe_globals",
+    "safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+    "CheckpointError",
+    "DEFAULT_PROTOCOL",
+]
 
 DEFAULT_PROTOCOL = 2
 _PICKLE_ARGS = {"encoding", "errors", "fix_imports", "buffers"}
 _TRUE = ("1", "y", "yes", "true")
 
 
-def save(obj: Any, f: "str | os.PathLike[str] | BinaryIO", pickle_module: Any = None,
-         pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
-         _disable_byteorder_record: bool = False) -> None:
+def save(
+    obj: Any,
+    f: "str | os.PathLike[str] | BinaryIO",
+    pickle_module: Any = None,
+    pickle_protocol: int = DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Save `obj` to `f` (a path, written atomically, or a writable binary file object).
 
     State dicts and other plain data go to a safetensors file; any other picklable object
@@ -69,17 +83,23 @@ def save(obj: Any, f: "str | os.PathLike[str] | BinaryIO", pickle_module: Any = 
         {'step': 3, 'lr': 0.5, 'name': 'sgd'}
     """
     if pickle_module not in (None, pickle):
-        raise ValueError("save(): pickle_module must be left unset (coretorch writes tensors "
-                         "itself and pickles the rest with the standard pickle module)")
+        raise ValueError(
+            "save(): pickle_module must be left unset (coretorch writes tensors "
+            "itself and pickles the rest with the standard pickle module)"
+        )
     if not _use_new_zipfile_serialization:
-        raise NotImplementedError("save(_use_new_zipfile_serialization=False): coretorch does "
-                                  "not write PyTorch's legacy format (it reads it); leave it True")
+        raise NotImplementedError(
+            "save(_use_new_zipfile_serialization=False): coretorch does "
+            "not write PyTorch's legacy format (it reads it); leave it True"
+        )
     if _disable_byteorder_record:
-        raise NotImplementedError("save(_disable_byteorder_record=True): coretorch always "
-                                  "records the byte order")
+        raise NotImplementedError(
+            "save(_disable_byteorder_record=True): coretorch always records the byte order"
+        )
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
-        raise TypeError(f"save(): expected a path or a writable binary file, got "
-                        f"{type(f).__name__}")
+        raise TypeError(
+            f"save(): expected a path or a writable binary file, got {type(f).__name__}"
+        )
     from ..utils.atomic_write import atomic_write
     from .skeleton import plan_safetensors
     from .torch_zip import plan_torch_zip
@@ -95,16 +115,21 @@ def _weights_only(weights_only: bool | None) -> bool:
     force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
     force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE
     if force and force_no:
-        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
-                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+            "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set."
+        )
     if force:
         return True
     if weights_only is None:
         if force_no:
-            warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
-                          "the `weights_only` argument was not explicitly passed to "
-                          "`coretorch.load`, forcing weights_only=False.", UserWarning,
-                          stacklevel=3)
+            warnings.warn(
+                "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
+                "the `weights_only` argument was not explicitly passed to "
+                "`coretorch.load`, forcing weights_only=False.",
+                UserWarning,
+                stacklevel=3,
+            )
             return False
         return True
     return bool(weights_only)
@@ -117,10 +142,15 @@ def is_pickle(head: bytes) -> bool:
     return head[:1] == b"\x80" and head[8:9] != b"{"
 
 
-def load(f: "str | os.PathLike[str] | BinaryIO",
-         map_location: "str | _device | dict | Callable | None" = None, pickle_module: Any = None,
-         *, weights_only: bool | None = None, mmap: bool | None = None,
-         **pickle_load_args: Any) -> Any:
+def load(
+    f: "str | os.PathLike[str] | BinaryIO",
+    map_location: "str | _device | dict | Callable | None" = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
+) -> Any:
     """Load a checkpoint written by `save` or by ``torch.save`` (zip or legacy format), or a
     plain safetensors file, from a path or a seekable binary file object.
 
@@ -174,16 +204,19 @@ def load(f: "str | os.PathLike[str] | BinaryIO",
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     with Source.open(f, bool(mmap)) as src:
-        ctx = LoadContext(src, Placement(map_location, src.name), weights_only, pickle_module,
-                          pickle_load_args)
+        ctx = LoadContext(
+            src, Placement(map_location, src.name), weights_only, pickle_module, pickle_load_args
+        )
         head = src.read(0, min(src.size, 9), "the first bytes")
         if is_zip(head):
             reader = load_torch_zip
         elif is_pickle(head):
             if mmap:
-                raise RuntimeError("mmap can only be used with files saved with "
-                                   "`torch.save(_use_new_zipfile_serialization=True)` or "
-                                   "coretorch.save; please re-save the checkpoint to use mmap.")
+                raise RuntimeError(
+                    "mmap can only be used with files saved with "
+                    "`torch.save(_use_new_zipfile_serialization=True)` or "
+                    "coretorch.save; please re-save the checkpoint to use mmap."
+                )
             reader = load_torch_legacy
         else:
             reader = load_safetensors

@@ -1,4 +1,5 @@
 """What one `load` call carries through every format reader."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

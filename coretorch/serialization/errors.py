@@ -1,4 +1,5 @@
 """The errors `load` raises: one RuntimeError type that always names the file."""
+
 from __future__ import annotations
 
 __all__ = ["CheckpointError", "corrupt", "unsupported"]
@@ -10,8 +11,9 @@ class CheckpointError(RuntimeError):
 
 def corrupt(src: str, why: str) -> CheckpointError:
     """A file whose bytes do not follow its format (truncated, damaged, or not a checkpoint)."""
-    return CheckpointError(f"load(): {src} is not a valid checkpoint ({why}); the file is "
-                           f"truncated or corrupted")
+    return CheckpointError(
+        f"load(): {src} is not a valid checkpoint ({why}); the file is truncated or corrupted"
+    )
 
 
 def unsupported(src: str, what: str) -> CheckpointError:

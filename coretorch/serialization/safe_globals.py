@@ -3,13 +3,19 @@
 Only pickled checkpoints consult it (safetensors checkpoints hold no globals). The list is
 process-wide, as PyTorch's is.
 """
+
 from __future__ import annotations
 
 import threading
 from typing import Any, Callable, Union
 
-__all__ = ["add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-           "user_allowed_globals"]
+__all__ = [
+    "add_safe_globals",
+    "get_safe_globals",
+    "clear_safe_globals",
+    "safe_globals",
+    "user_allowed_globals",
+]
 
 SafeGlobal = Union[Callable, type, tuple]
 
@@ -20,14 +26,20 @@ _marked: set = set()
 def _check(entry: Any) -> None:
     if isinstance(entry, tuple):
         if len(entry) != 2:
-            raise ValueError(f"Expected tuple of length 2 (global, str of callable full path), "
-                             f"but got tuple of length: {len(entry)}")
+            raise ValueError(
+                f"Expected tuple of length 2 (global, str of callable full path), "
+                f"but got tuple of length: {len(entry)}"
+            )
         if type(entry[1]) is not str:
-            raise TypeError(f"Expected second item in tuple to be str of callable full path, "
-                            f"but got: {type(entry[1])}")
+            raise TypeError(
+                f"Expected second item in tuple to be str of callable full path, "
+                f"but got: {type(entry[1])}"
+            )
     elif not hasattr(entry, "__module__") or not hasattr(entry, "__qualname__"):
-        raise TypeError(f"add_safe_globals(): expected classes or functions (or (object, "
-                        f"'module.name') tuples), got {entry!r:.60}")
+        raise TypeError(
+            f"add_safe_globals(): expected classes or functions (or (object, "
+            f"'module.name') tuples), got {entry!r:.60}"
+        )
 
 
 def add_safe_globals(safe_globals: list[SafeGlobal]) -> None:
@@ -58,8 +70,8 @@ def clear_safe_globals() -> None:
 class safe_globals:
     """Context manager adding safe globals for its duration::
 
-        with coretorch.serialization.safe_globals([MyConfig]):
-            ckpt = coretorch.load(path)
+    with coretorch.serialization.safe_globals([MyConfig]):
+        ckpt = coretorch.load(path)
     """
 
     def __init__(self, safe_globals: list[SafeGlobal]):

@@ -7,6 +7,7 @@ entries tile the data section exactly (the file's real size, nothing missing, no
 Tensors are then read one at a time by offset into their own arrays (or memory-mapped), so
 loading peaks at one copy of the data. Writing streams each array after the header.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,14 @@ from .errors import corrupt
 from .source import Source
 from .stored_types import BY_SAFETENSORS, StoredType
 
-__all__ = ["MAX_HEADER_BYTES", "MAX_JSON_DEPTH", "Entry", "read_header", "parse_json",
-           "write_safetensors"]
+__all__ = [
+    "MAX_HEADER_BYTES",
+    "MAX_JSON_DEPTH",
+    "Entry",
+    "read_header",
+    "parse_json",
+    "write_safetensors",
+]
 
 MAX_HEADER_BYTES = 100_000_000
 MAX_JSON_DEPTH = 256
@@ -38,7 +45,7 @@ def json_depth(text: bytes) -> int:
     arr = np.frombuffer(_STRINGS.sub(b'""', text), np.uint8)
     depth = deepest = 0
     for i in range(0, arr.size, 1 << 20):  # in chunks: a 100 MB header needs no 800 MB cumsum
-        d = np.cumsum(_OPEN[arr[i:i + (1 << 20)]], dtype=np.int64) + depth
+        d = np.cumsum(_OPEN[arr[i : i + (1 << 20)]], dtype=np.int64) + depth
         deepest = max(deepest, int(d.max()))
         depth = int(d[-1])
     return deepest
@@ -60,8 +67,9 @@ def parse_json(text: bytes | str, src: str, what: str) -> Any:
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     depth = json_depth(raw)
     if depth > MAX_JSON_DEPTH:
-        raise corrupt(src, f"{what} nests {depth} levels deep, more than the limit of "
-                           f"{MAX_JSON_DEPTH}")
+        raise corrupt(
+            src, f"{what} nests {depth} levels deep, more than the limit of {MAX_JSON_DEPTH}"
+        )
     try:
         return json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
@@ -105,17 +113,25 @@ def _entry(name: str, info: Any, data_start: int, src: str) -> Entry:
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
         raise corrupt(src, f"{what} has shape {shape!r:.80}, not a list of non-negative integers")
     offs = info["data_offsets"]
-    if not (isinstance(offs, list) and len(offs) == 2
-            and all(type(o) is int and o >= 0 for o in offs) and offs[0] <= offs[1]):
-        raise corrupt(src, f"{what} has data_offsets {offs!r:.80}, not [begin, end] with "
-                           f"0 <= begin <= end")
+    if not (
+        isinstance(offs, list)
+        and len(offs) == 2
+        and all(type(o) is int and o >= 0 for o in offs)
+        and offs[0] <= offs[1]
+    ):
+        raise corrupt(
+            src, f"{what} has data_offsets {offs!r:.80}, not [begin, end] with 0 <= begin <= end"
+        )
     numel = 1
     for s in shape:
         numel *= s
     nbytes = offs[1] - offs[0]
     if numel * stored.itemsize != nbytes:
-        raise corrupt(src, f"{what} is {info['dtype']} of shape {shape}, which is "
-                           f"{numel * stored.itemsize} bytes, but its data_offsets span {nbytes}")
+        raise corrupt(
+            src,
+            f"{what} is {info['dtype']} of shape {shape}, which is "
+            f"{numel * stored.itemsize} bytes, but its data_offsets span {nbytes}",
+        )
     return Entry(name, stored, tuple(shape), data_start + offs[0], nbytes)
 
 
@@ -125,8 +141,9 @@ def read_header(src: Source) -> tuple[dict[str, str], dict[str, Entry]]:
         raise corrupt(src.name, f"{src.size} bytes, shorter than the 8-byte header size")
     (n,) = struct.unpack("<Q", src.read(0, 8, "the header size"))
     if n > MAX_HEADER_BYTES:
-        raise corrupt(src.name, f"the header claims {n} bytes, more than the "
-                                f"{MAX_HEADER_BYTES}-byte limit")
+        raise corrupt(
+            src.name, f"the header claims {n} bytes, more than the {MAX_HEADER_BYTES}-byte limit"
+        )
     if n > src.size - 8:
         raise corrupt(src.name, f"the header claims {n} bytes but only {src.size - 8} follow")
     header = parse_json(src.read(8, n, "the header"), src.name, "header")
@@ -143,17 +160,26 @@ def read_header(src: Source) -> tuple[dict[str, str], dict[str, Entry]]:
     pos = data_start
     for e in sorted(entries.values(), key=lambda e: (e.offset, e.nbytes)):
         if e.offset != pos:
-            raise corrupt(src.name, f"tensor {e.name!r} starts at byte {e.offset - data_start} "
-                                    f"of the data section, expected {pos - data_start}")
+            raise corrupt(
+                src.name,
+                f"tensor {e.name!r} starts at byte {e.offset - data_start} "
+                f"of the data section, expected {pos - data_start}",
+            )
         pos += e.nbytes
     if pos != src.size:
-        raise corrupt(src.name, f"the tensors need {pos - data_start} bytes of data, the file "
-                                f"has {src.size - data_start}")
+        raise corrupt(
+            src.name,
+            f"the tensors need {pos - data_start} bytes of data, the file "
+            f"has {src.size - data_start}",
+        )
     return meta, entries
 
 
-def write_safetensors(f: BinaryIO, entries: Iterable[tuple[str, StoredType, tuple, Callable]],
-                      metadata: dict[str, str]) -> None:
+def write_safetensors(
+    f: BinaryIO,
+    entries: Iterable[tuple[str, StoredType, tuple, Callable]],
+    metadata: dict[str, str],
+) -> None:
     """Write a safetensors file: entries are (name, stored type, shape, produce) where
     ``produce()`` returns the array; arrays are produced and written one at a time."""
     entries = list(entries)
@@ -163,8 +189,11 @@ def write_safetensors(f: BinaryIO, entries: Iterable[tuple[str, StoredType, tupl
         numel = 1
         for s in shape:
             numel *= s
-        header[name] = {"dtype": st.safetensors, "shape": list(shape),
-                        "data_offsets": [offset, offset + numel * st.itemsize]}
+        header[name] = {
+            "dtype": st.safetensors,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + numel * st.itemsize],
+        }
         offset += numel * st.itemsize
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     text += b" " * (-len(text) % 8)  # data starts 8-byte aligned, as safetensors writes it

@@ -8,6 +8,7 @@ span of the storage they use, and load back sharing it. An entry used by exactly
 tensor has that tensor's shape, so plain safetensors readers see ordinary tensors. Format 1
 (one contiguous entry per tensor, ``"key"``) still loads.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,8 +29,14 @@ from .context import LoadContext
 from .errors import CheckpointError, corrupt
 from .safetensors_file import MAX_JSON_DEPTH, Entry, parse_json, read_header, write_safetensors
 from .storages import base_from_array, empty_base, finish, meta_tensor, view_of
-from .stored_types import (BY_NAME, core_dtype, is_paired, paired_storage, stored_type_of,
-                           to_core_array)
+from .stored_types import (
+    BY_NAME,
+    core_dtype,
+    is_paired,
+    paired_storage,
+    stored_type_of,
+    to_core_array,
+)
 
 __all__ = ["plan_safetensors", "load_safetensors", "NotPlain", "META_KEY", "FORMAT"]
 
@@ -81,8 +88,8 @@ class _Group:
 class _Encoder:
     def __init__(self) -> None:
         self.groups: dict[tuple[int, str], _Group] = {}
-        self.records: dict[int, dict] = {}   # id(tensor) -> its record (identity kept)
-        self.keep: list[Any] = []            # what the ids refer to stays alive while encoding
+        self.records: dict[int, dict] = {}  # id(tensor) -> its record (identity kept)
+        self.keep: list[Any] = []  # what the ids refer to stays alive while encoding
         self.arrays: list[tuple[str, np.ndarray]] = []
         self.n_keys = 0
 
@@ -98,10 +105,14 @@ class _Encoder:
         if type(obj) is float:
             return obj if math.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, SparseTensor):  # its two dense tensors and its size
-            return {"__sparse_coo__": {
-                "indices": self.encode(obj._indices(), depth + 2),
-                "values": self.encode(obj._values(), depth + 2),
-                "size": list(obj.shape), "coalesced": obj.is_coalesced()}}
+            return {
+                "__sparse_coo__": {
+                    "indices": self.encode(obj._indices(), depth + 2),
+                    "values": self.encode(obj._values(), depth + 2),
+                    "size": list(obj.shape),
+                    "coalesced": obj.is_coalesced(),
+                }
+            }
         if isinstance(obj, Tensor):
             return {"__tensor__": self._tensor(obj)}
         if isinstance(obj, _dt.dtype):
@@ -131,9 +142,14 @@ class _Encoder:
             return rec
         if type(t) not in (Tensor, Parameter):
             raise NotPlain("tensor subclass")
-        rec = {"id": len(self.records), "dtype": t.dtype.name, "shape": list(t.shape),
-               "stride": list(t.stride()), "device": location(t.device),
-               "requires_grad": bool(t.requires_grad)}
+        rec = {
+            "id": len(self.records),
+            "dtype": t.dtype.name,
+            "shape": list(t.shape),
+            "stride": list(t.stride()),
+            "device": location(t.device),
+            "requires_grad": bool(t.requires_grad),
+        }
         if isinstance(t, Parameter):
             rec["parameter"] = True
         if t.device.type == "meta":
@@ -162,8 +178,13 @@ class _Encoder:
         for g in self.groups.values():
             used = [t for _, t in g.members if t.numel()]
             lo = min((t.storage_offset() for t in used), default=0)
-            hi = max((t.storage_offset() + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
-                      + 1 for t in used), default=0)
+            hi = max(
+                (
+                    t.storage_offset() + sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1
+                    for t in used
+                ),
+                default=0,
+            )
             for rec, t in g.members:
                 rec["storage"] = g.key
                 rec["offset"] = t.storage_offset() - lo if t.numel() else 0
@@ -175,11 +196,23 @@ class _Encoder:
             span = first.detach().as_strided((hi - lo,), (1,), lo)
             st = paired_storage(first.dtype)
             if st is None:
-                out.append((g.key, stored_type_of(first.dtype), shape,
-                            functools.partial(_host_array_shaped, span, shape)))
+                out.append(
+                    (
+                        g.key,
+                        stored_type_of(first.dtype),
+                        shape,
+                        functools.partial(_host_array_shaped, span, shape),
+                    )
+                )
             else:  # no safetensors code: the real view, (real, imaginary) pairs
-                out.append((g.key, st, shape + (2,),
-                            functools.partial(_host_array_pairs, span, shape, st.raw)))
+                out.append(
+                    (
+                        g.key,
+                        st,
+                        shape + (2,),
+                        functools.partial(_host_array_pairs, span, shape, st.raw),
+                    )
+                )
         for key, a in self.arrays:
             out.append((key, BY_NAME[a.dtype.name], a.shape, functools.partial(_same, a)))
         # widest items first: every entry then starts aligned to its item size
@@ -196,12 +229,12 @@ def plan_safetensors(obj: Any) -> Callable[[BinaryIO], None] | None:
     except NotPlain:
         return None
     entries = enc.entries()
-    doc = json.dumps({"format": FORMAT, "object": skeleton}, separators=(",", ":"),
-                     allow_nan=False)
+    doc = json.dumps({"format": FORMAT, "object": skeleton}, separators=(",", ":"), allow_nan=False)
     return lambda f: write_safetensors(f, entries, {META_KEY: doc})
 
 
 # ---- loading --------------------------------------------------------------------------------
+
 
 class _Decoder:
     def __init__(self, ctx: LoadContext, entries: dict[str, Entry], version: int):
@@ -218,7 +251,7 @@ class _Decoder:
             return node
         if len(node) != 1:
             raise corrupt(self.src, f"unexpected node with keys {sorted(node)[:5]}")
-        (tag, value), = node.items()
+        ((tag, value),) = node.items()
         if tag == "__tensor__":
             return self._tensor(value)
         if tag in ("__dict__", "__odict__"):
@@ -265,17 +298,25 @@ class _Decoder:
 
     def _sparse(self, info: Any) -> Tensor:
         if not isinstance(info, dict) or set(info) != {"indices", "values", "size", "coalesced"}:
-            raise corrupt(self.src, "a sparse_coo record is not {indices, values, size, "
-                                    "coalesced}")
+            raise corrupt(self.src, "a sparse_coo record is not {indices, values, size, coalesced}")
         indices, values = self.decode(info["indices"]), self.decode(info["values"])
         size, coalesced = info["size"], info["coalesced"]
-        if not (isinstance(indices, Tensor) and isinstance(values, Tensor)
-                and isinstance(size, list) and all(type(n) is int for n in size)
-                and type(coalesced) is bool):
+        if not (
+            isinstance(indices, Tensor)
+            and isinstance(values, Tensor)
+            and isinstance(size, list)
+            and all(type(n) is int for n in size)
+            and type(coalesced) is bool
+        ):
             raise corrupt(self.src, "a sparse_coo record holds the wrong kinds of values")
         try:
-            return sparse_coo_tensor(indices, values.detach(), size,
-                                     requires_grad=values.requires_grad, is_coalesced=coalesced)
+            return sparse_coo_tensor(
+                indices,
+                values.detach(),
+                size,
+                requires_grad=values.requires_grad,
+                is_coalesced=coalesced,
+            )
         except RuntimeError as e:
             raise corrupt(self.src, f"bad sparse_coo tensor: {e}") from None
 
@@ -306,6 +347,7 @@ class _Decoder:
             if paired:
                 arr = arr.view(paired.numpy)
             return ctx.placement.place(base_from_array(arr), saved)
+
         return ctx.cache.get(key, make)
 
     def _tensor(self, info: Any) -> Tensor:
@@ -327,19 +369,27 @@ class _Decoder:
             entry = self._entry(key, what)
             paired = is_paired(dtype, entry.stored, entry.shape)
             if entry.stored.name != dtype.name and not paired:
-                raise corrupt(self.src, f"{what} is {dtype.name}, but its bytes {key!r} are "
-                                        f"stored as {entry.stored.safetensors}")
+                raise corrupt(
+                    self.src,
+                    f"{what} is {dtype.name}, but its bytes {key!r} are "
+                    f"stored as {entry.stored.safetensors}",
+                )
             base = self._base(key, entry, info.get("device"), dtype if paired else None)
             if self.version >= 2:
-                t = view_of(base, info.get("offset"), info.get("shape"), info.get("stride"),
-                            self.src, what)
+                t = view_of(
+                    base, info.get("offset"), info.get("shape"), info.get("stride"), self.src, what
+                )
             else:
                 if info.get("shape") != list(entry.shape):
-                    raise corrupt(self.src, f"{what} has shape {info.get('shape')!r:.60} but its "
-                                            f"bytes have shape {list(entry.shape)}")
+                    raise corrupt(
+                        self.src,
+                        f"{what} has shape {info.get('shape')!r:.60} but its "
+                        f"bytes have shape {list(entry.shape)}",
+                    )
                 t = view_of(base, 0, entry.shape, _contiguous_strides(entry.shape), self.src, what)
-        t = finish(t, info.get("requires_grad", False), info.get("parameter") is True, self.src,
-                   what)
+        t = finish(
+            t, info.get("requires_grad", False), info.get("parameter") is True, self.src, what
+        )
         if ident is not None:
             self.made[ident] = t
         return t
@@ -359,8 +409,9 @@ def _plain(ctx: LoadContext, entries: dict[str, Entry]) -> dict:
     out = {}
     for name, e in entries.items():
         base = dec._base(name, e, "cpu")
-        out[name] = view_of(base, 0, e.shape, _contiguous_strides(e.shape), ctx.name,
-                            f"tensor {name!r}")
+        out[name] = view_of(
+            base, 0, e.shape, _contiguous_strides(e.shape), ctx.name, f"tensor {name!r}"
+        )
     return out
 
 
@@ -375,8 +426,11 @@ def load_safetensors(ctx: LoadContext) -> Any:
     if META_KEY not in meta:
         return _plain(ctx, entries)
     doc = parse_json(meta[META_KEY], ctx.name, "coretorch metadata")
-    if not isinstance(doc, dict) or "object" not in doc or \
-            doc.get("format") not in (FORMAT, _FORMAT_V1):
+    if (
+        not isinstance(doc, dict)
+        or "object" not in doc
+        or doc.get("format") not in (FORMAT, _FORMAT_V1)
+    ):
         fmt = doc.get("format") if isinstance(doc, dict) else None
         raise corrupt(ctx.name, f"unknown coretorch metadata (format {fmt!r:.40})")
     version = 2 if doc["format"] == FORMAT else 1

@@ -1,5 +1,6 @@
 """A checkpoint opened for reading by offset: every read is checked against the real file size
 first, so a lying header can never make `load` read (or allocate) more than the file holds."""
+
 from __future__ import annotations
 
 import io
@@ -31,19 +32,25 @@ class Source:
             try:
                 st = os.fstat(fh.fileno())
                 if not stat.S_ISREG(st.st_mode):
-                    raise CheckpointError(f"load(): {name} is not a regular file; checkpoints are "
-                                          f"read from regular files or seekable file objects")
+                    raise CheckpointError(
+                        f"load(): {name} is not a regular file; checkpoints are "
+                        f"read from regular files or seekable file objects"
+                    )
                 src = cls(fh, name, 0, st.st_size, path, owned=True)
                 if mmap:
-                    src._map = np.memmap(path, dtype=np.uint8, mode="c") if st.st_size else \
-                        np.zeros(0, np.uint8)
+                    src._map = (
+                        np.memmap(path, dtype=np.uint8, mode="c")
+                        if st.st_size
+                        else np.zeros(0, np.uint8)
+                    )
                 return src
             except BaseException:
                 fh.close()
                 raise
         if not hasattr(f, "read"):
-            raise TypeError(f"load(): expected a path or a readable binary file object, got "
-                            f"{type(f).__name__}")
+            raise TypeError(
+                f"load(): expected a path or a readable binary file object, got {type(f).__name__}"
+            )
         if isinstance(f, io.TextIOBase):
             raise TypeError("load(): expected a binary file object (open the file with 'rb')")
         if mmap:
@@ -57,9 +64,11 @@ class Source:
         except (OSError, AttributeError, ValueError):
             seekable, end = False, None
         if not seekable or end is None:
-            raise CheckpointError(f"load(): {name} is not seekable. You can only load from a file "
-                                  f"that is seekable. Please pre-load the data into a buffer like "
-                                  f"io.BytesIO and try to load from it instead.")
+            raise CheckpointError(
+                f"load(): {name} is not seekable. You can only load from a file "
+                f"that is seekable. Please pre-load the data into a buffer like "
+                f"io.BytesIO and try to load from it instead."
+            )
         f.seek(start)
         return cls(f, name, start, max(0, end - start), None, owned=False)
 
@@ -87,8 +96,9 @@ class Source:
             CheckpointError: when the span is negative or runs past the end of the file.
         """
         if offset < 0 or n < 0 or offset + n > self.size:
-            raise corrupt(self.name, f"{what} needs bytes {offset}..{offset + n} of a "
-                                     f"{self.size}-byte file")
+            raise corrupt(
+                self.name, f"{what} needs bytes {offset}..{offset + n} of a {self.size}-byte file"
+            )
 
     def read(self, offset: int, n: int, what: str) -> bytes:
         """Exactly `n` bytes at `offset` (relative to the start), after checking they exist."""
@@ -105,7 +115,7 @@ class Source:
         nbytes = count * dtype.itemsize
         self.check_span(offset, nbytes, what)
         if self._map is not None:
-            arr = self._map[offset:offset + nbytes].view(dtype)
+            arr = self._map[offset : offset + nbytes].view(dtype)
             return arr if arr.ctypes.data % dtype.alignment == 0 else arr.copy()
         arr = np.empty(count, dtype)
         view = arr.view(np.uint8).data if nbytes else memoryview(b"")
@@ -163,7 +173,7 @@ class Cursor:
     def readinto(self, b) -> int:
         """Read into the writable buffer `b`; returns the number of bytes read."""
         data = self.read(len(b))
-        b[:len(data)] = data
+        b[: len(data)] = data
         return len(data)
 
     def readline(self, limit: int = -1) -> bytes:

@@ -5,6 +5,7 @@ checkpoint that used that buffer is a bounds-checked ``as_strided`` of the base,
 tensors that shared memory when saved share it (and its version counter) after loading, as in
 PyTorch. Meta tensors never get data, and a tensor without stored bytes is never given any.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -18,14 +19,20 @@ from ..ops.factories_public import from_numpy
 from ..tensor.tensor import Tensor
 from .errors import CheckpointError, corrupt
 
-__all__ = ["Placement", "UserCodeError", "int_list", "view_of", "meta_tensor", "finish",
-           "empty_base"]
+__all__ = [
+    "Placement",
+    "UserCodeError",
+    "int_list",
+    "view_of",
+    "meta_tensor",
+    "finish",
+    "empty_base",
+]
 
 
 def int_list(value: Any, src: str, what: str) -> tuple[int, ...]:
     """`value` as a tuple of non-negative ints, or a corrupt-file error naming `what`."""
-    if not isinstance(value, (list, tuple)) or \
-            not all(type(v) is int and v >= 0 for v in value):
+    if not isinstance(value, (list, tuple)) or not all(type(v) is int and v >= 0 for v in value):
         raise corrupt(src, f"{what} must be a list of non-negative integers, got {value!r:.80}")
     return tuple(value)
 
@@ -56,8 +63,10 @@ class Placement:
         if isinstance(m, bytes):
             m = m.decode()
         if not (m is None or isinstance(m, (str, _device, dict)) or callable(m)):
-            raise TypeError(f"load(): map_location must be None, a device, a string, a dict or a "
-                            f"callable, got {type(m).__name__}")
+            raise TypeError(
+                f"load(): map_location must be None, a device, a string, a dict or a "
+                f"callable, got {type(m).__name__}"
+            )
         self.map, self.src = m, src
 
     def target(self, saved: str) -> str | None:
@@ -87,9 +96,12 @@ class Placement:
             if out is None:
                 t = saved
             elif not isinstance(out, Tensor) or out.numel() != base.numel():
-                raise UserCodeError(TypeError(
-                    f"load(): map_location must return None or a tensor with the storage's "
-                    f"{base.numel()} elements, got {out!r:.80}"))
+                raise UserCodeError(
+                    TypeError(
+                        f"load(): map_location must return None or a tensor with the storage's "
+                        f"{base.numel()} elements, got {out!r:.80}"
+                    )
+                )
             else:
                 return out
         dev = _device_of(t, self.src)
@@ -98,9 +110,11 @@ class Placement:
         try:
             return base.to(dev)
         except RuntimeError as e:
-            raise CheckpointError(f"load(): {self.src} has a tensor saved on {saved!r} that "
-                                  f"cannot be placed on {t!r} ({e}); pass "
-                                  f"map_location='cpu' to load it on the cpu") from None
+            raise CheckpointError(
+                f"load(): {self.src} has a tensor saved on {saved!r} that "
+                f"cannot be placed on {t!r} ({e}); pass "
+                f"map_location='cpu' to load it on the cpu"
+            ) from None
 
 
 def _device_of(name: str, src: str) -> _device:
@@ -113,6 +127,7 @@ def _device_of(name: str, src: str) -> _device:
 def empty_base(dtype: _dt.dtype, numel: int, dev: str) -> Tensor:
     """An uninitialized 1-D base; used only for meta bases, or ones filled right after."""
     from .. import empty
+
     return empty(numel, dtype=dtype, device=dev)
 
 
@@ -135,8 +150,11 @@ def view_of(base: Tensor, offset: Any, size: Any, stride: Any, src: str, what: s
     else:
         end = offset + sum((s - 1) * st for s, st in zip(size, stride)) + 1
     if end > n:
-        raise corrupt(src, f"{what}: size {list(size)}, stride {list(stride)} and offset {offset} "
-                           f"reach element {end} of a storage of {n} elements")
+        raise corrupt(
+            src,
+            f"{what}: size {list(size)}, stride {list(stride)} and offset {offset} "
+            f"reach element {end} of a storage of {n} elements",
+        )
     if 0 in size and offset > n:
         offset = n
     # as_strided takes an absolute storage offset; `base` may itself start inside its storage
@@ -162,8 +180,9 @@ def meta_tensor(dtype: _dt.dtype, size: Any, stride: Any, src: str, what: str) -
 def finish(t: Tensor, requires_grad: Any, parameter: bool, src: str, what: str) -> Tensor:
     """Apply the saved autograd flags: a Parameter, or a leaf that requires grad."""
     if type(requires_grad) is not bool:
-        raise corrupt(src, f"{what}: requires_grad must be true or false, "
-                           f"got {requires_grad!r:.40}")
+        raise corrupt(
+            src, f"{what}: requires_grad must be true or false, got {requires_grad!r:.40}"
+        )
     if requires_grad and not t.dtype.is_floating_point:
         raise corrupt(src, f"{what}: a {t.dtype.name} tensor cannot require grad")
     if parameter:
@@ -185,4 +204,3 @@ class StorageCache:
         if t is None:
             t = self._bases[key] = make()
         return t
-

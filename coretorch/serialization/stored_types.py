@@ -8,6 +8,7 @@ quantized types raise a clear error. safetensors has a code for complex64 (C64) 
 complex128: coretorch stores a complex128 tensor's bytes as float64 pairs (a trailing dim of 2,
 its real view) and the checkpoint's tensor record names the complex dtype (`paired_storage`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,8 +18,18 @@ import numpy as np
 from .. import dtypes as _dt
 from .errors import unsupported
 
-__all__ = ["StoredType", "BY_NAME", "BY_SAFETENSORS", "STORAGE_CLASSES", "stored_type_of",
-           "core_dtype", "widened", "to_core_array", "paired_storage", "is_paired"]
+__all__ = [
+    "StoredType",
+    "BY_NAME",
+    "BY_SAFETENSORS",
+    "STORAGE_CLASSES",
+    "stored_type_of",
+    "core_dtype",
+    "widened",
+    "to_core_array",
+    "paired_storage",
+    "is_paired",
+]
 
 
 @dataclass(frozen=True)
@@ -70,17 +81,37 @@ _TYPES = (
     _T("quint4x2", np.dtype("u1"), None, "QUInt4x2Storage"),
     _T("quint2x4", np.dtype("u1"), None, "QUInt2x4Storage"),
 )
-_EXACT = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-          "uint16", "uint32", "uint64", "complex64", "complex128"}
+_EXACT = {
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "uint16",
+    "uint32",
+    "uint64",
+    "complex64",
+    "complex128",
+}
 
 BY_NAME = {t.name: t for t in _TYPES}
 BY_SAFETENSORS = {t.safetensors: t for t in _TYPES if t.safetensors}
 STORAGE_CLASSES = {t.storage_class: t for t in _TYPES if t.storage_class}
 
 # types coretorch lacks -> (the coretorch dtype name they load as, how)
-_WIDEN = {"float8_e4m3fn": "float32", "float8_e5m2": "float32",
-          "float8_e4m3fnuz": "float32", "float8_e5m2fnuz": "float32", "uint16": "int32",
-          "uint32": "int64", "uint64": "int64"}
+_WIDEN = {
+    "float8_e4m3fn": "float32",
+    "float8_e5m2": "float32",
+    "float8_e4m3fnuz": "float32",
+    "float8_e5m2fnuz": "float32",
+    "uint16": "int32",
+    "uint32": "int64",
+    "uint64": "int64",
+}
 
 
 def stored_type_of(d: _dt.dtype) -> StoredType:
@@ -119,9 +150,11 @@ def widened(st: StoredType, src: str, notes: dict[str, str] | None) -> _dt.dtype
     """`core_dtype(st)`; when that is a wider type, notes why (one warning per stored type)."""
     target = core_dtype(st, src)
     if notes is not None and target.name != st.name:
-        notes[st.name] = (f"load(): {src} holds {st.name} tensors; coretorch has no {st.name} "
-                          f"dtype, so they load as {target.name}, which holds every {st.name} "
-                          f"value exactly")
+        notes[st.name] = (
+            f"load(): {src} holds {st.name} tensors; coretorch has no {st.name} "
+            f"dtype, so they load as {target.name}, which holds every {st.name} "
+            f"value exactly"
+        )
     return target
 
 
@@ -129,13 +162,21 @@ def _float8(raw: np.ndarray, st: StoredType, src: str) -> np.ndarray:
     try:
         import ml_dtypes
     except ImportError:
-        raise unsupported(src, f"holds {st.name} tensors; reading them needs the ml_dtypes "
-                               f"package (pip install ml_dtypes)") from None
+        raise unsupported(
+            src,
+            f"holds {st.name} tensors; reading them needs the ml_dtypes "
+            f"package (pip install ml_dtypes)",
+        ) from None
     return raw.view(getattr(ml_dtypes, st.name)).astype(np.float32)
 
 
-def to_core_array(raw: np.ndarray, st: StoredType, src: str, notes: dict[str, str] | None = None,
-                  big_endian: bool = False) -> np.ndarray:
+def to_core_array(
+    raw: np.ndarray,
+    st: StoredType,
+    src: str,
+    notes: dict[str, str] | None = None,
+    big_endian: bool = False,
+) -> np.ndarray:
     """The values of `raw` (an array of ``st.raw`` as read from the file) in the numpy dtype of
     ``core_dtype(st)``. Widening conversions are exact; each adds a note to `notes` (by stored
     type) that `load` turns into one warning."""
@@ -147,6 +188,7 @@ def to_core_array(raw: np.ndarray, st: StoredType, src: str, notes: dict[str, st
     if st.name.startswith("float8"):
         return _float8(raw, st, src)
     if st.name == "uint64" and raw.size and int(raw.max()) > np.iinfo(np.int64).max:
-        raise unsupported(src, "holds uint64 values above the int64 range, and coretorch has no "
-                               "uint64 dtype")
+        raise unsupported(
+            src, "holds uint64 values above the int64 range, and coretorch has no uint64 dtype"
+        )
     return raw.astype(target.numpy)

@@ -9,6 +9,7 @@ writes the same names, so PyTorch reads coretorch's pickled checkpoints.
 only this vocabulary and the user's safe globals (PyTorch's rules and messages); without it,
 other ``torch.X`` names map to ``coretorch.X`` and the rest import normally.
 """
+
 from __future__ import annotations
 
 import _compat_pickle
@@ -32,8 +33,16 @@ from .safe_globals import user_allowed_globals
 from .storages import base_from_array, finish, meta_tensor, view_of
 from .stored_types import BY_NAME, STORAGE_CLASSES, StoredType, widened
 
-__all__ = ["active", "StorageType", "TorchDtype", "StorageRef", "find_global", "TORCH_GLOBALS",
-           "is_allowed_value", "unsupported_global_message"]
+__all__ = [
+    "active",
+    "StorageType",
+    "TorchDtype",
+    "StorageRef",
+    "find_global",
+    "TORCH_GLOBALS",
+    "is_allowed_value",
+    "unsupported_global_message",
+]
 
 active: ContextVar[LoadContext] = ContextVar("coretorch_load_context")
 
@@ -72,9 +81,16 @@ class StorageRef:
 
     __slots__ = ("key", "stype", "numel", "location", "loader", "start", "length")
 
-    def __init__(self, key: str, stype: StorageType, numel: int, location: str,
-                 loader: Callable[["StorageRef", StoredType], Tensor], start: int = 0,
-                 length: int | None = None):
+    def __init__(
+        self,
+        key: str,
+        stype: StorageType,
+        numel: int,
+        location: str,
+        loader: Callable[["StorageRef", StoredType], Tensor],
+        start: int = 0,
+        length: int | None = None,
+    ):
         self.key, self.stype, self.numel, self.location = key, stype, numel, location
         self.loader, self.start, self.length = loader, start, length
 
@@ -94,8 +110,9 @@ class StorageRef:
         b = self.loader(self, stored)
         if self.start or self.length is not None:
             length = b.numel() - self.start if self.length is None else self.length
-            b = view_of(b, self.start, (length,), (1,), active.get().name,
-                        f"storage view of {self.key!r}")
+            b = view_of(
+                b, self.start, (length,), (1,), active.get().name, f"storage view of {self.key!r}"
+            )
         return b
 
 
@@ -124,14 +141,16 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     return _over(storage, storage_offset, size, stride, None)
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks,
-                       metadata=None):
+def _rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None
+):
     t = _over(storage, storage_offset, size, stride, None)
     return finish(t, requires_grad, False, active.get().name, "a tensor")
 
 
-def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
-                       dtype, metadata=None):
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
     src = active.get().name
     t = _over(storage, storage_offset, size, stride, _stored_of(dtype, src))
     return finish(t, requires_grad, False, src, "a tensor")
@@ -147,9 +166,12 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     if state:
         shown = sorted(state)[:5] if isinstance(state, dict) else state
-        raise unsupported(active.get().name, "holds a Parameter with Python attributes "
-                                             f"({shown!r:.60}), "
-                                             "which coretorch parameters cannot carry")
+        raise unsupported(
+            active.get().name,
+            "holds a Parameter with Python attributes "
+            f"({shown!r:.60}), "
+            "which coretorch parameters cannot carry",
+        )
     return _rebuild_parameter(data, requires_grad, backward_hooks)
 
 
@@ -157,8 +179,13 @@ def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
     ctx = active.get()
     src = ctx.name
     d = widened(_stored_of(dtype, src), src, ctx.notes)
-    return finish(meta_tensor(d, size, stride, src, "a meta tensor"), requires_grad, False, src,
-                  "a meta tensor")
+    return finish(
+        meta_tensor(d, size, stride, src, "a meta tensor"),
+        requires_grad,
+        False,
+        src,
+        "a meta tensor",
+    )
 
 
 def _on_device(t: Tensor, device_name: Any, requires_grad: Any) -> Tensor:
@@ -179,9 +206,16 @@ def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
     return _on_device(base_from_array(data.copy()).reshape(data.shape), device, requires_grad)
 
 
-_REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
-               _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage,
-               _rebuild_device_tensor_from_cpu_tensor, _rebuild_device_tensor_from_numpy)
+_REBUILDERS = (
+    _rebuild_tensor,
+    _rebuild_tensor_v2,
+    _rebuild_tensor_v3,
+    _rebuild_parameter,
+    _rebuild_parameter_with_state,
+    _rebuild_meta_tensor_no_storage,
+    _rebuild_device_tensor_from_cpu_tensor,
+    _rebuild_device_tensor_from_numpy,
+)
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
@@ -192,17 +226,20 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     if new_type is Parameter and not isinstance(t, Parameter):
         t = Parameter(t, t.requires_grad)
     elif new_type not in (Tensor, Parameter):
-        raise unsupported(src, f"holds a tensor subclass ({new_type!r:.60}), which coretorch "
-                               f"cannot rebuild")
+        raise unsupported(
+            src, f"holds a tensor subclass ({new_type!r:.60}), which coretorch cannot rebuild"
+        )
     if state and (not isinstance(state, tuple) or any(state)):
-        raise unsupported(src, "holds a tensor with Python attributes, which coretorch tensors "
-                               "cannot carry")
+        raise unsupported(
+            src, "holds a tensor with Python attributes, which coretorch tensors cannot carry"
+        )
     return t
 
 
 def _refuse(what: str) -> Callable[..., Any]:
     def refuse(*args, **kwargs):
         raise unsupported(active.get().name, f"holds {what}, which coretorch does not have")
+
     refuse.__name__ = refuse.__qualname__ = f"refuse_{what.replace(' ', '_')}"
     return refuse
 
@@ -216,8 +253,9 @@ def _torch_device(*args):
 
 def _get_layout(name):
     if name != "torch.strided":
-        raise unsupported(active.get().name, f"holds layout {name!r:.40}; coretorch tensors are "
-                                             f"strided")
+        raise unsupported(
+            active.get().name, f"holds layout {name!r:.40}; coretorch tensors are strided"
+        )
     return "torch.strided"
 
 
@@ -228,19 +266,27 @@ def _dtype_named(name: str) -> Any:
 
 def _vocabulary() -> dict[str, Any]:
     table: dict[str, Any] = {
-        "collections.OrderedDict": OrderedDict, "collections.Counter": Counter,
-        "builtins.set": set, "builtins.bytearray": bytearray, "builtins.complex": complex,
+        "collections.OrderedDict": OrderedDict,
+        "collections.Counter": Counter,
+        "builtins.set": set,
+        "builtins.bytearray": bytearray,
+        "builtins.complex": complex,
         "_codecs.encode": codecs.encode,
-        "torch.nn.parameter.Parameter": Parameter, "torch.Tensor": Tensor, "torch.Size": Size,
-        "torch.device": _torch_device, "torch.serialization._get_layout": _get_layout,
+        "torch.nn.parameter.Parameter": Parameter,
+        "torch.Tensor": Tensor,
+        "torch.Size": Size,
+        "torch.device": _torch_device,
+        "torch.serialization._get_layout": _get_layout,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
     }
     for f in _REBUILDERS:
         table[f"torch._utils.{f.__name__}"] = f
-    for name, what in (("_rebuild_qtensor", "quantized tensors"),
-                       ("_rebuild_sparse_tensor", "sparse tensors"),
-                       ("_rebuild_nested_tensor", "nested tensors"),
-                       ("_rebuild_wrapper_subclass", "tensor subclasses")):
+    for name, what in (
+        ("_rebuild_qtensor", "quantized tensors"),
+        ("_rebuild_sparse_tensor", "sparse tensors"),
+        ("_rebuild_nested_tensor", "nested tensors"),
+        ("_rebuild_wrapper_subclass", "tensor subclasses"),
+    ):
         table[f"torch._utils.{name}"] = _refuse(what)
     for name in BY_NAME:
         table[f"torch.{name}"] = _dtype_named(name)
@@ -263,11 +309,13 @@ def unsupported_global_message(full: str) -> str:
     """PyTorch's message for a pickle global outside the allowlist, naming how to allow it."""
     shown = full
     if full.startswith("builtins."):
-        shown = full[len("builtins."):]
-    return (f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please "
-            f"use `coretorch.serialization.add_safe_globals([{shown}])` or the "
-            f"`coretorch.serialization.safe_globals([{shown}])` context manager to allowlist "
-            f"this global if you trust this class/function.")
+        shown = full[len("builtins.") :]
+    return (
+        f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please "
+        f"use `coretorch.serialization.add_safe_globals([{shown}])` or the "
+        f"`coretorch.serialization.safe_globals([{shown}])` context manager to allowlist "
+        f"this global if you trust this class/function."
+    )
 
 
 def _fix_name(module: str, name: str) -> tuple[str, str]:
@@ -279,21 +327,24 @@ def _fix_name(module: str, name: str) -> tuple[str, str]:
 
 def _coretorch_path(module: str) -> str | None:
     if module == "torch" or module.startswith("torch."):
-        return "coretorch" + module[len("torch"):]
+        return "coretorch" + module[len("torch") :]
     return None
 
 
 def _import_coretorch(module: str, name: str, src: str) -> Any:
-    ct_module = "coretorch" + module[len("torch"):]  # a torch module (the caller checks)
+    ct_module = "coretorch" + module[len("torch") :]  # a torch module (the caller checks)
     try:
         obj: Any = importlib.import_module(ct_module)
         for part in name.split("."):
             obj = getattr(obj, part)
         return obj
     except (ImportError, AttributeError):
-        raise unsupported(src, f"needs {module}.{name}, which coretorch does not have (looked for "
-                               f"{ct_module}.{name}); save a state_dict with PyTorch and load "
-                               f"that instead") from None
+        raise unsupported(
+            src,
+            f"needs {module}.{name}, which coretorch does not have (looked for "
+            f"{ct_module}.{name}); save a state_dict with PyTorch and load "
+            f"that instead",
+        ) from None
 
 
 NOT_TORCH = object()
@@ -311,8 +362,9 @@ def find_global(module: Any, name: Any, src: str, weights_only: bool) -> Any:
         return TORCH_GLOBALS[full]
     if weights_only:
         if module in BLOCKED_MODULES:
-            raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full} whose module "
-                                         f"{module} is blocked.")
+            raise pickle.UnpicklingError(
+                f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked."
+            )
         user = user_allowed_globals()
         ct_module = _coretorch_path(module)
         for candidate in (full, f"{ct_module}.{name}" if ct_module else None):

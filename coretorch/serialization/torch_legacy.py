@@ -6,6 +6,7 @@ of storage keys) followed by each storage's element count and bytes. The object'
 built over empty storages first and filled once the keys are read; a storage the object uses but
 the file never fills is an error, so no uninitialized memory is ever returned.
 """
+
 from __future__ import annotations
 
 import struct
@@ -38,6 +39,7 @@ def load_torch_legacy(ctx: LoadContext) -> Any:
     def header_pickle(what: str) -> Any:
         def no_storage(pid: Any) -> Any:
             raise corrupt(src.name, f"a storage reference inside the {what}")
+
         return unpickle(ctx, cur, no_storage)
 
     if header_pickle("magic number") != MAGIC_NUMBER:
@@ -60,15 +62,26 @@ def load_torch_legacy(ctx: LoadContext) -> Any:
             base = ctx.placement.place(empty_base(dtype, ref.numel, "cpu"), ref.location)
             fills[ref.key] = (base, stored)  # filled below, before anything is returned
             return base
+
         return ctx.cache.get((ref.key, stored.name), make)
 
     def persistent_load(pid: Any) -> Any:
-        if not ctx.weights_only and isinstance(pid, tuple) and pid and pid[0] in ("module",
-                                                                                 b"module"):
+        if (
+            not ctx.weights_only
+            and isinstance(pid, tuple)
+            and pid
+            and pid[0] in ("module", b"module")
+        ):
             return pid[1]  # a pickled module class (its source check is PyTorch's, skipped)
         stype, key, loc, numel, view = storage_pid(pid, src.name, 5)
-        if not isinstance(stype, StorageType) or stype.untyped or not isinstance(key, str) or \
-                not isinstance(loc, str) or type(numel) is not int or numel < 0:
+        if (
+            not isinstance(stype, StorageType)
+            or stype.untyped
+            or not isinstance(key, str)
+            or not isinstance(loc, str)
+            or type(numel) is not int
+            or numel < 0
+        ):
             raise corrupt(src.name, f"bad storage reference {pid!r:.80}")
         root = roots.get(key)
         if root is None:
@@ -77,8 +90,11 @@ def load_torch_legacy(ctx: LoadContext) -> Any:
             raise corrupt(src.name, f"storage {key!r} is described two different ways")
         if view is None:
             return root
-        if not (isinstance(view, tuple) and len(view) == 3 and
-                all(type(v) is int and v >= 0 for v in view[1:])):
+        if not (
+            isinstance(view, tuple)
+            and len(view) == 3
+            and all(type(v) is int and v >= 0 for v in view[1:])
+        ):
             raise corrupt(src.name, f"bad storage view {view!r:.80}")
         _, offset, size = view
         return StorageRef(key, stype, numel, loc, load_base, start=offset, length=size)
@@ -92,12 +108,14 @@ def load_torch_legacy(ctx: LoadContext) -> Any:
         ref = roots.get(key)
         if ref is None:
             raise corrupt(src.name, f"storage {key!r} has data but nothing uses it")
-        (count,) = struct.unpack(">q" if big_endian else "<q",
-                                 src.read(pos, 8, f"size of storage {key!r}"))
+        (count,) = struct.unpack(
+            ">q" if big_endian else "<q", src.read(pos, 8, f"size of storage {key!r}")
+        )
         pos += 8
         if count != ref.numel:
-            raise corrupt(src.name, f"storage {key!r} holds {count} elements, the pickle says "
-                                    f"{ref.numel}")
+            raise corrupt(
+                src.name, f"storage {key!r} holds {count} elements, the pickle says {ref.numel}"
+            )
         filling = fills.pop(key, None)
         if filling is None:
             src.check_span(pos, ref.nbytes, f"storage {key!r}")
@@ -107,6 +125,7 @@ def load_torch_legacy(ctx: LoadContext) -> Any:
             base.copy_(from_numpy(to_core_array(raw, stored, src.name, ctx.notes, big_endian)))
         pos += ref.nbytes
     if fills:
-        raise corrupt(src.name, f"storages {sorted(fills)[:5]} are used but the file holds no "
-                                f"data for them")
+        raise corrupt(
+            src.name, f"storages {sorted(fills)[:5]} are used but the file holds no data for them"
+        )
     return result

@@ -6,6 +6,7 @@ The archive holds ``<name>/data.pkl`` (the object, pickled; each storage a persi
 cannot go past the file's end, checks each record's size against what the pickle says, and reads
 each storage by offset (or memory-maps it) when a tensor first uses it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,8 +46,9 @@ def _record_offset(src: Source, info: zipfile.ZipInfo) -> int:
     """Where a record's bytes start, after checking they are stored and inside the file."""
     what = f"zip record {info.filename!r}"
     if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
-        raise corrupt(src.name, f"{what} is compressed or encrypted; PyTorch stores records "
-                                f"uncompressed")
+        raise corrupt(
+            src.name, f"{what} is compressed or encrypted; PyTorch stores records uncompressed"
+        )
     head = src.read(info.header_offset, 30, what)
     if head[:4] != _LOCAL_HEADER:
         raise corrupt(src.name, f"{what} has no local header")
@@ -70,12 +72,15 @@ def load_torch_zip(ctx: LoadContext) -> Any:
     pkls = [n for n in infos if n.endswith("/data.pkl") and n.count("/") == 1]
     prefixes = {n.split("/")[0] + "/" for n in infos}
     if any(p + "constants.pkl" in infos for p in prefixes):
-        raise unsupported(src.name, "is a TorchScript archive (torch.jit.save); coretorch cannot "
-                                    "load TorchScript. Save the model's state_dict with "
-                                    "torch.save in PyTorch and load that")
+        raise unsupported(
+            src.name,
+            "is a TorchScript archive (torch.jit.save); coretorch cannot "
+            "load TorchScript. Save the model's state_dict with "
+            "torch.save in PyTorch and load that",
+        )
     if len(pkls) != 1:
         raise corrupt(src.name, "a zip archive without exactly one <name>/data.pkl record")
-    prefix = pkls[0][:-len("data.pkl")]
+    prefix = pkls[0][: -len("data.pkl")]
 
     def record(name: str) -> bytes | None:
         info = infos.get(prefix + name)
@@ -92,23 +97,33 @@ def load_torch_zip(ctx: LoadContext) -> Any:
     def load_base(ref: StorageRef, stored: StoredType) -> Tensor:
         def make() -> Tensor:
             if ref.nbytes % stored.itemsize:
-                raise corrupt(src.name, f"storage {ref.key!r} of {ref.nbytes} bytes does not hold "
-                                        f"whole {stored.name} elements")
+                raise corrupt(
+                    src.name,
+                    f"storage {ref.key!r} of {ref.nbytes} bytes does not hold "
+                    f"whole {stored.name} elements",
+                )
             count = ref.nbytes // stored.itemsize
             dtype = core_dtype(stored, src.name)
             if ctx.placement.skips_data(ref.location):
                 return empty_base(dtype, count, "meta")
             info = infos[prefix + "data/" + ref.key]
-            raw = src.read_array(_record_offset(src, info), stored.raw, count,
-                                 f"storage {ref.key!r}")
+            raw = src.read_array(
+                _record_offset(src, info), stored.raw, count, f"storage {ref.key!r}"
+            )
             arr = to_core_array(raw, stored, src.name, ctx.notes, big_endian)
             return ctx.placement.place(base_from_array(arr), ref.location)
+
         return ctx.cache.get((ref.key, stored.name), make)
 
     def persistent_load(pid: Any) -> StorageRef:
         stype, key, loc, numel = storage_pid(pid, src.name, 4)
-        if not isinstance(stype, StorageType) or not isinstance(key, str) or \
-                not isinstance(loc, str) or type(numel) is not int or numel < 0:
+        if (
+            not isinstance(stype, StorageType)
+            or not isinstance(key, str)
+            or not isinstance(loc, str)
+            or type(numel) is not int
+            or numel < 0
+        ):
             raise corrupt(src.name, f"bad storage reference {pid!r:.80}")
         ref = refs.get(key)
         if ref is None:
@@ -117,8 +132,11 @@ def load_torch_zip(ctx: LoadContext) -> Any:
                 raise corrupt(src.name, f"storage {key!r} has no record in the archive")
             ref = StorageRef(key, stype, numel, loc, load_base)
             if info.file_size != ref.nbytes:
-                raise corrupt(src.name, f"storage {key!r} record holds {info.file_size} bytes, the "
-                                        f"pickle says {ref.nbytes}")
+                raise corrupt(
+                    src.name,
+                    f"storage {key!r} record holds {info.file_size} bytes, the "
+                    f"pickle says {ref.nbytes}",
+                )
             refs[key] = ref
         elif ref.stype is not stype or ref.numel != numel:
             raise corrupt(src.name, f"storage {key!r} is described two different ways")
@@ -130,6 +148,7 @@ def load_torch_zip(ctx: LoadContext) -> Any:
 
 
 # ---- writing --------------------------------------------------------------------------------
+
 
 class _TorchName:
     """A PyTorch global written into the pickle by name (PyTorch need not be installed)."""
@@ -182,6 +201,7 @@ class _CheckpointPickler(pickle._Pickler):
 
     dispatch: ClassVar[dict[type, Callable[[Any, Any], None]]] = dict(pickle._Pickler.dispatch)
     if TYPE_CHECKING:  # the pure-Python pickler's methods used below, which typeshed leaves out
+
         def write(self, data: bytes) -> None: ...
         def memoize(self, obj: Any) -> None: ...
         def save(self, obj: Any) -> None: ...
@@ -201,8 +221,10 @@ class _CheckpointPickler(pickle._Pickler):
         if type(t) is Parameter:
             return _REBUILD_PARAMETER, (t.detach(), t.requires_grad, OrderedDict())
         if type(t) is not Tensor:
-            raise pickle.PicklingError(f"save(): cannot save a {type(t).__qualname__} (a Tensor "
-                                       f"subclass); save a plain tensor or a Parameter")
+            raise pickle.PicklingError(
+                f"save(): cannot save a {type(t).__qualname__} (a Tensor "
+                f"subclass); save a plain tensor or a Parameter"
+            )
         if t.device.type == "meta":
             return _REBUILD_META, (t.dtype, tuple(t.shape), tuple(t.stride()), t.requires_grad)
         typed = stored_type_of(t.dtype).storage_class is not None
@@ -210,8 +232,14 @@ class _CheckpointPickler(pickle._Pickler):
         s = self.storages.get(gk)
         if s is None:
             s = self.storages[gk] = _StorageOut(str(len(self.storages)), t, typed)
-        args: tuple = (s, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.requires_grad,
-                OrderedDict())
+        args: tuple = (
+            s,
+            t.storage_offset(),
+            tuple(t.shape),
+            tuple(t.stride()),
+            t.requires_grad,
+            OrderedDict(),
+        )
         return (_REBUILD_V2, args) if typed else (_REBUILD_V3, args + (t.dtype,))
 
     def _save_name(self, ref: _TorchName) -> None:
@@ -236,8 +264,14 @@ class _CheckpointPickler(pickle._Pickler):
 _ALIGN = 64  # PyTorch aligns storage records so a loaded file can be memory-mapped
 
 
-def _write_record(zf: zipfile.ZipFile, f: BinaryIO, name: str, nbytes: int,
-                  produce: Callable[[], Any], align: bool = False) -> None:
+def _write_record(
+    zf: zipfile.ZipFile,
+    f: BinaryIO,
+    name: str,
+    nbytes: int,
+    produce: Callable[[], Any],
+    align: bool = False,
+) -> None:
     zi = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     zi.compress_type = zipfile.ZIP_STORED
     zi.file_size = nbytes
@@ -267,15 +301,27 @@ def plan_torch_zip(obj: Any, protocol: int = 2) -> Callable[[BinaryIO], None]:
 
     def write(f: BinaryIO) -> None:
         with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for name, payload in (("data.pkl", data), (".format_version", b"1"),
-                                  (".storage_alignment", str(_ALIGN).encode()),
-                                  ("byteorder", b"little")):
-                _write_record(zf, f, "archive/" + name, len(payload),
-                              functools.partial(bytes, payload))
+            for name, payload in (
+                ("data.pkl", data),
+                (".format_version", b"1"),
+                (".storage_alignment", str(_ALIGN).encode()),
+                ("byteorder", b"little"),
+            ):
+                _write_record(
+                    zf, f, "archive/" + name, len(payload), functools.partial(bytes, payload)
+                )
             for s in storages:
-                _write_record(zf, f, f"archive/data/{s.key}", s.numel * s.stored.itemsize,
-                              functools.partial(host_array, s.tensor), align=True)
+                _write_record(
+                    zf,
+                    f,
+                    f"archive/data/{s.key}",
+                    s.numel * s.stored.itemsize,
+                    functools.partial(host_array, s.tensor),
+                    align=True,
+                )
             for name, payload in (("version", b"3\n"), (".data/serialization_id", serial)):
-                _write_record(zf, f, "archive/" + name, len(payload),
-                              functools.partial(bytes, payload))
+                _write_record(
+                    zf, f, "archive/" + name, len(payload), functools.partial(bytes, payload)
+                )
+
     return write

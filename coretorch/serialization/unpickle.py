@@ -1,5 +1,6 @@
 """Running one pickle of a PyTorch-format checkpoint: the restricted unpickler for
 ``weights_only=True``, the standard one (with PyTorch's names mapped) otherwise."""
+
 from __future__ import annotations
 
 import pickle
@@ -33,11 +34,13 @@ def unpickle(ctx: LoadContext, file, persistent_load: Callable[[Any], Any]) -> A
     try:
         if ctx.weights_only:
             try:
-                return WeightsUnpickler(file, ctx.name, persistent_load,
-                                        ctx.pickle_args.get("encoding", "utf-8")).load()
+                return WeightsUnpickler(
+                    file, ctx.name, persistent_load, ctx.pickle_args.get("encoding", "utf-8")
+                ).load()
             except pickle.UnpicklingError as e:
-                raise pickle.UnpicklingError(f"load(): {ctx.name}: {WEIGHTS_ONLY_HINT}{e}") \
-                    from None
+                raise pickle.UnpicklingError(
+                    f"load(): {ctx.name}: {WEIGHTS_ONLY_HINT}{e}"
+                ) from None
         return _full_unpickler(ctx, file, persistent_load).load()
     finally:
         active.reset(token)

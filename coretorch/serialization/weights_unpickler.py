@@ -7,6 +7,7 @@ persistent ids are only storages. Nothing else can be reached, so no code runs. 
 raise ``pickle.UnpicklingError`` with PyTorch's message; malformed pickles raise the
 corrupt-file RuntimeError.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -27,7 +28,8 @@ WEIGHTS_ONLY_HINT = (
     "`coretorch.load` with `weights_only` set to `False` will likely succeed, but it can result "
     "in arbitrary code execution. Do it only if you got the file from a trusted source.\n\t(2) "
     "Alternatively, to load with `weights_only=True` please check the recommended steps in the "
-    "following error message.\n\tWeightsUnpickler error: ")
+    "following error message.\n\tWeightsUnpickler error: "
+)
 
 
 class _Malformed(Exception):
@@ -37,8 +39,9 @@ class _Malformed(Exception):
 class WeightsUnpickler:
     """``WeightsUnpickler(file, src, persistent_load).load()`` for one pickle in `file`."""
 
-    def __init__(self, file, src: str, persistent_load: Callable[[tuple], Any],
-                 encoding: str = "utf-8"):
+    def __init__(
+        self, file, src: str, persistent_load: Callable[[tuple], Any], encoding: str = "utf-8"
+    ):
         self.read, self.readline = file.read, file.readline
         self.src, self.persistent_load, self.encoding = src, persistent_load, encoding
 
@@ -50,8 +53,19 @@ class WeightsUnpickler:
         """
         try:
             return self._run()
-        except (_Malformed, IndexError, KeyError, TypeError, AttributeError, OverflowError,
-                struct.error, UnicodeDecodeError, ValueError, EOFError, RecursionError) as e:
+        except (
+            _Malformed,
+            IndexError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            OverflowError,
+            struct.error,
+            UnicodeDecodeError,
+            ValueError,
+            EOFError,
+            RecursionError,
+        ) as e:
             raise corrupt(self.src, f"malformed pickle: {type(e).__name__}: {e}"[:300]) from None
 
     def _n(self, n: int) -> bytes:
@@ -80,8 +94,10 @@ class WeightsUnpickler:
                 raise EOFError("the pickle ended before STOP")
             op = ops.get(key[0])
             if op is None:
-                raise _Malformed(f"unsupported opcode {key!r} (corrupted, or written with a "
-                                 f"pickle protocol newer than 5)")
+                raise _Malformed(
+                    f"unsupported opcode {key!r} (corrupted, or written with a "
+                    f"pickle protocol newer than 5)"
+                )
             if op is _stop:
                 if len(self.stack) != 1 or self.metastack:
                     raise _Malformed("STOP with a stack that is not exactly one object")
@@ -94,8 +110,10 @@ class WeightsUnpickler:
 
     def _check_setitem(self, opcode: str) -> None:
         if type(self.stack[-1]) not in (dict, OrderedDict, Counter):
-            raise pickle.UnpicklingError(f"Can only {opcode} for dict, collections.OrderedDict, "
-                                         f"collections.Counter, but got {type(self.stack[-1])}")
+            raise pickle.UnpicklingError(
+                f"Can only {opcode} for dict, collections.OrderedDict, "
+                f"collections.Counter, but got {type(self.stack[-1])}"
+            )
 
 
 def _stop(u: WeightsUnpickler) -> None:  # handled in the loop
@@ -169,6 +187,7 @@ def _sized(size_fmt: str, then: Callable[[WeightsUnpickler, int], None]):
 
     def op(u):
         then(u, struct.unpack(size_fmt, u._n(width))[0])
+
     return op
 
 
@@ -209,8 +228,9 @@ def _reduce(u):
     args = u.stack.pop()
     func = u.stack[-1]
     if not is_allowed_value(func):
-        raise pickle.UnpicklingError("Trying to call reduce for unrecognized function "
-                                     f"{func!r:.80}")
+        raise pickle.UnpicklingError(
+            f"Trying to call reduce for unrecognized function {func!r:.80}"
+        )
     if not isinstance(args, tuple):
         raise _Malformed("REDUCE arguments are not a tuple")
     u.stack[-1] = func(*args)
@@ -226,8 +246,10 @@ def _newobj(u):
     elif isinstance(cls, type) and is_allowed_value(cls):
         u.stack.append(cls.__new__(cls, *args))
     else:
-        raise pickle.UnpicklingError(f"Can only create new object for nn.Parameter or classes "
-                                     f"allowlisted via `add_safe_globals` but got {cls!r:.80}")
+        raise pickle.UnpicklingError(
+            f"Can only create new object for nn.Parameter or classes "
+            f"allowlisted via `add_safe_globals` but got {cls!r:.80}"
+        )
 
 
 def _build(u):
@@ -238,8 +260,11 @@ def _build(u):
             raise _Malformed("BUILD state of an OrderedDict is not a dict")
         inst.__dict__.update(state)
     elif isinstance(inst, Tensor):
-        raise unsupported(u.src, "holds a tensor rebuilt by setting its state (a PyTorch format "
-                                 "older than 1.0), which coretorch cannot load")
+        raise unsupported(
+            u.src,
+            "holds a tensor rebuilt by setting its state (a PyTorch format "
+            "older than 1.0), which coretorch cannot load",
+        )
     elif is_allowed_value(type(inst)) and type(inst) not in (dict, list, set, Counter):
         if hasattr(inst, "__setstate__"):
             inst.__setstate__(state)
@@ -253,8 +278,10 @@ def _build(u):
             for k, v in slotstate.items():
                 setattr(inst, k, v)
     else:
-        raise pickle.UnpicklingError(f"Can only build OrderedDict or types allowlisted via "
-                                     f"`add_safe_globals`, but got {type(inst)}")
+        raise pickle.UnpicklingError(
+            f"Can only build OrderedDict or types allowlisted via "
+            f"`add_safe_globals`, but got {type(inst)}"
+        )
 
 
 def _append(u):
@@ -266,11 +293,13 @@ def _append(u):
 
 def _add_marked(kind: type, verb: str, add: Callable[[Any, list], None]):
     """APPENDS / ADDITEMS: add the items above the mark to a container of exactly `kind`."""
+
     def op(u):
         items = u._pop_mark()
         if type(u.stack[-1]) is not kind:
             raise pickle.UnpicklingError(f"Can only {verb}, but got {type(u.stack[-1])}")
         add(u.stack[-1], items)
+
     return op
 
 
@@ -309,9 +338,10 @@ def _tuple_n(n: int):
     def op(u):
         if len(u.stack) < n:
             raise _Malformed(f"TUPLE{n} on a stack of {len(u.stack)}")
-        items = tuple(u.stack[len(u.stack) - n:])
-        del u.stack[len(u.stack) - n:]
+        items = tuple(u.stack[len(u.stack) - n :])
+        del u.stack[len(u.stack) - n :]
         u.stack.append(items)
+
     return op
 
 
@@ -321,8 +351,9 @@ def _binpersid(u):
         raise pickle.UnpicklingError(f"persistent_load id must be tuple, but got {type(pid)}")
     tag = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
     if tag != "storage":
-        raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got "
-                                     f"{tag!r:.40}")
+        raise pickle.UnpicklingError(
+            f"Only persistent_load of storage is allowed, but got {tag!r:.40}"
+        )
     u.stack.append(u.persistent_load(pid))
 
 
@@ -340,24 +371,53 @@ def _memoize(u):
 
 _P = pickle
 _OPS: dict[int, Callable[[WeightsUnpickler], None]] = {
-    _P.PROTO[0]: _proto, _P.FRAME[0]: _frame, _P.STOP[0]: _stop, _P.MARK[0]: _mark,
-    _P.POP[0]: _pop, _P.POP_MARK[0]: _pop_mark, _P.DUP[0]: _dup,
-    _P.NONE[0]: _push(None), _P.NEWTRUE[0]: _push(True), _P.NEWFALSE[0]: _push(False),
-    _P.EMPTY_TUPLE[0]: _push(()), _P.EMPTY_LIST[0]: _empty(list),
-    _P.EMPTY_DICT[0]: _empty(dict), _P.EMPTY_SET[0]: _empty(set),
-    _P.BININT[0]: _binint, _P.BININT1[0]: _binint1, _P.BININT2[0]: _binint2,
-    _P.LONG1[0]: _long1, _P.LONG4[0]: _long4, _P.BINFLOAT[0]: _binfloat,
-    _P.BINUNICODE[0]: _unicode("<I"), _P.SHORT_BINUNICODE[0]: _unicode("<B"),
+    _P.PROTO[0]: _proto,
+    _P.FRAME[0]: _frame,
+    _P.STOP[0]: _stop,
+    _P.MARK[0]: _mark,
+    _P.POP[0]: _pop,
+    _P.POP_MARK[0]: _pop_mark,
+    _P.DUP[0]: _dup,
+    _P.NONE[0]: _push(None),
+    _P.NEWTRUE[0]: _push(True),
+    _P.NEWFALSE[0]: _push(False),
+    _P.EMPTY_TUPLE[0]: _push(()),
+    _P.EMPTY_LIST[0]: _empty(list),
+    _P.EMPTY_DICT[0]: _empty(dict),
+    _P.EMPTY_SET[0]: _empty(set),
+    _P.BININT[0]: _binint,
+    _P.BININT1[0]: _binint1,
+    _P.BININT2[0]: _binint2,
+    _P.LONG1[0]: _long1,
+    _P.LONG4[0]: _long4,
+    _P.BINFLOAT[0]: _binfloat,
+    _P.BINUNICODE[0]: _unicode("<I"),
+    _P.SHORT_BINUNICODE[0]: _unicode("<B"),
     _P.BINUNICODE8[0]: _unicode("<Q"),
-    _P.BINBYTES[0]: _bytes("<I"), _P.SHORT_BINBYTES[0]: _bytes("<B"),
+    _P.BINBYTES[0]: _bytes("<I"),
+    _P.SHORT_BINBYTES[0]: _bytes("<B"),
     _P.BINBYTES8[0]: _bytes("<Q"),
-    _P.BINSTRING[0]: _sized("<i", _string), _P.SHORT_BINSTRING[0]: _sized("<B", _string),
-    _P.GLOBAL[0]: _global_op, _P.STACK_GLOBAL[0]: _stack_global,
-    _P.REDUCE[0]: _reduce, _P.NEWOBJ[0]: _newobj, _P.BUILD[0]: _build,
-    _P.APPEND[0]: _append, _P.APPENDS[0]: _appends, _P.SETITEM[0]: _setitem,
-    _P.SETITEMS[0]: _setitems, _P.ADDITEMS[0]: _additems, _P.FROZENSET[0]: _frozenset,
-    _P.TUPLE[0]: _tuple, _P.TUPLE1[0]: _tuple_n(1), _P.TUPLE2[0]: _tuple_n(2),
-    _P.TUPLE3[0]: _tuple_n(3), _P.BINPERSID[0]: _binpersid,
-    _P.BINGET[0]: _get("<B"), _P.LONG_BINGET[0]: _get("<I"),
-    _P.BINPUT[0]: _put("<B"), _P.LONG_BINPUT[0]: _put("<I"), _P.MEMOIZE[0]: _memoize,
+    _P.BINSTRING[0]: _sized("<i", _string),
+    _P.SHORT_BINSTRING[0]: _sized("<B", _string),
+    _P.GLOBAL[0]: _global_op,
+    _P.STACK_GLOBAL[0]: _stack_global,
+    _P.REDUCE[0]: _reduce,
+    _P.NEWOBJ[0]: _newobj,
+    _P.BUILD[0]: _build,
+    _P.APPEND[0]: _append,
+    _P.APPENDS[0]: _appends,
+    _P.SETITEM[0]: _setitem,
+    _P.SETITEMS[0]: _setitems,
+    _P.ADDITEMS[0]: _additems,
+    _P.FROZENSET[0]: _frozenset,
+    _P.TUPLE[0]: _tuple,
+    _P.TUPLE1[0]: _tuple_n(1),
+    _P.TUPLE2[0]: _tuple_n(2),
+    _P.TUPLE3[0]: _tuple_n(3),
+    _P.BINPERSID[0]: _binpersid,
+    _P.BINGET[0]: _get("<B"),
+    _P.LONG_BINGET[0]: _get("<I"),
+    _P.BINPUT[0]: _put("<B"),
+    _P.LONG_BINPUT[0]: _put("<I"),
+    _P.MEMOIZE[0]: _memoize,
 }

@@ -1,5 +1,6 @@
 """The ops' kernels at the ``SparseCOO`` dispatch key, and the fallback that refuses every
 other op called with a sparse tensor (naming the op, never a wrong result)."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -54,12 +55,18 @@ def _add(self, other, alpha, **kw):
     _no_out("add", kw)
     if isinstance(self, SparseTensor) and isinstance(other, SparseTensor):
         if self._shape != other._shape or self.sparse_dim() != other.sparse_dim():
-            raise RuntimeError(f"add(): sparse tensors must have the same size and sparse_dim, "
-                               f"got {list(self._shape)} and {list(other._shape)}")
+            raise RuntimeError(
+                f"add(): sparse tensors must have the same size and sparse_dim, "
+                f"got {list(self._shape)} and {list(other._shape)}"
+            )
         cat = REGISTRY["cat"].op.entry
         values = other._values_t if alpha == 1 else other._values_t * alpha
-        return make_sparse(cat([self._indices_t, other._indices_t], 1),
-                           cat([self._values_t, values.to(self._dtype)]), self._shape, False)
+        return make_sparse(
+            cat([self._indices_t, other._indices_t], 1),
+            cat([self._values_t, values.to(self._dtype)]),
+            self._shape,
+            False,
+        )
     if isinstance(self, SparseTensor):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     return REGISTRY["add"].op.entry(self, other.to_dense(), alpha=alpha)
@@ -71,8 +78,10 @@ def _mul(self, other, **kw):
     if isinstance(other, SparseTensor):
         self, other = other, self
     if isinstance(other, SparseTensor) or (hasattr(other, "ndim") and other.ndim != 0):
-        raise RuntimeError("mul(): a sparse_coo tensor can only be multiplied by a number or a "
-                           "0-d tensor here; call .to_dense() first")
+        raise RuntimeError(
+            "mul(): a sparse_coo tensor can only be multiplied by a number or a "
+            "0-d tensor here; call .to_dense() first"
+        )
     return self._with_values(self._values_t * other)
 
 
@@ -84,14 +93,18 @@ def _copy_(self, src, non_blocking):
     """Sparse <- sparse of the same size (``load_state_dict`` of a sparse buffer): this tensor
     takes copies of the source's indices and values, in its own dtype and device."""
     from ..autograd.grad_mode import is_grad_enabled
+
     if not (isinstance(self, SparseTensor) and isinstance(src, SparseTensor)):
         raise unsupported("copy_")
     if self._shape != src._shape:
-        raise RuntimeError(f"copy_(): expected a sparse source of size {list(self._shape)}, got "
-                           f"{list(src._shape)}")
+        raise RuntimeError(
+            f"copy_(): expected a sparse source of size {list(self._shape)}, got {list(src._shape)}"
+        )
     if is_grad_enabled() and (self.requires_grad or src.requires_grad):
-        raise RuntimeError("copy_(): copying into a sparse tensor that autograd tracks is only "
-                           "supported under no_grad()")
+        raise RuntimeError(
+            "copy_(): copying into a sparse tensor that autograd tracks is only "
+            "supported under no_grad()"
+        )
     values = src._values_t.detach().to(device=self._device, dtype=self._dtype, copy=True)
     if self._values_t.requires_grad:
         values.requires_grad_(True)
@@ -101,8 +114,18 @@ def _copy_(self, src, non_blocking):
     return self
 
 
-_KERNELS: dict[str, Callable] = {"mm": _mm, "matmul": _matmul, "sum": _sum, "t": _t, "clone": _clone,
-            "detach": _detach, "add": _add, "mul": _mul, "neg": _neg, "copy_": _copy_}
+_KERNELS: dict[str, Callable] = {
+    "mm": _mm,
+    "matmul": _matmul,
+    "sum": _sum,
+    "t": _t,
+    "clone": _clone,
+    "detach": _detach,
+    "add": _add,
+    "mul": _mul,
+    "neg": _neg,
+    "copy_": _copy_,
+}
 
 
 def _refuse(op, keyset, args, kwargs):

@@ -7,6 +7,7 @@ sparse kernel of that op (`coretorch.sparse.kernels`) or a clear error. Autograd
 on ``values``: the sparse ops compute with dense ops on it, so gradients reach the values (and
 whatever produced them); ``.grad`` of a sparse leaf is sparse, on the same indices.
 """
+
 from __future__ import annotations
 
 from ..dispatch.keys import BACKEND_MASK, SPARSE_COO_BIT
@@ -37,6 +38,7 @@ def make_sparse(indices: Tensor, values: Tensor, size: tuple, coalesced: bool) -
 def _refuse(name: str):
     def method(self, *args, **kwargs):
         raise unsupported(name)
+
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Not defined for sparse tensors (as in PyTorch): ``{name}`` raises."
     return method
@@ -75,8 +77,9 @@ class SparseTensor(Tensor):
 
     def _need_coalesced(self, op: str) -> None:
         if not self._coalesced:
-            raise RuntimeError(f"Cannot get {op} on an uncoalesced tensor, please call "
-                               f".coalesce() first")
+            raise RuntimeError(
+                f"Cannot get {op} on an uncoalesced tensor, please call .coalesce() first"
+            )
 
     def _nnz(self) -> int:
         """The number of specified elements (duplicates counted until coalesced)."""
@@ -97,26 +100,32 @@ class SparseTensor(Tensor):
     def coalesce(self) -> SparseTensor:
         """Sorted, unique indices; the values of duplicate indices summed."""
         from .functional import coalesce
+
         return coalesce(self)
 
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
         """The dense (strided) tensor; differentiable with respect to the values."""
         from .functional import to_dense
+
         out = to_dense(self)
         return out if dtype is None else out.to(dtype)
 
-    def to_sparse(self, sparse_dim: int | None = None, *, layout=None, blocksize=None,
-                  dense_dim=None) -> SparseTensor:
+    def to_sparse(
+        self, sparse_dim: int | None = None, *, layout=None, blocksize=None, dense_dim=None
+    ) -> SparseTensor:
         """Self (already sparse COO)."""
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError(f"to_sparse(): conversion from sparse_coo to sparse_coo with "
-                               f"sparse_dim {sparse_dim} (it has {self.sparse_dim()}) is not "
-                               f"supported")
+            raise RuntimeError(
+                f"to_sparse(): conversion from sparse_coo to sparse_coo with "
+                f"sparse_dim {sparse_dim} (it has {self.sparse_dim()}) is not "
+                f"supported"
+            )
         return self
 
     def _with_values(self, values: Tensor, indices: Tensor | None = None) -> SparseTensor:
-        return make_sparse(self._indices_t if indices is None else indices, values, self._shape,
-                           self._coalesced)
+        return make_sparse(
+            self._indices_t if indices is None else indices, values, self._shape, self._coalesced
+        )
 
     # ---- autograd (state of the values) ------------------------------------------------------
     @property
@@ -150,6 +159,7 @@ class SparseTensor(Tensor):
         if self._coalesced:
             return self._with_values(g)
         from .functional import coalesce
+
         # every copy of a repeated index holds the gradient of that one position
         return coalesce(self._with_values(g), mean=True)
 
@@ -159,8 +169,10 @@ class SparseTensor(Tensor):
             self._values_t.grad = None
             return
         if not isinstance(value, SparseTensor) or value._shape != self._shape:
-            raise RuntimeError(f"assigned grad of a sparse tensor of size {list(self._shape)} "
-                               f"must be a sparse tensor of that size")
+            raise RuntimeError(
+                f"assigned grad of a sparse tensor of size {list(self._shape)} "
+                f"must be a sparse tensor of that size"
+            )
         # kept as values on this tensor's indices: the assigned gradient read at each of them
         dense = value.detach().to_dense()
         self._values_t.grad = dense[tuple(self._indices_t[d] for d in range(self.sparse_dim()))]
@@ -187,11 +199,13 @@ class SparseTensor(Tensor):
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> SparseTensor:
         """This sparse tensor on a cuda device (the current one, or `device`)."""
         from ..ops.methods import cuda_device
+
         return self.to(cuda_device(device))
 
     # the ignore: mypy finds this signature, the same as Tensor's, incompatible (a dunder quirk)
     def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
         from ..tensor.printing import sparse_coo_repr
+
         return sparse_coo_repr(self)
 
     @property

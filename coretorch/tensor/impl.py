@@ -1,6 +1,7 @@
 """`TensorImpl`: the data model of a tensor (storage, sizes, strides, offset, dtype, device, key
 set, version counter, autograd metadata). `Tensor` adds the user-facing methods on top.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -12,9 +13,18 @@ if TYPE_CHECKING:
     from ..device import device
     from ..dtypes import dtype
 
-__all__ = ["TensorImpl", "AutogradMeta", "requires_grad", "contiguous_strides", "shape_numel",
-           "wrap_dim", "is_overlapping", "device_key_bits", "contiguous_geometry",
-           "new_autograd_meta"]
+__all__ = [
+    "TensorImpl",
+    "AutogradMeta",
+    "requires_grad",
+    "contiguous_strides",
+    "shape_numel",
+    "wrap_dim",
+    "is_overlapping",
+    "device_key_bits",
+    "contiguous_geometry",
+    "new_autograd_meta",
+]
 
 # device type name -> dispatch-key bit of its backend; filled by backend registration
 device_key_bits: dict[str, int] = {}
@@ -23,8 +33,17 @@ device_key_bits: dict[str, int] = {}
 class AutogradMeta:
     """Autograd state of a tensor; absent (None) on tensors autograd never touched."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
-                 "post_accumulate_grad_hooks", "grad_accumulator", "name")
+    __slots__ = (
+        "requires_grad",
+        "grad",
+        "grad_fn",
+        "output_nr",
+        "retains_grad",
+        "hooks",
+        "post_accumulate_grad_hooks",
+        "grad_accumulator",
+        "name",
+    )
     grad: Any  # a Tensor or None
     grad_fn: Node | None
     grad_accumulator: AccumulateGrad | None
@@ -35,7 +54,7 @@ class AutogradMeta:
         self.grad_fn = grad_fn
         self.output_nr = output_nr
         self.retains_grad = False
-        self.hooks: dict | None = None                       # handle id -> hook
+        self.hooks: dict | None = None  # handle id -> hook
         self.post_accumulate_grad_hooks: dict | None = None  # handle id -> hook
         self.grad_accumulator = None
         self.name: str | None = None
@@ -62,8 +81,21 @@ class TensorImpl:
     `_cache` belongs to the backend (the cpu backend keeps its numpy view there).
     """
 
-    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_device", "_keys", "_vc",
-                 "_autograd", "_base", "_cache", "__weakref__", "__dict__")
+    __slots__ = (
+        "_storage",
+        "_shape",
+        "_stride",
+        "_offset",
+        "_dtype",
+        "_device",
+        "_keys",
+        "_vc",
+        "_autograd",
+        "_base",
+        "_cache",
+        "__weakref__",
+        "__dict__",
+    )
     # the slots' types, for the type checker (annotations only: no class attributes are made)
     _storage: Storage
     _shape: tuple[int, ...]
@@ -106,8 +138,10 @@ def wrap_dim(op: str, dim, ndim: int) -> int:
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
-                         f"[{-n}, {n - 1}], but got {dim})")
+        raise IndexError(
+            f"{op}(): Dimension out of range (expected to be in range of "
+            f"[{-n}, {n - 1}], but got {dim})"
+        )
     return dim + n if dim < 0 else dim
 
 
@@ -153,8 +187,18 @@ def contiguous_geometry(shape: tuple) -> tuple[int, tuple]:
     return g
 
 
-def new_impl(cls, storage: Storage, shape: tuple, stride: tuple, offset: int, dtype, device,
-             keys: int, vc: list | None = None, base: Any = None):
+def new_impl(
+    cls,
+    storage: Storage,
+    shape: tuple,
+    stride: tuple,
+    offset: int,
+    dtype,
+    device,
+    keys: int,
+    vc: list | None = None,
+    base: Any = None,
+):
     """Create a tensor object of class `cls` without running any __init__ (hot path)."""
     t = object.__new__(cls)
     t._storage = storage

@@ -13,12 +13,17 @@ striding across rows. The rule, as ATen's ``TensorIteratorBase`` applies it to a
 
 One rule in core for every backend, so the meta device and cpu agree on result strides.
 """
+
 from __future__ import annotations
 
 from .impl import TensorImpl
 
-__all__ = ["pointwise_strides", "is_contiguous", "is_non_overlapping_and_dense",
-           "POINTWISE_FAMILIES"]
+__all__ = [
+    "pointwise_strides",
+    "is_contiguous",
+    "is_non_overlapping_and_dense",
+    "POINTWISE_FAMILIES",
+]
 
 _T = TensorImpl
 # the op families whose structured outputs follow this rule (declared with `family=`)
@@ -137,7 +142,6 @@ def pointwise_strides(shape: tuple, row_major: tuple, args: tuple, operands: tup
         return None
     if same_shape:
         first = tensors[0]._stride
-        if all(t._stride == first for t in tensors) and \
-                is_non_overlapping_and_dense(shape, first):
+        if all(t._stride == first for t in tensors) and is_non_overlapping_and_dense(shape, first):
             return None if first == row_major else first
     return _permuted_strides(shape, tensors)

@@ -7,6 +7,7 @@ nothing (an empty tensor of size 0). ``Tensor`` itself makes tensors of the defa
 Type names are PyTorch's (``x.type()`` is ``'torch.FloatTensor'``, ``'torch.cuda.LongTensor'``), so
 programs that compare them keep working; ``'coretorch.FloatTensor'`` is accepted as well.
 """
+
 from __future__ import annotations
 
 from .. import dtypes as dt
@@ -14,10 +15,18 @@ from .. import dtypes as dt
 __all__ = ["LEGACY_TYPE_NAMES", "legacy_types", "legacy_new", "tensor_type", "LegacyTensorType"]
 
 # dtype name -> the legacy class name
-LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor",
-                     "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
-                     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-                     "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+LEGACY_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 
 def _is_size(args: tuple) -> bool:
@@ -28,19 +37,25 @@ def legacy_new(who: str, dtype, device, args: tuple, kwargs: dict, *, alias_any_
     """A tensor from legacy-constructor arguments (see the module doc). `who` names the caller
     in errors; `device` is the device type the constructor is for."""
     import coretorch
+
     from .size import Size
     from .tensor import Tensor
+
     kwargs = dict(kwargs)
     dev = kwargs.pop("device", None)
     if kwargs:
-        raise TypeError(f"{who}() got unexpected keyword arguments {sorted(kwargs)} (a legacy "
-                        f"constructor takes sizes or data, and device=)")
+        raise TypeError(
+            f"{who}() got unexpected keyword arguments {sorted(kwargs)} (a legacy "
+            f"constructor takes sizes or data, and device=)"
+        )
     if dev is not None:
         given = coretorch.device(dev)
         if given.type != coretorch.device(device).type:
-            raise RuntimeError(f"legacy constructor expects device type: "
-                               f"{coretorch.device(device).type} but device type: {given.type} "
-                               f"was passed")
+            raise RuntimeError(
+                f"legacy constructor expects device type: "
+                f"{coretorch.device(device).type} but device type: {given.type} "
+                f"was passed"
+            )
         device = given
     if len(args) == 1 and isinstance(args[0], Tensor):
         src = args[0]
@@ -59,8 +74,10 @@ def legacy_new(who: str, dtype, device, args: tuple, kwargs: dict, *, alias_any_
             raise TypeError(f"{who}(): data must be a sequence (got {type(data).__name__})")
         return coretorch.tensor(data, dtype=dtype, device=device)
     bad = next(a for a in args if not (isinstance(a, int) and not isinstance(a, bool)))
-    raise TypeError(f"{who}(): expected sizes (ints) or one sequence of data, got "
-                    f"{type(bad).__name__} among {len(args)} arguments")
+    raise TypeError(
+        f"{who}(): expected sizes (ints) or one sequence of data, got "
+        f"{type(bad).__name__} among {len(args)} arguments"
+    )
 
 
 class LegacyTensorType(type):
@@ -75,8 +92,12 @@ class LegacyTensorType(type):
 
     def __instancecheck__(cls, obj) -> bool:
         from .tensor import Tensor
-        return (isinstance(obj, Tensor) and obj._dtype is cls.dtype
-                and obj._device.type == cls.device_type)
+
+        return (
+            isinstance(obj, Tensor)
+            and obj._dtype is cls.dtype
+            and obj._device.type == cls.device_type
+        )
 
     @property
     def is_cuda(cls) -> bool:
@@ -99,10 +120,17 @@ def legacy_types(device_type: str = "cpu") -> dict:
     for dname, cname in LEGACY_TYPE_NAMES.items():
         d = getattr(dt, dname, None)
         if isinstance(d, dt.dtype):
-            out[cname] = LegacyTensorType(cname, (), {
-                "dtype": d, "device_type": device_type, "__module__": module,
-                "__doc__": f"Legacy constructor of {d} tensors on {device_type}: "
-                           f"``{cname}(2, 3)`` (uninitialized), ``{cname}([1, 2])`` (data)."})
+            out[cname] = LegacyTensorType(
+                cname,
+                (),
+                {
+                    "dtype": d,
+                    "device_type": device_type,
+                    "__module__": module,
+                    "__doc__": f"Legacy constructor of {d} tensors on {device_type}: "
+                    f"``{cname}(2, 3)`` (uninitialized), ``{cname}([1, 2])`` (data).",
+                },
+            )
     return out
 
 
@@ -138,8 +166,9 @@ def tensor_type(self, dtype=None, non_blocking: bool = False, **kwargs):
     elif isinstance(dtype, str):
         target, dev = _parse_type_name(dtype)
     else:
-        raise TypeError(f"type(): expected a dtype, a tensor type or its name, got "
-                        f"{type(dtype).__name__}")
+        raise TypeError(
+            f"type(): expected a dtype, a tensor type or its name, got {type(dtype).__name__}"
+        )
     if target is self._dtype and dev == self._device.type:
         return self
     return self.to(device=None if dev == self._device.type else dev, dtype=target)

@@ -5,6 +5,7 @@ Follows PyTorch's print options (`set_printoptions`; by default precision 4, thr
 edgeitems 3, linewidth 80) and its formatter rules (integer mode, scientific mode, widths from
 the finite non-zero values).
 """
+
 from __future__ import annotations
 
 import math
@@ -14,17 +15,21 @@ import numpy as np
 from .. import dtypes as dt
 
 _PRECISION = 4
-_EDGE = 3          # items shown at each edge of a summarized dim
+_EDGE = 3  # items shown at each edge of a summarized dim
 _THRESHOLD: float = 1000  # summarize above this many elements (inf: never)
 _LINEWIDTH = 80
 _SCI_MODE: bool | None = None  # None: chosen from the values
-_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
-             "full": (4, math.inf, 3, 80)}
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
 
 
-def set_printoptions(precision: int | None = None, threshold: float | None = None,
-                     edgeitems: int | None = None, linewidth: int | None = None,
-                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
     """Set how tensors print (PyTorch's options): digits after the point (`precision`), the
     element count above which a print is summarized (`threshold`) and the items shown at each
     end of a summarized dim (`edgeitems`), the line width, and scientific notation forced on
@@ -43,8 +48,9 @@ def set_printoptions(precision: int | None = None, threshold: float | None = Non
     global _PRECISION, _THRESHOLD, _EDGE, _LINEWIDTH, _SCI_MODE
     if profile is not None:
         if profile not in _PROFILES:
-            raise ValueError(f"set_printoptions(): profile must be one of "
-                             f"{sorted(_PROFILES)}, got {profile!r}")
+            raise ValueError(
+                f"set_printoptions(): profile must be one of {sorted(_PROFILES)}, got {profile!r}"
+            )
         _PRECISION, _THRESHOLD, _EDGE, _LINEWIDTH = _PROFILES[profile]
     if precision is not None:
         _PRECISION = precision
@@ -78,10 +84,14 @@ class _Formatter:
             self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 if _SCI_MODE is None else _SCI_MODE
             fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (lambda v: f"{v:.0f}.")
         else:
-            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4 \
-                if _SCI_MODE is None else _SCI_MODE
-            fmt = (lambda v: f"{v:.{_PRECISION}e}") if self.sci_mode else (
-                lambda v: f"{v:.{_PRECISION}f}")
+            self.sci_mode = (
+                mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4 if _SCI_MODE is None else _SCI_MODE
+            )
+            fmt = (
+                (lambda v: f"{v:.{_PRECISION}e}")
+                if self.sci_mode
+                else (lambda v: f"{v:.{_PRECISION}f}")
+            )
         for v in vals.tolist():
             self.max_width = max(self.max_width, len(fmt(v)))
 
@@ -120,33 +130,46 @@ def _summarized(a: np.ndarray) -> np.ndarray:
         return a
     if a.ndim == 1:
         return np.concatenate((a[:_EDGE], a[-_EDGE:])) if a.shape[0] > 2 * _EDGE else a
-    rows = list(range(_EDGE)) + list(range(a.shape[0] - _EDGE, a.shape[0])) \
-        if a.shape[0] > 2 * _EDGE else range(a.shape[0])
+    rows = (
+        list(range(_EDGE)) + list(range(a.shape[0] - _EDGE, a.shape[0]))
+        if a.shape[0] > 2 * _EDGE
+        else range(a.shape[0])
+    )
     return np.stack([_summarized(a[i]) for i in rows])
 
 
-def _vector_str(a: np.ndarray, indent: int, summarize: bool,
-                fmt: _Formatter | _ComplexFormatter) -> str:
+def _vector_str(
+    a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter | _ComplexFormatter
+) -> str:
     per_line = max(1, int(math.floor((_LINEWIDTH - indent) / (fmt.max_width + 2))))
     if summarize and a.shape[0] > 2 * _EDGE:
-        data = ([fmt.format(v) for v in a[:_EDGE].tolist()] + [" ..."] +
-                [fmt.format(v) for v in a[-_EDGE:].tolist()])
+        data = (
+            [fmt.format(v) for v in a[:_EDGE].tolist()]
+            + [" ..."]
+            + [fmt.format(v) for v in a[-_EDGE:].tolist()]
+        )
     else:
         data = [fmt.format(v) for v in a.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _array_str(a: np.ndarray, indent: int, summarize: bool,
-               fmt: _Formatter | _ComplexFormatter) -> str:
+def _array_str(
+    a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter | _ComplexFormatter
+) -> str:
     if a.ndim == 0:
         return fmt.format(a.item())
     if a.ndim == 1:
         return _vector_str(a, indent, summarize, fmt)
     if summarize and a.shape[0] > 2 * _EDGE:
-        parts = ([_array_str(a[i], indent + 1, summarize, fmt) for i in range(_EDGE)] + ["..."] +
-                 [_array_str(a[i], indent + 1, summarize, fmt)
-                  for i in range(a.shape[0] - _EDGE, a.shape[0])])
+        parts = (
+            [_array_str(a[i], indent + 1, summarize, fmt) for i in range(_EDGE)]
+            + ["..."]
+            + [
+                _array_str(a[i], indent + 1, summarize, fmt)
+                for i in range(a.shape[0] - _EDGE, a.shape[0])
+            ]
+        )
     else:
         parts = [_array_str(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
@@ -157,13 +180,13 @@ def _values_str(arr: np.ndarray, dtype, indent: int) -> str:
         arr = arr.astype(np.float32)
     summarize = arr.size > _THRESHOLD
     shown = _summarized(arr) if summarize else arr
-    fmt = _ComplexFormatter(shown) if dtype.is_complex else _Formatter(shown,
-                                                                        dtype.is_floating_point)
+    fmt = (
+        _ComplexFormatter(shown) if dtype.is_complex else _Formatter(shown, dtype.is_floating_point)
+    )
     return _array_str(arr, indent, summarize, fmt)
 
 
-def _add_suffixes(body: str, suffixes: list[str], indent: int,
-                  force_newline: bool = False) -> str:
+def _add_suffixes(body: str, suffixes: list[str], indent: int, force_newline: bool = False) -> str:
     parts = [body]
     last_line_len = len(body) - body.rfind("\n") + 1
     for s in suffixes:
@@ -199,8 +222,12 @@ def tensor_repr(t) -> str:
             suffixes.append(dtype_suffix)
         body = "[]"
     else:
-        if t._dtype not in (dt.get_default_dtype(), dt.get_default_complex_dtype(), dt.int64,
-                            dt.bool):
+        if t._dtype not in (
+            dt.get_default_dtype(),
+            dt.get_default_complex_dtype(),
+            dt.int64,
+            dt.bool,
+        ):
             suffixes.append(dtype_suffix)
         body = _values_str(np.asarray(t.detach().numpy(force=True)), t._dtype, indent)
     _autograd_suffix(t.grad_fn, t.requires_grad, suffixes)
@@ -236,18 +263,21 @@ def sparse_coo_repr(t) -> str:
         elif part.numel() == 0:
             body = "[]"
         else:
-            body = _values_str(np.asarray(part.detach().numpy(force=True)), part._dtype,
-                               indent + len(head))
+            body = _values_str(
+                np.asarray(part.detach().numpy(force=True)), part._dtype, indent + len(head)
+            )
         if not has_data or part.numel() == 0:
             body += f", size={tuple(part._shape)}"
         parts.append(head + body + ")")
     suffixes.append("layout=coretorch.sparse_coo")
     _autograd_suffix(t.grad_fn, t.requires_grad, suffixes)
-    return _add_suffixes(prefix + (",\n" + " " * indent).join(parts), suffixes, indent,
-                         force_newline=True)
+    return _add_suffixes(
+        prefix + (",\n" + " " * indent).join(parts), suffixes, indent, force_newline=True
+    )
 
 
 def _has_data(t) -> bool:
     from ..device import device_types
+
     entry = device_types().get(t._device.type)
     return entry is not None and entry.has_data

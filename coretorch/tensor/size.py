@@ -1,4 +1,5 @@
 """`coretorch.Size`, the tuple subclass `Tensor.shape` returns."""
+
 from __future__ import annotations
 
 from .impl import shape_numel
@@ -30,10 +31,10 @@ class Size(tuple):
 
 def _index(value, i: int) -> int:
     if not hasattr(value, "__index__"):
-        raise TypeError(f"Size() takes an iterable of 'int' (item {i} is "
-                        f"'{type(value).__name__}')")
+        raise TypeError(f"Size() takes an iterable of 'int' (item {i} is '{type(value).__name__}')")
     try:
         return value.__index__()
     except TypeError:
-        raise TypeError(f"Size() takes an iterable of 'int' (item {i} is "
-                        f"'{type(value).__name__}')") from None
+        raise TypeError(
+            f"Size() takes an iterable of 'int' (item {i} is '{type(value).__name__}')"
+        ) from None

@@ -3,6 +3,7 @@
 Every allocation and free is counted (allocated, peak, number of live buffers) and reported to the
 memory hooks, which is how the profiler sees memory without patching anything.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -15,15 +16,17 @@ class MemoryEvent:
 
     __slots__ = ("address", "nbytes", "device", "total_allocated", "total_reserved")
 
-    def __init__(self, address: int, nbytes: int, device, total_allocated: int,
-                 total_reserved: int):
+    def __init__(
+        self, address: int, nbytes: int, device, total_allocated: int, total_reserved: int
+    ):
         self.address, self.nbytes, self.device = address, nbytes, device
         self.total_allocated, self.total_reserved = total_allocated, total_reserved
 
     def __repr__(self) -> str:
         kind = "alloc" if self.nbytes >= 0 else "free"
-        return (f"MemoryEvent({kind}, {abs(self.nbytes)} bytes, {self.device}, "
-                f"addr={self.address:#x})")
+        return (
+            f"MemoryEvent({kind}, {abs(self.nbytes)} bytes, {self.device}, addr={self.address:#x})"
+        )
 
 
 _hooks: list[Callable[[MemoryEvent], None]] = []
@@ -48,8 +51,9 @@ class Storage:
 
     __slots__ = ("data", "nbytes", "device", "allocator", "address", "__weakref__")
 
-    def __init__(self, data: Any, nbytes: int, device, allocator: "Allocator | None" = None,
-                 address: int = 0):
+    def __init__(
+        self, data: Any, nbytes: int, device, allocator: "Allocator | None" = None, address: int = 0
+    ):
         self.data, self.nbytes, self.device = data, nbytes, device
         self.allocator, self.address = allocator, address
 
@@ -133,8 +137,9 @@ class Allocator:
         self.num_frees += 1
         self.raw_free(storage)
         if _hooks:
-            ev = MemoryEvent(storage.address, -storage.nbytes, storage.device, self.allocated,
-                             self.reserved())
+            ev = MemoryEvent(
+                storage.address, -storage.nbytes, storage.device, self.allocated, self.reserved()
+            )
             for h in _hooks:
                 h(ev)
 
@@ -146,9 +151,14 @@ class Allocator:
 
     def stats(self) -> dict[str, int]:
         """The allocated, peak and reserved bytes and the allocation, free and live counts."""
-        return {"allocated_bytes": self.allocated, "peak_bytes": self.peak,
-                "reserved_bytes": self.reserved(), "num_allocs": self.num_allocs,
-                "num_frees": self.num_frees, "num_live": self.num_allocs - self.num_frees}
+        return {
+            "allocated_bytes": self.allocated,
+            "peak_bytes": self.peak,
+            "reserved_bytes": self.reserved(),
+            "num_allocs": self.num_allocs,
+            "num_frees": self.num_frees,
+            "num_live": self.num_allocs - self.num_frees,
+        }
 
     def reset_peak_stats(self) -> None:
         """Reset the peak to the bytes allocated now."""

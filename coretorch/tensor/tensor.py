@@ -8,13 +8,13 @@ set on the class by `coretorch.ops.methods.bind_methods` when the ops are declar
 ``tensor_ops.pyi`` (``make stubs``) declares them, as the base class `TensorOps` that type
 checkers and editors see.
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Callable, NoReturn
 
-from .. import dtypes as _dt
-from .. import memory_formats as _mf
+from .. import dtypes as _dt, memory_formats as _mf
 from ..dtypes import dtype as _dtype_cls
 from ..layout import strided as _strided
 from .impl import AutogradMeta, TensorImpl, requires_grad as _tracks_grad, shape_numel, wrap_dim
@@ -35,11 +35,16 @@ class _Late:
     """Modules above the tensor layer, imported when a method first needs them (an import at
     module level would be circular); afterwards an attribute read."""
 
-    _MODULES = {"methods": "coretorch.ops.methods", "legacy": "coretorch.tensor.legacy",
-                "sharing": "coretorch.multiprocessing.tensor_sharing",
-                "hooks": "coretorch.autograd.tensor_hooks", "engine": "coretorch.autograd.engine",
-                "dlpack": "coretorch.dlpack", "sparse": "coretorch.sparse.functional",
-                "api": "coretorch"}
+    _MODULES = {
+        "methods": "coretorch.ops.methods",
+        "legacy": "coretorch.tensor.legacy",
+        "sharing": "coretorch.multiprocessing.tensor_sharing",
+        "hooks": "coretorch.autograd.tensor_hooks",
+        "engine": "coretorch.autograd.engine",
+        "dlpack": "coretorch.dlpack",
+        "sparse": "coretorch.sparse.functional",
+        "api": "coretorch",
+    }
 
     def __getattr__(self, name: str):
         mod = importlib.import_module(self._MODULES[name])
@@ -53,10 +58,12 @@ _late = _Late()
 def cast_method(name: str, dtype: _dtype_cls) -> Callable[..., "Tensor"]:
     """The method ``t.<name>()``: ``t.to(dtype)`` (self when it has the dtype already); also
     the casts of tensor containers such as `PackedSequence`."""
+
     def cast(self, memory_format=None) -> "Tensor":
         if memory_format is None:
             return self.to(dtype)
         return self.to(dtype, memory_format=memory_format)
+
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"``self.to(coretorch.{dtype.name})``"
     cast.dtype = dtype  # type: ignore[attr-defined]  # read by containers' casts
@@ -64,8 +71,10 @@ def cast_method(name: str, dtype: _dtype_cls) -> Callable[..., "Tensor"]:
 
 
 def _on_device(type_name: str) -> property:
-    return property(lambda self: self._device.type == type_name,
-                    doc=f"Whether the tensor is on a '{type_name}' device.")
+    return property(
+        lambda self: self._device.type == type_name,
+        doc=f"Whether the tensor is on a '{type_name}' device.",
+    )
 
 
 class Tensor(TensorImpl, TensorOps):
@@ -80,10 +89,13 @@ class Tensor(TensorImpl, TensorOps):
         """PyTorch's legacy constructor: ``Tensor(2, 3)`` (uninitialized), ``Tensor([1, 2])``
         (data), ``Tensor()`` (empty), in the default dtype on cpu (`coretorch.tensor.legacy`)."""
         if cls is not Tensor:
-            raise TypeError(f"{cls.__name__}(...) is not a constructor; make a tensor with a "
-                            f"factory (coretorch.tensor, coretorch.empty, ...)")
+            raise TypeError(
+                f"{cls.__name__}(...) is not a constructor; make a tensor with a "
+                f"factory (coretorch.tensor, coretorch.empty, ...)"
+            )
         from ..dtypes import get_default_dtype
         from .legacy import legacy_new
+
         return legacy_new("Tensor", get_default_dtype(), "cpu", args, kwargs, alias_any_dtype=True)
 
     # ---- geometry --------------------------------------------------------------------------
@@ -152,15 +164,21 @@ class Tensor(TensorImpl, TensorOps):
             fmt = _mf.memory_format_arg("is_contiguous", memory_format)
             if fmt is not _mf.contiguous_format:
                 if fmt is _mf.preserve_format:
-                    raise RuntimeError("is_contiguous(): preserve memory format is unsupported "
-                                       "by the contiguous operator")
+                    raise RuntimeError(
+                        "is_contiguous(): preserve memory format is unsupported "
+                        "by the contiguous operator"
+                    )
                 return _mf.is_contiguous_as(self._shape, self._stride, fmt)
         return _is_contiguous(self._shape, self._stride)
 
     def is_set_to(self, other: "Tensor") -> bool:
         """Whether `other` views the same storage with the same offset, size and strides."""
-        return (self._storage is other._storage and self._offset == other._offset
-                and self._shape == other._shape and self._stride == other._stride)
+        return (
+            self._storage is other._storage
+            and self._offset == other._offset
+            and self._shape == other._shape
+            and self._stride == other._stride
+        )
 
     # ---- metadata --------------------------------------------------------------------------
     @property
@@ -189,22 +207,29 @@ class Tensor(TensorImpl, TensorOps):
         return self._device.type == "cuda"
 
     is_xpu, is_mps, is_mtia = _on_device("xpu"), _on_device("mps"), _on_device("mtia")
-    is_xla, is_ipu, is_maia, is_vulkan = (_on_device("xla"), _on_device("ipu"),
-                                          _on_device("maia"), _on_device("vulkan"))
+    is_xla, is_ipu, is_maia, is_vulkan = (
+        _on_device("xla"),
+        _on_device("ipu"),
+        _on_device("maia"),
+        _on_device("vulkan"),
+    )
     # a dense tensor is strided (`coretorch.sparse.SparseTensor` answers sparse_coo); the other
     # layouts and kinds do not exist here: no tensor is csr, quantized, nested or mkldnn
     layout = _strided
     is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
-        lambda self: False, doc="False: a dense tensor has none of these layouts or kinds.")
+        lambda self: False, doc="False: a dense tensor has none of these layouts or kinds."
+    )
 
     # ---- sparse COO (coretorch.sparse) -------------------------------------------------------
-    def to_sparse(self, sparse_dim: int | None = None, *, layout=None, blocksize=None,
-                  dense_dim=None) -> "Tensor":
+    def to_sparse(
+        self, sparse_dim: int | None = None, *, layout=None, blocksize=None, dense_dim=None
+    ) -> "Tensor":
         """A sparse COO tensor of the non-zero elements (of the first `sparse_dim` dims, values
         keeping the rest); differentiable."""
         if layout is not None and layout is not _late.sparse.sparse_coo_layout:
-            raise RuntimeError(f"to_sparse(): only layout=coretorch.sparse_coo is supported, got "
-                               f"{layout}")
+            raise RuntimeError(
+                f"to_sparse(): only layout=coretorch.sparse_coo is supported, got {layout}"
+            )
         return _late.sparse.to_sparse(self, sparse_dim)
 
     def to_dense(self, dtype=None, *, masked_grad: bool | None = None) -> "Tensor":
@@ -220,8 +245,10 @@ class Tensor(TensorImpl, TensorOps):
         return len(self._shape)
 
     def _sparse_only(self, op: str) -> NoReturn:
-        raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got Strided "
-                           f"(call .to_sparse() first)")
+        raise RuntimeError(
+            f"{op} expected sparse coordinate tensor layout but got Strided "
+            f"(call .to_sparse() first)"
+        )
 
     def indices(self) -> "Tensor":
         """Sparse tensors only."""
@@ -257,12 +284,14 @@ class Tensor(TensorImpl, TensorOps):
     def real(self) -> "Tensor":
         """The real part, as a view (the tensor itself when it is real)."""
         from ..ops.declare import REGISTRY
+
         return REGISTRY["real"].op.entry(self)
 
     @property
     def imag(self) -> "Tensor":
         """The imaginary part of a complex tensor, as a view (real tensors raise)."""
         from ..ops.declare import REGISTRY
+
         return REGISTRY["imag"].op.entry(self)
 
     def get_device(self) -> int:
@@ -312,12 +341,15 @@ class Tensor(TensorImpl, TensorOps):
 
     def _scalar(self, what: str):
         if self.numel() != 1:
-            raise ValueError(f"only one element tensors can be converted to Python scalars "
-                             f"(asked {what}() of a tensor of shape {list(self._shape)})")
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars "
+                f"(asked {what}() of a tensor of shape {list(self._shape)})"
+            )
         return self.item()
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from .printing import tensor_repr
+
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -328,8 +360,10 @@ class Tensor(TensorImpl, TensorOps):
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("coretorch tensors are not pickled; use coretorch.save (safetensors), "
-                        "which never executes code when loading")
+        raise TypeError(
+            "coretorch tensors are not pickled; use coretorch.save (safetensors), "
+            "which never executes code when loading"
+        )
 
     # ---- autograd (the machinery lives in coretorch.autograd) ------------------------------
     @property
@@ -387,8 +421,13 @@ class Tensor(TensorImpl, TensorOps):
     def data(self, value: "Tensor") -> None:
         _late.hooks.set_data(self, value)
 
-    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs=None) -> None:
+    def backward(
+        self,
+        gradient: "Tensor | None" = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs=None,
+    ) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in their
         ``.grad`` (mirrors ``torch.Tensor.backward``)."""
         _late.engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -415,8 +454,9 @@ class Tensor(TensorImpl, TensorOps):
     # ---- DLPack -----------------------------------------------------------------------------
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export this cpu tensor as a DLPack capsule sharing its memory."""
-        return _late.dlpack.to_dlpack_capsule(self, stream=stream, max_version=max_version,
-                                              dl_device=dl_device, copy=copy)
+        return _late.dlpack.to_dlpack_capsule(
+            self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
 
     def __dlpack_device__(self) -> tuple:
         """(device type, device index) in DLPack terms: (1, 0) for cpu."""
@@ -474,9 +514,11 @@ class Tensor(TensorImpl, TensorOps):
         as ``bool(t)``)."""
         n = self.numel()
         if n != 1:
-            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if n == 0
-                               else "Boolean value of Tensor with more than one value is "
-                                    "ambiguous")
+            raise RuntimeError(
+                "Boolean value of Tensor with no values is ambiguous"
+                if n == 0
+                else "Boolean value of Tensor with more than one value is ambiguous"
+            )
         return bool(self.item())
 
     def fill_diagonal_(self, fill_value, wrap: bool = False) -> "Tensor":
@@ -489,29 +531,34 @@ class Tensor(TensorImpl, TensorOps):
         """
         shape = self._shape
         if len(shape) < 2:
-            raise RuntimeError(f"fill_diagonal_(): dimensions must larger than 1, got "
-                               f"{len(shape)}")
+            raise RuntimeError(f"fill_diagonal_(): dimensions must larger than 1, got {len(shape)}")
         if len(shape) > 2 and len(set(shape)) != 1:
-            raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal "
-                               f"length, got {list(shape)}")
+            raise RuntimeError(
+                "fill_diagonal_(): all dimensions of input must be of equal "
+                f"length, got {list(shape)}"
+            )
         n = min(shape)
         step = sum(self._stride)
         if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
             # the next diagonal starts one row below the end of the previous square block
-            blocks = [(b * (shape[1] + 1), min(shape[1], shape[0] - b * (shape[1] + 1)))
-                      for b in range(0, -(-shape[0] // (shape[1] + 1)))]
+            blocks = [
+                (b * (shape[1] + 1), min(shape[1], shape[0] - b * (shape[1] + 1)))
+                for b in range(0, -(-shape[0] // (shape[1] + 1)))
+            ]
             for row, length in blocks:
-                self[row:row + length].as_strided((length,), (step,)).fill_(fill_value)
+                self[row : row + length].as_strided((length,), (step,)).fill_(fill_value)
             return self
         self.as_strided((n,), (step,)).fill_(fill_value)
         return self
 
-    def new_empty_strided(self, size, stride, *, dtype=None, device=None,
-                          requires_grad: bool = False) -> "Tensor":
+    def new_empty_strided(
+        self, size, stride, *, dtype=None, device=None, requires_grad: bool = False
+    ) -> "Tensor":
         """An uninitialized tensor of `size` and `stride`, with this tensor's dtype and device
         by default."""
-        t = _late.api.empty_strided(size, stride, dtype=dtype or self._dtype,
-                                    device=device or self._device)
+        t = _late.api.empty_strided(
+            size, stride, dtype=dtype or self._dtype, device=device or self._device
+        )
         return t.requires_grad_() if requires_grad else t
 
     def new(self, *args, **kwargs) -> "Tensor":
@@ -531,17 +578,24 @@ class Tensor(TensorImpl, TensorOps):
         """Ones of `size`, with this tensor's dtype and device by default."""
         return _late.methods.new_factory(self, "ones", size, dtype, device, requires_grad)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None,
-                 requires_grad: bool = False) -> "Tensor":
+    def new_full(
+        self, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False
+    ) -> "Tensor":
         """`fill_value` everywhere, with this tensor's dtype and device by default."""
-        return _late.methods.new_factory(self, "full", (size, fill_value), dtype, device,
-                                         requires_grad)
+        return _late.methods.new_factory(
+            self, "full", (size, fill_value), dtype, device, requires_grad
+        )
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
         """A tensor of `data`, with this tensor's dtype and device by default."""
         from ..ops.factories_public import tensor
-        return tensor(data, dtype=dtype or self._dtype, device=device or self._device,
-                      requires_grad=requires_grad)
+
+        return tensor(
+            data,
+            dtype=dtype or self._dtype,
+            device=device or self._device,
+            requires_grad=requires_grad,
+        )
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -578,8 +632,10 @@ class Tensor(TensorImpl, TensorOps):
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix (``T`` for a real one)."""
         if len(self._shape) != 2:
-            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
-                               f"{len(self._shape)}-D tensor.")
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got "
+                f"{len(self._shape)}-D tensor."
+            )
         return self.t().conj()
 
     # ---- sharing between processes (coretorch.multiprocessing) ------------------------------
@@ -595,8 +651,10 @@ class Tensor(TensorImpl, TensorOps):
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                               "support the deepcopy protocol at the moment")
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) "
+                "support the deepcopy protocol at the moment"
+            )
         new = self.detach().clone()
         if self.requires_grad:
             new.requires_grad_(True)
@@ -628,27 +686,38 @@ def _autograd_meta(t: TensorImpl) -> AutogradMeta:
 
 def _set_requires_grad(t: TensorImpl, flag: bool) -> None:
     from ..dispatch.keys import AUTOGRAD_BIT
+
     m = t._autograd
     if m is not None and m.grad_fn is not None:
         if not flag:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
-                               "want to use a computed variable in a subgraph that doesn't require "
-                               "differentiation use var_no_grad = var.detach().")
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you "
+                "want to use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
         return
     if flag and not (t._dtype.is_floating_point or t._dtype.is_complex):
-        raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients "
-                           f"(got {t._dtype.name})")
+        raise RuntimeError(
+            f"only Tensors of floating point and complex dtype can require gradients "
+            f"(got {t._dtype.name})"
+        )
     _autograd_meta(t).requires_grad = bool(flag)
     t._keys = (t._keys | AUTOGRAD_BIT) if flag else (t._keys & ~AUTOGRAD_BIT)
 
 
 def _check_grad(t: TensorImpl, value) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                        f"{type(value).__name__}")
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}"
+        )
     if value._shape != t._shape:
-        raise RuntimeError(f"assigned grad has data of a different size: expected "
-                           f"{list(t._shape)}, got {list(value._shape)}")
+        raise RuntimeError(
+            f"assigned grad has data of a different size: expected "
+            f"{list(t._shape)}, got {list(value._shape)}"
+        )
     if value._device != t._device:
-        raise RuntimeError(f"assigned grad has data located on a different device: expected "
-                           f"{t._device}, got {value._device}")
+        raise RuntimeError(
+            f"assigned grad has data located on a different device: expected "
+            f"{t._device}, got {value._device}"
+        )

@@ -1,6 +1,7 @@
 """Testing utilities: `assert_close`, `make_tensor`, the OpInfo database (`opinfo.OP_DB`),
 `opcheck`, the pytest plugin (``--backend``, `device` fixtures) and the backend conformance
 suite (``pytest --pyargs coretorch.testing.conformance --backend NAME``)."""
+
 from __future__ import annotations
 
 from .comparison import assert_close

@@ -1,4 +1,5 @@
 """`assert_close`: torch.testing.assert_close for coretorch tensors, numpy arrays and scalars."""
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,14 @@ from .trees import is_tensor
 __all__ = ["assert_close", "default_tolerances"]
 
 # torch.testing's defaults: (rtol, atol) per dtype; exact for integers and bool
-_DEFAULT_TOL = {_dt.float16: (1e-3, 1e-5), _dt.bfloat16: (1.6e-2, 1e-5),
-                _dt.float32: (1.3e-6, 1e-5), _dt.float64: (1e-7, 1e-7),
-                _dt.complex64: (1.3e-6, 1e-5), _dt.complex128: (1e-7, 1e-7)}
+_DEFAULT_TOL = {
+    _dt.float16: (1e-3, 1e-5),
+    _dt.bfloat16: (1.6e-2, 1e-5),
+    _dt.float32: (1.3e-6, 1e-5),
+    _dt.float64: (1e-7, 1e-7),
+    _dt.complex64: (1.3e-6, 1e-5),
+    _dt.complex128: (1e-7, 1e-7),
+}
 
 
 def default_tolerances(*dtypes) -> tuple[float, float]:
@@ -45,6 +51,7 @@ def _is_scalar(x) -> bool:
 def _value(x) -> _Value:
     if is_tensor(x):
         from ..device import get_device_type
+
         arr = None
         if get_device_type(x._device).has_data:
             arr = np.asarray(x.detach())
@@ -54,13 +61,22 @@ def _value(x) -> _Value:
     if _is_torch_tensor(x):
         arr = numpy_from_torch(x)
         return _Value(arr, tuple(arr.shape), _dt.from_numpy_dtype(arr.dtype), "cpu", "array")
-    raise TypeError(f"assert_close(): expected tensors, numpy arrays, scalars or sequences of "
-                    f"them, got {type(x).__name__}")
+    raise TypeError(
+        f"assert_close(): expected tensors, numpy arrays, scalars or sequences of "
+        f"them, got {type(x).__name__}"
+    )
 
 
-def assert_close(actual: Any, expected: Any, *, rtol: float | None = None,
-                 atol: float | None = None, equal_nan: bool = False, check_dtype: bool = True,
-                 msg: str | Callable[[str], str] | None = None) -> None:
+def assert_close(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = False,
+    check_dtype: bool = True,
+    msg: str | Callable[[str], str] | None = None,
+) -> None:
     """Assert that `actual` and `expected` are close, as ``torch.testing.assert_close``.
 
     Accepts coretorch tensors, numpy arrays, torch tensors, Python/numpy scalars and (nested)
@@ -72,8 +88,10 @@ def assert_close(actual: Any, expected: Any, *, rtol: float | None = None,
     """
     if (rtol is None) != (atol is None):
         missing = "atol" if atol is None else "rtol"
-        raise ValueError(f"assert_close(): Both 'rtol' and 'atol' must be either specified or "
-                         f"omitted, but got no {missing}.")
+        raise ValueError(
+            f"assert_close(): Both 'rtol' and 'atol' must be either specified or "
+            f"omitted, but got no {missing}."
+        )
     _compare(actual, expected, rtol, atol, equal_nan, check_dtype, msg, ())
 
 
@@ -90,15 +108,20 @@ def _fail(message: str, msg, path: tuple) -> None:
 def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, msg, path) -> None:
     if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
         if len(actual) != len(expected):
-            _fail(f"The length of the sequences mismatch: {len(actual)} != {len(expected)}",
-                  msg, path)
+            _fail(
+                f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", msg, path
+            )
         for i, (a, e) in enumerate(zip(actual, expected)):
             _compare(a, e, rtol, atol, equal_nan, check_dtype, msg, path + (i,))
         return
     if isinstance(actual, dict) and isinstance(expected, dict):
         if set(actual) != set(expected):
-            _fail(f"The keys of the mappings do not match: {sorted(map(str, actual))} != "
-                  f"{sorted(map(str, expected))}", msg, path)
+            _fail(
+                f"The keys of the mappings do not match: {sorted(map(str, actual))} != "
+                f"{sorted(map(str, expected))}",
+                msg,
+                path,
+            )
         for k in actual:
             _compare(actual[k], expected[k], rtol, atol, equal_nan, check_dtype, msg, path + (k,))
         return
@@ -108,19 +131,31 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, msg, path) ->
     if _is_scalar(actual) or _is_scalar(expected) or actual is None or expected is None:
         if actual is None and expected is None:
             return
-        _fail(f"assert_close(): can't compare {type(actual).__name__} with "
-              f"{type(expected).__name__}: both must be tensor-likes, both scalars or both "
-              f"sequences", msg, path)
+        _fail(
+            f"assert_close(): can't compare {type(actual).__name__} with "
+            f"{type(expected).__name__}: both must be tensor-likes, both scalars or both "
+            f"sequences",
+            msg,
+            path,
+        )
     a, e = _value(actual), _value(expected)
     if a.shape != e.shape:
-        _fail(f"The values for attribute 'shape' do not match: {_size(a.shape)} != "
-              f"{_size(e.shape)}.", msg, path)
+        _fail(
+            f"The values for attribute 'shape' do not match: {_size(a.shape)} != {_size(e.shape)}.",
+            msg,
+            path,
+        )
     if a.kind == e.kind == "tensor" and a.device != e.device:
-        _fail(f"The values for attribute 'device' do not match: {a.device} != {e.device}.",
-              msg, path)
+        _fail(
+            f"The values for attribute 'device' do not match: {a.device} != {e.device}.", msg, path
+        )
     if check_dtype and a.dtype is not e.dtype:
-        _fail(f"The values for attribute 'dtype' do not match: coretorch.{a.dtype.name} != "
-              f"coretorch.{e.dtype.name}.", msg, path)
+        _fail(
+            f"The values for attribute 'dtype' do not match: coretorch.{a.dtype.name} != "
+            f"coretorch.{e.dtype.name}.",
+            msg,
+            path,
+        )
     if a.array is None or e.array is None:
         return  # shape-only device: metadata was all there is to compare
     if rtol is None:
@@ -136,15 +171,20 @@ def _size(shape: tuple) -> str:
 
 def _compare_scalars(actual, expected, rtol, atol, equal_nan, check_dtype, msg, path) -> None:
     if check_dtype and type(actual) is not type(expected):
-        _fail(f"The values for attribute 'type' do not match: {type(actual).__name__} != "
-              f"{type(expected).__name__}.", msg, path)
+        _fail(
+            f"The values for attribute 'type' do not match: {type(actual).__name__} != "
+            f"{type(expected).__name__}.",
+            msg,
+            path,
+        )
     if rtol is None:
         rtol, atol = default_tolerances(_scalar_dtype(actual), _scalar_dtype(expected))
     a, e = actual, expected
     if isinstance(a, (bool, np.bool_)) or isinstance(e, (bool, np.bool_)):
         ok = bool(a) == bool(e)
-    elif isinstance(a, (complex, np.complexfloating)) or isinstance(e, (complex,
-                                                                          np.complexfloating)):
+    elif isinstance(a, (complex, np.complexfloating)) or isinstance(
+        e, (complex, np.complexfloating)
+    ):
         ok = bool(np.isclose(complex(a), complex(e), rtol=rtol, atol=atol, equal_nan=equal_nan))
     else:
         af, ef = float(a), float(e)
@@ -157,13 +197,21 @@ def _compare_scalars(actual, expected, rtol, atol, equal_nan, check_dtype, msg, 
     if ok:
         return
     if rtol == 0 and atol == 0:
-        _fail(f"Scalars are not equal!\n\nExpected {expected} but got {actual}.\n"
-              f"Absolute difference: {_diff(a, e)}", msg, path)
+        _fail(
+            f"Scalars are not equal!\n\nExpected {expected} but got {actual}.\n"
+            f"Absolute difference: {_diff(a, e)}",
+            msg,
+            path,
+        )
     ad = _diff(a, e)
     rd = ad / abs(float(e)) if isinstance(ad, float) and float(e) != 0 else math.inf
-    _fail(f"Scalars are not close!\n\nExpected {expected} but got {actual}.\n"
-          f"Absolute difference: {ad} (up to {atol} allowed)\n"
-          f"Relative difference: {rd} (up to {rtol} allowed)", msg, path)
+    _fail(
+        f"Scalars are not close!\n\nExpected {expected} but got {actual}.\n"
+        f"Absolute difference: {ad} (up to {atol} allowed)\n"
+        f"Relative difference: {rd} (up to {rtol} allowed)",
+        msg,
+        path,
+    )
 
 
 def _scalar_dtype(x):
@@ -214,16 +262,19 @@ def _mismatch_message(a: np.ndarray, e: np.ndarray, adt, edt, rtol, atol, equal_
     where_abs = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
     where_rel = tuple(int(i) for i in np.unravel_index(int(np.argmax(rel)), rel.shape))
     what = "equal" if equal else "close"
-    lines = [f"Tensor-likes are not {what}!", "",
-             f"Mismatched elements: {n_bad} / {total} ({100.0 * n_bad / total:.1f}%)"]
+    lines = [
+        f"Tensor-likes are not {what}!",
+        "",
+        f"Mismatched elements: {n_bad} / {total} ({100.0 * n_bad / total:.1f}%)",
+    ]
     at_a = f" at index {where_abs}" if diff.ndim else ""
     at_r = f" at index {where_rel}" if rel.ndim else ""
     if diff.ndim:
         first = tuple(int(i) for i in np.argwhere(~close)[0])
-        lines.append(f"First mismatch at index {first}: actual {a[first]!r}, expected "
-                     f"{e[first]!r}")
-    allowed_a, allowed_r = ("", "") if equal else (f" (up to {atol} allowed)",
-                                                   f" (up to {rtol} allowed)")
+        lines.append(f"First mismatch at index {first}: actual {a[first]!r}, expected {e[first]!r}")
+    allowed_a, allowed_r = (
+        ("", "") if equal else (f" (up to {atol} allowed)", f" (up to {rtol} allowed)")
+    )
     lines.append(f"Greatest absolute difference: {_num(diff[where_abs])}{at_a}{allowed_a}")
     lines.append(f"Greatest relative difference: {_num(rel[where_rel])}{at_r}{allowed_r}")
     return "\n".join(lines)

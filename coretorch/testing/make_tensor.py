@@ -1,4 +1,5 @@
 """Deterministic test tensors: `make_tensor` and the `Maker` the OpInfo sample functions use."""
+
 from __future__ import annotations
 
 import zlib
@@ -28,8 +29,9 @@ def _values(rng: np.random.Generator, shape: tuple, dtype, low, high) -> np.ndar
         lo = -9.0 if low is None else float(low)
         hi = 9.0 if high is None else float(high)
         if dtype.is_complex:  # both parts in [low, high), as torch.testing.make_tensor
-            return (rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)
-                    ).astype(dtype.numpy)
+            return (rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)).astype(
+                dtype.numpy
+            )
         return rng.uniform(lo, hi, size=shape).astype(dtype.numpy)
     info = np.iinfo(dtype.numpy)
     lo = max(info.min, -9 if low is None else int(np.ceil(low)))
@@ -42,6 +44,7 @@ def _values(rng: np.random.Generator, shape: tuple, dtype, low, high) -> np.ndar
 def _place(arr: np.ndarray, dtype, device, layout: str):
     """A tensor with `arr`'s values on `device` in `layout` (see LAYOUTS)."""
     from ..ops.factories_public import tensor
+
     if layout == "contiguous" or arr.ndim == 0 or arr.size == 0 and layout != "sliced":
         return tensor(arr, dtype=dtype, device=device)
     if layout == "transposed":
@@ -59,19 +62,32 @@ def _place(arr: np.ndarray, dtype, device, layout: str):
     raise ValueError(f"make_tensor(): unknown layout {layout!r}; expected one of {LAYOUTS}")
 
 
-def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad: bool = False,
-                noncontiguous: bool = False, exclude_zero: bool = False, layout: str | None = None,
-                seed: int = 0):
+def make_tensor(
+    *shape,
+    dtype,
+    device,
+    low=None,
+    high=None,
+    requires_grad: bool = False,
+    noncontiguous: bool = False,
+    exclude_zero: bool = False,
+    layout: str | None = None,
+    seed: int = 0,
+):
     """A tensor of `shape` with deterministic values in [low, high) (as torch.testing.make_tensor;
     defaults [-9, 9) for floats, [-9, 10) for ints). `layout` picks a non-contiguous memory
     layout from LAYOUTS (``noncontiguous=True`` means "sliced")."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     rng = stable_rng("make_tensor", shape, dtype.name, low, high, seed)
-    return Maker(device, dtype, rng).make(shape, low=low, high=high, requires_grad=requires_grad,
-                                          layout=layout or ("sliced" if noncontiguous else
-                                                            "contiguous"),
-                                          exclude_zero=exclude_zero)
+    return Maker(device, dtype, rng).make(
+        shape,
+        low=low,
+        high=high,
+        requires_grad=requires_grad,
+        layout=layout or ("sliced" if noncontiguous else "contiguous"),
+        exclude_zero=exclude_zero,
+    )
 
 
 class Maker:
@@ -81,9 +97,18 @@ class Maker:
     def __init__(self, device, dtype, rng: np.random.Generator, requires_grad: bool = False):
         self.device, self.dtype, self.rng, self.requires_grad = device, dtype, rng, requires_grad
 
-    def make(self, shape: Sequence[int], *, dtype=None, low=None, high=None,
-             layout: str = "contiguous", requires_grad: bool | None = None,
-             exclude_zero: bool = False, values=None):
+    def make(
+        self,
+        shape: Sequence[int],
+        *,
+        dtype=None,
+        low=None,
+        high=None,
+        layout: str = "contiguous",
+        requires_grad: bool | None = None,
+        exclude_zero: bool = False,
+        values=None,
+    ):
         """A tensor of `shape` (values drawn, or `values` given) in `layout`."""
         dtype = dtype or self.dtype
         shape = tuple(shape)
@@ -108,7 +133,7 @@ class Maker:
         else:
             d = unique_along
             n = shape[d]
-            moved = shape[:d] + shape[d + 1:]
+            moved = shape[:d] + shape[d + 1 :]
             rows = [self.rng.permutation(high)[:n] for _ in range(shape_numel(moved))]
             arr = np.moveaxis(np.array(rows, dtype=np.int64).reshape(moved + (n,)), -1, d)
         return _place(np.asarray(arr, np.int64), _dt.int64, self.device, "contiguous")
@@ -123,6 +148,8 @@ def same_layout_copy(t, device=None):
     """A detached copy of `t` with `t`'s strides (on `device` if given), so kernels meet the
     same non-contiguous layout as on the original."""
     from ..ops import REGISTRY
-    c = REGISTRY["empty_strided"].op(t._shape, t._stride, dtype=t._dtype,
-                                     device=t._device if device is None else device)
+
+    c = REGISTRY["empty_strided"].op(
+        t._shape, t._stride, dtype=t._dtype, device=t._device if device is None else device
+    )
     return c.copy_(t.detach())

@@ -1,4 +1,5 @@
 """`opcheck`: check one op call of a backend against the op's declaration and the cpu result."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,6 +19,7 @@ def _resolve(op) -> tuple[Any, Any, str]:
     """(callable, OpDecl or None, name) for an op name, Operator, OpDecl or plain function."""
     from ..ops import REGISTRY
     from ..ops.declare import OpDecl
+
     if isinstance(op, str):
         if op not in REGISTRY:
             raise ValueError(f"opcheck(): no op named {op!r} is declared in coretorch.ops")
@@ -34,14 +36,17 @@ def _resolve(op) -> tuple[Any, Any, str]:
 
 def _copy_inputs(args, kwargs, device=None):
     """Copies of the tensor arguments with the same strides (on `device` if given)."""
+
     def cp(t):
         return same_layout_copy(t, device)
+
     return map_tensors(args, cp), map_tensors(kwargs, cp)
 
 
 def _is_inplace(fn, decl) -> bool:
-    return decl is not None and (decl.inplace_only or
-                                 (decl.inplace_op is not None and fn is decl.inplace_op))
+    return decl is not None and (
+        decl.inplace_only or (decl.inplace_op is not None and fn is decl.inplace_op)
+    )
 
 
 def opcheck(op, *args, **kwargs) -> Any:
@@ -74,6 +79,7 @@ def opcheck(op, *args, **kwargs) -> Any:
 
 def _check_meta(fn, decl, name, args, kwargs, result) -> None:
     from ..device import device_types
+
     if _is_inplace(fn, decl):
         return  # the output is self: its geometry is the input's
     if decl is not None and decl.structured:
@@ -81,18 +87,27 @@ def _check_meta(fn, decl, name, args, kwargs, result) -> None:
         specs = spec if isinstance(spec, list) else [spec]
         outs = list(result) if isinstance(spec, list) else [result]
         if len(outs) != len(specs):
-            raise OpCheckError(f"opcheck({name}): the meta rule declares {len(specs)} outputs, "
-                               f"the kernel returned {len(outs)}")
+            raise OpCheckError(
+                f"opcheck({name}): the meta rule declares {len(specs)} outputs, "
+                f"the kernel returned {len(outs)}"
+            )
         # a primitive's kernel fills a new tensor, row-major or (elementwise ops) laid out as
         # its inputs are; a composite may return a view
         strides = decl.kind == "primitive"
         for i, ((shape, dtype, _), out) in enumerate(zip(specs, outs)):
             got = (tuple(out._shape), out._dtype.name, tuple(out._stride) if strides else None)
-            want = (tuple(shape), dtype.name, _new_output_strides(
-                decl, tuple(shape), args, kwargs, len(specs) == 1) if strides else None)
+            want = (
+                tuple(shape),
+                dtype.name,
+                _new_output_strides(decl, tuple(shape), args, kwargs, len(specs) == 1)
+                if strides
+                else None,
+            )
             if got != want:
-                raise OpCheckError(f"opcheck({name}): output {i} (shape, dtype, strides) is "
-                                   f"{got}, the meta rule says {want}")
+                raise OpCheckError(
+                    f"opcheck({name}): output {i} (shape, dtype, strides) is "
+                    f"{got}, the meta rule says {want}"
+                )
         return
     if "meta" not in device_types() or not tensors_in(result):
         return
@@ -102,8 +117,10 @@ def _check_meta(fn, decl, name, args, kwargs, result) -> None:
     except NotImplementedError:
         return  # data-dependent output shape: meta cannot run it
     if geometry(meta_result) != geometry(result):
-        raise OpCheckError(f"opcheck({name}): (shape, dtype, strides) {geometry(result)} "
-                           f"differ from the meta run's {geometry(meta_result)}")
+        raise OpCheckError(
+            f"opcheck({name}): (shape, dtype, strides) {geometry(result)} "
+            f"differ from the meta run's {geometry(meta_result)}"
+        )
 
 
 def _new_output_strides(decl, shape: tuple, args, kwargs, single: bool) -> tuple:
@@ -112,12 +129,12 @@ def _new_output_strides(decl, shape: tuple, args, kwargs, single: bool) -> tuple
     from ..ops.declare import pointwise_operands
     from ..tensor.impl import contiguous_strides
     from ..tensor.layout import pointwise_strides
+
     row_major = contiguous_strides(shape)
     operands = pointwise_operands(decl)
     if operands is None or len(shape) < 2 or not single:
         return row_major
-    return pointwise_strides(shape, row_major, decl.op.bind(*args, **kwargs), operands) \
-        or row_major
+    return pointwise_strides(shape, row_major, decl.op.bind(*args, **kwargs), operands) or row_major
 
 
 def _check_autograd(fn, decl, name, args, kwargs) -> None:
@@ -127,9 +144,11 @@ def _check_autograd(fn, decl, name, args, kwargs) -> None:
     if _is_inplace(fn, decl):
         return  # in-place on a leaf that requires grad is an error by design
     if decl.differentiable and decl.kind != "composite_implicit" and decl.derivative is None:
-        raise OpCheckError(f"opcheck({name}): the op is differentiable but declares no "
-                           f"derivative formula (declare(..., derivative=...)); backward would "
-                           f"raise")
+        raise OpCheckError(
+            f"opcheck({name}): the op is differentiable but declares no "
+            f"derivative formula (declare(..., derivative=...)); backward would "
+            f"raise"
+        )
     g_args, g_kwargs = _copy_inputs(args, kwargs)
     for t in tensors_in((g_args, g_kwargs)):
         if t._dtype.is_floating_point:
@@ -138,18 +157,23 @@ def _check_autograd(fn, decl, name, args, kwargs) -> None:
     outs = [t for t in tensors_in(out) if t._dtype.is_floating_point]
     for i, t in enumerate(outs):
         if decl.differentiable and not t.requires_grad:
-            raise OpCheckError(f"opcheck({name}): output {i} does not require grad although a "
-                               f"float input does: no autograd formula is registered for "
-                               f"{name} (declare(..., derivative=...)) or it is not recorded")
+            raise OpCheckError(
+                f"opcheck({name}): output {i} does not require grad although a "
+                f"float input does: no autograd formula is registered for "
+                f"{name} (declare(..., derivative=...)) or it is not recorded"
+            )
         if decl.differentiable and t.grad_fn is None and not t.is_leaf:
             raise OpCheckError(f"opcheck({name}): output {i} requires grad but has no grad_fn")
         if not decl.differentiable and t.requires_grad:
-            raise OpCheckError(f"opcheck({name}): the op is declared non-differentiable but "
-                               f"output {i} requires grad")
+            raise OpCheckError(
+                f"opcheck({name}): the op is declared non-differentiable but "
+                f"output {i} requires grad"
+            )
 
 
 def _check_cpu(fn, name, args, kwargs, result) -> None:
     from ..device import get_device_type
+
     tensors = tensors_in((args, kwargs))
     if not tensors:
         return
@@ -161,5 +185,6 @@ def _check_cpu(fn, name, args, kwargs, result) -> None:
     try:
         assert_close(map_tensors(result, lambda t: t.detach().to("cpu")), expected, equal_nan=True)
     except AssertionError as e:
-        raise OpCheckError(f"opcheck({name}): the result on {dev} differs from the cpu "
-                           f"result:\n{e}") from None
+        raise OpCheckError(
+            f"opcheck({name}): the result on {dev} differs from the cpu result:\n{e}"
+        ) from None

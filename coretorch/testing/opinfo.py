@@ -5,6 +5,7 @@ reference implementation (numpy, or torch where numpy has none).
 (each with the reason). The entries live in `coretorch.testing.opdb` grouped like
 ``coretorch/ops``; the test functions in `coretorch.testing.conformance` run them.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,12 +15,27 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .make_tensor import Maker, stable_rng
-from .trees import is_tensor
 from .torch_arrays import numpy_from_torch, torch_from_numpy
+from .trees import is_tensor
 
-__all__ = ["SampleInput", "ErrorInput", "OpInfo", "OP_DB", "EXCLUDED", "op_db", "get_opinfo",
-           "to_numpy_args", "to_torch_args", "from_torch", "NO_BFLOAT16", "BF16_STEPS_TOL",
-           "FLOATS", "INTS", "ALL_INT", "ALL"]
+__all__ = [
+    "SampleInput",
+    "ErrorInput",
+    "OpInfo",
+    "OP_DB",
+    "EXCLUDED",
+    "op_db",
+    "get_opinfo",
+    "to_numpy_args",
+    "to_torch_args",
+    "from_torch",
+    "NO_BFLOAT16",
+    "BF16_STEPS_TOL",
+    "FLOATS",
+    "INTS",
+    "ALL_INT",
+    "ALL",
+]
 
 # bfloat16 runs wherever float32 does, except the ops in NO_BFLOAT16 (below)
 FLOATS = (_dt.float32, _dt.float64, _dt.bfloat16)
@@ -57,6 +73,7 @@ def _describe(args, kwargs) -> str:
             inner = ", ".join(one(y) for y in x)
             return f"[{inner}]" if isinstance(x, list) else f"({inner})"
         return repr(x)
+
     parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
     return ", ".join(parts)
 
@@ -96,14 +113,26 @@ class OpInfo:
       refuse with the same exception.
     """
 
-    def __init__(self, name: str, *, dtypes: tuple, sample_inputs_func: Callable,
-                 ref: Callable | None = None, torch_ref: Any = _AUTO,
-                 supports_autograd: bool | None = None, supports_out: bool | None = None,
-                 supports_inplace: bool | None = None, tol: dict | None = None,
-                 random: bool = False, check_values: bool = True,
-                 value_range: Callable | None = None, grad_dtypes: tuple = (_dt.float64,),
-                 data_dependent: bool = False, notes: str = "",
-                 error_inputs_func: Callable | None = None):
+    def __init__(
+        self,
+        name: str,
+        *,
+        dtypes: tuple,
+        sample_inputs_func: Callable,
+        ref: Callable | None = None,
+        torch_ref: Any = _AUTO,
+        supports_autograd: bool | None = None,
+        supports_out: bool | None = None,
+        supports_inplace: bool | None = None,
+        tol: dict | None = None,
+        random: bool = False,
+        check_values: bool = True,
+        value_range: Callable | None = None,
+        grad_dtypes: tuple = (_dt.float64,),
+        data_dependent: bool = False,
+        notes: str = "",
+        error_inputs_func: Callable | None = None,
+    ):
         self.name = name
         self.dtypes = tuple(d for d in dtypes if d is not _dt.bfloat16 or name not in NO_BFLOAT16)
         self.sample_inputs_func = sample_inputs_func
@@ -133,10 +162,13 @@ class OpInfo:
             NotImplementedError: when no op of this name is declared.
         """
         from ..ops import REGISTRY
+
         d = REGISTRY.get(self.name)
         if d is None:
-            raise NotImplementedError(f"{self.name}: no op of this name is declared in "
-                                      f"coretorch.ops (the OpInfo exists, the op does not yet)")
+            raise NotImplementedError(
+                f"{self.name}: no op of this name is declared in "
+                f"coretorch.ops (the OpInfo exists, the op does not yet)"
+            )
         return d
 
     @property
@@ -177,8 +209,10 @@ class OpInfo:
         if self._torch_ref is not _AUTO:
             return self._torch_ref
         import torch
+
         fn = getattr(torch, self.name, None)
         from ..ops import REGISTRY
+
         decl = REGISTRY.get(self.name)
         method = hasattr(torch.Tensor, self.name) and (decl is None or decl.method)
         if fn is None and not method:
@@ -192,6 +226,7 @@ class OpInfo:
                 return getattr(x, name)(*a, **k)
             assert torch_fn is not None  # `method` is False here, so torch has the function
             return torch_fn(x, *a, **k)
+
         return ref
 
     # ---- samples --------------------------------------------------------------------------
@@ -214,6 +249,7 @@ class OpInfo:
 
 # ---- converting arguments for the references -----------------------------------------------
 
+
 def to_numpy_args(x):
     """Sample arguments for a numpy reference: tensors -> numpy copies, dtypes -> numpy dtypes."""
     if is_tensor(x):
@@ -233,7 +269,9 @@ def to_torch_args(x):
     """Sample arguments for a torch reference: tensors -> torch cpu tensors, dtypes and
     devices -> torch's."""
     import torch
+
     from ..device import device as _device
+
     if is_tensor(x):
         t = torch_from_numpy(np.asarray(x.detach()))
         return t.requires_grad_(True) if x.requires_grad else t
@@ -246,8 +284,9 @@ def to_torch_args(x):
     if isinstance(x, tuple):
         return tuple(to_torch_args(y) for y in x)
     if isinstance(x, dict):
-        return {k: (torch.device("cpu") if k == "device" else to_torch_args(v))
-                for k, v in x.items()}
+        return {
+            k: (torch.device("cpu") if k == "device" else to_torch_args(v)) for k, v in x.items()
+        }
     return x
 
 
@@ -266,36 +305,77 @@ def from_torch(x):
 EXCLUDED: dict[str, str] = {}
 
 _PT_NO_BF16 = "PyTorch's cpu kernel has no bfloat16 version"
-_STEPS = ("a composite of several ops, each rounding to bfloat16 where PyTorch's one kernel rounds "
-          "once: beyond bfloat16's tolerance")
+_STEPS = (
+    "a composite of several ops, each rounding to bfloat16 where PyTorch's one kernel rounds "
+    "once: beyond bfloat16's tolerance"
+)
 # a backend without a native kernel for an op runs its composite, which rounds to bfloat16 after
 # each step where one kernel rounds once: the tolerance of such ops in bfloat16
 BF16_STEPS_TOL = (1.6e-2, 3.2e-2)  # absolute: one rounding of an intermediate near 4
 
 # float ops not tested in bfloat16, and why
 NO_BFLOAT16: dict[str, str] = {
-    **{n: _STEPS for n in (
-        "index_put", "avg_pool2d_backward", "tanhshrink", "logaddexp", "prod", "log_softmax",
-        "diff", "trapz", "cumulative_trapezoid", "histogram", "sinc", "logit", "special_ndtr",
-        "logaddexp2", "einsum", "cross", "addbmm")},
+    **{
+        n: _STEPS
+        for n in (
+            "index_put",
+            "avg_pool2d_backward",
+            "tanhshrink",
+            "logaddexp",
+            "prod",
+            "log_softmax",
+            "diff",
+            "trapz",
+            "cumulative_trapezoid",
+            "histogram",
+            "sinc",
+            "logit",
+            "special_ndtr",
+            "logaddexp2",
+            "einsum",
+            "cross",
+            "addbmm",
+        )
+    },
     "linalg_vander": "PyTorch refuses bfloat16",
     "cdist": _PT_NO_BF16,
     "nan_to_num": "numpy's float32 reference rounds float32's max to inf in bfloat16 "
-                  "(coretorch and PyTorch give bfloat16's max)",
+    "(coretorch and PyTorch give bfloat16's max)",
     "quantile": "PyTorch accepts float32 and float64 only",
     "nanquantile": "PyTorch accepts float32 and float64 only",
-    **{n: _PT_NO_BF16 for n in (
-        "special_erfcx", "special_ndtri", "special_log_ndtr", "special_bessel_j0",
-        "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
-        "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
-        "special_modified_bessel_k1", "special_scaled_modified_bessel_k0",
-        "special_scaled_modified_bessel_k1", "special_airy_ai", "special_spherical_bessel_j0",
-        "special_zeta", "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
-        "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w",
-        "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
-        "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
-        "special_hermite_polynomial_h", "special_hermite_polynomial_he",
-        "special_laguerre_polynomial_l", "special_legendre_polynomial_p")},
+    **{
+        n: _PT_NO_BF16
+        for n in (
+            "special_erfcx",
+            "special_ndtri",
+            "special_log_ndtr",
+            "special_bessel_j0",
+            "special_bessel_j1",
+            "special_bessel_y0",
+            "special_bessel_y1",
+            "special_modified_bessel_i0",
+            "special_modified_bessel_i1",
+            "special_modified_bessel_k0",
+            "special_modified_bessel_k1",
+            "special_scaled_modified_bessel_k0",
+            "special_scaled_modified_bessel_k1",
+            "special_airy_ai",
+            "special_spherical_bessel_j0",
+            "special_zeta",
+            "special_chebyshev_polynomial_t",
+            "special_chebyshev_polynomial_u",
+            "special_chebyshev_polynomial_v",
+            "special_chebyshev_polynomial_w",
+            "special_shifted_chebyshev_polynomial_t",
+            "special_shifted_chebyshev_polynomial_u",
+            "special_shifted_chebyshev_polynomial_v",
+            "special_shifted_chebyshev_polynomial_w",
+            "special_hermite_polynomial_h",
+            "special_hermite_polynomial_he",
+            "special_laguerre_polynomial_l",
+            "special_legendre_polynomial_p",
+        )
+    },
 }
 
 

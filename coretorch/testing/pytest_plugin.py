@@ -7,6 +7,7 @@ After a run that included OpInfo conformance tests, the terminal summary lists p
 device whether the backend runs it natively, as a composite, through the CPU fallback, or not
 at all, and which ops failed.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,12 +16,21 @@ import pytest
 def pytest_addoption(parser) -> None:
     """Add --backend and --conformance-table to pytest."""
     group = parser.getgroup("coretorch")
-    group.addoption("--backend", action="append", default=None, metavar="NAME",
-                    help="run device-parametrized tests only on this backend's device types "
-                         "(repeatable; default: every loaded backend)")
-    group.addoption("--conformance-table", action="store_true", default=False,
-                    help="print the per-op conformance table (native / composite / fallback / "
-                         "missing / failing) even without --backend")
+    group.addoption(
+        "--backend",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="run device-parametrized tests only on this backend's device types "
+        "(repeatable; default: every loaded backend)",
+    )
+    group.addoption(
+        "--conformance-table",
+        action="store_true",
+        default=False,
+        help="print the per-op conformance table (native / composite / fallback / "
+        "missing / failing) even without --backend",
+    )
 
 
 def selected_device_types(config) -> list[str]:
@@ -28,6 +38,7 @@ def selected_device_types(config) -> list[str]:
     import coretorch  # noqa: F401  (loads the backends)
     from coretorch.device import device_types
     from coretorch.plugins import backends
+
     wanted = config.getoption("backend")
     out: list = []
     for info in backends().values():
@@ -48,6 +59,7 @@ def backend_option_problems(wanted: list[str]) -> list[str]:
     from coretorch._suggest import did_you_mean
     from coretorch.device import device_types
     from coretorch.plugins import backends, why_not_loaded
+
     loaded = {n: i for n, i in backends().items() if i.status == "loaded"}
     testable = {t for i in loaded.values() for t in i.device_types if t in device_types()}
     problems = []
@@ -56,7 +68,8 @@ def backend_option_problems(wanted: list[str]) -> list[str]:
             continue
         why = why_not_loaded(name) or (
             f"no such backend or device type (loaded: {', '.join(loaded) or 'none'})."
-            f"{did_you_mean(name, [*backends(), *testable])}")
+            f"{did_you_mean(name, [*backends(), *testable])}"
+        )
         problems.append(f"--backend {name}: {why}")
     return problems
 
@@ -64,6 +77,7 @@ def backend_option_problems(wanted: list[str]) -> list[str]:
 def pytest_generate_tests(metafunc) -> None:
     """Parametrize `device` / `data_device` fixtures over the selected backends' device types."""
     from coretorch.device import device_types
+
     if "device" in metafunc.fixturenames:
         types = selected_device_types(metafunc.config)
         metafunc.parametrize("device", types, ids=types)
@@ -76,7 +90,7 @@ def pytest_generate_tests(metafunc) -> None:
 
 _FAILED = pytest.StashKey[set]()
 _RAN = pytest.StashKey[set]()
-_CALLED = pytest.StashKey[dict]()   # (op, device) of a failed test -> the ops it called
+_CALLED = pytest.StashKey[dict]()  # (op, device) of a failed test -> the ops it called
 
 
 def pytest_configure(config) -> None:
@@ -92,6 +106,7 @@ def pytest_configure(config) -> None:
     wanted = config.getoption("backend", None)
     if wanted:  # refuse a bad --backend before collecting anything
         import coretorch  # noqa: F401  (loads the backends)
+
         problems = backend_option_problems(wanted)
         if problems:
             raise pytest.UsageError("\n".join(problems))
@@ -119,9 +134,11 @@ def _ops_called(item) -> set[str]:
     """The ops a failed test calls: it runs again with a RecordFunction observer (only failed
     tests pay for this), so a failure can be traced to a broken primitive underneath."""
     from coretorch import record_function as rf
+
     names: set[str] = set()
-    handle = rf.add_thread_local_callback(lambda r: names.add(r.name.split("::")[-1]),
-                                          scopes={rf.RecordScope.FUNCTION})
+    handle = rf.add_thread_local_callback(
+        lambda r: names.add(r.name.split("::")[-1]), scopes={rf.RecordScope.FUNCTION}
+    )
     try:
         item.runtest()
     except Exception:  # noqa: BLE001 - the failure itself was already reported
@@ -135,8 +152,8 @@ def root_causes(failed: set, called: dict) -> dict:
     """``{(primitive, device): [failed ops that call it]}``: failing tests traced to a failing
     primitive they call (a composite built on a broken `add` fails because of `add`)."""
     from coretorch.ops import REGISTRY
-    broken = {(n, d) for n, d in failed
-              if n in REGISTRY and REGISTRY[n].kind == "primitive"}
+
+    broken = {(n, d) for n, d in failed if n in REGISTRY and REGISTRY[n].kind == "primitive"}
     causes: dict = {}
     for (n, d), ops in called.items():
         for p in sorted(ops):
@@ -148,12 +165,14 @@ def root_causes(failed: set, called: dict) -> dict:
 def op_status(name: str, device_type: str) -> str:
     """How the backend of `device_type` runs op `name` (see `key_status`)."""
     from coretorch.device import device_types
+
     return key_status(name, device_types()[device_type].dispatch_key)
 
 
 def key_status(name: str, key) -> str:
     """How dispatch key `key` runs op `name` (`coretorch.coverage`)."""
     from coretorch.coverage import op_status_for_key
+
     return op_status_for_key(name, key)
 
 
@@ -191,7 +210,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         tr.write_line(f"{d}: {len(names)} ops: {summary}")
     if not full:
         tr.write_line("(per-op table: --backend NAME or --conformance-table)")
-    for (p, d), ops in sorted(root_causes(failed, config.stash.get(_CALLED, {})).items(),
-                              key=lambda kv: -len(kv[1])):
-        tr.write_line(f"{d}: {len(ops)} failing op(s) trace to `{p}`, which fails its own "
-                      f"tests and which they call: {', '.join(sorted(set(ops)))}", red=True)
+    for (p, d), ops in sorted(
+        root_causes(failed, config.stash.get(_CALLED, {})).items(), key=lambda kv: -len(kv[1])
+    ):
+        tr.write_line(
+            f"{d}: {len(ops)} failing op(s) trace to `{p}`, which fails its own "
+            f"tests and which they call: {', '.join(sorted(set(ops)))}",
+            red=True,
+        )

@@ -1,4 +1,5 @@
 """Walking nested op arguments and results (tensors inside lists, tuples and dicts)."""
+
 from __future__ import annotations
 
 from typing import Any, Callable

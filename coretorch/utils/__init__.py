@@ -3,6 +3,7 @@
 
 Submodules load on first use (``coretorch.utils.data`` imports the framework above this package,
 while `coretorch.utils.hooks` is used by the autograd engine below it)."""
+
 import importlib
 
 _SUBMODULES = ("data", "hooks", "atomic_write", "tensorboard", "collect_env", "checkpoint")

@@ -12,6 +12,7 @@ target, so a reader sees the old file or the new one, never a mix. Beyond the re
   does; a target that is not a regular file (``/dev/null``, a FIFO) is written in place;
 - an OSError names the target path (and the calling function), never the temporary file.
 """
+
 from __future__ import annotations
 
 import errno
@@ -37,6 +38,7 @@ def _host_tag() -> str:
         host = os.uname().nodename
     else:
         import socket
+
         host = socket.gethostname()
     return f"{zlib.crc32(host.encode()):08x}"
 
@@ -63,12 +65,15 @@ def _remove_stale_temps(target: str) -> None:
     prefix = _temp_prefix(target)
     host = _host_tag()
     try:
-        names = [e.name for e in os.scandir(folder)
-                 if e.name.startswith(prefix) and e.name.endswith(TEMP_SUFFIX)]
+        names = [
+            e.name
+            for e in os.scandir(folder)
+            if e.name.startswith(prefix) and e.name.endswith(TEMP_SUFFIX)
+        ]
     except OSError:
         return
     for name in names:
-        fields = name[len(prefix):-len(TEMP_SUFFIX)].split("-")
+        fields = name[len(prefix) : -len(TEMP_SUFFIX)].split("-")
         if len(fields) != 3 or fields[0] != host or not fields[1].isdigit():
             continue
         path = os.path.join(folder, name)
@@ -140,13 +145,20 @@ def atomic_write(path: "str | os.PathLike[str]", data: Writer, *, caller: str = 
 
     folder = os.path.dirname(target)
     _remove_stale_temps(target)
-    tmp = os.path.join(folder, f"{_temp_prefix(target)}{_host_tag()}-{os.getpid()}-"
-                               f"{os.urandom(4).hex()}{TEMP_SUFFIX}")
+    tmp = os.path.join(
+        folder,
+        f"{_temp_prefix(target)}{_host_tag()}-{os.getpid()}-{os.urandom(4).hex()}{TEMP_SUFFIX}",
+    )
     with _active_lock:
         _active.add(tmp)
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) \
+        flags = (
+            os.O_WRONLY
+            | os.O_CREAT
+            | os.O_EXCL
+            | getattr(os, "O_BINARY", 0)
             | getattr(os, "O_CLOEXEC", 0)
+        )
         fd = os.open(tmp, flags, 0o666)  # the kernel applies the umask, as for open(path, "wb")
         with os.fdopen(fd, "wb") as f:
             if st is not None:

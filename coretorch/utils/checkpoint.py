@@ -19,6 +19,7 @@ function, and `context_fn` is honoured. The parameters' gradients arrive through
 ``autograd.grad`` with respect to a parameter inside a checkpointed block is not supported
 (with respect to the block's inputs it is).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,8 +33,15 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "noop_context_fn",
-           "detach_variable", "get_device_states", "set_device_states"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_sequential",
+    "CheckpointError",
+    "noop_context_fn",
+    "detach_variable",
+    "get_device_states",
+    "set_device_states",
+]
 
 
 class CheckpointError(RuntimeError):
@@ -41,8 +49,9 @@ class CheckpointError(RuntimeError):
     devices: the block depends on something that changed, such as global state)."""
 
 
-def noop_context_fn() -> tuple[contextlib.AbstractContextManager,
-                               contextlib.AbstractContextManager]:
+def noop_context_fn() -> tuple[
+    contextlib.AbstractContextManager, contextlib.AbstractContextManager
+]:
     """The default `context_fn`: no context around the forward or the recomputation."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
@@ -50,16 +59,20 @@ def noop_context_fn() -> tuple[contextlib.AbstractContextManager,
 def detach_variable(inputs: tuple) -> tuple:
     """Each tensor of `inputs` detached, keeping whether it requires grad; others as given."""
     if not isinstance(inputs, tuple):
-        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: "
-                           f"{type(inputs).__name__}")
-    return tuple(x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
-                 for x in inputs)
+        raise RuntimeError(
+            f"Only tuple of tensors is supported. Got Unsupported input type: "
+            f"{type(inputs).__name__}"
+        )
+    return tuple(
+        x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x for x in inputs
+    )
 
 
 def _device_modules(args: Iterable) -> list:
     """The device modules (``coretorch.cuda`` ...) with a random stream of their own, for the
     devices of the tensors in `args`."""
     import coretorch
+
     types = sorted({a.device.type for a in args if isinstance(a, Tensor)} - {"cpu", "meta"})
     mods = [getattr(coretorch, t, None) for t in types]
     return [m for m in mods if m is not None and hasattr(m, "get_rng_state")]
@@ -96,8 +109,7 @@ def _replayed_rng(saved: tuple | None):
 
 
 def _metas(outputs: tuple) -> list:
-    return [(tuple(o.shape), o.dtype, o.device) if isinstance(o, Tensor) else None
-            for o in outputs]
+    return [(tuple(o.shape), o.dtype, o.device) if isinstance(o, Tensor) else None for o in outputs]
 
 
 class _Checkpoint(Function):
@@ -128,23 +140,37 @@ class _Checkpoint(Function):
             out = ctx.run(*args)
         outs = out if ctx.tuple_out else (out,)
         if ctx.check and _metas(outs) != ctx.metas:
-            raise CheckpointError(f"checkpoint: the recomputed outputs {_metas(outs)} differ "
-                                  f"from the forward's {ctx.metas}; the checkpointed function "
-                                  f"must compute the same thing when run again")
-        pairs = [(o, g) for o, g in zip(outs, grads)
-                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
+            raise CheckpointError(
+                f"checkpoint: the recomputed outputs {_metas(outs)} differ "
+                f"from the forward's {ctx.metas}; the checkpointed function "
+                f"must compute the same thing when run again"
+            )
+        pairs = [
+            (o, g)
+            for o, g in zip(outs, grads)
+            if isinstance(o, Tensor) and o.requires_grad and g is not None
+        ]
         if not pairs:
-            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is "
-                               "not necessary")
+            raise RuntimeError(
+                "none of output has requires_grad=True, this checkpoint() is not necessary"
+            )
         _backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None, None) + tuple(
-            a.grad if isinstance(a, Tensor) and a.requires_grad else None for a in args)
+            a.grad if isinstance(a, Tensor) and a.requires_grad else None for a in args
+        )
 
 
-def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
-               context_fn: Callable = noop_context_fn, determinism_check: str = "default",
-               debug: bool = False, early_stop: bool = True, preserve_rng_state: bool = True,
-               **kwargs) -> Any:
+def checkpoint(
+    function: Callable,
+    *args,
+    use_reentrant: bool | None = None,
+    context_fn: Callable = noop_context_fn,
+    determinism_check: str = "default",
+    debug: bool = False,
+    early_stop: bool = True,
+    preserve_rng_state: bool = True,
+    **kwargs,
+) -> Any:
     """``function(*args, **kwargs)`` without keeping its intermediate results for backward;
     they are recomputed when the gradient reaches them.
 
@@ -164,22 +190,28 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
         NotImplementedError: ``debug=True`` (PyTorch's operator tracing of a mismatch).
     """
     if use_reentrant is None:
-        warnings.warn("coretorch.utils.checkpoint: the use_reentrant parameter should be passed "
-                      "explicitly; use_reentrant=False is recommended (None means True, as in "
-                      "PyTorch)", stacklevel=2)
+        warnings.warn(
+            "coretorch.utils.checkpoint: the use_reentrant parameter should be passed "
+            "explicitly; use_reentrant=False is recommended (None means True, as in "
+            "PyTorch)",
+            stacklevel=2,
+        )
         use_reentrant = True
     if determinism_check not in ("default", "none"):
-        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
-                         f"{determinism_check}")
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
     if use_reentrant:
         if context_fn is not noop_context_fn or debug:
-            raise ValueError("Passing context_fn or debug is only supported when "
-                             "use_reentrant=False.")
+            raise ValueError(
+                "Passing context_fn or debug is only supported when use_reentrant=False."
+            )
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
-                          stacklevel=2)
+            warnings.warn(
+                "None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2
+            )
         anchor = None
         forward_ctx, recompute_ctx = contextlib.nullcontext(), contextlib.nullcontext()
     else:
@@ -195,22 +227,28 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
 
 def _anchor() -> Tensor:
     from .. import empty
+
     return empty((0,), requires_grad=True)
 
 
-def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None,
-                          **kwargs):
+def checkpoint_sequential(
+    functions, segments: int, input, use_reentrant: bool | None = None, **kwargs
+):
     """Run `functions` (an ``nn.Sequential`` or a list of modules/functions) in `segments`
     chunks, checkpointing all but the last (whose results backward needs first anyway)."""
     if use_reentrant is None:
-        warnings.warn("coretorch.utils.checkpoint.checkpoint_sequential: the use_reentrant "
-                      "parameter should be passed explicitly; use_reentrant=False is "
-                      "recommended (None means True, as in PyTorch)", stacklevel=2)
+        warnings.warn(
+            "coretorch.utils.checkpoint.checkpoint_sequential: the use_reentrant "
+            "parameter should be passed explicitly; use_reentrant=False is "
+            "recommended (None means True, as in PyTorch)",
+            stacklevel=2,
+        )
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     from ..nn.modules.container import Sequential
+
     if isinstance(functions, Sequential):
         functions = list(functions.children())
 
@@ -219,12 +257,14 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool |
             for j in range(start, end + 1):
                 x = functions[j](x)
             return x
+
         return forward
 
     size = len(functions) // segments
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
-                           preserve_rng_state=preserve)
+        input = checkpoint(
+            run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
+        )
     return run(end + 1, len(functions) - 1)(input)

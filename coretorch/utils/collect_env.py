@@ -5,6 +5,7 @@
 
 The same report as PyTorch's ``python -m torch.utils.collect_env``, for coretorch's stack.
 """
+
 from __future__ import annotations
 
 import importlib.metadata as md
@@ -15,10 +16,26 @@ import sys
 __all__ = ["get_env_info", "get_pretty_env_info", "main"]
 
 # the distributions whose versions matter for a report, in the order they are shown
-PACKAGES = ("coretorch", "numpy", "numba", "scipy", "pluggy", "rich", "safetensors", "ml_dtypes",
-            "mpi4py", "cupy-cuda12x", "torch")
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "NUMBA_NUM_THREADS", "CORETORCH_BACKENDS")
+PACKAGES = (
+    "coretorch",
+    "numpy",
+    "numba",
+    "scipy",
+    "pluggy",
+    "rich",
+    "safetensors",
+    "ml_dtypes",
+    "mpi4py",
+    "cupy-cuda12x",
+    "torch",
+)
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+    "CORETORCH_BACKENDS",
+)
 
 
 def _version(name: str) -> str:
@@ -31,6 +48,7 @@ def _version(name: str) -> str:
 def _blas() -> str:
     """The BLAS numpy (and so the cpu backend's matmul) was built against."""
     import numpy as np
+
     try:
         deps = np.show_config(mode="dicts")["Build Dependencies"]
         blas = deps.get("blas", {})
@@ -43,6 +61,7 @@ def _threads() -> dict[str, str]:
     found = {"cpu cores (os.cpu_count)": str(os.cpu_count())}
     try:
         import numba
+
         layer = numba.threading_layer() if _numba_ran() else "chosen at the first parallel kernel"
         found["numba threads"] = f"{numba.get_num_threads()} (threading layer: {layer})"
     except ImportError:
@@ -56,6 +75,7 @@ def _threads() -> dict[str, str]:
 def _numba_ran() -> bool:
     """numba.threading_layer() raises until a parallel kernel has run."""
     import numba
+
     try:
         numba.threading_layer()
         return True
@@ -65,26 +85,44 @@ def _numba_ran() -> bool:
 
 def _backends() -> list[dict[str, str]]:
     import coretorch  # noqa: F401  (loads the backends)
+
     from ..plugins import backends
+
     rows = []
     for info in backends().values():
-        rows.append({"name": info.name, "version": info.version or "?", "status": info.status,
-                     "reason": info.reason, "devices": ", ".join(info.device_types) or "-"})
+        rows.append(
+            {
+                "name": info.name,
+                "version": info.version or "?",
+                "status": info.status,
+                "reason": info.reason,
+                "devices": ", ".join(info.device_types) or "-",
+            }
+        )
     return rows
 
 
 def get_env_info() -> dict:
     """The report as a dict: python, platform, package versions, backends, threads, BLAS."""
-    return {"python": sys.version.split()[0], "platform": platform.platform(),
-            "packages": {name: _version(name) for name in PACKAGES},
-            "backends": _backends(), "threads": _threads(), "blas": _blas()}
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": {name: _version(name) for name in PACKAGES},
+        "backends": _backends(),
+        "threads": _threads(),
+        "blas": _blas(),
+    }
 
 
 def get_pretty_env_info() -> str:
     """The report as text, one fact per line."""
     info = get_env_info()
-    lines = [f"python: {info['python']}", f"platform: {info['platform']}",
-             f"blas (numpy's): {info['blas']}", "packages:"]
+    lines = [
+        f"python: {info['python']}",
+        f"platform: {info['platform']}",
+        f"blas (numpy's): {info['blas']}",
+        "packages:",
+    ]
     lines += [f"  {name}: {version}" for name, version in info["packages"].items()]
     lines.append("backends:")
     for b in info["backends"]:

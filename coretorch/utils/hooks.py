@@ -5,6 +5,7 @@ Hooks live in dicts keyed by the handle's id (dicts keep insertion order, so hoo
 order they were registered); ``handle.remove()`` deletes the entry from each dict it was
 registered in.
 """
+
 from __future__ import annotations
 
 import itertools

@@ -14,6 +14,7 @@ callbacks, allocator memory hooks and global module/optimizer hooks (the core is
 ``coretorch.profiler`` and ``coretorch.autograd.profiler`` are this package under PyTorch's
 names.
 """
+
 from __future__ import annotations
 
 from coretorch.record_function import record_function
@@ -23,15 +24,31 @@ from .averages import FunctionEventAvg
 from .diff import ProfileDiff, diff
 from .events import EventList, FunctionEvent
 from .handlers import tensorboard_trace_handler
-from .profiling import (ProfilerActivity, current_profile, profile, step,
-                        supported_activities)
+from .profiling import ProfilerActivity, current_profile, profile, step, supported_activities
 from .result import ProfileResult, load_trace
 from .schedule import ProfilerAction, schedule
 
 __version__ = "0.2.0"
 
-__all__ = ["profile", "schedule", "ProfilerAction", "ProfilerActivity", "record_function",
-           "supported_activities", "tensorboard_trace_handler", "detect_anomaly",
-           "AnomalyError", "AnomalyWarning", "EventList", "FunctionEvent", "FunctionEventAvg",
-           "ProfileResult", "load_trace", "diff", "ProfileDiff", "current_profile", "step",
-           "__version__"]
+__all__ = [
+    "profile",
+    "schedule",
+    "ProfilerAction",
+    "ProfilerActivity",
+    "record_function",
+    "supported_activities",
+    "tensorboard_trace_handler",
+    "detect_anomaly",
+    "AnomalyError",
+    "AnomalyWarning",
+    "EventList",
+    "FunctionEvent",
+    "FunctionEventAvg",
+    "ProfileResult",
+    "load_trace",
+    "diff",
+    "ProfileDiff",
+    "current_profile",
+    "step",
+    "__version__",
+]

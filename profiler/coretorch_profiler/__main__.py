@@ -1,4 +1,5 @@
 """`python -m coretorch_profiler`: the same as the `coretorch-profile` command."""
+
 import sys
 
 from .cli import main

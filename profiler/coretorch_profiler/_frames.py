@@ -1,5 +1,6 @@
 """Finding the user's frames: the innermost frames outside coretorch and its plugins, below the
 launcher that runs the user's program (coretorch-profile, runpy)."""
+
 from __future__ import annotations
 
 import linecache
@@ -23,8 +24,12 @@ def _is_internal(frame) -> bool:
     if r is None:
         mod = frame.f_globals.get("__name__", "") or ""
         # runpy: the frames coretorch-profile runs a script through
-        r = mod == "coretorch" or mod.startswith("coretorch.") or mod.startswith("coretorch_") \
+        r = (
+            mod == "coretorch"
+            or mod.startswith("coretorch.")
+            or mod.startswith("coretorch_")
             or mod == "runpy"
+        )
         _seen.append(code)
         _internal[id(code)] = r
     return r

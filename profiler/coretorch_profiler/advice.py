@@ -1,5 +1,6 @@
 """Advice: rules that read a profile and name a likely cause of slowness, each hint with the
 numbers behind it. A rule that lacks what it needs (FLOPs, input dtypes) stays silent."""
+
 from __future__ import annotations
 
 import statistics
@@ -13,13 +14,14 @@ from .table import format_memory, format_time
 
 __all__ = ["Hint", "advise", "RULES"]
 
-TINY_OP_US = 20.0          # an op this short is mostly framework overhead on this hardware
+TINY_OP_US = 20.0  # an op this short is mostly framework overhead on this hardware
 SLOW_KERNEL_FRACTION = 0.1  # a matmul below this share of the measured FLOP rate is slow
 
 
 @dataclass
 class Hint:
     """One piece of advice: which rule, the finding, the numbers behind it, what to try."""
+
     rule: str
     title: str
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -69,33 +71,47 @@ def tiny_ops(result, events) -> list[Hint]:
     if per_step < 50 or len(tiny) < 0.5 * len(times):
         return []
     # the time outside ops, in the step and the user's functions: Python around each call
-    between = sum(e.self_cpu_time_total for e in events
-                  if e.kind in (EventKind.STEP, EventKind.PYTHON))
+    between = sum(
+        e.self_cpu_time_total for e in events if e.kind in (EventKind.STEP, EventKind.PYTHON)
+    )
     if (sum(tiny) + between) / window < 0.2:
         return []  # many small ops, but the time goes elsewhere
-    ev = {"ops per step": f"{per_step:.0f}", "median op": format_time(statistics.median(times)),
-          f"time in ops under {TINY_OP_US:.0f} us": f"{100 * sum(tiny) / window:.0f}% of the run"}
+    ev = {
+        "ops per step": f"{per_step:.0f}",
+        "median op": format_time(statistics.median(times)),
+        f"time in ops under {TINY_OP_US:.0f} us": f"{100 * sum(tiny) / window:.0f}% of the run",
+    }
     if between:
         ev["time between ops"] = f"{100 * between / window:.0f}% of the run"
     kernel = [e.kernel_time_total for e in ops if e.kernel_time_total is not None]
     if kernel:
         total = sum(e.cpu_time_total for e in ops if e.kernel_time_total is not None)
         ev["framework overhead"] = f"{100 * (1 - sum(kernel) / total):.0f}% of op time"
-    return [Hint("tiny-ops", "Many tiny ops: framework overhead dominates", ev,
-                 "Use fewer, larger ops: batch more samples per step, replace loops over "
-                 "elements by tensor ops, fuse elementwise chains (coretorch.compile, once "
-                 "available, replays captured steps without the per-op overhead).")]
+    return [
+        Hint(
+            "tiny-ops",
+            "Many tiny ops: framework overhead dominates",
+            ev,
+            "Use fewer, larger ops: batch more samples per step, replace loops over "
+            "elements by tensor ops, fuse elementwise chains (coretorch.compile, once "
+            "available, replays captured steps without the per-op overhead).",
+        )
+    ]
 
 
 def threads(result, events) -> list[Hint]:
     """More compute threads than cores: BLAS or numba workers fight over the cores."""
-    info = machine.complete(result.raw.machine) if result.raw.loaded_from is None \
+    info = (
+        machine.complete(result.raw.machine)
+        if result.raw.loaded_from is None
         else result.raw.machine
+    )
     cores = info.get("cores")
     if not cores:
         return []
-    pools = [(p["library"] or p["api"], p["threads"]) for p in info.get("blas") or []
-             if p.get("threads")]
+    pools = [
+        (p["library"] or p["api"], p["threads"]) for p in info.get("blas") or [] if p.get("threads")
+    ]
     if info.get("numba_threads"):
         pools.append(("numba", info["numba_threads"]))
     over = [(name, n) for name, n in pools if n > cores]
@@ -104,20 +120,28 @@ def threads(result, events) -> list[Hint]:
     ev = {"cores available": cores, **{f"{name} threads": n for name, n in over}}
     if "load_average" in info:
         ev["load average"] = info["load_average"]
-    return [Hint("threads", "More compute threads than cores: the thread pools are "
-                 "oversubscribed", ev,
-                 f"Limit the pools to the {cores} core(s) the process may use: "
-                 f"OMP_NUM_THREADS/OPENBLAS_NUM_THREADS/NUMBA_NUM_THREADS={cores} before "
-                 f"start, or threadpoolctl.threadpool_limits({cores}) and "
-                 f"numba.set_num_threads({cores}).")]
+    return [
+        Hint(
+            "threads",
+            "More compute threads than cores: the thread pools are oversubscribed",
+            ev,
+            f"Limit the pools to the {cores} core(s) the process may use: "
+            f"OMP_NUM_THREADS/OPENBLAS_NUM_THREADS/NUMBA_NUM_THREADS={cores} before "
+            f"start, or threadpoolctl.threadpool_limits({cores}) and "
+            f"numba.set_num_threads({cores}).",
+        )
+    ]
 
 
 def slow_kernels(result, events) -> list[Hint]:
     """Matrix products and convolutions running far below the machine's measured FLOP rate."""
     if not result.raw.with_flops:
         return []
-    info = machine.complete(result.raw.machine) if result.raw.loaded_from is None \
+    info = (
+        machine.complete(result.raw.machine)
+        if result.raw.loaded_from is None
         else result.raw.machine
+    )
     peak = info.get("peak_gflops")
     window = _window_us(events)
     if not peak or not window:
@@ -133,14 +157,22 @@ def slow_kernels(result, events) -> list[Hint]:
     for name, (flops, us, n) in sorted(groups.items(), key=lambda kv: -kv[1][1]):
         rate = flops / (us * 1e3) if us else 0.0
         if us / window >= 0.1 and rate < SLOW_KERNEL_FRACTION * peak:
-            out.append(Hint("slow-kernel", f"{name} runs far below this machine's FLOP rate", {
-                "achieved": f"{rate:.2f} GFLOP/s",
-                "machine (float32 matmul)": f"{peak:.1f} GFLOP/s",
-                "calls": n, "share of the run": f"{100 * us / window:.0f}%"},
-                "Check the shapes (thin or tiny matrices cannot use the hardware well; batch "
-                "them), the layout (transposed or strided "
-                "inputs are copied first) and the dtype "
-                "(float64 halves the rate)."))
+            out.append(
+                Hint(
+                    "slow-kernel",
+                    f"{name} runs far below this machine's FLOP rate",
+                    {
+                        "achieved": f"{rate:.2f} GFLOP/s",
+                        "machine (float32 matmul)": f"{peak:.1f} GFLOP/s",
+                        "calls": n,
+                        "share of the run": f"{100 * us / window:.0f}%",
+                    },
+                    "Check the shapes (thin or tiny matrices cannot use the hardware well; batch "
+                    "them), the layout (transposed or strided "
+                    "inputs are copied first) and the dtype "
+                    "(float64 halves the rate).",
+                )
+            )
     return out
 
 
@@ -156,11 +188,15 @@ def dataloader_wait(result, events) -> list[Hint]:
     if share < 0.2:
         return []
     per = len(steps) or len(loads)
-    return [Hint("dataloader", "The steps wait for data", {
-        "data loading": f"{100 * share:.0f}% of the run",
-        "per step": format_time(wait / per)},
-        "Make __getitem__ cheaper (preprocess once, cache), load whole batches with "
-        "__getitems__, or use DataLoader workers (num_workers > 0) where available.")]
+    return [
+        Hint(
+            "dataloader",
+            "The steps wait for data",
+            {"data loading": f"{100 * share:.0f}% of the run", "per step": format_time(wait / per)},
+            "Make __getitem__ cheaper (preprocess once, cache), load whole batches with "
+            "__getitems__, or use DataLoader workers (num_workers > 0) where available.",
+        )
+    ]
 
 
 def float64(result, events) -> list[Hint]:
@@ -173,13 +209,22 @@ def float64(result, events) -> list[Hint]:
     t64 = sum(e.cpu_time_total for e in f64)
     if not total or t64 / total < 0.1:
         return []
-    names = sorted({e.name for e in f64}, key=lambda n: -sum(e.cpu_time_total for e in f64
-                                                            if e.name == n))[:5]
-    return [Hint("float64", "float64 ops take a large share of the time", {
-        "float64 ops": len(f64), "their share of op time": f"{100 * t64 / total:.0f}%",
-        "slowest": ", ".join(names)},
-        "Train in float32 unless the model needs the precision (model.float(), "
-        "dtype=coretorch.float32 for inputs): half the memory traffic, twice the BLAS rate.")]
+    names = sorted(
+        {e.name for e in f64}, key=lambda n: -sum(e.cpu_time_total for e in f64 if e.name == n)
+    )[:5]
+    return [
+        Hint(
+            "float64",
+            "float64 ops take a large share of the time",
+            {
+                "float64 ops": len(f64),
+                "their share of op time": f"{100 * t64 / total:.0f}%",
+                "slowest": ", ".join(names),
+            },
+            "Train in float32 unless the model needs the precision (model.float(), "
+            "dtype=coretorch.float32 for inputs): half the memory traffic, twice the BLAS rate.",
+        )
+    ]
 
 
 def host_device_copies(result, events) -> list[Hint]:
@@ -193,18 +238,32 @@ def host_device_copies(result, events) -> list[Hint]:
     to_dev = [e for e in copies if not e.extra["copy"].endswith("-> cpu")]
     if not to_host and len(to_dev) / n <= 2:
         return []  # the batch and its targets: expected
-    ev = {"host to device per step": f"{len(to_dev) / n:.1f}",
-          "device to host per step": f"{len(to_host) / n:.1f}",
-          "bytes per step": format_memory(int(sum(e.extra["bytes"] for e in copies) / n)),
-          "copy time per step": format_time(sum(e.cpu_time_total for e in copies) / n)}
-    return [Hint("copies", "Host-device copies in the loop", ev,
-                 "Keep tensors on the device between steps (create constants there once), "
-                 "and read results back (.cpu(), .item(), float()) every N steps rather than "
-                 "every step: each device-to-host copy waits for the device.")]
+    ev = {
+        "host to device per step": f"{len(to_dev) / n:.1f}",
+        "device to host per step": f"{len(to_host) / n:.1f}",
+        "bytes per step": format_memory(int(sum(e.extra["bytes"] for e in copies) / n)),
+        "copy time per step": format_time(sum(e.cpu_time_total for e in copies) / n),
+    }
+    return [
+        Hint(
+            "copies",
+            "Host-device copies in the loop",
+            ev,
+            "Keep tensors on the device between steps (create constants there once), "
+            "and read results back (.cpu(), .item(), float()) every N steps rather than "
+            "every step: each device-to-host copy waits for the device.",
+        )
+    ]
 
 
-RULES: list[Callable] = [tiny_ops, threads, slow_kernels, dataloader_wait, float64,
-                         host_device_copies]
+RULES: list[Callable] = [
+    tiny_ops,
+    threads,
+    slow_kernels,
+    dataloader_wait,
+    float64,
+    host_device_copies,
+]
 
 
 def advise(result) -> list[Hint]:

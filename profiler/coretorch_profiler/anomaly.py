@@ -12,6 +12,7 @@ node the op created, so that it lives exactly as long as the graph.
 Checks use the device's own `all_finite` (``DeviceType.extras["all_finite"]``: no copy to the
 host, no temporary) where the backend offers one, else numpy on `read_numpy`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,8 +41,15 @@ _SITE = "anomaly_site"  # the key of the creation site in an autograd node's met
 # user frames kept with a creation site (innermost first): the report shows the call chain
 _SITE_FRAMES = 8
 # factories whose outputs are uninitialized memory: garbage values there are not anomalies
-_UNINITIALIZED = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided",
-                            "aten::new_empty", "aten::new_empty_strided"})
+_UNINITIALIZED = frozenset(
+    {
+        "aten::empty",
+        "aten::empty_like",
+        "aten::empty_strided",
+        "aten::new_empty",
+        "aten::new_empty_strided",
+    }
+)
 
 
 class AnomalyError(RuntimeError):
@@ -81,8 +89,9 @@ def _skips_check(name: str) -> bool:
             decl = get_operator(name).decl
         except RuntimeError:
             decl = None
-        r = _skip[name] = name in _UNINITIALIZED or (decl is not None and (
-            decl.kind == "composite_implicit" or decl.family == "view"))
+        r = _skip[name] = name in _UNINITIALIZED or (
+            decl is not None and (decl.kind == "composite_implicit" or decl.family == "view")
+        )
     return r
 
 
@@ -101,8 +110,9 @@ def _check(dev_type: str) -> Callable | None:
         entry = device_types().get(dev_type)
         c = None
         if entry is not None and entry.has_data:
-            c = entry.extras.get("all_finite") or functools.partial(_numpy_all_finite,
-                                                                     entry.read_numpy)
+            c = entry.extras.get("all_finite") or functools.partial(
+                _numpy_all_finite, entry.read_numpy
+            )
         _checks[dev_type] = c
     return c
 
@@ -151,15 +161,23 @@ class _FiniteMemo:
         st, vc = t._storage, t._vc
         seen = self._seen
         e = seen.get(id(st))
-        if (e is not None and e[0]() is st and e[1] is vc and e[2] == vc[0]
-                and (e[3] is None or e[3]() is t)):
+        if (
+            e is not None
+            and e[0]() is st
+            and e[1] is vc
+            and e[2] == vc[0]
+            and (e[3] is None or e[3]() is t)
+        ):
             return None
         if not check(t):
             return _bad_values(t)
         if len(seen) >= _MEMO_MAX:
             seen.clear()
-        whole = (numel * t._dtype.itemsize == st.nbytes and t._offset == 0
-                 and not is_overlapping(t._shape, t._stride))
+        whole = (
+            numel * t._dtype.itemsize == st.nbytes
+            and t._offset == 0
+            and not is_overlapping(t._shape, t._stride)
+        )
         seen[id(st)] = (weakref.ref(st), vc, vc[0], None if whole else weakref.ref(t))
         return None
 
@@ -183,14 +201,15 @@ def _all_finite(args, kwargs, check_nan: bool, check_inf: bool, memo: _FiniteMem
     if kwargs:
         args = (*args, *(v for k, v in kwargs.items() if k != "out"))
     for a in args:
-        for t in (_tensors(a) if not isinstance(a, float) else ()):
+        for t in _tensors(a) if not isinstance(a, float) else ():
             if t is None:
                 continue
             c = memo.bad_counts(t)
             if c is not None and ((check_nan and c[0]) or (check_inf and c[1])):
                 return False
-        if isinstance(a, float) and ((check_nan and math.isnan(a)) or
-                                     (check_inf and math.isinf(a))):
+        if isinstance(a, float) and (
+            (check_nan and math.isnan(a)) or (check_inf and math.isinf(a))
+        ):
             return False
     return True
 
@@ -206,8 +225,9 @@ class detect_anomaly:
 
     def __init__(self, check_nan: bool = True, check_inf: bool = True, action: str = "raise"):
         if action not in ("raise", "warn"):
-            raise ValueError(f"detect_anomaly(): expected action to be 'raise' or 'warn', got "
-                             f"{action!r}")
+            raise ValueError(
+                f"detect_anomaly(): expected action to be 'raise' or 'warn', got {action!r}"
+            )
         self.check_nan, self.check_inf, self.action = bool(check_nan), bool(check_inf), action
         self._handles: list[int] = []
         self._local = _Local()
@@ -228,8 +248,10 @@ class detect_anomaly:
         self._stacks = StackRecorder(_SITE_FRAMES)
         self._stacks.start(2)  # walks stop at the frame that entered the detector
         self._modules.start()
-        self._handles = [_rf.add_global_callback(self._fwd_start, self._fwd_end, scopes=(F,)),
-                         _rf.add_global_callback(self._bwd_start, self._bwd_end, scopes=(B,))]
+        self._handles = [
+            _rf.add_global_callback(self._fwd_start, self._fwd_end, scopes=(F,)),
+            _rf.add_global_callback(self._bwd_start, self._bwd_end, scopes=(B,)),
+        ]
         _rf.state.force_eager += 1  # compiled functions run eagerly, so every op is checked
         return self
 
@@ -249,6 +271,7 @@ class detect_anomaly:
         def wrapper(*a, **k):
             with detect_anomaly(self.check_nan, self.check_inf, self.action):
                 return fn(*a, **k)
+
         return wrapper
 
     # ---- forward ----
@@ -259,8 +282,9 @@ class detect_anomaly:
         # argument and whatever shares its memory (the others are still intact after it), an
         # out= op every input (one of them may be the out tensor)
         if rf.name[-1] == "_":
-            return _all_finite(_sharing_first(rf.args, True), None, self.check_nan,
-                               self.check_inf, self._memo)
+            return _all_finite(
+                _sharing_first(rf.args, True), None, self.check_nan, self.check_inf, self._memo
+            )
         if rf.kwargs and "out" in rf.kwargs:
             return _all_finite(rf.args, rf.kwargs, self.check_nan, self.check_inf, self._memo)
         return None
@@ -286,8 +310,13 @@ class detect_anomaly:
             return
         in_place = rf.name[-1] == "_"
         if inputs_finite is None or (inputs_finite and in_place):
-            inputs_finite = _all_finite(_sharing_first(rf.args, False) if in_place else rf.args,
-                                        rf.kwargs, self.check_nan, self.check_inf, self._memo)
+            inputs_finite = _all_finite(
+                _sharing_first(rf.args, False) if in_place else rf.args,
+                rf.kwargs,
+                self.check_nan,
+                self.check_inf,
+                self._memo,
+            )
         if inputs_finite:
             self._explain(rf.outputs)
             self._report_forward(rf, *bad)
@@ -355,9 +384,15 @@ class detect_anomaly:
             # the walk steps out of coretorch's own frames (the dispatcher's, whatever their
             # number) to the user's
             stacks = self._stacks
-            cell.append((rf.name, stacks.stacks[stacks.capture(1)],
-                         inputs_meta(rf.args, rf.kwargs), _node_name(bwd[-1]) if bwd else None,
-                         tuple(m for m, _ in self._modules.entries())))
+            cell.append(
+                (
+                    rf.name,
+                    stacks.stacks[stacks.capture(1)],
+                    inputs_meta(rf.args, rf.kwargs),
+                    _node_name(bwd[-1]) if bwd else None,
+                    tuple(m for m, _ in self._modules.entries()),
+                )
+            )
         else:
             cell = top.extra.get(_SITE) if top.extra else None
             if cell is None:
@@ -372,14 +407,22 @@ class detect_anomaly:
 
     def _report_forward(self, rf, i: int, nan: int, inf: int, n: int) -> None:
         shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
-        info = _site_info(user_stack(_SITE_FRAMES, 2), rf.name, shapes, dtypes,
-                          [m for m, _ in self._modules.entries()])
-        info.update(phase="forward", op=rf.name, output_index=i, nan_count=nan,
-                    inf_count=inf, numel=n)
+        info = _site_info(
+            user_stack(_SITE_FRAMES, 2),
+            rf.name,
+            shapes,
+            dtypes,
+            [m for m, _ in self._modules.entries()],
+        )
+        info.update(
+            phase="forward", op=rf.name, output_index=i, nan_count=nan, inf_count=inf, numel=n
+        )
         what = _what(nan, inf, self.check_nan, self.check_inf)
-        msg = (f"Anomaly detected: {rf.name} returned {what} values in its {i}th output from "
-               f"finite inputs ({_counts(nan, inf, n, self.check_nan, self.check_inf)})."
-               f"{_site_text(info)}")
+        msg = (
+            f"Anomaly detected: {rf.name} returned {what} values in its {i}th output from "
+            f"finite inputs ({_counts(nan, inf, n, self.check_nan, self.check_inf)})."
+            f"{_site_text(info)}"
+        )
         self._act(msg, info)
 
     # ---- backward ----
@@ -403,36 +446,62 @@ class detect_anomaly:
         if created is not None:
             fwd_op, stack, (shapes, dtypes), during, modules = created
             info = _site_info(stack, fwd_op, shapes, dtypes, modules)
-            where = (f"\nThe node was created by {fwd_op} in the forward pass"
-                     + (f" (run while computing the backward of {during})" if during else "")
-                     + f":{_site_text(info)}")
+            where = (
+                f"\nThe node was created by {fwd_op} in the forward pass"
+                + (f" (run while computing the backward of {during})" if during else "")
+                + f":{_site_text(info)}"
+            )
         else:
             info = _site_info((), None, None, None)
-            where = ("\nIts forward op ran before detect_anomaly() was entered, so its creation "
-                     "site is unknown: run the forward pass inside detect_anomaly() too.")
-        info.update(phase="backward", op=name, output_index=i, nan_count=nan, inf_count=inf,
-                    numel=n)
-        msg = (f"Function '{name}' returned {what} values in its {i}th output. "
-               f"({_counts(nan, inf, n, self.check_nan, self.check_inf)}){where}")
+            where = (
+                "\nIts forward op ran before detect_anomaly() was entered, so its creation "
+                "site is unknown: run the forward pass inside detect_anomaly() too."
+            )
+        info.update(
+            phase="backward", op=name, output_index=i, nan_count=nan, inf_count=inf, numel=n
+        )
+        msg = (
+            f"Function '{name}' returned {what} values in its {i}th output. "
+            f"({_counts(nan, inf, n, self.check_nan, self.check_inf)}){where}"
+        )
         self._act(msg, info)
 
     def _report_entry(self, rf, t, named: tuple[str, str], c: tuple[int, int, int]) -> None:
         name, kind = named
         nan, inf, n = c
         shapes, dtypes = inputs_meta(rf.args, rf.kwargs)
-        info = _site_info(user_stack(_SITE_FRAMES, 3), rf.name, shapes, dtypes,
-                          [m for m, _ in self._modules.entries()])
-        info.update(phase="input", op=rf.name, output_index=None, nan_count=nan, inf_count=inf,
-                    numel=n, source=name, source_kind=kind)
-        what = {"parameter": f"{name} (a parameter)", "buffer": f"{name} (a buffer)",
-                "input": name}[kind]
-        msg = (f"Anomaly detected: {what} holds "
-               f"{_counts(nan, inf, n, self.check_nan, self.check_inf)}; the bad values "
-               f"entered there, not in an op. First read by {rf.name}:{_site_text(info)}")
+        info = _site_info(
+            user_stack(_SITE_FRAMES, 3),
+            rf.name,
+            shapes,
+            dtypes,
+            [m for m, _ in self._modules.entries()],
+        )
+        info.update(
+            phase="input",
+            op=rf.name,
+            output_index=None,
+            nan_count=nan,
+            inf_count=inf,
+            numel=n,
+            source=name,
+            source_kind=kind,
+        )
+        what = {
+            "parameter": f"{name} (a parameter)",
+            "buffer": f"{name} (a buffer)",
+            "input": name,
+        }[kind]
+        msg = (
+            f"Anomaly detected: {what} holds "
+            f"{_counts(nan, inf, n, self.check_nan, self.check_inf)}; the bad values "
+            f"entered there, not in an op. First read by {rf.name}:{_site_text(info)}"
+        )
         self._act(msg, info)
 
     def _act(self, msg: str, info: dict) -> None:
         from .profiling import note_anomaly
+
         note_anomaly(msg, info)
         if self.action == "raise":
             raise AnomalyError(msg, info)
@@ -473,18 +542,27 @@ def _site_info(stack, op, shapes, dtypes, modules=()) -> dict[str, Any]:
         lineno = None
     else:
         filename, lineno, function, code = describe(stack[0])
-    return {"forward_op": op, "filename": filename, "lineno": lineno, "function": function,
-            "code": code, "stack": [format_site(s) for s in stack],
-            "module": module_path(modules) or None,
-            "input_shapes": None if shapes is None else plain_shapes(shapes),
-            "input_dtypes": None if dtypes is None else list(dtypes)}
+    return {
+        "forward_op": op,
+        "filename": filename,
+        "lineno": lineno,
+        "function": function,
+        "code": code,
+        "stack": [format_site(s) for s in stack],
+        "module": module_path(modules) or None,
+        "input_shapes": None if shapes is None else plain_shapes(shapes),
+        "input_dtypes": None if dtypes is None else list(dtypes),
+    }
 
 
 def _site_text(info: dict) -> str:
-    loc = (f"\n  at {info['filename']}:{info['lineno']} (in {info['function']})\n"
-           f"    {info['code']}" if info.get("filename") else "\n  (no user source line found)")
+    loc = (
+        f"\n  at {info['filename']}:{info['lineno']} (in {info['function']})\n    {info['code']}"
+        if info.get("filename")
+        else "\n  (no user source line found)"
+    )
     if len(info.get("stack") or ()) > 1:
         loc += "\n  called from:" + "".join(f"\n    {s}" for s in info["stack"][1:])
     if info.get("module"):
         loc += f"\n  in module {info['module']}"
-    return (f"{loc}\n  inputs: shapes {info['input_shapes']}, dtypes {info['input_dtypes']}")
+    return f"{loc}\n  inputs: shapes {info['input_shapes']}, dtypes {info['input_dtypes']}"

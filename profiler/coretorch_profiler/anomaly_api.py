@@ -6,6 +6,7 @@ this package's detector with ``check_inf=False``, which also checks forward ops 
 and source line that made the value. Its `AnomalyError` is a RuntimeError, the type PyTorch
 raises.
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,8 +14,12 @@ from typing import Callable
 
 from .anomaly import detect_anomaly as _Detector
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
 
 _running: list[_Detector] = []  # the detector the switches started (at most one)
 
@@ -79,4 +84,5 @@ class detect_anomaly:
         def wrapper(*a, **k):
             with detect_anomaly(self.check_nan):
                 return fn(*a, **k)
+
         return wrapper

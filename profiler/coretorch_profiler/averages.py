@@ -1,5 +1,6 @@
 """`FunctionEventAvg` and the groupings of events: by name (and input shapes / stack), and by
 module."""
+
 from __future__ import annotations
 
 from .events import BACKWARD_SUFFIX, EventList, FunctionEvent, MemoryProperties
@@ -35,8 +36,9 @@ class FunctionEventAvg(MemoryProperties):
         if self.count == 0:
             self.input_shapes, self.stack, self.scope = e.input_shapes, e.stack, e.scope
         self.count += e.count
-        self.top_level = self.top_level or (e.top_level if isinstance(e, FunctionEventAvg)
-                                            else e.cpu_parent is None)
+        self.top_level = self.top_level or (
+            e.top_level if isinstance(e, FunctionEventAvg) else e.cpu_parent is None
+        )
         self.cpu_time_total += e.cpu_time_total
         self.self_cpu_time_total += e.self_cpu_time_total
         self.device_time_total += e.device_time_total
@@ -89,9 +91,11 @@ class FunctionEventAvg(MemoryProperties):
         return self._self_memory.get(device_type, 0)
 
     def __repr__(self) -> str:
-        return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total:.3f}us "
-                f"cpu_time={self.cpu_time_total:.3f}us count={self.count} "
-                f"input_shapes={self.input_shapes}>")
+        return (
+            f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total:.3f}us "
+            f"cpu_time={self.cpu_time_total:.3f}us count={self.count} "
+            f"input_shapes={self.input_shapes}>"
+        )
 
 
 def row_key(name: str) -> str:
@@ -99,8 +103,9 @@ def row_key(name: str) -> str:
     return STEP_ROW if name.startswith("ProfilerStep#") else name
 
 
-def key_averages(events: EventList, group_by_input_shape: bool = False,
-                 group_by_stack_n: int = 0) -> EventList:
+def key_averages(
+    events: EventList, group_by_input_shape: bool = False, group_by_stack_n: int = 0
+) -> EventList:
     """Group `events` by name (plus input shapes, plus the top `group_by_stack_n` frames)."""
     if group_by_stack_n < 0:
         raise ValueError(f"key_averages(): expected group_by_stack_n >= 0, got {group_by_stack_n}")
@@ -120,9 +125,12 @@ def key_averages(events: EventList, group_by_input_shape: bool = False,
         if not group_by_input_shape:
             g.input_shapes = None  # one name's calls have many shapes: show none
         g.stack = g.stack[:group_by_stack_n] if group_by_stack_n else []
-    return events._like(groups.values(), total_self_cpu=events.self_cpu_time_total,
-                        group_by_input_shape=group_by_input_shape,
-                        group_by_stack_n=group_by_stack_n)
+    return events._like(
+        groups.values(),
+        total_self_cpu=events.self_cpu_time_total,
+        group_by_input_shape=group_by_input_shape,
+        group_by_stack_n=group_by_stack_n,
+    )
 
 
 def owning_module(e: FunctionEvent) -> FunctionEvent | None:
@@ -177,4 +185,3 @@ def _submodule_time(e: FunctionEvent) -> float:
         else:
             out += _submodule_time(c)
     return out
-

@@ -5,6 +5,7 @@ The callbacks stay lean: they append one raw tuple per region (and per allocatio
 nothing else. Events, nesting, memory attribution, tables and traces are built later, from these
 tuples, when someone asks.
 """
+
 from __future__ import annotations
 
 import math
@@ -77,8 +78,12 @@ def op_flops(rf) -> int:
     except Exception as e:  # a formula bug must not break the profiled program
         if rf.name not in _flop_failed:
             _flop_failed.add(rf.name)
-            warnings.warn(f"profiler: the FLOP formula of {rf.name} raised {type(e).__name__}: "
-                          f"{e}; its FLOPs are counted as 0", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"profiler: the FLOP formula of {rf.name} raised {type(e).__name__}: "
+                f"{e}; its FLOPs are counted as 0",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return 0
 
 
@@ -86,19 +91,25 @@ class Collector(RawProfile):
     """A `RawProfile` being recorded: `start()` registers the callbacks, `stop()` removes them
     and adds what is known only at the end (thread names, the roles of live tensors)."""
 
-    def __init__(self, record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False,
-                 with_modules: bool = False, device_timers: bool = True):
+    def __init__(
+        self,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+        device_timers: bool = True,
+    ):
         super().__init__(record_shapes, profile_memory, with_stack, with_flops, with_modules)
         self._handle: int | None = None
         self._mem_hook: Callable | None = None
         self._module_hooks: list = []
         self._use_device_timers = device_timers
-        self._device_timers: list = []   # backends' DeviceType.extras["op_timer"]: GPU track
+        self._device_timers: list = []  # backends' DeviceType.extras["op_timer"]: GPU track
         self._stacks = StackRecorder(STACK_DEPTH)
         self.stacks = self._stacks.stacks
-        self._module_refs: list = []     # modules seen (their ids key the path cache)
-        self.optimizers: list = []       # optimizers seen stepping (for memory roles)
+        self._module_refs: list = []  # modules seen (their ids key the path cache)
+        self.optimizers: list = []  # optimizers seen stepping (for memory roles)
 
     @property
     def running(self) -> bool:
@@ -122,9 +133,11 @@ class Collector(RawProfile):
             self._start_modules()
         self._handle = _rf.add_global_callback(None, self._make_end())  # every scope
         if self._use_device_timers:
-            self._device_timers = [entry.extras["op_timer"]()
-                                   for entry in device_types().values()
-                                   if entry.extras.get("op_timer") is not None]
+            self._device_timers = [
+                entry.extras["op_timer"]()
+                for entry in device_types().values()
+                if entry.extras.get("op_timer") is not None
+            ]
         for timer in self._device_timers:
             timer.start()
 
@@ -180,16 +193,28 @@ class Collector(RawProfile):
             tid = ident()
             if tid not in seen:
                 see(tid)
-            append((now(), tid, ev.address, ev.nbytes, ev.device._str, ev.total_allocated,
-                    ev.total_reserved))
+            append(
+                (
+                    now(),
+                    tid,
+                    ev.address,
+                    ev.nbytes,
+                    ev.device._str,
+                    ev.total_allocated,
+                    ev.total_reserved,
+                )
+            )
+
         return on_memory
 
     def _find_memory_roles(self) -> None:
         """Parameters, their gradients and optimizer state alive at the end, by address; and
         the bytes of each role that were allocated before the window."""
         from .memory_roles import find_roles
-        self.memory_roles, self.baseline = find_roles(self._module_refs, self.optimizers,
-                                                      self.memory)
+
+        self.memory_roles, self.baseline = find_roles(
+            self._module_refs, self.optimizers, self.memory
+        )
 
     # ---- modules ----
     def _start_modules(self) -> None:
@@ -223,8 +248,10 @@ class Collector(RawProfile):
                     append((entry[1], entry[2], now(), tid, entry[3], peek(), entry[4]))
                     return
 
-        self._module_hooks = [_module.register_module_forward_pre_hook(pre),
-                              _module.register_module_forward_hook(post, always_call=True)]
+        self._module_hooks = [
+            _module.register_module_forward_pre_hook(pre),
+            _module.register_module_forward_hook(post, always_call=True),
+        ]
 
     def _module_path(self, module, parent: tuple | None) -> int:
         """Index into `module_paths` of `module` called inside `parent` (an entry of the module
@@ -250,14 +277,29 @@ class Collector(RawProfile):
         seen, see = self.native_ids, self._see_thread
         copy_extra, scope_int = self._copy_extra, _SCOPE_INT
         if not (rs or ws or wf or HAS_KERNEL_NS):
+
             def end(rf, _state) -> None:
                 tid = rf.thread_id
                 if tid not in seen:
                     see(tid)
                 name = rf.name
-                append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
-                        rf.fwd_thread_id, -1, 0, -1,
-                        copy_extra(rf) if name in COPY_OPS else -1, -1))
+                append(
+                    (
+                        name,
+                        scope_int[rf.scope],
+                        rf.start_ns,
+                        rf.end_ns,
+                        tid,
+                        rf.seq_nr,
+                        rf.fwd_thread_id,
+                        -1,
+                        0,
+                        -1,
+                        copy_extra(rf) if name in COPY_OPS else -1,
+                        -1,
+                    )
+                )
+
             return end
         input_ids: dict[tuple, int] = {}
         inputs, capture = self.inputs, self._stacks.capture
@@ -279,8 +321,11 @@ class Collector(RawProfile):
             if ws:
                 s = pop(id(rf), -1)  # an op inside this one walked the same user frames
                 p = rf.parent
-                share = p is not None and (p.scope is _FUNCTION or p.scope is _BACKWARD or
-                                           p.name.startswith(_SHARED_SCOPES))
+                share = p is not None and (
+                    p.scope is _FUNCTION
+                    or p.scope is _BACKWARD
+                    or p.name.startswith(_SHARED_SCOPES)
+                )
                 if s < 0 and share:
                     s = get(id(p), -1)  # a sibling did
                 if s < 0:
@@ -289,8 +334,23 @@ class Collector(RawProfile):
                     shared[id(p)] = s
             k = rf.kernel_ns if HAS_KERNEL_NS else -1
             name = rf.name
-            append((name, scope_int[rf.scope], rf.start_ns, rf.end_ns, tid, rf.seq_nr,
-                    rf.fwd_thread_id, i, fl, s, copy_extra(rf) if name in COPY_OPS else -1, k))
+            append(
+                (
+                    name,
+                    scope_int[rf.scope],
+                    rf.start_ns,
+                    rf.end_ns,
+                    tid,
+                    rf.seq_nr,
+                    rf.fwd_thread_id,
+                    i,
+                    fl,
+                    s,
+                    copy_extra(rf) if name in COPY_OPS else -1,
+                    k,
+                )
+            )
+
         return end_detailed
 
     def _copy_extra(self, rf) -> int:
@@ -313,16 +373,23 @@ def _distributed_info() -> dict[str, Any]:
     the launcher's environment (RANK, WORLD_SIZE), else a single process."""
     import os
     import sys
+
     dist = sys.modules.get("coretorch.distributed")
     try:
         if dist is not None and dist.is_initialized():
-            return {"backend": str(dist.get_backend()), "rank": int(dist.get_rank()),
-                    "world_size": int(dist.get_world_size())}
+            return {
+                "backend": str(dist.get_backend()),
+                "rank": int(dist.get_rank()),
+                "world_size": int(dist.get_world_size()),
+            }
     except Exception:  # noqa: BLE001  (a half-built process group: fall back to the env)
         pass
     rank, world = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
-    return {"backend": None, "rank": int(rank) if rank.isdigit() else 0,
-            "world_size": int(world) if world.isdigit() else 1}
+    return {
+        "backend": None,
+        "rank": int(rank) if rank.isdigit() else 0,
+        "world_size": int(world) if world.isdigit() else 1,
+    }
 
 
 def _allocated_now() -> dict[str, int]:

@@ -1,5 +1,6 @@
 """Comparing two runs: per step, module and op, the change in time, calls, FLOPs and memory,
 sorted by impact (``coretorch-profile diff a.json b.json``)."""
+
 from __future__ import annotations
 
 import io
@@ -26,8 +27,10 @@ def _result(x) -> ProfileResult:
     result = getattr(x, "result", None)  # a finished `profile`
     if isinstance(result, ProfileResult):
         return result
-    raise TypeError(f"diff(): expected a trace path, a ProfileResult or a finished profile, got "
-                    f"{type(x).__name__}")
+    raise TypeError(
+        f"diff(): expected a trace path, a ProfileResult or a finished profile, got "
+        f"{type(x).__name__}"
+    )
 
 
 _FIELDS = ("time", "calls", "flops", "memory", "overhead")
@@ -44,8 +47,14 @@ def _summaries(r: ProfileResult) -> tuple[dict[tuple[str, str], dict[str, float]
     events = r.events()
     rows: dict[tuple[str, str], dict[str, float]] = {}
 
-    def add(kind: str, name: str, time: float, flops: int = 0, memory: int = 0,
-            overhead: float | None = None) -> None:
+    def add(
+        kind: str,
+        name: str,
+        time: float,
+        flops: int = 0,
+        memory: int = 0,
+        overhead: float | None = None,
+    ) -> None:
         d = rows.setdefault((kind, name), dict(_ZERO))
         d["time"] += time
         d["calls"] += 1
@@ -60,13 +69,26 @@ def _summaries(r: ProfileResult) -> tuple[dict[tuple[str, str], dict[str, float]
             add("step", STEP_ROW, e.cpu_time_total)
         elif e.kind in (EventKind.MODULE, EventKind.MODULE_BACKWARD):
             add("module", e.name, e.cpu_time_total)
-        elif e.kind in (EventKind.FUNCTION, EventKind.BACKWARD_FUNCTION, EventKind.USER_SCOPE,
-                        EventKind.FALLBACK):
+        elif e.kind in (
+            EventKind.FUNCTION,
+            EventKind.BACKWARD_FUNCTION,
+            EventKind.USER_SCOPE,
+            EventKind.FALLBACK,
+        ):
             own = e.kernel_ns  # the op's time outside its own kernels (dispatcher-bracketed)
-            add("op", e.name, e.self_cpu_time_total, e.flops or 0, _allocated(e),
-                None if own < 0 else max(e.self_cpu_time_total - own / 1000.0, 0.0))
-    window = (sum(e.cpu_time_total for e in steps) if steps else
-              sum(e.cpu_time_total for e in events if e.cpu_parent is None))
+            add(
+                "op",
+                e.name,
+                e.self_cpu_time_total,
+                e.flops or 0,
+                _allocated(e),
+                None if own < 0 else max(e.self_cpu_time_total - own / 1000.0, 0.0),
+            )
+    window = (
+        sum(e.cpu_time_total for e in steps)
+        if steps
+        else sum(e.cpu_time_total for e in events if e.cpu_parent is None)
+    )
     return rows, len(steps), window
 
 
@@ -89,8 +111,13 @@ class ProfileDiff:
             for f in _FIELDS:
                 row[f + "_a"], row[f + "_b"] = x[f] / da, y[f] / db
             row["time_delta"] = row["time_b"] - row["time_a"]
-            row["time_pct"] = (100.0 * row["time_delta"] / row["time_a"] if row["time_a"]
-                               else float("inf") if row["time_delta"] else 0.0)
+            row["time_pct"] = (
+                100.0 * row["time_delta"] / row["time_a"]
+                if row["time_a"]
+                else float("inf")
+                if row["time_delta"]
+                else 0.0
+            )
             self.rows.append(row)
         self.rows.sort(key=lambda r: (-abs(r["time_delta"]), r["kind"], r["name"]))
 
@@ -103,11 +130,27 @@ class ProfileDiff:
     def table(self, row_limit: int = 30, kinds: tuple[str, ...] = ("step", "module", "op")) -> str:
         """The rows with the largest time change first, as a rich table (text)."""
         unit = "per step" if self.per_step else "total"
-        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                  title=f"b vs a ({unit}): {format_time(self.time_a)} -> "
-                        f"{format_time(self.time_b)} ({100 * self.slower_by:+.1f}%)")
-        heads = ["Kind", "Name", "Time a", "Time b", "Change", "Change %", "Calls a", "Calls b",
-                 "FLOPs a", "FLOPs b", "Alloc a", "Alloc b"]
+        t = Table(
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            title=f"b vs a ({unit}): {format_time(self.time_a)} -> "
+            f"{format_time(self.time_b)} ({100 * self.slower_by:+.1f}%)",
+        )
+        heads = [
+            "Kind",
+            "Name",
+            "Time a",
+            "Time b",
+            "Change",
+            "Change %",
+            "Calls a",
+            "Calls b",
+            "FLOPs a",
+            "FLOPs b",
+            "Alloc a",
+            "Alloc b",
+        ]
         if self.has_overhead:
             heads += ["Overhead a", "Overhead b"]
         for h in heads:
@@ -115,16 +158,26 @@ class ProfileDiff:
         shown = [r for r in self.rows if r["kind"] in kinds][:row_limit]
         for r in shown:
             pct = r["time_pct"]
-            extra = [format_time(r["overhead_a"]), format_time(r["overhead_b"])] \
-                if self.has_overhead else []
-            t.add_row(r["kind"], r["name"], format_time(r["time_a"]), format_time(r["time_b"]),
-                      ("+" if r["time_delta"] >= 0 else "-") + format_time(abs(r["time_delta"])),
-                      "new" if pct == float("inf") else f"{pct:+.1f}%",
-                      _num(r["calls_a"]), _num(r["calls_b"]),
-                      format_flops(r["flops_a"]) if r["flops_a"] else "--",
-                      format_flops(r["flops_b"]) if r["flops_b"] else "--",
-                      format_memory(int(r["memory_a"])) if r["memory_a"] else "--",
-                      format_memory(int(r["memory_b"])) if r["memory_b"] else "--", *extra)
+            extra = (
+                [format_time(r["overhead_a"]), format_time(r["overhead_b"])]
+                if self.has_overhead
+                else []
+            )
+            t.add_row(
+                r["kind"],
+                r["name"],
+                format_time(r["time_a"]),
+                format_time(r["time_b"]),
+                ("+" if r["time_delta"] >= 0 else "-") + format_time(abs(r["time_delta"])),
+                "new" if pct == float("inf") else f"{pct:+.1f}%",
+                _num(r["calls_a"]),
+                _num(r["calls_b"]),
+                format_flops(r["flops_a"]) if r["flops_a"] else "--",
+                format_flops(r["flops_b"]) if r["flops_b"] else "--",
+                format_memory(int(r["memory_a"])) if r["memory_a"] else "--",
+                format_memory(int(r["memory_b"])) if r["memory_b"] else "--",
+                *extra,
+            )
         buf = io.StringIO()
         Console(file=buf, width=100_000, color_system=None, highlight=False).print(t)
         return "\n".join(ln.rstrip() for ln in buf.getvalue().splitlines()) + "\n"

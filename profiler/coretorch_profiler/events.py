@@ -7,6 +7,7 @@ user Python functions from the ops' call stacks), each inserted where it nests; 
 attributed to the innermost region running when they happened; device kernels linked to the ops
 that launched them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,16 +18,29 @@ from . import raw as R
 from ._frames import format_site, function_name
 from .raw import EventKind, RawProfile
 
-CATEGORY = {EventKind.FUNCTION: "cpu_op", EventKind.BACKWARD_FUNCTION: "backward",
-            EventKind.USER_SCOPE: "user_annotation", EventKind.FALLBACK: "fallback",
-            EventKind.MODULE: "python_function", EventKind.MODULE_BACKWARD: "python_function",
-            EventKind.PYTHON: "python_function", EventKind.STEP: "user_annotation"}
+CATEGORY = {
+    EventKind.FUNCTION: "cpu_op",
+    EventKind.BACKWARD_FUNCTION: "backward",
+    EventKind.USER_SCOPE: "user_annotation",
+    EventKind.FALLBACK: "fallback",
+    EventKind.MODULE: "python_function",
+    EventKind.MODULE_BACKWARD: "python_function",
+    EventKind.PYTHON: "python_function",
+    EventKind.STEP: "user_annotation",
+}
 MODULE_PREFIX = "nn.Module: "
 BACKWARD_SUFFIX = " (backward)"
 # at equal start and end, the container comes first
-_RANK = {EventKind.STEP: 0, EventKind.MODULE: 1, EventKind.MODULE_BACKWARD: 1,
-         EventKind.PYTHON: 2, EventKind.USER_SCOPE: 3, EventKind.BACKWARD_FUNCTION: 4,
-         EventKind.FALLBACK: 5, EventKind.FUNCTION: 6}
+_RANK = {
+    EventKind.STEP: 0,
+    EventKind.MODULE: 1,
+    EventKind.MODULE_BACKWARD: 1,
+    EventKind.PYTHON: 2,
+    EventKind.USER_SCOPE: 3,
+    EventKind.BACKWARD_FUNCTION: 4,
+    EventKind.FALLBACK: 5,
+    EventKind.FUNCTION: 6,
+}
 _NO_SEQ = (1 << 63) - 1  # nodes with no forward op (AccumulateGrad) carry it, as in PyTorch
 
 
@@ -80,16 +94,21 @@ class MemoryProperties:
         """Net bytes by the event itself on every non-cpu device."""
         return sum(self.self_memory_usage(d) for d in self.memory_devices_used() if d != "cpu")
 
-    cuda_memory_usage = property(lambda self: self.memory_usage("cuda"),
-                                 doc="Net bytes on cuda, children included.")
-    self_cuda_memory_usage = property(lambda self: self.self_memory_usage("cuda"),
-                                      doc="Net bytes on cuda by the event itself.")
+    cuda_memory_usage = property(
+        lambda self: self.memory_usage("cuda"), doc="Net bytes on cuda, children included."
+    )
+    self_cuda_memory_usage = property(
+        lambda self: self.self_memory_usage("cuda"), doc="Net bytes on cuda by the event itself."
+    )
 
     # device time: PyTorch's old names
-    cuda_time_total = property(lambda self: self.device_time_total,
-                               doc="PyTorch's old name of device_time_total.")
-    self_cuda_time_total = property(lambda self: self.self_device_time_total,
-                                    doc="PyTorch's old name of self_device_time_total.")
+    cuda_time_total = property(
+        lambda self: self.device_time_total, doc="PyTorch's old name of device_time_total."
+    )
+    self_cuda_time_total = property(
+        lambda self: self.self_device_time_total,
+        doc="PyTorch's old name of self_device_time_total.",
+    )
 
 
 class FunctionEvent(MemoryProperties):
@@ -98,19 +117,55 @@ class FunctionEvent(MemoryProperties):
 
     Times are in microseconds (PyTorch's unit); memory in bytes, per device type."""
 
-    __slots__ = ("id", "name", "kind", "thread", "start_ns", "end_ns", "sequence_nr",
-                 "fwd_thread", "_shapes", "_dtypes", "flops", "_stack", "cpu_parent",
-                 "cpu_children", "self_allocated", "self_freed", "_t0", "kernel_ns", "extra",
-                 "kernels", "_tot")
+    __slots__ = (
+        "id",
+        "name",
+        "kind",
+        "thread",
+        "start_ns",
+        "end_ns",
+        "sequence_nr",
+        "fwd_thread",
+        "_shapes",
+        "_dtypes",
+        "flops",
+        "_stack",
+        "cpu_parent",
+        "cpu_children",
+        "self_allocated",
+        "self_freed",
+        "_t0",
+        "kernel_ns",
+        "extra",
+        "kernels",
+        "_tot",
+    )
 
-    def __init__(self, name: str, kind: EventKind, start_ns: int, end_ns: int, thread: int,
-                 t0: int, sequence_nr: int = -1, fwd_thread: int = 0, shapes=None, dtypes=None,
-                 flops: int = 0, stack: tuple | None = None, kernel_ns: int = -1,
-                 extra: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        name: str,
+        kind: EventKind,
+        start_ns: int,
+        end_ns: int,
+        thread: int,
+        t0: int,
+        sequence_nr: int = -1,
+        fwd_thread: int = 0,
+        shapes=None,
+        dtypes=None,
+        flops: int = 0,
+        stack: tuple | None = None,
+        kernel_ns: int = -1,
+        extra: dict[str, Any] | None = None,
+    ):
         self.id = -1
         self.name, self.kind, self.start_ns, self.end_ns = name, kind, start_ns, end_ns
-        self.thread, self._t0, self.sequence_nr, self.fwd_thread = thread, t0, sequence_nr, \
-            fwd_thread
+        self.thread, self._t0, self.sequence_nr, self.fwd_thread = (
+            thread,
+            t0,
+            sequence_nr,
+            fwd_thread,
+        )
         self._shapes, self._dtypes, self.flops, self._stack = shapes, dtypes, flops, stack
         self.kernel_ns, self.extra = kernel_ns, extra
         self.cpu_parent: FunctionEvent | None = None
@@ -125,8 +180,10 @@ class FunctionEvent(MemoryProperties):
         everything it called; computed once, on first use, after the events are built."""
         t = self._tot
         if t is None:
-            mem = {d: self.self_memory_usage(d) for d in set(self.self_allocated) |
-                   set(self.self_freed)}
+            mem = {
+                d: self.self_memory_usage(d)
+                for d in set(self.self_allocated) | set(self.self_freed)
+            }
             dev = sum(k["end_ns"] - k["start_ns"] for k in self.kernels)
             kern = self.kernel_ns if self.kernel_ns >= 0 else None
             for c in self.cpu_children:
@@ -174,8 +231,9 @@ class FunctionEvent(MemoryProperties):
     @property
     def self_cpu_time_total(self) -> float:
         """Wall time in microseconds minus the time of its child events."""
-        return (self.end_ns - self.start_ns - sum(c.end_ns - c.start_ns
-                                                   for c in self.cpu_children)) / 1000.0
+        return (
+            self.end_ns - self.start_ns - sum(c.end_ns - c.start_ns for c in self.cpu_children)
+        ) / 1000.0
 
     @property
     def self_device_time_total(self) -> float:
@@ -187,8 +245,9 @@ class FunctionEvent(MemoryProperties):
         """Device time of the kernels of this region and everything it called (µs)."""
         return self._totals()[1] / 1000.0
 
-    device_time = property(lambda self: self.device_time_total,
-                           doc="Same as device_time_total for a single event.")
+    device_time = property(
+        lambda self: self.device_time_total, doc="Same as device_time_total for a single event."
+    )
 
     @property
     def kernel_time_total(self) -> float | None:
@@ -234,17 +293,27 @@ class FunctionEvent(MemoryProperties):
         return self._totals()[0].get(device_type, 0)
 
     def __repr__(self) -> str:
-        return (f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_total:.3f}us"
-                f" self_cpu_time={self.self_cpu_time_total:.3f}us>")
+        return (
+            f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_total:.3f}us"
+            f" self_cpu_time={self.self_cpu_time_total:.3f}us>"
+        )
 
 
 class EventList(list):
     """A list of events (or of averages) that knows how it was recorded, to render tables."""
 
-    def __init__(self, events=(), profile_memory: bool = False, with_flops: bool = False,
-                 memory_devices: tuple[str, ...] = (), total_self_cpu: float | None = None,
-                 group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                 has_device_time: bool = False, has_kernel_time: bool = False):
+    def __init__(
+        self,
+        events=(),
+        profile_memory: bool = False,
+        with_flops: bool = False,
+        memory_devices: tuple[str, ...] = (),
+        total_self_cpu: float | None = None,
+        group_by_input_shape: bool = False,
+        group_by_stack_n: int = 0,
+        has_device_time: bool = False,
+        has_kernel_time: bool = False,
+    ):
         super().__init__(events)
         self.profile_memory, self.with_flops = profile_memory, with_flops
         self.memory_devices = memory_devices
@@ -253,9 +322,13 @@ class EventList(list):
         self._total_self_cpu = total_self_cpu
 
     def _like(self, events, **overrides) -> "EventList":
-        kw: dict[str, Any] = dict(profile_memory=self.profile_memory, with_flops=self.with_flops,
-                  memory_devices=self.memory_devices, has_device_time=self.has_device_time,
-                  has_kernel_time=self.has_kernel_time)
+        kw: dict[str, Any] = dict(
+            profile_memory=self.profile_memory,
+            with_flops=self.with_flops,
+            memory_devices=self.memory_devices,
+            has_device_time=self.has_device_time,
+            has_kernel_time=self.has_kernel_time,
+        )
         kw.update(overrides)
         return EventList(events, **kw)
 
@@ -266,25 +339,38 @@ class EventList(list):
             return self._total_self_cpu
         return sum(e.self_cpu_time_total for e in self)
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False,
-                     group_by: str | None = None) -> "EventList":
+    def key_averages(
+        self,
+        group_by_input_shape: bool = False,
+        group_by_stack_n: int = 0,
+        group_by_overload_name: bool = False,
+        group_by: str | None = None,
+    ) -> "EventList":
         """One averaged row per name (and per input shapes / top stack frames if asked).
         ``group_by="module"``: one row per module (forward and backward apart), its self time
         being the time of its own ops, outside its submodules. ProfilerStep#N rows merge into
         one ``ProfilerStep*`` row, as in PyTorch."""
         from .averages import key_averages, module_averages
+
         if group_by is not None:
             if group_by != "module":
-                raise ValueError(f"key_averages(): expected group_by to be None or 'module', "
-                                 f"got {group_by!r}")
+                raise ValueError(
+                    f"key_averages(): expected group_by to be None or 'module', got {group_by!r}"
+                )
             return module_averages(self)
         return key_averages(self, group_by_input_shape, group_by_stack_n)
 
-    def table(self, sort_by: str | None = None, row_limit: int = 100,
-              max_src_column_width: int = 75, max_name_column_width: int = 55,
-              max_shapes_column_width: int = 80, header: str | None = None,
-              top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+    def table(
+        self,
+        sort_by: str | None = None,
+        row_limit: int = 100,
+        max_src_column_width: int = 75,
+        max_name_column_width: int = 55,
+        max_shapes_column_width: int = 80,
+        header: str | None = None,
+        top_level_events_only: bool = False,
+        time_unit: str | None = None,
+    ) -> str:
         """The table PyTorch users know (Name, Self CPU %, Self CPU, CPU total %, CPU total,
         CPU time avg, device time, memory, # of Calls, Input Shapes, FLOPs), rendered with
         rich, as a string. `sort_by` names an attribute of the rows (``"cpu_time_total"``,
@@ -292,20 +378,30 @@ class EventList(list):
         ``"device_memory_usage"``, ``"count"``, ``"flops"``, ...), sorted in descending order;
         `time_unit` is "s", "ms" or "us" (default: each value's own)."""
         from .table import render_table
-        return render_table(self, sort_by, row_limit, max_name_column_width, header,
-                            max_src_column_width=max_src_column_width,
-                            max_shapes_column_width=max_shapes_column_width,
-                            top_level_events_only=top_level_events_only, time_unit=time_unit)
+
+        return render_table(
+            self,
+            sort_by,
+            row_limit,
+            max_name_column_width,
+            header,
+            max_src_column_width=max_src_column_width,
+            max_shapes_column_width=max_shapes_column_width,
+            top_level_events_only=top_level_events_only,
+            time_unit=time_unit,
+        )
 
     def rows(self, sort_by: str | None = None, row_limit: int = 100) -> list[dict[str, Any]]:
         """The table as plain data: one dict per row keyed by column name, raw numbers (times
         in µs, memory in bytes, FLOPs as integers, percentages as floats)."""
         from .table import table_rows
+
         return table_rows(self, sort_by, row_limit)
 
     def total_average(self):
         """All events averaged into one row named 'Total'."""
         from .averages import FunctionEventAvg
+
         total = FunctionEventAvg("Total")
         for e in self:
             total.add(e)
@@ -313,6 +409,7 @@ class EventList(list):
 
 
 # ---- building ------------------------------------------------------------------------------
+
 
 def build_events(raw: RawProfile) -> EventList:
     """Events from a raw profile: ids in start order, parents/children from the per-thread
@@ -335,9 +432,14 @@ def build_events(raw: RawProfile) -> EventList:
     if raw.device_ops:
         _link_kernels(events, raw)
     devices = sorted({device_type_of(m) for m in raw.memory})
-    return EventList(events, raw.profile_memory, raw.with_flops, tuple(devices),
-                     has_device_time=bool(raw.device_ops),
-                     has_kernel_time=any(e.kernel_ns >= 0 for e in events))
+    return EventList(
+        events,
+        raw.profile_memory,
+        raw.with_flops,
+        tuple(devices),
+        has_device_time=bool(raw.device_ops),
+        has_kernel_time=any(e.kernel_ns >= 0 for e in events),
+    )
 
 
 def device_type_of(m: tuple) -> str:
@@ -351,20 +453,40 @@ def _record_events(raw: RawProfile) -> list[FunctionEvent]:
     out = []
     for r in raw.ops:
         shapes, dtypes = inputs[r[R.INPUTS]] if r[R.INPUTS] >= 0 else (None, None)
-        out.append(FunctionEvent(
-            r[R.NAME], EventKind(r[R.KIND]), r[R.START], r[R.END], tid_of(r[R.TID]), t0,
-            r[R.SEQ], tid_of(r[R.FWD_TID]), shapes, dtypes, r[R.FLOPS],
-            stacks[r[R.STACK]] if r[R.STACK] >= 0 else None, r[R.KERNEL],
-            extras[r[R.EXTRA]] if r[R.EXTRA] >= 0 else None))
+        out.append(
+            FunctionEvent(
+                r[R.NAME],
+                EventKind(r[R.KIND]),
+                r[R.START],
+                r[R.END],
+                tid_of(r[R.TID]),
+                t0,
+                r[R.SEQ],
+                tid_of(r[R.FWD_TID]),
+                shapes,
+                dtypes,
+                r[R.FLOPS],
+                stacks[r[R.STACK]] if r[R.STACK] >= 0 else None,
+                r[R.KERNEL],
+                extras[r[R.EXTRA]] if r[R.EXTRA] >= 0 else None,
+            )
+        )
     if raw.modules:
         names = _module_names(raw)
         for c in raw.modules:
             path, kind = names[c[R.C_MOD]]
-            out.append(FunctionEvent(
-                MODULE_PREFIX + path, EventKind.MODULE, c[R.C_START], c[R.C_END],
-                tid_of(c[R.C_TID]), t0, stack=stacks[c[R.C_STACK]] if c[R.C_STACK] >= 0
-                else None, extra={"module": path, "module_type": kind,
-                                  "seq": (c[R.C_SEQ0], c[R.C_SEQ1])}))
+            out.append(
+                FunctionEvent(
+                    MODULE_PREFIX + path,
+                    EventKind.MODULE,
+                    c[R.C_START],
+                    c[R.C_END],
+                    tid_of(c[R.C_TID]),
+                    t0,
+                    stack=stacks[c[R.C_STACK]] if c[R.C_STACK] >= 0 else None,
+                    extra={"module": path, "module_type": kind, "seq": (c[R.C_SEQ0], c[R.C_SEQ1])},
+                )
+            )
     return out
 
 
@@ -410,6 +532,7 @@ def _flatten(roots: dict[int, list[FunctionEvent]]) -> list[FunctionEvent]:
             out.append(k)
             if k.cpu_children:
                 walk(k.cpu_children)
+
     for tid in roots:
         walk(roots[tid])
     out.sort(key=lambda e: (e.start_ns, -e.end_ns, _RANK[e.kind]))
@@ -434,8 +557,9 @@ def _containers(roots: dict[int, list[FunctionEvent]]):
                 todo.append((k, k.cpu_children))
 
 
-def _wrap(kids: list[FunctionEvent], lo: int, hi: int, ev: FunctionEvent,
-          owner: FunctionEvent | None) -> None:
+def _wrap(
+    kids: list[FunctionEvent], lo: int, hi: int, ev: FunctionEvent, owner: FunctionEvent | None
+) -> None:
     """Make `ev` the parent of kids[lo:hi] (in place of them in `kids`)."""
     ev.cpu_children = kids[lo:hi]
     for k in ev.cpu_children:
@@ -445,6 +569,7 @@ def _wrap(kids: list[FunctionEvent], lo: int, hi: int, ev: FunctionEvent,
 
 
 # ---- ProfilerStep#N ----
+
 
 def _place_steps(raw: RawProfile, roots: dict[int, list[FunctionEvent]]) -> None:
     by_thread: dict[int, list[tuple[int, int]]] = {}
@@ -457,8 +582,13 @@ def _place_steps(raw: RawProfile, roots: dict[int, list[FunctionEvent]]) -> None
             roots[tid] = _steps_in(kids, marks[1:], marks[0][1], raw.t0, None)
 
 
-def _steps_in(kids: list[FunctionEvent], marks: list[tuple[int, int]], step: int, t0: int,
-              owner: FunctionEvent | None) -> list[FunctionEvent]:
+def _steps_in(
+    kids: list[FunctionEvent],
+    marks: list[tuple[int, int]],
+    step: int,
+    t0: int,
+    owner: FunctionEvent | None,
+) -> list[FunctionEvent]:
     """`kids` regrouped into ProfilerStep regions: step `step` runs until the first mark, each
     mark starts the step it names. A mark inside a region moves to that region's end; a region
     holding two or more marks gets its steps inside it."""
@@ -467,8 +597,14 @@ def _steps_in(kids: list[FunctionEvent], marks: list[tuple[int, int]], step: int
 
     def close(n: int) -> None:
         if members:
-            ev = FunctionEvent(f"ProfilerStep#{n}", EventKind.STEP, members[0].start_ns,
-                               members[-1].end_ns, members[0].thread, t0)
+            ev = FunctionEvent(
+                f"ProfilerStep#{n}",
+                EventKind.STEP,
+                members[0].start_ns,
+                members[-1].end_ns,
+                members[0].thread,
+                t0,
+            )
             _wrap(members, 0, len(members), ev, owner)
             out.append(ev)
             members.clear()
@@ -500,8 +636,10 @@ def _steps_in(kids: list[FunctionEvent], marks: list[tuple[int, int]], step: int
 
 # ---- module backward regions ----
 
-def _place_module_backward(raw: RawProfile, events: list[FunctionEvent],
-                           roots: dict[int, list[FunctionEvent]]) -> None:
+
+def _place_module_backward(
+    raw: RawProfile, events: list[FunctionEvent], roots: dict[int, list[FunctionEvent]]
+) -> None:
     owner: dict[tuple[int, int], FunctionEvent] = {}
     for e in events:  # in start order: an inner module overrides its parent's numbers
         if e.kind is EventKind.MODULE and e.extra and "seq" in e.extra:
@@ -551,15 +689,22 @@ def _group_backward(kids: list[FunctionEvent], depth: int, chain, box) -> None:
             cur = [m, i, i]
             runs.append(cur)
     for m, first, last in reversed(runs):
-        ev = FunctionEvent(f"{MODULE_PREFIX}{m.module}{BACKWARD_SUFFIX}", EventKind.MODULE_BACKWARD,
-                           kids[first].start_ns, kids[last].end_ns, kids[first].thread,
-                           kids[first]._t0, stack=kids[first]._stack,
-                           extra={"module": m.module, "module_type": (m.extra or {})["module_type"]})
+        ev = FunctionEvent(
+            f"{MODULE_PREFIX}{m.module}{BACKWARD_SUFFIX}",
+            EventKind.MODULE_BACKWARD,
+            kids[first].start_ns,
+            kids[last].end_ns,
+            kids[first].thread,
+            kids[first]._t0,
+            stack=kids[first]._stack,
+            extra={"module": m.module, "module_type": (m.extra or {})["module_type"]},
+        )
         _wrap(kids, first, last + 1, ev, box)
         _group_backward(ev.cpu_children, depth + 1, chain, ev)
 
 
 # ---- user Python functions ----
+
 
 def _frames_outermost_first(stack) -> list:
     return list(reversed(stack)) if stack else []
@@ -580,8 +725,11 @@ def _place_python(owner: FunctionEvent | None, kids: list[FunctionEvent], prefix
     cur = None
     for i, k in enumerate(kids):
         frames = _frames_outermost_first(k._stack)
-        code = frames[n][0] if len(frames) > n and all(
-            f[0] is p for f, p in zip(frames, prefix)) else None
+        code = (
+            frames[n][0]
+            if len(frames) > n and all(f[0] is p for f, p in zip(frames, prefix))
+            else None
+        )
         if code is None:
             cur = None
             continue
@@ -596,23 +744,30 @@ def _place_python(owner: FunctionEvent | None, kids: list[FunctionEvent], prefix
             # the module region already is its forward: group one frame deeper
             _place_python_children(kids, first, last, prefix + [code])
             continue
-        ev = FunctionEvent(function_name(code), EventKind.PYTHON, kids[first].start_ns,
-                           kids[last].end_ns, kids[first].thread, kids[first]._t0,
-                           stack=kids[first]._stack, extra={"prefix": prefix + [code]})
+        ev = FunctionEvent(
+            function_name(code),
+            EventKind.PYTHON,
+            kids[first].start_ns,
+            kids[last].end_ns,
+            kids[first].thread,
+            kids[first]._t0,
+            stack=kids[first]._stack,
+            extra={"prefix": prefix + [code]},
+        )
         _wrap(kids, first, last + 1, ev, owner)
         _place_python(ev, ev.cpu_children, prefix + [code])
 
 
-def _place_python_children(kids: list[FunctionEvent], first: int, last: int,
-                           prefix: list) -> None:
+def _place_python_children(kids: list[FunctionEvent], first: int, last: int, prefix: list) -> None:
     """Group kids[first:last+1] one frame deeper, in place in `kids` (no region of its own)."""
-    sub = kids[first:last + 1]
+    sub = kids[first : last + 1]
     owner = sub[0].cpu_parent
     _place_python(owner, sub, prefix)
-    kids[first:last + 1] = sub
+    kids[first : last + 1] = sub
 
 
 # ---- memory ----
+
 
 def _attribute_memory(events: list[FunctionEvent], raw: RawProfile) -> None:
     """Sweep each thread's events and memory records in time order with a stack of open
@@ -658,6 +813,7 @@ def memory_owners(events: list[FunctionEvent], raw: RawProfile) -> list[Function
 
 
 # ---- device kernels ----
+
 
 def device_kernels(raw: RawProfile) -> list[dict[str, Any]]:
     """The device records that are kernels: per stream, a record enclosing another one (an op

@@ -1,5 +1,6 @@
 """Writing files: atomically (a reader never sees half a file), through symlinks, with the
 permissions the umask gives; and the memory timeline's JSON and HTML forms."""
+
 from __future__ import annotations
 
 import gzip
@@ -11,6 +12,7 @@ from coretorch.utils.atomic_write import atomic_write as _atomic_write
 
 __all__ = ["atomic_write", "write_json", "write_memory_timeline", "check_writable"]
 
+
 def check_writable(path: str | os.PathLike, what: str = "output") -> str:
     """Raise a clear error now if a file cannot be written at `path` later (missing folder,
     no permission, a folder in the way). Returns the path as a string."""
@@ -20,11 +22,12 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> str:
     if os.path.isdir(target):
         raise IsADirectoryError(f"cannot write the {what} to {path!r}: it is a directory")
     if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write the {what} to {path!r}: the folder "
-                                f"{os.path.dirname(path) or '.'!r} does not exist")
+        raise FileNotFoundError(
+            f"cannot write the {what} to {path!r}: the folder "
+            f"{os.path.dirname(path) or '.'!r} does not exist"
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write the {what} to {path!r}: the folder is not "
-                              f"writable")
+        raise PermissionError(f"cannot write the {what} to {path!r}: the folder is not writable")
     return path
 
 
@@ -51,8 +54,11 @@ def write_memory_timeline(path: str | os.PathLike, tl: dict[str, Any]) -> str:
     path = os.fspath(path)
     if path.endswith(".html"):
         from .report import memory_timeline_page
+
         return atomic_write(path, memory_timeline_page(tl).encode())
     if path.endswith((".json", ".json.gz")):
         return write_json(path, tl)
-    raise ValueError(f"export_memory_timeline(): expected a path ending in .json, .json.gz or "
-                     f".html, got {path!r}")
+    raise ValueError(
+        f"export_memory_timeline(): expected a path ending in .json, .json.gz or "
+        f".html, got {path!r}"
+    )

@@ -7,6 +7,7 @@ element for its addition); elementwise ops count 1 per output element and reduct
 input element, where PyTorch's profiler counts only add and mul among them. An op run inside
 another op that has FLOPs (an addmm's own mm) is counted once, in the outermost.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,14 +17,26 @@ from .table import format_flops
 
 __all__ = ["flops_totals", "flops_summary", "COUNTING_NOTE", "MATMUL_OPS"]
 
-MATMUL_OPS = frozenset({"aten::mm", "aten::bmm", "aten::addmm", "aten::baddbmm", "aten::matmul",
-                        "aten::linear", "aten::conv1d", "aten::conv2d", "aten::convolution",
-                        "aten::convolution_backward"})
+MATMUL_OPS = frozenset(
+    {
+        "aten::mm",
+        "aten::bmm",
+        "aten::addmm",
+        "aten::baddbmm",
+        "aten::matmul",
+        "aten::linear",
+        "aten::conv1d",
+        "aten::conv2d",
+        "aten::convolution",
+        "aten::convolution_backward",
+    }
+)
 COUNTING_NOTE = (
     "Counted: every op with a FLOP formula, forward and backward. Matrix products and "
     "convolutions: 2 FLOPs per multiply-add (PyTorch's convention). Elementwise ops: 1 per "
     "output element; reductions: 1 per input element (PyTorch's profiler counts only add and "
-    "mul among these). Nested ops count once.")
+    "mul among these). Nested ops count once."
+)
 
 
 def _outermost_flop_events(events):
@@ -55,8 +68,14 @@ def _step_of(e):
 
 def flops_totals(events) -> dict[str, Any]:
     """{total, forward, backward, matmul, other, per_step: {step name: FLOPs}}."""
-    out: dict[str, Any] = {"total": 0, "forward": 0, "backward": 0, "matmul": 0, "other": 0,
-                           "per_step": {}}
+    out: dict[str, Any] = {
+        "total": 0,
+        "forward": 0,
+        "backward": 0,
+        "matmul": 0,
+        "other": 0,
+        "per_step": {},
+    }
     for e in _outermost_flop_events(events):
         f = e.flops
         out["total"] += f
@@ -71,10 +90,12 @@ def flops_totals(events) -> dict[str, Any]:
 def flops_summary(events, steps: list[dict[str, Any]]) -> str:
     """The totals as text, with the achieved rate per step and what is counted."""
     t = flops_totals(events)
-    lines = [f"Total FLOPs: {format_flops(t['total'])} ({t['total']:,}): forward "
-             f"{format_flops(t['forward'])}, backward {format_flops(t['backward'])}; matrix "
-             f"products and convolutions {format_flops(t['matmul'])}, elementwise and "
-             f"reductions {format_flops(t['other'])}"]
+    lines = [
+        f"Total FLOPs: {format_flops(t['total'])} ({t['total']:,}): forward "
+        f"{format_flops(t['forward'])}, backward {format_flops(t['backward'])}; matrix "
+        f"products and convolutions {format_flops(t['matmul'])}, elementwise and "
+        f"reductions {format_flops(t['other'])}"
+    ]
     per = t["per_step"]
     if per:
         durations = {f"ProfilerStep#{s['step']}": s["duration_us"] for s in steps}

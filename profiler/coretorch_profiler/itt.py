@@ -1,13 +1,16 @@
 """``coretorch.profiler.itt``: PyTorch's Intel ITT (VTune) annotations. coretorch drives no ITT
 collector: `is_available()` is False and the annotations raise a clear error."""
+
 from __future__ import annotations
 
 from contextlib import contextmanager
 
 __all__ = ["is_available", "range_push", "range_pop", "mark", "range"]
 
-_WHY = ("Intel ITT (VTune) instrumentation is not available in coretorch; use "
-        "coretorch.profiler.profile and record_function for annotated traces")
+_WHY = (
+    "Intel ITT (VTune) instrumentation is not available in coretorch; use "
+    "coretorch.profiler.profile and record_function for annotated traces"
+)
 
 
 def is_available() -> bool:

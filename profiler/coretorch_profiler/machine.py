@@ -4,6 +4,7 @@ Read cheaply when a window starts (`snapshot`) and completed when an analysis ne
 (`complete`: the BLAS pools through threadpoolctl, about 1 ms, and the FLOP rate, a few ms once
 per process), so that starting a profiler stays cheap.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,10 +30,15 @@ def snapshot() -> dict[str, Any]:
     """Cores the process may run on, load average, numba's thread count (if numba is loaded),
     host and versions."""
     import coretorch
-    info: dict[str, Any] = {"cores": _cores(), "cpu_count": os.cpu_count() or 1,
-                            "host_name": socket.gethostname(), "python": platform.python_version(),
-                            "platform": platform.platform(terse=True),
-                            "coretorch": coretorch.__version__}
+
+    info: dict[str, Any] = {
+        "cores": _cores(),
+        "cpu_count": os.cpu_count() or 1,
+        "host_name": socket.gethostname(),
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "coretorch": coretorch.__version__,
+    }
     try:
         info["load_average"] = round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):
@@ -61,8 +67,14 @@ def blas_pools() -> list[dict[str, Any]]:
         from threadpoolctl import threadpool_info
     except ImportError:
         return []
-    return [{"library": p.get("internal_api"), "api": p.get("user_api"),
-             "threads": p.get("num_threads")} for p in threadpool_info()]
+    return [
+        {
+            "library": p.get("internal_api"),
+            "api": p.get("user_api"),
+            "threads": p.get("num_threads"),
+        }
+        for p in threadpool_info()
+    ]
 
 
 def peak_gflops(n: int = 512) -> float:
@@ -72,6 +84,7 @@ def peak_gflops(n: int = 512) -> float:
     key = (n, max((p["threads"] or 0 for p in blas_pools()), default=0))
     if key not in _peak:
         import numpy as np
+
         a = np.ones((n, n), np.float32)
         a @ a
         best = float("inf")
@@ -79,5 +92,5 @@ def peak_gflops(n: int = 512) -> float:
             t = time.perf_counter()
             a @ a
             best = min(best, time.perf_counter() - t)
-        _peak[key] = 2 * n ** 3 / best / 1e9
+        _peak[key] = 2 * n**3 / best / 1e9
     return _peak[key]

@@ -1,5 +1,6 @@
 """Memory of a profiling window: per-device statistics, each allocation's lifetime and category,
 the timeline by category, and what is live at the peak."""
+
 from __future__ import annotations
 
 import bisect
@@ -29,8 +30,15 @@ def memory_stats(raw: RawProfile) -> dict[str, dict[str, int]]:
     def entry(dev: str) -> dict[str, int]:
         if dev not in out:
             start = raw.start_allocated.get(dev, 0)
-            out[dev] = {"allocated_start": start, "allocated_end": start, "peak": start,
-                        "num_allocs": 0, "allocated_bytes": 0, "num_frees": 0, "freed_bytes": 0}
+            out[dev] = {
+                "allocated_start": start,
+                "allocated_end": start,
+                "peak": start,
+                "num_allocs": 0,
+                "allocated_bytes": 0,
+                "num_frees": 0,
+                "freed_bytes": 0,
+            }
         return out[dev]
 
     for m in sorted(raw.memory, key=lambda m: m[R.M_TIME]):
@@ -85,8 +93,16 @@ def allocations(raw: RawProfile, events: EventList) -> list[dict[str, Any]]:
         m = raw.memory[n]
         dev, addr, nbytes = device_type_of(m), m[R.M_ADDR], m[R.M_BYTES]
         if nbytes >= 0:
-            a = {"index": n, "time": m[R.M_TIME], "free_time": None, "address": addr,
-                 "bytes": nbytes, "device": dev, "owner": owners[n], "free_owner": None}
+            a = {
+                "index": n,
+                "time": m[R.M_TIME],
+                "free_time": None,
+                "address": addr,
+                "bytes": nbytes,
+                "device": dev,
+                "owner": owners[n],
+                "free_owner": None,
+            }
             if raw.memory_categories is not None:
                 a["category"] = raw.memory_categories[n]
             open_[(dev, addr)] = a
@@ -175,14 +191,25 @@ def timeline(raw: RawProfile, allocs: list[dict[str, Any]], device: str) -> dict
         total = sum(cur.values())
         if total > peak:
             peak_t, peak = us, total
-    return {"device": device, "categories": list(CATEGORIES), "times_us": times, "bytes": rows,
-            "peak_time_us": peak_t, "peak_bytes": peak}
+    return {
+        "device": device,
+        "categories": list(CATEGORIES),
+        "times_us": times,
+        "bytes": rows,
+        "peak_time_us": peak_t,
+        "peak_bytes": peak,
+    }
 
 
 def live_at(allocs: list[dict[str, Any]], device: str, t_ns: int) -> list[dict[str, Any]]:
     """The allocations of `device` alive at time `t_ns`."""
-    return [a for a in allocs if a["device"] == device and a["time"] <= t_ns
-            and (a["free_time"] is None or a["free_time"] > t_ns)]
+    return [
+        a
+        for a in allocs
+        if a["device"] == device
+        and a["time"] <= t_ns
+        and (a["free_time"] is None or a["free_time"] > t_ns)
+    ]
 
 
 def allocation_site(a: dict[str, Any]) -> str:
@@ -215,19 +242,27 @@ def memory_summary(raw: RawProfile, events: EventList) -> str:
     con = Console(file=buf, width=100_000, color_system=None, highlight=False)
     con.print("Memory by device:")
     t = Table(box=box.SIMPLE_HEAD, show_edge=False)
-    for h in ("Device", "At start", "At end", "Peak", "Allocations", "Allocated", "Frees",
-              "Freed"):
+    for h in ("Device", "At start", "At end", "Peak", "Allocations", "Allocated", "Frees", "Freed"):
         t.add_column(h, justify="left" if h == "Device" else "right", no_wrap=True)
     for dev, s in sorted(stats.items()):
-        t.add_row(dev, format_memory(s["allocated_start"]), format_memory(s["allocated_end"]),
-                  format_memory(s["peak"]), str(s["num_allocs"]),
-                  format_memory(s["allocated_bytes"]), str(s["num_frees"]),
-                  format_memory(s["freed_bytes"]))
+        t.add_row(
+            dev,
+            format_memory(s["allocated_start"]),
+            format_memory(s["allocated_end"]),
+            format_memory(s["peak"]),
+            str(s["num_allocs"]),
+            format_memory(s["allocated_bytes"]),
+            str(s["num_frees"]),
+            format_memory(s["freed_bytes"]),
+        )
     con.print(t)
     avgs = events.key_averages()
     for dev in sorted(stats):
-        top = sorted((a for a in avgs if a.self_memory_usage(dev) > 0),
-                     key=lambda a: a.self_memory_usage(dev), reverse=True)[:10]
+        top = sorted(
+            (a for a in avgs if a.self_memory_usage(dev) > 0),
+            key=lambda a: a.self_memory_usage(dev),
+            reverse=True,
+        )[:10]
         if not top:
             continue
         con.print(f"\nOps allocating the most on {dev} (self, net bytes):")
@@ -248,8 +283,10 @@ def _print_peak(con: Console, raw: RawProfile, allocs: list[dict[str, Any]], dev
     tl = timeline(raw, allocs, dev)
     peak_i = max(range(len(tl["times_us"])), key=lambda i: sum(tl["bytes"][i]))
     at = dict(zip(tl["categories"], tl["bytes"][peak_i]))
-    con.print(f"\nLive on {dev} at the peak ({format_memory(sum(at.values()))} at "
-              f"{tl['times_us'][peak_i] / 1000:.3f} ms into the window), by category:")
+    con.print(
+        f"\nLive on {dev} at the peak ({format_memory(sum(at.values()))} at "
+        f"{tl['times_us'][peak_i] / 1000:.3f} ms into the window), by category:"
+    )
     ct = Table(box=box.SIMPLE_HEAD, show_edge=False)
     ct.add_column("Category", no_wrap=True)
     ct.add_column("Bytes", justify="right", no_wrap=True)

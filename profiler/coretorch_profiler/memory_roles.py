@@ -8,6 +8,7 @@ DataLoader batch (input); in an optimizer step and outliving it (optimizer state
 node and outliving the backward pass (gradient); in the forward pass and freed by a backward
 node (activation: saved for backward); anything freed sooner (temporary).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -16,8 +17,15 @@ from .raw import M_ADDR, M_BYTES
 
 __all__ = ["CATEGORIES", "find_roles", "categorize"]
 
-CATEGORIES = ("parameter", "optimizer state", "input", "activation", "gradient", "temporary",
-              "other")
+CATEGORIES = (
+    "parameter",
+    "optimizer state",
+    "input",
+    "activation",
+    "gradient",
+    "temporary",
+    "other",
+)
 
 
 def _address(t) -> tuple[int, int, str] | None:
@@ -27,8 +35,9 @@ def _address(t) -> tuple[int, int, str] | None:
     return st.address, st.nbytes, st.device.type
 
 
-def find_roles(modules: Iterable, optimizers: Iterable,
-               memory: list[tuple]) -> tuple[dict[int, str], dict[str, dict[str, int]]]:
+def find_roles(
+    modules: Iterable, optimizers: Iterable, memory: list[tuple]
+) -> tuple[dict[int, str], dict[str, dict[str, int]]]:
     """({address: category} of the live tensors whose role is known, {device: {category:
     bytes}} of those allocated before the window)."""
     found: dict[int, tuple[str, int, str]] = {}
@@ -44,7 +53,7 @@ def find_roles(modules: Iterable, optimizers: Iterable,
                 add(p, "parameter")
                 add(p.grad, "gradient")
         for state in opt.state.values():
-            for v in (state.values() if isinstance(state, dict) else ()):
+            for v in state.values() if isinstance(state, dict) else ():
                 if hasattr(v, "_storage"):
                     add(v, "optimizer state")
     for m in modules:

@@ -1,6 +1,7 @@
 """The modules whose forward is running in a thread, kept through the global module hooks
 while an observer needs them, and the names they give to tensors: module paths
 (``encoder.layers.0``), parameter names (``fc1.weight``), forward arguments."""
+
 from __future__ import annotations
 
 import threading
@@ -23,8 +24,10 @@ class ModuleStack:
     def start(self) -> None:
         """Install global module forward hooks that track the module call stack on this thread."""
         self._thread = threading.get_ident()
-        self._handles = [_module.register_module_forward_pre_hook(self._pre),
-                         _module.register_module_forward_hook(self._post, always_call=True)]
+        self._handles = [
+            _module.register_module_forward_pre_hook(self._pre),
+            _module.register_module_forward_hook(self._post, always_call=True),
+        ]
 
     def stop(self) -> None:
         """Remove the module hooks."""
@@ -59,8 +62,9 @@ def module_path(modules: tuple | list) -> str:
         return ""
     parts = [type(modules[0]).__name__]
     for parent, child in zip(modules, modules[1:]):
-        parts.append(next((n for n, m in parent._modules.items() if m is child),
-                          type(child).__name__))
+        parts.append(
+            next((n for n, m in parent._modules.items() if m is child), type(child).__name__)
+        )
     return ".".join(parts)
 
 

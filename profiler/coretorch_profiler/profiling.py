@@ -1,4 +1,5 @@
 """`profile`: the profiler context manager (PyTorch's `torch.profiler.profile`)."""
+
 from __future__ import annotations
 
 import enum
@@ -22,6 +23,7 @@ _active: list["profile"] = []
 class ProfilerActivity(enum.Enum):
     """What to profile: CPU (every op, on every device, timed on the host) and CUDA (device
     time of each op on a cuda tensor, when the cuda backend is loaded)."""
+
     CPU = 0
     CUDA = 1
 
@@ -29,6 +31,7 @@ class ProfilerActivity(enum.Enum):
 def _cuda_loaded() -> bool:
     """Whether the cuda backend is loaded and can time ops on the device."""
     from coretorch.device import device_types
+
     entry = device_types().get("cuda")
     return entry is not None and entry.extras.get("op_timer") is not None
 
@@ -91,30 +94,42 @@ class profile:
         ...
     """
 
-    def __init__(self, activities: Iterable[ProfilerActivity] | None = None,
-                 schedule: Callable[[int], ProfilerAction] | None = None,
-                 on_trace_ready: Callable[["profile"], Any] | None = None,
-                 record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False, with_modules: bool = False,
-                 experimental_config: Any = None, execution_trace_observer: Any = None,
-                 acc_events: bool = False, use_cuda: bool | None = None,
-                 custom_trace_id_callback: Callable[[], str] | None = None,
-                 post_processing_timeout_s: float | None = None):
+    def __init__(
+        self,
+        activities: Iterable[ProfilerActivity] | None = None,
+        schedule: Callable[[int], ProfilerAction] | None = None,
+        on_trace_ready: Callable[["profile"], Any] | None = None,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+        experimental_config: Any = None,
+        execution_trace_observer: Any = None,
+        acc_events: bool = False,
+        use_cuda: bool | None = None,
+        custom_trace_id_callback: Callable[[], str] | None = None,
+        post_processing_timeout_s: float | None = None,
+    ):
         acts = set(activities) if activities is not None else supported_activities()
         if use_cuda:
             acts.add(ProfilerActivity.CUDA)
         for a in acts:
             if not isinstance(a, ProfilerActivity):
-                raise TypeError(f"profile(): expected activities to be ProfilerActivity "
-                                f"values, got {a!r}")
+                raise TypeError(
+                    f"profile(): expected activities to be ProfilerActivity values, got {a!r}"
+                )
             if a is ProfilerActivity.CUDA and not _cuda_loaded():
                 raise NotImplementedError(
                     "profile(): activity ProfilerActivity.CUDA needs the cuda backend "
                     "(coretorch-cuda-cupy) loaded and available; `python -m coretorch` says "
-                    "why it is not. ProfilerActivity.CPU records every op on every device")
+                    "why it is not. ProfilerActivity.CPU records every op on every device"
+                )
         if execution_trace_observer is not None:
-            raise NotImplementedError("profile(): execution_trace_observer is not supported "
-                                      "by coretorch; export_chrome_trace() writes the trace")
+            raise NotImplementedError(
+                "profile(): execution_trace_observer is not supported "
+                "by coretorch; export_chrome_trace() writes the trace"
+            )
         self.activities = acts
         self.schedule = schedule or default_schedule
         self.record_steps = schedule is not None
@@ -126,7 +141,7 @@ class profile:
         self.step_num = 0
         self._metadata: dict[str, Any] = {}
         self._action = ProfilerAction.NONE
-        self._collector: Collector | None = None   # recording now
+        self._collector: Collector | None = None  # recording now
         self._result: ProfileResult | None = None  # the last finished window
         self._counter = StepCounter()
         self._opt_hook: Any = None  # the optimizer-step hook's handle while started
@@ -145,6 +160,7 @@ class profile:
         if self._started:
             raise RuntimeError("profile.start(): the profiler is already started")
         from coretorch.optim.optimizer import register_optimizer_step_post_hook
+
         self._started = True
         _active.append(self)
         self.step_num = 0
@@ -196,18 +212,27 @@ class profile:
 
     def _begin(self) -> None:
         col = self._collector = Collector(
-            self.record_shapes, self.profile_memory, self.with_stack, self.with_flops,
-            self.with_modules, device_timers=ProfilerActivity.CUDA in self.activities)
+            self.record_shapes,
+            self.profile_memory,
+            self.with_stack,
+            self.with_flops,
+            self.with_modules,
+            device_timers=ProfilerActivity.CUDA in self.activities,
+        )
         col.metadata.update(self._metadata)
-        col.metadata["trace_id"] = (self.custom_trace_id_callback() if
-                                    self.custom_trace_id_callback else uuid.uuid4().hex.upper())
+        col.metadata["trace_id"] = (
+            self.custom_trace_id_callback()
+            if self.custom_trace_id_callback
+            else uuid.uuid4().hex.upper()
+        )
         col.start()
         self._mark_step()
 
     def _mark_step(self) -> None:
         assert self._collector is not None  # recording
-        self._collector.step_marks.append((time.perf_counter_ns(), threading.get_ident(),
-                                           self.step_num))
+        self._collector.step_marks.append(
+            (time.perf_counter_ns(), threading.get_ident(), self.step_num)
+        )
 
     def _finish(self) -> None:
         col, self._collector = self._collector, None
@@ -235,8 +260,11 @@ class profile:
     # ---- results ----
     def _finished(self, what: str) -> ProfileResult:
         if self._result is None:
-            state = ("still recording: call it after the `with` block (or after stop())"
-                     if self._collector is not None else "no step was recorded")
+            state = (
+                "still recording: call it after the `with` block (or after stop())"
+                if self._collector is not None
+                else "no step was recorded"
+            )
             raise RuntimeError(f"profile.{what}(): no results yet, the profiler is {state}")
         return self._result
 
@@ -249,13 +277,18 @@ class profile:
         """Every recorded region of the last finished window, in start order."""
         return self._finished("events").events()
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False,
-                     group_by: str | None = None) -> EventList:
+    def key_averages(
+        self,
+        group_by_input_shape: bool = False,
+        group_by_stack_n: int = 0,
+        group_by_overload_name: bool = False,
+        group_by: str | None = None,
+    ) -> EventList:
         """Events averaged by op name (and input shapes / top stack frames), or by module
         (``group_by="module"``); `.table()` it."""
         return self._finished("key_averages").key_averages(
-            group_by_input_shape, group_by_stack_n, group_by_overload_name, group_by)
+            group_by_input_shape, group_by_stack_n, group_by_overload_name, group_by
+        )
 
     def export_chrome_trace(self, path: str) -> str:
         """Write a Chrome trace (gzip when `path` ends in .gz), atomically. Returns `path`."""
@@ -289,8 +322,9 @@ class profile:
     def total_flops(self) -> int:
         """FLOPs of every op recorded (needs with_flops=True)."""
         if not self.with_flops:
-            raise RuntimeError("profile.total_flops(): FLOPs were not recorded; pass "
-                               "with_flops=True to profile()")
+            raise RuntimeError(
+                "profile.total_flops(): FLOPs were not recorded; pass with_flops=True to profile()"
+            )
         return self._finished("total_flops").total_flops()
 
     def flops_summary(self) -> str:

@@ -6,6 +6,7 @@ of its own.
 A record is a flat tuple of ints, strings and None, so that the garbage collector stops tracking
 it the first time it looks (see collector.py for why that matters).
 """
+
 from __future__ import annotations
 
 import enum
@@ -17,14 +18,15 @@ __all__ = ["EventKind", "RawProfile"]
 
 class EventKind(enum.IntEnum):
     """What a region is. The first four are the core's RecordScope values."""
-    FUNCTION = 0            # a dispatched operator
-    BACKWARD_FUNCTION = 1   # an autograd node run by the engine
-    USER_SCOPE = 2          # record_function("name"), optimizer and DataLoader regions
-    FALLBACK = 3            # an op run through a backend's CPU fallback
-    MODULE = 10             # an nn.Module forward
-    MODULE_BACKWARD = 11    # the backward nodes of an nn.Module's forward ops
-    PYTHON = 12             # a user Python function, derived from the ops' call stacks
-    STEP = 13               # ProfilerStep#N
+
+    FUNCTION = 0  # a dispatched operator
+    BACKWARD_FUNCTION = 1  # an autograd node run by the engine
+    USER_SCOPE = 2  # record_function("name"), optimizer and DataLoader regions
+    FALLBACK = 3  # an op run through a backend's CPU fallback
+    MODULE = 10  # an nn.Module forward
+    MODULE_BACKWARD = 11  # the backward nodes of an nn.Module's forward ops
+    PYTHON = 12  # a user Python function, derived from the ops' call stacks
+    STEP = 13  # ProfilerStep#N
 
 
 # indices into a region record
@@ -37,9 +39,20 @@ C_MOD, C_START, C_END, C_TID, C_SEQ0, C_SEQ1, C_STACK = range(7)
 S_TIME, S_TID, S_STEP = range(3)
 
 
-def region(name: str, kind: int, start: int, end: int, tid: int, seq: int = -1,
-           fwd_tid: int = 0, inputs: int = -1, flops: int = 0, stack: int = -1,
-           extra: int = -1, kernel: int = -1) -> tuple:
+def region(
+    name: str,
+    kind: int,
+    start: int,
+    end: int,
+    tid: int,
+    seq: int = -1,
+    fwd_tid: int = 0,
+    inputs: int = -1,
+    flops: int = 0,
+    stack: int = -1,
+    extra: int = -1,
+    kernel: int = -1,
+) -> tuple:
     """A region record with the defaults of the fields it does not use."""
     return (name, int(kind), start, end, tid, seq, fwd_tid, inputs, flops, stack, extra, kernel)
 
@@ -58,9 +71,14 @@ class RawProfile:
     epoch) of `t0`.
     """
 
-    def __init__(self, record_shapes: bool = False, profile_memory: bool = False,
-                 with_stack: bool = False, with_flops: bool = False,
-                 with_modules: bool = False):
+    def __init__(
+        self,
+        record_shapes: bool = False,
+        profile_memory: bool = False,
+        with_stack: bool = False,
+        with_flops: bool = False,
+        with_modules: bool = False,
+    ):
         self.record_shapes, self.profile_memory = record_shapes, profile_memory
         self.with_stack, self.with_flops, self.with_modules = with_stack, with_flops, with_modules
         self.ops: list[tuple] = []
@@ -77,7 +95,7 @@ class RawProfile:
         self.pid = os.getpid()
         self.start_allocated: dict[str, int] = {}
         self.thread_names: dict[int, str] = {}
-        self.native_ids: dict[int, int] = {}    # thread ident -> native thread id
+        self.native_ids: dict[int, int] = {}  # thread ident -> native thread id
         self.metadata: dict[str, Any] = {}
         self.machine: dict[str, Any] = {}
         self.distributed: dict[str, Any] = {"backend": None, "rank": 0, "world_size": 1}

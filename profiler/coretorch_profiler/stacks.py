@@ -1,6 +1,7 @@
 """Folded stacks for flame graphs (flamegraph.pl, speedscope, inferno): one line per distinct
 stack, frames from the outermost region (user Python functions, steps, modules) down to the op,
 then the stack's metric in whole microseconds."""
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,9 @@ def _frame(name: str) -> str:
 def folded_stacks(events: EventList, metric: str = "self_cpu_time_total") -> dict[str, float]:
     """{'a;b;op': µs} summed over the events with that stack."""
     if metric not in METRICS:
-        raise ValueError(f"export_stacks(): expected metric to be one of {', '.join(METRICS)}, "
-                         f"got {metric!r}")
+        raise ValueError(
+            f"export_stacks(): expected metric to be one of {', '.join(METRICS)}, got {metric!r}"
+        )
     out: dict[str, float] = {}
     paths: dict[int, str] = {}
     for e in events:  # in start order: a parent's path is known before its children's
@@ -36,10 +38,13 @@ def folded_stacks(events: EventList, metric: str = "self_cpu_time_total") -> dic
     return out
 
 
-def write_stacks(path: str | os.PathLike, events: EventList,
-                 metric: str = "self_cpu_time_total") -> str:
+def write_stacks(
+    path: str | os.PathLike, events: EventList, metric: str = "self_cpu_time_total"
+) -> str:
     """Write the folded stacks of `events` to `path`. Returns `path`."""
-    lines = [f"{stack} {int(round(v))}" for stack, v in sorted(folded_stacks(events, metric)
-                                                                .items())
-             if round(v) > 0]
+    lines = [
+        f"{stack} {int(round(v))}"
+        for stack, v in sorted(folded_stacks(events, metric).items())
+        if round(v) > 0
+    ]
     return atomic_write(path, ("\n".join(lines) + "\n").encode())

@@ -1,4 +1,5 @@
 """The op table: PyTorch's columns and number formats, rendered with rich or as plain rows."""
+
 from __future__ import annotations
 
 import io
@@ -24,7 +25,7 @@ def format_time(us: float, unit: str | None = None) -> str:
 
 def format_memory(nbytes: int) -> str:
     """PyTorch's memory format: 1.50 GB, 2.00 MB, 3.00 KB or 24 B (negative for net frees)."""
-    kb, mb, gb = 1024, 1024 ** 2, 1024 ** 3
+    kb, mb, gb = 1024, 1024**2, 1024**3
     if abs(nbytes) >= gb:
         return f"{nbytes / gb:.2f} GB"
     if abs(nbytes) >= mb:
@@ -36,8 +37,13 @@ def format_memory(nbytes: int) -> str:
 
 def format_flops(flops: float) -> str:
     """A FLOP count in readable units: '12.35 MFLOP', '1.20 GFLOP'."""
-    for unit, scale in (("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6),
-                        ("KFLOP", 1e3)):
+    for unit, scale in (
+        ("PFLOP", 1e15),
+        ("TFLOP", 1e12),
+        ("GFLOP", 1e9),
+        ("MFLOP", 1e6),
+        ("KFLOP", 1e3),
+    ):
         if abs(flops) >= scale:
             return f"{flops / scale:.2f} {unit}"
     return f"{int(flops)} FLOP"
@@ -65,8 +71,9 @@ def _memory_column(dev: str, own: bool) -> Callable[[Any], Any]:
     return lambda e: e.memory_usage(dev)
 
 
-def _columns(events, time_unit: str | None = None
-             ) -> list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]]:
+def _columns(
+    events, time_unit: str | None = None
+) -> list[tuple[str, Callable[[Any], Any], Callable[[Any], str]]]:
     """(header, raw value getter, formatter) of each column the table shows."""
     total = events.self_cpu_time_total or 1e-12
 
@@ -86,10 +93,12 @@ def _columns(events, time_unit: str | None = None
     ]
     if events.has_kernel_time:
         # the framework's own share: dispatch, autograd bookkeeping, argument handling
-        cols.append(("In kernels", lambda e: e.kernel_time_total,
-                     lambda v: "--" if v is None else tfmt(v)))
-        cols.append(("Overhead %", lambda e: _overhead_pct(e),
-                     lambda v: "--" if v is None else pct(v)))
+        cols.append(
+            ("In kernels", lambda e: e.kernel_time_total, lambda v: "--" if v is None else tfmt(v))
+        )
+        cols.append(
+            ("Overhead %", lambda e: _overhead_pct(e), lambda v: "--" if v is None else pct(v))
+        )
     if events.has_device_time:
         dtotal = sum(e.self_device_time_total for e in events) or 1e-12
         cols += [
@@ -105,14 +114,20 @@ def _columns(events, time_unit: str | None = None
             cols.append((f"Self {label} Mem", _memory_column(dev, own=True), format_memory))
     cols.append(("# of Calls", lambda e: e.count, str))
     if events.group_by_input_shape or (
-            not events.group_by_stack_n and any(getattr(e, "_shapes", None) for e in events)):
+        not events.group_by_stack_n and any(getattr(e, "_shapes", None) for e in events)
+    ):
         cols.append(("Input Shapes", lambda e: str(e.input_shapes or []), str))
     if events.group_by_stack_n or any(getattr(e, "_stack", None) for e in events):
         cols.append(("Source Location", lambda e: list(e.stack), lambda v: "\n".join(v)))
     if events.with_flops:
         scale, unit = flops_scale(events)
-        cols.append((f"Total {unit}", lambda e: int(e.flops or 0),
-                     lambda v: f"{v * scale:,.3f}" if v > 0 else "--"))
+        cols.append(
+            (
+                f"Total {unit}",
+                lambda e: int(e.flops or 0),
+                lambda v: f"{v * scale:,.3f}" if v > 0 else "--",
+            )
+        )
     return cols
 
 
@@ -123,8 +138,9 @@ def _overhead_pct(e) -> float | None:
     return 100.0 * o / e.cpu_time_total
 
 
-def _sorted(events, sort_by: str | None, row_limit: int | None,
-            top_level_events_only: bool = False) -> list:
+def _sorted(
+    events, sort_by: str | None, row_limit: int | None, top_level_events_only: bool = False
+) -> list:
     rows = list(events)
     if top_level_events_only:
         rows = [e for e in rows if getattr(e, "top_level", getattr(e, "cpu_parent", 0) is None)]
@@ -134,7 +150,8 @@ def _sorted(events, sort_by: str | None, row_limit: int | None,
                 f"table(): unknown sort_by {sort_by!r}: expected an attribute of the rows such as "
                 f"'self_cpu_time_total', 'cpu_time_total', 'cpu_time', 'self_device_time_total', "
                 f"'device_time_total', 'count', 'cpu_memory_usage', 'self_cpu_memory_usage', "
-                f"'device_memory_usage', 'self_device_memory_usage' or 'flops'")
+                f"'device_memory_usage', 'self_device_memory_usage' or 'flops'"
+            )
         rows.sort(key=lambda e: getattr(e, sort_by) or 0, reverse=True)
     if row_limit is not None and row_limit >= 0:
         rows = rows[:row_limit]
@@ -148,20 +165,32 @@ def table_rows(events, sort_by: str | None = None, row_limit: int | None = 100) 
 
 
 def _clip(s: str, width: int) -> str:
-    return s if len(s) <= width else s[:max(width - 3, 0)] + "..."
+    return s if len(s) <= width else s[: max(width - 3, 0)] + "..."
 
 
-def render_table(events, sort_by: str | None = None, row_limit: int | None = 100,
-                 max_name_column_width: int = 55, header: str | None = None, *,
-                 max_src_column_width: int = 75, max_shapes_column_width: int = 80,
-                 top_level_events_only: bool = False, time_unit: str | None = None) -> str:
+def render_table(
+    events,
+    sort_by: str | None = None,
+    row_limit: int | None = 100,
+    max_name_column_width: int = 55,
+    header: str | None = None,
+    *,
+    max_src_column_width: int = 75,
+    max_shapes_column_width: int = 80,
+    top_level_events_only: bool = False,
+    time_unit: str | None = None,
+) -> str:
     """The table as text (rich, no colors), with PyTorch's footer lines."""
     if time_unit is not None and time_unit not in _TIME_UNITS:
-        raise ValueError(f"table(): expected time_unit to be one of 's', 'ms', 'us', got "
-                         f"{time_unit!r}")
+        raise ValueError(
+            f"table(): expected time_unit to be one of 's', 'ms', 'us', got {time_unit!r}"
+        )
     cols = _columns(events, time_unit)
-    widths = {"Name": max_name_column_width, "Input Shapes": max_shapes_column_width,
-              "Source Location": max_src_column_width}
+    widths = {
+        "Name": max_name_column_width,
+        "Input Shapes": max_shapes_column_width,
+        "Source Location": max_src_column_width,
+    }
     t = Table(box=box.SIMPLE_HEAD, title=header, show_edge=False, pad_edge=False)
     for h, _, _ in cols:
         t.add_column(h, justify="left" if h in _LEFT else "right", no_wrap=True, max_width=None)
@@ -174,8 +203,7 @@ def render_table(events, sort_by: str | None = None, row_limit: int | None = 100
             cells.append(s)
         t.add_row(*cells)
     buf = io.StringIO()
-    Console(file=buf, width=100_000, color_system=None, highlight=False,
-            soft_wrap=False).print(t)
+    Console(file=buf, width=100_000, color_system=None, highlight=False, soft_wrap=False).print(t)
     lines = [ln.rstrip() for ln in buf.getvalue().splitlines()]
     lines.append(f"Self CPU time total: {format_time(events.self_cpu_time_total, time_unit)}")
     if events.has_device_time:

@@ -1,4 +1,5 @@
 """Reading a Chrome trace written by `export_chrome_trace` back into a `RawProfile`."""
+
 from __future__ import annotations
 
 import gzip
@@ -11,9 +12,13 @@ from .raw import EventKind, RawProfile, region
 
 __all__ = ["read_trace"]
 
-_KIND_OF_CAT = {"cpu_op": EventKind.FUNCTION, "backward": EventKind.BACKWARD_FUNCTION,
-                "user_annotation": EventKind.USER_SCOPE, "fallback": EventKind.FALLBACK,
-                "python_function": EventKind.PYTHON}
+_KIND_OF_CAT = {
+    "cpu_op": EventKind.FUNCTION,
+    "backward": EventKind.BACKWARD_FUNCTION,
+    "user_annotation": EventKind.USER_SCOPE,
+    "fallback": EventKind.FALLBACK,
+    "python_function": EventKind.PYTHON,
+}
 
 
 def _ns(us: float) -> int:
@@ -41,8 +46,9 @@ def _kind(e: dict[str, Any]) -> EventKind | None:
     if kind is EventKind.USER_SCOPE and e["name"].startswith("ProfilerStep#"):
         return EventKind.STEP
     if kind is EventKind.PYTHON and "Module" in (e.get("args") or {}):
-        return EventKind.MODULE_BACKWARD if e["name"].endswith(BACKWARD_SUFFIX) \
-            else EventKind.MODULE
+        return (
+            EventKind.MODULE_BACKWARD if e["name"].endswith(BACKWARD_SUFFIX) else EventKind.MODULE
+        )
     return kind
 
 
@@ -51,9 +57,13 @@ def read_trace(path: str | os.PathLike) -> RawProfile:
     path = os.fspath(path)
     doc = _load_json(path)
     ct = doc.get("coretorch") or {}
-    raw = RawProfile(bool(doc.get("record_shapes")), bool(doc.get("profile_memory")),
-                     bool(doc.get("with_stack")), bool(doc.get("with_flops")),
-                     bool(doc.get("with_modules")))
+    raw = RawProfile(
+        bool(doc.get("record_shapes")),
+        bool(doc.get("profile_memory")),
+        bool(doc.get("with_stack")),
+        bool(doc.get("with_flops")),
+        bool(doc.get("with_modules")),
+    )
     raw.loaded_from = path
     raw.base_time_ns = int(doc.get("baseTimeNanoseconds") or 0)
     raw.pid = ct.get("pid", 0)
@@ -62,9 +72,22 @@ def read_trace(path: str | os.PathLike) -> RawProfile:
     raw.baseline = {d: dict(v) for d, v in (ct.get("memory_baseline") or {}).items()}
     raw.anomalies = list(ct.get("anomalies") or [])
     raw.distributed = dict(doc.get("distributedInfo") or raw.distributed)
-    known = {"schemaVersion", "deviceProperties", "record_shapes", "profile_memory",
-             "with_stack", "with_flops", "with_modules", "host_name", "displayTimeUnit",
-             "baseTimeNanoseconds", "traceName", "distributedInfo", "coretorch", "traceEvents"}
+    known = {
+        "schemaVersion",
+        "deviceProperties",
+        "record_shapes",
+        "profile_memory",
+        "with_stack",
+        "with_flops",
+        "with_modules",
+        "host_name",
+        "displayTimeUnit",
+        "baseTimeNanoseconds",
+        "traceName",
+        "distributedInfo",
+        "coretorch",
+        "traceEvents",
+    }
     raw.metadata = {k: v for k, v in doc.items() if k not in known}
     input_ids: dict[tuple, int] = {}
     stack_ids: dict[tuple, int] = {}
@@ -77,17 +100,23 @@ def read_trace(path: str | os.PathLike) -> RawProfile:
         if ph == "M" and e.get("name") == "thread_name":
             name = (e.get("args") or {}).get("name", "")
             # "thread 123 (MainThread)" -> "MainThread"
-            raw.thread_names[e["tid"]] = name[name.find("(") + 1:-1] if "(" in name else name
+            raw.thread_names[e["tid"]] = name[name.find("(") + 1 : -1] if "(" in name else name
         elif ph == "X":
             args = e.get("args") or {}
             start, dur = _ns(e["ts"]), _ns(e.get("dur", 0))
             end = max(end, start + dur)
             if e.get("cat") == "kernel":
-                kernels.append({"name": e["name"], "device_index": e["pid"],
-                                "stream": args.get("stream", e["tid"]),
-                                "start_ns": start, "end_ns": start + dur,
-                                "emulated": bool(args.get("emulated")),
-                                "_corr": args.get("correlation")})
+                kernels.append(
+                    {
+                        "name": e["name"],
+                        "device_index": e["pid"],
+                        "stream": args.get("stream", e["tid"]),
+                        "start_ns": start,
+                        "end_ns": start + dur,
+                        "emulated": bool(args.get("emulated")),
+                        "_corr": args.get("correlation"),
+                    }
+                )
                 continue
             kind = _kind(e)
             if kind is None:
@@ -105,22 +134,44 @@ def read_trace(path: str | os.PathLike) -> RawProfile:
                 if stack == len(raw.stacks):
                     raw.stacks.append(frames)
             if "Module" in args:
-                extra = raw.add_extra({"module": args["Module"],
-                                       "module_type": args.get("Module type", "")})
+                extra = raw.add_extra(
+                    {"module": args["Module"], "module_type": args.get("Module type", "")}
+                )
             elif "Copy" in args:
                 extra = raw.add_extra({"copy": args["Copy"], "bytes": args.get("Copy bytes", 0)})
             seq = args.get("Sequence number", -1)
-            raw.ops.append(region(e["name"], kind, start, start + dur, e["tid"], seq,
-                                  args.get("Fwd thread id", e["tid"]), inputs,
-                                  args.get("FLOPs", 0), stack, extra,
-                                  args.get("Kernel time (ns)", -1)))
+            raw.ops.append(
+                region(
+                    e["name"],
+                    kind,
+                    start,
+                    start + dur,
+                    e["tid"],
+                    seq,
+                    args.get("Fwd thread id", e["tid"]),
+                    inputs,
+                    args.get("FLOPs", 0),
+                    stack,
+                    extra,
+                    args.get("Kernel time (ns)", -1),
+                )
+            )
         elif ph == "i" and e.get("name") == "[memory]":
             a = e.get("args") or {}
             dev = a.get("Device Type", "cpu")
             if a.get("Device Id", -1) not in (-1, None):
                 dev = f"{dev}:{a['Device Id']}"
-            raw.memory.append((_ns(e["ts"]), e["tid"], a.get("Addr", 0), a.get("Bytes", 0), dev,
-                               a.get("Total Allocated", 0), a.get("Total Reserved", 0)))
+            raw.memory.append(
+                (
+                    _ns(e["ts"]),
+                    e["tid"],
+                    a.get("Addr", 0),
+                    a.get("Bytes", 0),
+                    dev,
+                    a.get("Total Allocated", 0),
+                    a.get("Total Reserved", 0),
+                )
+            )
             cats.append(a.get("Category", "other"))
         elif ph == "s" and e.get("cat") == "ac2g":
             flows_s[e["id"]] = e

@@ -5,6 +5,7 @@ Run from the repository root with PyTorch installed:
 It writes tests/data/layers_expected.json. Weights and inputs come from numpy generators with
 fixed seeds (tests/nn_oracle.py: seeded, seeded_state), so the tests rebuild them exactly.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,24 +35,40 @@ def _list(t):
 
 def record() -> dict:
     out = {}
-    lstm = _seeded_module(torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2,
-                                        dtype=torch.float64), 1)
+    lstm = _seeded_module(
+        torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2, dtype=torch.float64), 1
+    )
     x = _t(seeded((5, 2, 3), 2)).requires_grad_()
     y, (h, c) = lstm(x)
     (y * _t(seeded(tuple(y.shape), 3))).sum().backward()
-    out["lstm"] = {"output": _list(y), "h_n": _list(h), "c_n": _list(c),
-                   "input_grad": _list(x.grad)}
+    out["lstm"] = {
+        "output": _list(y),
+        "h_n": _list(h),
+        "c_n": _list(c),
+        "input_grad": _list(x.grad),
+    }
 
     gru = _seeded_module(torch.nn.GRU(3, 4, batch_first=True, dtype=torch.float64), 4)
-    packed = torch.nn.utils.rnn.pack_padded_sequence(_t(seeded((2, 4, 3), 5)), [2, 4],
-                                                     batch_first=True, enforce_sorted=False)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(
+        _t(seeded((2, 4, 3), 5)), [2, 4], batch_first=True, enforce_sorted=False
+    )
     y, h = gru(packed)
     padded, _ = torch.nn.utils.rnn.pad_packed_sequence(y, batch_first=True)
     out["gru_packed"] = {"output": _list(padded), "h_n": _list(h)}
 
-    layer = _seeded_module(torch.nn.TransformerDecoderLayer(
-        4, 2, 8, dropout=0.0, activation="gelu", norm_first=True, batch_first=True,
-        dtype=torch.float64), 6)
+    layer = _seeded_module(
+        torch.nn.TransformerDecoderLayer(
+            4,
+            2,
+            8,
+            dropout=0.0,
+            activation="gelu",
+            norm_first=True,
+            batch_first=True,
+            dtype=torch.float64,
+        ),
+        6,
+    )
     tgt, mem = _t(seeded((2, 3, 4), 7)), _t(seeded((2, 5, 4), 8))
     mask = torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)
     kpm = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
@@ -60,15 +77,17 @@ def record() -> dict:
 
     xt = _t(seeded((1, 4, 3, 3), 9))
     wt = _t(seeded((4, 3, 3, 2), 10))
-    y = F.conv_transpose2d(xt, wt, None, stride=2, padding=1, output_padding=1, groups=2,
-                           dilation=2)
+    y = F.conv_transpose2d(
+        xt, wt, None, stride=2, padding=1, output_padding=1, groups=2, dilation=2
+    )
     out["conv_transpose2d"] = {"output": _list(y)}
 
     xi = _t(seeded((1, 2, 3, 4), 11))
     out["interpolate"] = {
         "bilinear": _list(F.interpolate(xi, scale_factor=1.7, mode="bilinear")),
-        "bicubic_corners": _list(F.interpolate(xi, size=(5, 7), mode="bicubic",
-                                               align_corners=True)),
+        "bicubic_corners": _list(
+            F.interpolate(xi, size=(5, 7), mode="bicubic", align_corners=True)
+        ),
         "nearest": _list(F.interpolate(xi, size=(4, 7), mode="nearest")),
     }
 
@@ -80,11 +99,12 @@ def record() -> dict:
 
     xm = _t(seeded((3, 4), 13))
     out["margin"] = {
-        "multi_margin_p2": F.multi_margin_loss(xm, torch.tensor([0, 3, 1]), p=2,
-                                               margin=0.7).item(),
-        "multilabel_margin": _list(F.multilabel_margin_loss(
-            xm, torch.tensor([[3, 0, -1, 1], [1, 2, 3, -1], [-1, 0, 0, 0]]),
-            reduction="none")),
+        "multi_margin_p2": F.multi_margin_loss(xm, torch.tensor([0, 3, 1]), p=2, margin=0.7).item(),
+        "multilabel_margin": _list(
+            F.multilabel_margin_loss(
+                xm, torch.tensor([[3, 0, -1, 1], [1, 2, 3, -1], [-1, 0, 0, 0]]), reduction="none"
+            )
+        ),
     }
     return out
 

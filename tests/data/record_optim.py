@@ -8,6 +8,7 @@ recorded values. Record (PyTorch installed) with::
 
 which rewrites ``tests/data/optim_expected.json`` next to this file.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,22 +28,28 @@ STEPS = 8
 def problem_arrays() -> dict[str, np.ndarray]:
     """Initial weights w (3, 4) and v (4,), inputs x (6, 3) and targets y (6,)."""
     rng = np.random.default_rng(1234)
-    return {"w": rng.standard_normal((3, 4)), "v": rng.standard_normal(4),
-            "x": rng.standard_normal((6, 3)), "y": rng.standard_normal(6)}
+    return {
+        "w": rng.standard_normal((3, 4)),
+        "v": rng.standard_normal(4),
+        "x": rng.standard_normal((6, 3)),
+        "y": rng.standard_normal(6),
+    }
 
 
 def make_problem(lib, dtype_name: str):
     """(params, loss function) of the problem in `lib` with dtype "float32" or "float64"."""
     dtype = getattr(lib, dtype_name)
     a = problem_arrays()
-    params = [lib.nn.Parameter(lib.tensor(a["w"], dtype=dtype)),
-              lib.nn.Parameter(lib.tensor(a["v"], dtype=dtype))]
+    params = [
+        lib.nn.Parameter(lib.tensor(a["w"], dtype=dtype)),
+        lib.nn.Parameter(lib.tensor(a["v"], dtype=dtype)),
+    ]
     x, y = lib.tensor(a["x"], dtype=dtype), lib.tensor(a["y"], dtype=dtype)
 
     def loss_fn():
         w, v = params
         out = lib.tanh(x @ w) @ v
-        return ((out - y) ** 2).mean() + 0.01 * (w ** 2).sum()
+        return ((out - y) ** 2).mean() + 0.01 * (w**2).sum()
 
     return params, loss_fn
 
@@ -51,8 +58,10 @@ def make_problem(lib, dtype_name: str):
 
 OPTIMIZER_CASES = {
     "Adadelta": ("Adadelta", {}),
-    "Adadelta-wd-max": ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1,
-                                         maximize=True)),
+    "Adadelta-wd-max": (
+        "Adadelta",
+        dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True),
+    ),
     "Adamax": ("Adamax", {}),
     "Adamax-wd": ("Adamax", dict(lr=0.05, betas=(0.8, 0.95), weight_decay=0.2)),
     "NAdam": ("NAdam", {}),
@@ -60,13 +69,19 @@ OPTIMIZER_CASES = {
     "NAdam-decoupled": ("NAdam", dict(lr=0.05, weight_decay=0.1, decoupled_weight_decay=True)),
     "RAdam": ("RAdam", {}),
     "RAdam-rectified": ("RAdam", dict(lr=0.05, betas=(0.9, 0.6), weight_decay=0.1)),
-    "RAdam-decoupled": ("RAdam", dict(lr=0.05, betas=(0.5, 0.7), weight_decay=0.1,
-                                      decoupled_weight_decay=True, maximize=True)),
+    "RAdam-decoupled": (
+        "RAdam",
+        dict(
+            lr=0.05, betas=(0.5, 0.7), weight_decay=0.1, decoupled_weight_decay=True, maximize=True
+        ),
+    ),
     "ASGD": ("ASGD", {}),
     "ASGD-averaging": ("ASGD", dict(lr=0.1, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.05)),
     "Rprop": ("Rprop", {}),
-    "Rprop-bounds": ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.08),
-                                   maximize=True)),
+    "Rprop-bounds": (
+        "Rprop",
+        dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.08), maximize=True),
+    ),
     "Adam": ("Adam", dict(lr=0.05, amsgrad=True, weight_decay=0.1)),
     "RMSprop": ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
 }
@@ -112,8 +127,13 @@ def run_lbfgs(lib, case: str, dtype_name: str = "float64") -> dict:
 
     losses = [opt.step(closure).item() for _ in range(LBFGS_STEPS)]
     state = opt.state[params[0]]
-    return {"losses": losses, "params": snapshot(params), "func_evals": state["func_evals"],
-            "n_iter": state["n_iter"], "final_loss": loss_fn().item()}
+    return {
+        "losses": losses,
+        "params": snapshot(params),
+        "func_evals": state["func_evals"],
+        "n_iter": state["n_iter"],
+        "final_loss": loss_fn().item(),
+    }
 
 
 # ---- learning-rate schedules ----------------------------------------------------------------
@@ -127,27 +147,51 @@ SCHEDULER_CASES = {
     "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 1.05),
     "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=4),
     "CosineAnnealingWarmRestarts-mult": lambda m, o: m.CosineAnnealingWarmRestarts(
-        o, T_0=3, T_mult=2, eta_min=0.001),
+        o, T_0=3, T_mult=2, eta_min=0.001
+    ),
     "CyclicLR-triangular": lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=4),
-    "CyclicLR-triangular2": lambda m, o: m.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=0.2,
-                                                    step_size_up=3, step_size_down=5,
-                                                    mode="triangular2"),
-    "CyclicLR-exp_range": lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=5,
-                                                  mode="exp_range", gamma=0.95,
-                                                  base_momentum=0.7, max_momentum=0.95),
-    "CyclicLR-scale_fn": lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2,
-                                                 scale_fn=lambda x: 1 / (1 + x),
-                                                 scale_mode="iterations",
-                                                 cycle_momentum=False),
+    "CyclicLR-triangular2": lambda m, o: m.CyclicLR(
+        o, base_lr=[0.01, 0.02], max_lr=0.2, step_size_up=3, step_size_down=5, mode="triangular2"
+    ),
+    "CyclicLR-exp_range": lambda m, o: m.CyclicLR(
+        o,
+        base_lr=0.01,
+        max_lr=0.1,
+        step_size_up=5,
+        mode="exp_range",
+        gamma=0.95,
+        base_momentum=0.7,
+        max_momentum=0.95,
+    ),
+    "CyclicLR-scale_fn": lambda m, o: m.CyclicLR(
+        o,
+        base_lr=0.01,
+        max_lr=0.1,
+        step_size_up=2,
+        scale_fn=lambda x: 1 / (1 + x),
+        scale_mode="iterations",
+        cycle_momentum=False,
+    ),
     "SequentialLR": lambda m, o: m.SequentialLR(
-        o, [m.LinearLR(o, start_factor=0.2, total_iters=4), m.ExponentialLR(o, gamma=0.8),
-            m.StepLR(o, step_size=3, gamma=0.5)], milestones=[5, 12]),
+        o,
+        [
+            m.LinearLR(o, start_factor=0.2, total_iters=4),
+            m.ExponentialLR(o, gamma=0.8),
+            m.StepLR(o, step_size=3, gamma=0.5),
+        ],
+        milestones=[5, 12],
+    ),
     "ChainedScheduler": lambda m, o: m.ChainedScheduler(
-        [m.ConstantLR(o, factor=0.5, total_iters=6), m.ExponentialLR(o, gamma=0.9),
-         m.CosineAnnealingLR(o, T_max=10)]),
+        [
+            m.ConstantLR(o, factor=0.5, total_iters=6),
+            m.ExponentialLR(o, gamma=0.9),
+            m.CosineAnnealingLR(o, T_max=10),
+        ]
+    ),
     "SWALR-cos": lambda m, o: _swa(m).SWALR(o, swa_lr=0.05, anneal_epochs=6),
-    "SWALR-linear": lambda m, o: _swa(m).SWALR(o, swa_lr=[0.05, 0.5], anneal_epochs=4,
-                                               anneal_strategy="linear"),
+    "SWALR-linear": lambda m, o: _swa(m).SWALR(
+        o, swa_lr=[0.05, 0.5], anneal_epochs=4, anneal_strategy="linear"
+    ),
     "SWALR-no-anneal": lambda m, o: _swa(m).SWALR(o, swa_lr=0.02, anneal_epochs=0),
 }
 # schedules stepped with an explicit (fractional) epoch: step i passes epoch i / 3
@@ -163,8 +207,9 @@ def run_scheduler(lib, case: str) -> dict:
     """Two param groups (lr 0.1 and 0.3, SGD with momentum 0.9); the lrs (and momenta) after
     construction and after each of EPOCHS steps."""
     params = [lib.nn.Parameter(lib.zeros(2)), lib.nn.Parameter(lib.zeros(1))]
-    opt = lib.optim.SGD([{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}], lr=0.1,
-                        momentum=0.9)
+    opt = lib.optim.SGD(
+        [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}], lr=0.1, momentum=0.9
+    )
     sched = SCHEDULER_CASES[case](lib.optim.lr_scheduler, opt)
     lrs, momenta = [list(sched.get_last_lr())], [[g["momentum"] for g in opt.param_groups]]
     for epoch in range(1, EPOCHS + 1):
@@ -193,8 +238,9 @@ SWA_CASES = {
 
 def _swa_model(lib):
     a = np.random.default_rng(7)
-    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Tanh(),
-                              lib.nn.Linear(4, 2)).double()
+    model = lib.nn.Sequential(
+        lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Tanh(), lib.nn.Linear(4, 2)
+    ).double()
     with lib.no_grad():
         for p in model.parameters():
             p.copy_(lib.tensor(a.standard_normal(tuple(p.shape)), dtype=lib.float64))
@@ -235,13 +281,14 @@ def record() -> dict:
     import torch
 
     torch.set_default_dtype(torch.float32)
-    out = {"torch_version": torch.__version__.split("+")[0],
-           "optimizers": {c: run_optimizer(torch, c) for c in OPTIMIZER_CASES},
-           "optimizers_float32": {c: run_optimizer(torch, c, "float32")
-                                  for c in OPTIMIZER_CASES},
-           "lbfgs": {c: run_lbfgs(torch, c) for c in LBFGS_CASES},
-           "schedulers": {c: run_scheduler(torch, c) for c in SCHEDULER_CASES},
-           "swa": {c: run_swa(torch, c) for c in SWA_CASES}}
+    out = {
+        "torch_version": torch.__version__.split("+")[0],
+        "optimizers": {c: run_optimizer(torch, c) for c in OPTIMIZER_CASES},
+        "optimizers_float32": {c: run_optimizer(torch, c, "float32") for c in OPTIMIZER_CASES},
+        "lbfgs": {c: run_lbfgs(torch, c) for c in LBFGS_CASES},
+        "schedulers": {c: run_scheduler(torch, c) for c in SCHEDULER_CASES},
+        "swa": {c: run_swa(torch, c) for c in SWA_CASES},
+    }
     return out
 
 

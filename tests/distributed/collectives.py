@@ -4,6 +4,7 @@ Each rank's input is a function of its rank (`data`), so every rank computes the
 result of a collective with numpy from all the ranks' inputs. A failed check raises, which
 fails the job; at the end each rank prints ``RANK r OK <checks>``.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,8 +58,7 @@ def expect_raise(exc, fn, what: str, match: str) -> None:
 
 
 # ---- all_reduce: every op, several dtypes, in place, non-contiguous, async ----
-REDUCE = {RO.SUM: np.sum, RO.PRODUCT: np.prod, RO.MIN: np.min, RO.MAX: np.max,
-          RO.AVG: np.mean}
+REDUCE = {RO.SUM: np.sum, RO.PRODUCT: np.prod, RO.MIN: np.min, RO.MAX: np.max, RO.AVG: np.mean}
 for op, fn in REDUCE.items():
     for dt in (np.float32, np.float64, np.int64, np.int32):
         if op is RO.AVG and dt in (np.int64, np.int32):
@@ -66,8 +66,11 @@ for op, fn in REDUCE.items():
         t = ct.from_numpy(data(R, dtype=dt).copy())
         dist.all_reduce(t, op=op)
         check(t, fn(np.stack(all_data(dtype=dt)), axis=0).astype(dt), f"all_reduce {op} {dt}")
-for op, fn in ((RO.BAND, np.bitwise_and.reduce), (RO.BOR, np.bitwise_or.reduce),
-               (RO.BXOR, np.bitwise_xor.reduce)):
+for op, fn in (
+    (RO.BAND, np.bitwise_and.reduce),
+    (RO.BOR, np.bitwise_or.reduce),
+    (RO.BXOR, np.bitwise_xor.reduce),
+):
     t = ct.from_numpy(data(R, dtype=np.int64).copy())
     dist.all_reduce(t, op=op)
     check(t, fn(np.stack(all_data(dtype=np.int64)), axis=0), f"all_reduce {op}")
@@ -77,8 +80,11 @@ for op, fn in ((RO.SUM, np.any), (RO.MAX, np.any), (RO.MIN, np.all), (RO.PRODUCT
     check(t, fn(np.stack(all_data(dtype=bool)), axis=0), f"all_reduce bool {op}")
 t16 = ct.from_numpy(data(R, dtype=np.float16).copy())
 dist.all_reduce(t16)
-check(t16.float(), np.sum(np.stack(all_data(dtype=np.float16)), axis=0).astype(np.float32),
-      "all_reduce float16")
+check(
+    t16.float(),
+    np.sum(np.stack(all_data(dtype=np.float16)), axis=0).astype(np.float32),
+    "all_reduce float16",
+)
 base = ct.from_numpy(data(R, (4, 3)).copy())
 view = base.t()  # non-contiguous: packed, reduced, copied back into base's memory
 v0 = view._version
@@ -119,13 +125,13 @@ check(stacked, np.stack(all_data()), "all_gather_into_tensor stacked", exact=Tru
 big = [data(r, (N * 2, 3)) for r in range(N)]
 o = ct.zeros(2, 3, dtype=ct.float64)
 dist.reduce_scatter_tensor(o, ct.from_numpy(big[R]))
-check(o, np.sum(np.stack(big), axis=0)[R * 2:(R + 1) * 2], "reduce_scatter_tensor")
+check(o, np.sum(np.stack(big), axis=0)[R * 2 : (R + 1) * 2], "reduce_scatter_tensor")
 o = ct.zeros(2, 3, dtype=ct.float64)
 dist.reduce_scatter_tensor(o, ct.from_numpy(big[R]), op=RO.AVG)
-check(o, np.mean(np.stack(big), axis=0)[R * 2:(R + 1) * 2], "reduce_scatter_tensor AVG")
+check(o, np.mean(np.stack(big), axis=0)[R * 2 : (R + 1) * 2], "reduce_scatter_tensor AVG")
 o = ct.zeros(2, 3, dtype=ct.float64)
-dist.reduce_scatter(o, [ct.from_numpy(big[R][2 * k:2 * k + 2]) for k in range(N)])
-check(o, np.sum(np.stack(big), axis=0)[R * 2:(R + 1) * 2], "reduce_scatter")
+dist.reduce_scatter(o, [ct.from_numpy(big[R][2 * k : 2 * k + 2]) for k in range(N)])
+check(o, np.sum(np.stack(big), axis=0)[R * 2 : (R + 1) * 2], "reduce_scatter")
 for root in range(N):
     gl = [ct.zeros(3, 4, dtype=ct.float64) for _ in range(N)] if R == root else None
     dist.gather(ct.from_numpy(data(R)), gl, dst=root)
@@ -139,8 +145,11 @@ for root in range(N):
 a2a_in = ct.from_numpy(data(R, (N * 2,)))
 a2a_out = ct.zeros(N * 2, dtype=ct.float64)
 dist.all_to_all_single(a2a_out, a2a_in)
-check(a2a_out, np.concatenate([data(r, (N * 2,))[2 * R:2 * R + 2] for r in range(N)]),
-      "all_to_all_single")
+check(
+    a2a_out,
+    np.concatenate([data(r, (N * 2,))[2 * R : 2 * R + 2] for r in range(N)]),
+    "all_to_all_single",
+)
 
 # ---- point to point ----
 nxt, prv = (R + 1) % N, (R - 1) % N
@@ -161,8 +170,17 @@ dist.barrier()
 dist.barrier(async_op=True).wait()
 
 # ---- object collectives ----
-objs = [{"step": 3, (1, "a"): [1.5, None, True]}, ct.arange(4.0), b"\x00raw",
-        np.arange(3, dtype=np.int16), "text"] if R == 0 else [None] * 5
+objs = (
+    [
+        {"step": 3, (1, "a"): [1.5, None, True]},
+        ct.arange(4.0),
+        b"\x00raw",
+        np.arange(3, dtype=np.int16),
+        "text",
+    ]
+    if R == 0
+    else [None] * 5
+)
 dist.broadcast_object_list(objs, src=0)
 assert objs[0] == {"step": 3, (1, "a"): [1.5, None, True]} and objs[2] == b"\x00raw"
 assert objs[4] == "text" and objs[3].dtype == np.int16
@@ -176,8 +194,12 @@ assert R != N - 1 or gl == [(r, r * r) for r in range(N)], gl
 so = [None]
 dist.scatter_object_list(so, [f"for {r}" for r in range(N)] if R == 0 else None, src=0)
 assert so == [f"for {R}"], so
-expect_raise(TypeError, lambda: dist.all_gather_object([None] * N, object()),
-             "object of an unsupported type", "never pickled")
+expect_raise(
+    TypeError,
+    lambda: dist.all_gather_object([None] * N, object()),
+    "object of an unsupported type",
+    "never pickled",
+)
 checks += 4
 
 # ---- groups ----
@@ -198,23 +220,44 @@ else:
     assert dist.get_rank(evens) == -1 and dist.all_reduce(ct.ones(1), group=evens) is None
 
 # ---- argument errors ----
-expect_raise(ValueError, lambda: dist.all_reduce(ct.ones(2, dtype=ct.int64), op=RO.AVG),
-             "AVG on ints", "floating-point")
-expect_raise(ValueError, lambda: dist.all_gather_into_tensor(ct.zeros(3), ct.zeros(2)),
-             "all_gather_into_tensor sizes", "elements")
-expect_raise(ValueError, lambda: dist.broadcast(ct.zeros(2), src=N), "src out of range",
-             "not a rank of this group")
+expect_raise(
+    ValueError,
+    lambda: dist.all_reduce(ct.ones(2, dtype=ct.int64), op=RO.AVG),
+    "AVG on ints",
+    "floating-point",
+)
+expect_raise(
+    ValueError,
+    lambda: dist.all_gather_into_tensor(ct.zeros(3), ct.zeros(2)),
+    "all_gather_into_tensor sizes",
+    "elements",
+)
+expect_raise(
+    ValueError,
+    lambda: dist.broadcast(ct.zeros(2), src=N),
+    "src out of range",
+    "not a rank of this group",
+)
 expect_raise(TypeError, lambda: dist.all_reduce([1, 2]), "not a tensor", "coretorch.Tensor")
-expect_raise(RuntimeError, lambda: dist.all_reduce(ct.zeros(2, device="meta")),
-             "device without backend", "no process-group backend for device type 'meta'")
+expect_raise(
+    RuntimeError,
+    lambda: dist.all_reduce(ct.zeros(2, device="meta")),
+    "device without backend",
+    "no process-group backend for device type 'meta'",
+)
 
 # ---- DETAIL mode: mismatched calls are named, then the group keeps working ----
 dist.set_debug_level(dist.DebugLevel.DETAIL)
-expect_raise(dist.DistError, lambda: dist.all_reduce(ct.zeros(3 + R)), "shape mismatch",
-             "detected mismatch between collectives")
+expect_raise(
+    dist.DistError,
+    lambda: dist.all_reduce(ct.zeros(3 + R)),
+    "shape mismatch",
+    "detected mismatch between collectives",
+)
 mismatch = ct.zeros(2, dtype=ct.float64 if R == 0 else ct.float32)
-expect_raise(dist.DistError, lambda: dist.all_reduce(mismatch), "dtype mismatch",
-             "rank 1 runs all_reduce")
+expect_raise(
+    dist.DistError, lambda: dist.all_reduce(mismatch), "dtype mismatch", "rank 1 runs all_reduce"
+)
 dist.set_debug_level(dist.DebugLevel.OFF)
 t = ct.ones(2)
 dist.all_reduce(t)
@@ -259,9 +302,9 @@ plain = DDP(nn.Linear(4, 2))
 for p in plain.parameters():
     p.grad = None
 with plain.no_sync():
-    plain(xs[R]).sum().backward()       # local only
+    plain(xs[R]).sum().backward()  # local only
 local = [p.grad.clone() for p in plain.parameters()]
-plain(xs[R] * 2).sum().backward()       # accumulates, then averages the sum
+plain(xs[R] * 2).sum().backward()  # accumulates, then averages the sum
 ref2 = nn.Linear(4, 2)
 ref2.load_state_dict(plain.module.state_dict())
 for r in range(N):
@@ -271,8 +314,12 @@ for p, q in zip(plain.parameters(), ref2.parameters()):
 assert N == 1 or not np.allclose(local[0].numpy(), plain.module.weight.grad.numpy())
 strict = DDP(TwoHeads())
 strict(xs[R], "a").sum().backward()  # b never gets a gradient
-expect_raise(RuntimeError, lambda: strict(xs[R], "a"), "unused without find_unused",
-             "Expected to have finished reduction in the prior iteration")
+expect_raise(
+    RuntimeError,
+    lambda: strict(xs[R], "a"),
+    "unused without find_unused",
+    "Expected to have finished reduction in the prior iteration",
+)
 
 dist.destroy_process_group()
 assert not dist.is_initialized()

@@ -7,6 +7,7 @@ global batch through DistributedSampler, and trains in float64 with AdamW. The t
 rank 0's parameters with one process trained on the full global batches
 (`single_process_reference`), and this script checks that every rank ends identical.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,13 +15,14 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
 
+from train_digits import build_model, load_data  # noqa: E402
+
 import coretorch as ct  # noqa: E402
 import coretorch.distributed as dist  # noqa: E402
 import coretorch.nn.functional as F  # noqa: E402
 from coretorch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 from coretorch.utils.data import DataLoader  # noqa: E402
 from coretorch.utils.data.distributed import DistributedSampler  # noqa: E402
-from train_digits import build_model, load_data  # noqa: E402
 
 SEED = 0
 
@@ -46,8 +48,10 @@ def single_process_reference(steps: int, global_batch: int, world: int) -> dict:
     ds = dataset()
     model = make_model(SEED)
     opt = ct.optim.AdamW(model.parameters(), lr=1e-2)
-    samplers = [DistributedSampler(ds, num_replicas=world, rank=r, shuffle=True, seed=SEED)
-                for r in range(world)]
+    samplers = [
+        DistributedSampler(ds, num_replicas=world, rank=r, shuffle=True, seed=SEED)
+        for r in range(world)
+    ]
     per_rank = [list(s) for s in samplers]
     b = global_batch // world
     for step in range(steps):

@@ -6,6 +6,7 @@
 `hang`: rank 1 never joins (sleeps past the timeout). Every other rank prints
 "RANK r ERROR <message>" for the error its all_reduce ended with, and exits 3.
 """
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 turned into a tensor, indexing with a `range`, `f"{loss:.4f}"` on a 0-d tensor. A linear policy
 on a small deterministic chain, greedy actions (no sampling), so PyTorch and coretorch print the
 same numbers."""
+
 import sys
 from collections import deque
 
@@ -47,8 +48,8 @@ def run_episode(policy, max_steps=8):
 
 
 def discounted(rewards):
-    r = torch.tensor(rewards)                       # a deque of floats
-    out = r.new(len(rewards)).zero_()               # legacy x.new(size)
+    r = torch.tensor(rewards)  # a deque of floats
+    out = r.new(len(rewards)).zero_()  # legacy x.new(size)
     running = 0.0
     for i in reversed(range(len(rewards))):
         running = float(r[i]) + GAMMA * running
@@ -75,8 +76,10 @@ def main():
         loss.backward()
         optimizer.step()
         total = torch.DoubleTensor([sum(rewards)]).type(torch.FloatTensor)
-        print(f"episode {episode}: loss {loss:.4f} return {total.item():.2f} "
-              f"first-half rows {first_half.shape[0]} last state {states[-1]}")
+        print(
+            f"episode {episode}: loss {loss:.4f} return {total.item():.2f} "
+            f"first-half rows {first_half.shape[0]} last state {states[-1]}"
+        )
     bias = policy.affine.bias.data.type("torch.DoubleTensor")
     print("double bias:", str(bias.dtype).split(".")[-1], [f"{b:.6f}" for b in bias.tolist()])
 

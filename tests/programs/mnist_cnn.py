@@ -1,6 +1,7 @@
 """A PyTorch MNIST-style training script (the shape of pytorch/examples' mnist/main.py) on
 synthetic 12x12 digits, written for PyTorch only: the tests run it under real PyTorch and under
 `python -m coretorch.compat` and compare what it prints."""
+
 import argparse
 
 import numpy as np
@@ -36,8 +37,10 @@ class Net(nn.Module):
 def load_pretrained(model, seed):
     """Weights from a fixed numpy stream, as if read from a checkpoint."""
     rng = np.random.default_rng(seed)
-    state = {k: torch.from_numpy((0.2 * rng.standard_normal(tuple(v.shape))).astype(np.float32))
-             for k, v in model.state_dict().items()}
+    state = {
+        k: torch.from_numpy((0.2 * rng.standard_normal(tuple(v.shape))).astype(np.float32))
+        for k, v in model.state_dict().items()
+    }
     model.load_state_dict(state)
 
 
@@ -51,9 +54,15 @@ def train(args, model, device, loader, optimizer, epoch):
         loss.backward()
         optimizer.step()
         if batch_idx % args.log_interval == 0:
-            print("Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}".format(
-                epoch, batch_idx * len(data), len(loader.dataset),
-                100. * batch_idx / len(loader), loss.item()))
+            print(
+                "Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}".format(
+                    epoch,
+                    batch_idx * len(data),
+                    len(loader.dataset),
+                    100.0 * batch_idx / len(loader),
+                    loss.item(),
+                )
+            )
 
 
 def test(model, device, loader):
@@ -67,8 +76,11 @@ def test(model, device, loader):
             pred = output.argmax(dim=1, keepdim=True)
             correct += pred.eq(target.view_as(pred)).sum().item()
     test_loss /= len(loader.dataset)
-    print("Test set: Average loss: {:.4f}, Accuracy: {}/{} ({:.0f}%)".format(
-        test_loss, correct, len(loader.dataset), 100. * correct / len(loader.dataset)))
+    print(
+        "Test set: Average loss: {:.4f}, Accuracy: {}/{} ({:.0f}%)".format(
+            test_loss, correct, len(loader.dataset), 100.0 * correct / len(loader.dataset)
+        )
+    )
 
 
 def main():
@@ -116,8 +128,10 @@ def main():
         torch.save(model.state_dict(), args.save_model)
         reloaded = Net(args.dropout)
         reloaded.load_state_dict(torch.load(args.save_model))
-        same = all(torch.equal(a, b) for a, b in zip(model.state_dict().values(),
-                                                      reloaded.state_dict().values()))
+        same = all(
+            torch.equal(a, b)
+            for a, b in zip(model.state_dict().values(), reloaded.state_dict().values())
+        )
         print(f"reloaded checkpoint matches: {same}")
 
 

@@ -1,6 +1,7 @@
 """Record what each program here prints under PyTorch (tests/programs/expected/*.txt), the
 reference test_compat_programs.py compares coretorch's runs with. Run it with PyTorch installed
 after changing a program:  .venv/bin/python tests/programs/record_pytorch_outputs.py"""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,9 @@ def main() -> None:
     for name, args in RUNS.items():
         with tempfile.TemporaryDirectory() as tmp:
             cmd = [sys.executable, str(HERE / f"{name}.py")] + [a.format(tmp=tmp) for a in args]
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env,
-                                 cwd=tmp).stdout
+            out = subprocess.run(
+                cmd, capture_output=True, text=True, check=True, env=env, cwd=tmp
+            ).stdout
         (HERE / "expected" / f"{name}.txt").write_text(out)
         print(f"{name}: {len(out.splitlines())} lines")
 

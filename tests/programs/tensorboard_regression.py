@@ -1,6 +1,7 @@
 """Linear regression logged to TensorBoard the way PyTorch tutorials do it: loss scalars, weight
 histograms, an image, text and hyperparameters through torch.utils.tensorboard.SummaryWriter.
 Usage: tensorboard_regression.py LOG_DIR"""
+
 import sys
 
 import numpy as np
@@ -31,8 +32,9 @@ def main():
             writer.add_scalar("loss/train", loss.item(), step)
             writer.add_histogram("weight", model.weight, step)
         writer.add_image("inputs", (x[:8].T.reshape(1, 3, 8) + 3) / 6, 0)
-        writer.add_hparams({"lr": 0.1, "optimizer": "sgd"}, {"hparam/loss": loss.item()},
-                           run_name="hparams")
+        writer.add_hparams(
+            {"lr": 0.1, "optimizer": "sgd"}, {"hparam/loss": loss.item()}, run_name="hparams"
+        )
     print(f"final loss {loss.item():.6f} weight {model.weight.detach().numpy().round(4).tolist()}")
 
 

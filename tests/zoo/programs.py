@@ -7,6 +7,7 @@ the same for both frameworks) and `step(torch, modules, optimizers, batch) -> [l
 (one training step; returns the losses it computed, as Python floats). Nothing here draws random
 numbers from the framework: dropout is 0 and every sample (noise, actions) comes from the batch.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def _sgd_step(losses, optimizers, clip=None):
 
 def _token_loss(torch, logits, targets):
     """Cross-entropy of (..., vocabulary) `logits` against the token ids `targets`."""
-    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
-                                             targets.reshape(-1))
+    return torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), targets.reshape(-1)
+    )
 
 
 def _one_optimizer(module: str, optimizer: str, **options) -> Callable:
@@ -100,8 +102,9 @@ def _text_batches(rng, steps):
     return [(d[:, :-1], d[:, 1:]) for d in data]
 
 
-CHAR_GPT = Program(_gpt, _one_optimizer("gpt", "AdamW", lr=1e-3, weight_decay=0.1),
-                   _text_batches, _gpt_step)
+CHAR_GPT = Program(
+    _gpt, _one_optimizer("gpt", "AdamW", lr=1e-3, weight_decay=0.1), _text_batches, _gpt_step
+)
 
 
 # --- an LSTM word language model (PyTorch's word_language_model) ------------------------------
@@ -138,8 +141,7 @@ def _word_batches(rng, steps):
     return [(d[:-1], d[1:]) for d in data]
 
 
-LSTM_LM = Program(_lstm, _one_optimizer("lm", "SGD", lr=0.5),
-                  _word_batches, _lstm_step)
+LSTM_LM = Program(_lstm, _one_optimizer("lm", "SGD", lr=0.5), _word_batches, _lstm_step)
 
 
 # --- a VAE (PyTorch's examples/vae, on 64-pixel images) ----------------------------------------
@@ -169,19 +171,30 @@ def _vae_step(torch, m, opts, batch):
     return _sgd_step([bce + kld], opts)
 
 
-VAE = Program(_vae, _one_optimizer("vae", "Adam", lr=1e-3),
-              lambda rng, steps: [(rng.random((16, 64)), rng.standard_normal((16, 8)))
-                                  for _ in range(steps)],
-              _vae_step)
+VAE = Program(
+    _vae,
+    _one_optimizer("vae", "Adam", lr=1e-3),
+    lambda rng, steps: [(rng.random((16, 64)), rng.standard_normal((16, 8))) for _ in range(steps)],
+    _vae_step,
+)
 
 
 # --- a DCGAN (PyTorch's examples/dcgan, 8x8 images) --------------------------------------------
 def _dcgan(torch):
     nn = torch.nn
-    g = nn.Sequential(nn.ConvTranspose2d(8, 16, 4, 1, 0, bias=False), nn.BatchNorm2d(16),
-                      nn.ReLU(True), nn.ConvTranspose2d(16, 1, 4, 2, 1, bias=False), nn.Tanh())
-    d = nn.Sequential(nn.Conv2d(1, 16, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
-                      nn.Conv2d(16, 1, 4, 1, 0, bias=False), nn.Sigmoid())
+    g = nn.Sequential(
+        nn.ConvTranspose2d(8, 16, 4, 1, 0, bias=False),
+        nn.BatchNorm2d(16),
+        nn.ReLU(True),
+        nn.ConvTranspose2d(16, 1, 4, 2, 1, bias=False),
+        nn.Tanh(),
+    )
+    d = nn.Sequential(
+        nn.Conv2d(1, 16, 4, 2, 1, bias=False),
+        nn.LeakyReLU(0.2, inplace=True),
+        nn.Conv2d(16, 1, 4, 1, 0, bias=False),
+        nn.Sigmoid(),
+    )
     return {"G": g, "D": d}
 
 
@@ -205,11 +218,15 @@ def _dcgan_step(torch, m, opts, batch):
 
 DCGAN = Program(
     _dcgan,
-    lambda torch, m: [torch.optim.Adam(m[k].parameters(), lr=2e-4, betas=(0.5, 0.999))
-                      for k in ("G", "D")],
-    lambda rng, steps: [(np.tanh(rng.standard_normal((8, 1, 8, 8))),
-                         rng.standard_normal((8, 8, 1, 1))) for _ in range(steps)],
-    _dcgan_step)
+    lambda torch, m: [
+        torch.optim.Adam(m[k].parameters(), lr=2e-4, betas=(0.5, 0.999)) for k in ("G", "D")
+    ],
+    lambda rng, steps: [
+        (np.tanh(rng.standard_normal((8, 1, 8, 8))), rng.standard_normal((8, 8, 1, 1)))
+        for _ in range(steps)
+    ],
+    _dcgan_step,
+)
 
 
 # --- ResNet-18 on 32x32 images (torchvision's layout, widths 8-64) -----------------------------
@@ -225,8 +242,9 @@ def _resnet(torch):
             self.bn2 = nn.BatchNorm2d(cout)
             self.downsample = None
             if stride != 1 or cin != cout:
-                self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                                nn.BatchNorm2d(cout))
+                self.downsample = nn.Sequential(
+                    nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)
+                )
 
         def forward(self, x):
             out = F.relu(self.bn1(self.conv1(x)))
@@ -258,15 +276,18 @@ def _classify_step(key):
     def step(torch, m, opts, batch):
         x, y = batch
         return _sgd_step([torch.nn.functional.cross_entropy(m[key](x), y)], opts)
+
     return step
 
 
 RESNET18 = Program(
     _resnet,
     _one_optimizer("resnet", "SGD", lr=0.01, momentum=0.9, weight_decay=5e-4),
-    lambda rng, steps: [(rng.standard_normal((4, 3, 32, 32)), rng.integers(0, 10, 4))
-                        for _ in range(steps)],
-    _classify_step("resnet"))
+    lambda rng, steps: [
+        (rng.standard_normal((4, 3, 32, 32)), rng.integers(0, 10, 4)) for _ in range(steps)
+    ],
+    _classify_step("resnet"),
+)
 
 
 # --- a GCN (Kipf & Welling) on a 20-node graph, dense normalized adjacency ---------------------
@@ -302,15 +323,17 @@ def _gcn_step(torch, m, opts, batch):
     return _sgd_step([torch.nn.functional.cross_entropy(out[:12], y[:12])], opts)
 
 
-GCN = Program(_gcn, _one_optimizer("gcn", "Adam", lr=0.01, weight_decay=5e-4),
-              _graph_batches, _gcn_step)
+GCN = Program(
+    _gcn, _one_optimizer("gcn", "Adam", lr=0.01, weight_decay=5e-4), _graph_batches, _gcn_step
+)
 
 
 # --- REINFORCE (PyTorch's examples/reinforcement_learning) on a fixed set of episodes ----------
 def _policy(torch):
     nn = torch.nn
-    return {"policy": nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 2),
-                                    nn.Softmax(dim=-1))}
+    return {
+        "policy": nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 2), nn.Softmax(dim=-1))
+    }
 
 
 def _episode_batches(rng, steps):
@@ -323,7 +346,7 @@ def _reinforce_step(torch, m, opts, batch):
     probs = m["policy"](states)
     dist = torch.distributions.Categorical(probs)
     actions = (uniforms.to(probs.dtype) < probs[:, 1].detach()).long()
-    rewards = (actions == (states[:, 0] > 0).long()).to(probs.dtype)   # reward: match a sign
+    rewards = (actions == (states[:, 0] > 0).long()).to(probs.dtype)  # reward: match a sign
     gamma, returns, r = 0.99, [], 0.0
     for reward in reversed(rewards.tolist()):
         r = reward + gamma * r
@@ -334,8 +357,9 @@ def _reinforce_step(torch, m, opts, batch):
     return _sgd_step([loss], opts)
 
 
-REINFORCE = Program(_policy, _one_optimizer("policy", "Adam", lr=1e-2),
-                    _episode_batches, _reinforce_step)
+REINFORCE = Program(
+    _policy, _one_optimizer("policy", "Adam", lr=1e-2), _episode_batches, _reinforce_step
+)
 
 
 # --- a Transformer sequence-to-sequence model (copy-reverse task) ------------------------------
@@ -349,14 +373,21 @@ def _seq2seq(torch):
         def __init__(self):
             super().__init__()
             self.src_emb, self.tgt_emb = nn.Embedding(SV, 16), nn.Embedding(SV, 16)
-            self.transformer = nn.Transformer(d_model=16, nhead=2, num_encoder_layers=1,
-                                              num_decoder_layers=1, dim_feedforward=32,
-                                              dropout=0.0, batch_first=True)
+            self.transformer = nn.Transformer(
+                d_model=16,
+                nhead=2,
+                num_encoder_layers=1,
+                num_decoder_layers=1,
+                dim_feedforward=32,
+                dropout=0.0,
+                batch_first=True,
+            )
             self.out = nn.Linear(16, SV)
 
         def forward(self, src, tgt):
-            mask = nn.Transformer.generate_square_subsequent_mask(tgt.size(1),
-                                                                 dtype=self.out.weight.dtype)
+            mask = nn.Transformer.generate_square_subsequent_mask(
+                tgt.size(1), dtype=self.out.weight.dtype
+            )
             h = self.transformer(self.src_emb(src), self.tgt_emb(tgt), tgt_mask=mask)
             return self.out(h)
 
@@ -375,12 +406,20 @@ def _copy_batches(rng, steps):
     return list(zip(src, tgt))
 
 
-SEQ2SEQ = Program(_seq2seq, _one_optimizer("seq2seq", "Adam", lr=1e-3),
-                  _copy_batches, _seq2seq_step)
+SEQ2SEQ = Program(
+    _seq2seq, _one_optimizer("seq2seq", "Adam", lr=1e-3), _copy_batches, _seq2seq_step
+)
 
 
 PROGRAMS: dict[str, Program] = {
-    "char_gpt": CHAR_GPT, "lstm_lm": LSTM_LM, "vae": VAE, "dcgan": DCGAN,
-    "resnet18": RESNET18, "gcn": GCN, "reinforce": REINFORCE, "seq2seq": SEQ2SEQ}
+    "char_gpt": CHAR_GPT,
+    "lstm_lm": LSTM_LM,
+    "vae": VAE,
+    "dcgan": DCGAN,
+    "resnet18": RESNET18,
+    "gcn": GCN,
+    "reinforce": REINFORCE,
+    "seq2seq": SEQ2SEQ,
+}
 STEPS = 10
 DTYPES = ("float64", "float32")

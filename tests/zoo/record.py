@@ -4,6 +4,7 @@ tests/zoo/weights/NAME.safetensors) and its losses over the first steps in float
 
     .venv/bin/python -m tests.zoo.record        (from the repository root)
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,10 @@ def save_initial_weights(name: str) -> None:
 
 def main() -> None:
     torch.use_deterministic_algorithms(True)
-    expected = {"recorded_with": f"torch {torch.__version__}, numpy {np.__version__}, "
-                                 f"{platform.machine()}", "losses": {}}
+    expected = {
+        "recorded_with": f"torch {torch.__version__}, numpy {np.__version__}, {platform.machine()}",
+        "losses": {},
+    }
     for name in PROGRAMS:
         save_initial_weights(name)
         expected["losses"][name] = {dt: train(torch, name, dt) for dt in DTYPES}

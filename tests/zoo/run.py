@@ -1,5 +1,6 @@
 """Train one zoo program for a few steps with a given framework (`torch` or `coretorch`), from the
 committed weights and the fixed batches; shared by the recorder and the test."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,8 +31,9 @@ def build(torch, name: str, dtype):
     state = load_file(weights_path(name))
     for key, module in modules.items():
         prefix = key + "."
-        module.load_state_dict({k[len(prefix):]: torch.tensor(v) for k, v in state.items()
-                                if k.startswith(prefix)})
+        module.load_state_dict(
+            {k[len(prefix) :]: torch.tensor(v) for k, v in state.items() if k.startswith(prefix)}
+        )
         module.to(dtype)
     return modules
 

@@ -1,4 +1,5 @@
 """64-byte aligned host buffers with the core's statistics and memory events."""
+
 from __future__ import annotations
 
 import ctypes
@@ -26,7 +27,7 @@ def _aligned(nbytes: int) -> tuple[np.ndarray, int]:
     raw = _empty(nbytes + ALIGN, _u8)
     addr = _addressof(_from_buffer(raw))  # type: ignore[arg-type]  # an ndarray is a buffer
     start = -addr % ALIGN
-    return raw[start:start + nbytes], addr + start
+    return raw[start : start + nbytes], addr + start
 
 
 class _Chunk:
@@ -37,7 +38,7 @@ class _Chunk:
     def __init__(self) -> None:
         self.buf: np.ndarray = _empty(0, _u8)  # replaced on first use (used > CHUNK)
         self.addr = 0
-        self.used = CHUNK + 1   # no chunk yet
+        self.used = CHUNK + 1  # no chunk yet
 
 
 class _ThreadChunk(threading.local):
@@ -72,7 +73,7 @@ class CPUAllocator(Allocator):
             c.buf, c.addr = _aligned(CHUNK)
             off = 0
         c.used = off + ((nbytes + ALIGN - 1) & -ALIGN or ALIGN)
-        return c.buf[off:off + nbytes], c.addr + off
+        return c.buf[off : off + nbytes], c.addr + off
 
 
 allocator = CPUAllocator()

@@ -7,6 +7,7 @@ numpy ufuncs do the work where they are exact and fast (broadcasting, strides, c
 overlap handled by numpy); numba loops (`loops.py`, imported on first use so that
 ``import coretorch`` does not import numba) run over contiguous 1-D operands.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,9 +20,21 @@ from coretorch.tensor.impl import TensorImpl
 from .layout import memory_order
 from .numpy_view import as_numpy
 
-__all__ = ["as_numpy", "operand", "scalar_as", "compute_dtype", "unsupported", "jit_apply",
-           "loops", "check_nonzero_divisor", "JIT_FLOAT", "write", "par_flats",
-           "PARALLEL_MIN", "KIT"]
+__all__ = [
+    "as_numpy",
+    "operand",
+    "scalar_as",
+    "compute_dtype",
+    "unsupported",
+    "jit_apply",
+    "loops",
+    "check_nonzero_divisor",
+    "JIT_FLOAT",
+    "write",
+    "par_flats",
+    "PARALLEL_MIN",
+    "KIT",
+]
 
 _T = TensorImpl
 _F32 = np.dtype(np.float32)
@@ -54,14 +67,19 @@ def loops():
     global _loops
     if _loops is None:
         from . import loops as mod
+
         _loops = mod
     return _loops
 
 
 # numba computes in float32/float64 only (it has no float16 or bfloat16 arithmetic): the 16-bit
 # floats are converted, computed in float32 and rounded back, as PyTorch computes them
-JIT_FLOAT: dict[dt.dtype, np.dtype] = {dt.float16: _F32, dt.bfloat16: _F32, dt.float32: _F32,
-             dt.float64: np.dtype(np.float64)}
+JIT_FLOAT: dict[dt.dtype, np.dtype] = {
+    dt.float16: _F32,
+    dt.bfloat16: _F32,
+    dt.float32: _F32,
+    dt.float64: np.dtype(np.float64),
+}
 
 
 def _flat_input(x, out, shape, cdt, order):
@@ -70,16 +88,20 @@ def _flat_input(x, out, shape, cdt, order):
     if not isinstance(x, _T):
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x), shape), dtype=cdt).reshape(-1)
     a = as_numpy(x)
-    if (a.dtype != cdt or a.shape != shape or order is not None
-            or not a.flags.c_contiguous
-            or (x._storage is out._storage and (x._offset != out._offset
-                                                or x._stride != out._stride))):
+    if (
+        a.dtype != cdt
+        or a.shape != shape
+        or order is not None
+        or not a.flags.c_contiguous
+        or (x._storage is out._storage and (x._offset != out._offset or x._stride != out._stride))
+    ):
         # broadcast, cast, reorder, make contiguous, or break a partial overlap with `out`
         a = np.broadcast_to(a, shape)
         if order is not None:
             a = a.transpose(order)
-        partial = x._storage is out._storage and (x._offset != out._offset
-                                                  or x._stride != out._stride)
+        partial = x._storage is out._storage and (
+            x._offset != out._offset or x._stride != out._stride
+        )
         if a.dtype != cdt or not a.flags.c_contiguous or partial:
             a = np.array(a, dtype=cdt, order="C")
     return a.reshape(-1)

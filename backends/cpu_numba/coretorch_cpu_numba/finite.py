@@ -6,6 +6,7 @@ op's outputs with it. A small tensor costs one numba call (about 0.1 µs against
 check runs between BLAS calls, and a parallel region there fights OpenBLAS's still-spinning
 threads for the cores (measured: 5x slower than one thread).
 """
+
 from __future__ import annotations
 
 import numba

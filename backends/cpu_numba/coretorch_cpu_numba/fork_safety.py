@@ -7,6 +7,7 @@ on one thread instead, which OpenMP allows (PyTorch's forked workers do the same
 OpenMP layer is re-registered with this process as its owner and its thread count set to 1.
 Processes started with ``spawn``/``forkserver`` and the other threading layers are not touched.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -19,13 +20,16 @@ _installed = False
 
 def _gnu_openmp_started() -> bool:
     import sys
+
     parallel = sys.modules.get("numba.np.ufunc.parallel")
     if parallel is None or not getattr(parallel, "_is_initialized", False):
         return False
     import numba
+
     if numba.threading_layer() != "omp":
         return False
     from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # built with OpenMP
+
     return getattr(omppool, "openmp_vendor", "") == "GNU"
 
 
@@ -34,6 +38,7 @@ def _single_threaded_openmp_in_child() -> None:
         return
     import numba
     from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # built with OpenMP
+
     # launch_threads records the calling process as the layer's owner (the check that stops
     # forked children) and sets OpenMP's default team size
     ctypes.CFUNCTYPE(None, ctypes.c_int)(omppool.launch_threads)(1)

@@ -13,6 +13,7 @@ one function (no shared helper), which halves the compile time of the strided on
 ``kernel(outs, ins)`` (or bound once with `FusedKernel.bind` for repeated calls on the same
 tensors).
 """
+
 from __future__ import annotations
 
 import ast
@@ -37,14 +38,42 @@ _T = TensorImpl
 _ROW_CHUNK = 64  # rows per task of the parallel strided loop
 
 # the scalar language's functions in numba (see coretorch.compile.fusion.VOCABULARY)
-_MATH = ("exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "asin",
-         "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
-         "isnan", "atan2", "hypot", "copysign", "pow")
-_CALLS = {**{f: f"math.{f}" for f in _MATH},
-          **{f: f"np.{f}" for f in ("floor", "ceil", "trunc", "rint", "fmod")},
-          "abs": "abs", "erfinv": "_erfinv1", "ipow": "int_pow1",
-          **{c: f"np.{c}" for c in ("uint8", "int8", "int16", "int32", "int64", "float32",
-                                    "float64")}}
+_MATH = (
+    "exp",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "isnan",
+    "atan2",
+    "hypot",
+    "copysign",
+    "pow",
+)
+_CALLS = {
+    **{f: f"math.{f}" for f in _MATH},
+    **{f: f"np.{f}" for f in ("floor", "ceil", "trunc", "rint", "fmod")},
+    "abs": "abs",
+    "erfinv": "_erfinv1",
+    "ipow": "int_pow1",
+    **{c: f"np.{c}" for c in ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")},
+}
 
 
 class _ToNumba(ast.NodeTransformer):
@@ -54,9 +83,9 @@ class _ToNumba(ast.NodeTransformer):
         self.generic_visit(node)
         assert isinstance(node.func, ast.Name)  # the scalar language calls functions by name
         name = node.func.id
-        if name == "bool_":   # C's cast to bool: nonzero
+        if name == "bool_":  # C's cast to bool: nonzero
             return ast.Compare(node.args[0], [ast.NotEq()], [ast.Constant(0)])
-        if name == "powi":    # float ** int64: numba's repeated multiplication (as the eager loop)
+        if name == "powi":  # float ** int64: numba's repeated multiplication (as the eager loop)
             return ast.BinOp(node.args[0], ast.Pow(), node.args[1])
         node.func = ast.parse(_CALLS[name], mode="eval").body
         return node
@@ -83,14 +112,18 @@ def render(program) -> str:
     strided_outs = [f"o{j}, q{j}, g{j}" for j in range(len(program.outputs))]
     row_args = ", ".join(["shape"] + strided_ins + params + strided_outs)
     flat_body = _body(program, lambda k: f"a{k}[i]", lambda j: f"o{j}[i]", " " * 8)
-    row_body = _body(program, lambda k: f"a{k}[j{k} + i * e{k}]",
-                     lambda j: f"o{j}[k{j} + i * h{j}]", " " * 12)
-    starts = [f"        j{k} = f{k}" for k, _ in program.inputs] + \
-             [f"        k{j} = g{j}" for j in range(len(program.outputs))]
-    steps = [f"            j{k} += c * s{k}[d]" for k, _ in program.inputs] + \
-             [f"            k{j} += c * q{j}[d]" for j in range(len(program.outputs))]
-    inner = [f"    e{k} = s{k}[nd - 1]" for k, _ in program.inputs] + \
-            [f"    h{j} = q{j}[nd - 1]" for j in range(len(program.outputs))]
+    row_body = _body(
+        program, lambda k: f"a{k}[j{k} + i * e{k}]", lambda j: f"o{j}[k{j} + i * h{j}]", " " * 12
+    )
+    starts = [f"        j{k} = f{k}" for k, _ in program.inputs] + [
+        f"        k{j} = g{j}" for j in range(len(program.outputs))
+    ]
+    steps = [f"            j{k} += c * s{k}[d]" for k, _ in program.inputs] + [
+        f"            k{j} += c * q{j}[d]" for j in range(len(program.outputs))
+    ]
+    inner = [f"    e{k} = s{k}[nd - 1]" for k, _ in program.inputs] + [
+        f"    h{j} = q{j}[nd - 1]" for j in range(len(program.outputs))
+    ]
     row_loop = [
         *inner,
         "    for row in range(r0, r1):",
@@ -179,9 +212,10 @@ def _load(source: str):
         return mod
     try:
         path = _write_once(cache_dir(), name, source)
-    except OSError:   # an unwritable cache directory: this user's one under the temp dir
-        path = _write_once(Path(tempfile.gettempdir()) / f"coretorch-fused-{os.getuid()}",
-                           name, source)
+    except OSError:  # an unwritable cache directory: this user's one under the temp dir
+        path = _write_once(
+            Path(tempfile.gettempdir()) / f"coretorch-fused-{os.getuid()}", name, source
+        )
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None  # a .py file has a source loader
     mod = importlib.util.module_from_spec(spec)
@@ -209,16 +243,22 @@ class FusedKernel:
 
     def _check(self, outs, ins) -> None:
         if len(outs) != len(self.out_dtypes):
-            raise ValueError(f"{self.program.describe()}: expected {len(self.out_dtypes)} "
-                             f"outputs, got {len(outs)}")
+            raise ValueError(
+                f"{self.program.describe()}: expected {len(self.out_dtypes)} "
+                f"outputs, got {len(outs)}"
+            )
         for o, d in zip(outs, self.out_dtypes):
             if o._dtype.numpy != d:
-                raise TypeError(f"{self.program.describe()}: an output of dtype "
-                                f"{o._dtype.name} where the chain computes {d}")
+                raise TypeError(
+                    f"{self.program.describe()}: an output of dtype "
+                    f"{o._dtype.name} where the chain computes {d}"
+                )
         for k, d in zip(self.used, self.dtypes):
             if ins[k]._dtype.numpy != d:
-                raise TypeError(f"{self.program.describe()}: input {k} of dtype "
-                                f"{ins[k]._dtype.name}, expected {d}")
+                raise TypeError(
+                    f"{self.program.describe()}: input {k} of dtype "
+                    f"{ins[k]._dtype.name}, expected {d}"
+                )
 
     def bind(self, outs, ins) -> Callable[[], None]:
         """A call of this kernel on these tensors with every argument prepared once (views,
@@ -264,8 +304,9 @@ class _Call:
         except Exception as e:
             if type(e).__module__.startswith("numba"):
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise RuntimeError(f"{self.program.describe()}: the fused cpu kernel does not "
-                                   f"compile: {first}") from None
+                raise RuntimeError(
+                    f"{self.program.describe()}: the fused cpu kernel does not compile: {first}"
+                ) from None
             raise
 
 

@@ -2,6 +2,7 @@
 iteration shape, element offset), with broadcast dimensions at stride 0 and dimensions merged
 where every operand allows (TensorIterator's coalescing), so the inner loop runs as long as
 possible."""
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -69,13 +70,15 @@ def operand_layouts(outs, ins, shape: tuple) -> Layouts:
     """The strided-loop operands of `outs` and `ins` over `shape`. An input sharing memory with
     an output other than element for element is read through a copy (the loop would read what
     it already wrote), refreshed before each call."""
-    entries = []   # (buffer, strides, offset)
+    entries = []  # (buffer, strides, offset)
     refresh = []
     for t in ins:
         st = _broadcast_strides(t, shape)
-        clash = any(t._storage is o._storage and (t._offset != o._offset
-                                                  or st != _broadcast_strides(o, shape))
-                    for o in outs)
+        clash = any(
+            t._storage is o._storage
+            and (t._offset != o._offset or st != _broadcast_strides(o, shape))
+            for o in outs
+        )
         if clash:  # read through a copy, taken anew before each call
             src = np.broadcast_to(as_numpy(t), shape)
             copy = np.empty(shape, t._dtype.numpy)
@@ -93,5 +96,6 @@ def operand_layouts(outs, ins, shape: tuple) -> Layouts:
     for n in dims[:-1]:
         nrows *= n
     k = 3 * len(ins)
-    return Layouts(np.array(dims, np.int64), nrows, tuple(flat[:k]), tuple(flat[k:]),
-                   tuple(refresh))
+    return Layouts(
+        np.array(dims, np.int64), nrows, tuple(flat[:k]), tuple(flat[k:]), tuple(refresh)
+    )

@@ -8,6 +8,7 @@ There the kernel runs into a buffer laid out like its first full-shape tensor op
 operand then read in memory order), and one cache-blocked transposing copy moves the result into
 the output. `memory_order` lets the numba loops flatten operands in that order too.
 """
+
 from __future__ import annotations
 
 import numba
@@ -84,8 +85,11 @@ def _copy_in_order(dst: np.ndarray, buf: np.ndarray, order: list) -> None:
     m = order[k]
     if order[k:] == list(range(m, n)) + list(range(k, m)):
         shape = dst.shape
-        nb, rows, cols = (int(np.prod(shape[:k])), int(np.prod(shape[k:m])),
-                          int(np.prod(shape[m:])))
+        nb, rows, cols = (
+            int(np.prod(shape[:k])),
+            int(np.prod(shape[k:m])),
+            int(np.prod(shape[m:])),
+        )
         _transpose_copy(buf.reshape(nb, cols, rows), dst.reshape(nb, rows, cols))
         return
     np.copyto(dst, buf.transpose(np.argsort(order)))
@@ -95,19 +99,24 @@ def follow_input_layout(fn):
     """`fn` (a pointwise kernel ``fn(out, *args)``) run in the memory order of its first
     full-shape tensor operand when that differs from row-major out's (see the module
     docstring)."""
+
     def run(out, *args, **kwargs):
         if out.__class__ is not tuple and len(out._shape) > 1:
             src = _layout_source(out, args)
             if src is not None and src._stride != out._stride:
                 o = as_numpy(out)
-                order = dense_order(src._shape, src._stride) \
-                    if o.size >= _MIN_NUMEL and o.flags.c_contiguous else None
+                order = (
+                    dense_order(src._shape, src._stride)
+                    if o.size >= _MIN_NUMEL and o.flags.c_contiguous
+                    else None
+                )
                 if order is not None:
                     buf = scratch("layout", tuple(o.shape[i] for i in order), o.dtype)
                     fn(wrap_numpy(buf.transpose(np.argsort(order))), *args, **kwargs)
                     _copy_in_order(o, buf, order)
                     return None
         return fn(out, *args, **kwargs)
+
     run.__name__ = getattr(fn, "__name__", "kernel")
     run.__doc__ = fn.__doc__
     run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute

@@ -7,6 +7,7 @@ The ``*_par`` loops are the multi-threaded versions, used above `elementwise.PAR
 elements only: a parallel launch costs microseconds, and the first one in a process starts
 numba's thread pool.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,6 +23,7 @@ _TWO_OVER_SQRT_PI = 1.1283791670955126
 
 
 # ---- activations ------------------------------------------------------------------------------
+
 
 @_jit
 def relu(x, out):
@@ -114,6 +116,7 @@ def leaky_relu(x, slope, out):
 
 # ---- special functions ------------------------------------------------------------------------
 
+
 @_jit
 def erf(x, out):
     for i in range(x.shape[0]):
@@ -172,6 +175,7 @@ def erfinv(x, out):
 
 # ---- fused ternaries --------------------------------------------------------------------------
 
+
 @_jit
 def lerp(a, b, w, out):
     for i in range(a.shape[0]):
@@ -201,6 +205,7 @@ def addcdiv(a, t1, t2, value, out):
 
 
 # ---- integer power with PyTorch's negative-exponent rule --------------------------------------
+
 
 @_jit
 def _pow_sign(x, y, r):
@@ -238,7 +243,7 @@ def pow_int_scalar(a, n, out):
     one = a.dtype.type(1) if a.shape[0] else 1.0
     for i in range(a.shape[0]):
         p = a[i] ** m
-        out[i] = one / p if k < 0 else p   # 1/0 is inf here (error_model="numpy")
+        out[i] = one / p if k < 0 else p  # 1/0 is inf here (error_model="numpy")
 
 
 @_jit
@@ -266,6 +271,7 @@ def int_pow(a, b, out):
 
 
 # ---- multi-threaded arithmetic (large contiguous float operands) ------------------------------
+
 
 @_pjit
 def add_par(a, b, alpha, out):

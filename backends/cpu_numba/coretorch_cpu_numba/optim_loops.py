@@ -14,6 +14,7 @@ Per-parameter coefficients (``coef[i]``): Adam's negated step size and sqrt(1 - 
 Adagrad's negated decayed learning rate. ``hyper`` and ``flags`` hold the rest; their layout per
 algorithm is written at each span function.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,6 @@ from numba.extending import intrinsic
 _jit = njit(cache=True, error_model="numpy")
 
 
-
 @intrinsic
 def _as_pointer(typingctx, address, like):
     """The integer `address` as a pointer to elements of `like`'s type."""
@@ -31,6 +31,7 @@ def _as_pointer(typingctx, address, like):
 
     def codegen(context, builder, signature, args):
         return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
     return sig, codegen
 
 

@@ -1,4 +1,5 @@
 """Plugin object for the ``coretorch.backends`` entry point ``cpu``."""
+
 from __future__ import annotations
 
 from coretorch.backend_kit import register_kernels
@@ -18,10 +19,19 @@ from .threads import get_num_threads, set_num_threads
 def coretorch_register_backend(registry) -> None:
     """Plugin hook: register the cpu device type, its allocator and numpy I/O, the fuser of
     elementwise chains, and the CPU kernels."""
-    registry.device_type("cpu", "CPU", allocator, read_numpy=read_numpy, write_numpy=write_numpy,
-                         wrap_numpy=wrap_numpy,
-                         extras={"all_finite": all_finite, "fuse": compile_program,
-                                 "get_num_threads": get_num_threads,
-                                 "set_num_threads": set_num_threads})
+    registry.device_type(
+        "cpu",
+        "CPU",
+        allocator,
+        read_numpy=read_numpy,
+        write_numpy=write_numpy,
+        wrap_numpy=wrap_numpy,
+        extras={
+            "all_finite": all_finite,
+            "fuse": compile_program,
+            "get_num_threads": get_num_threads,
+            "set_num_threads": set_num_threads,
+        },
+    )
     register_kernels(registry.library("CPU"), KERNELS, "cpu")
     install_fork_handler()

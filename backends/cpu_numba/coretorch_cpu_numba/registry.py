@@ -8,6 +8,7 @@ Every registered kernel runs with numpy's floating-point warnings off (PyTorch n
 overflow or 0/0: the IEEE result is the answer) and with numba's compiler errors turned into a
 RuntimeError naming the op and the argument dtypes, so no numba traceback reaches a user.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -30,13 +31,16 @@ def _describe(args, kwargs) -> str:
 def numba_error(name: str, err: BaseException, args=(), kwargs=None) -> RuntimeError:
     """The user-facing error for a numba compile/typing failure inside kernel `name`."""
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    return RuntimeError(f"{name}(): the cpu kernel does not support these arguments "
-                        f"({_describe(args, kwargs or {})}): {first}")
+    return RuntimeError(
+        f"{name}(): the cpu kernel does not support these arguments "
+        f"({_describe(args, kwargs or {})}): {first}"
+    )
 
 
 def _translate(name: str, err: BaseException, args, kwargs):
-    return numba_error(name, err, args, kwargs) if type(err).__module__.startswith("numba") \
-        else None
+    return (
+        numba_error(name, err, args, kwargs) if type(err).__module__.startswith("numba") else None
+    )
 
 
 def guarded(name: str, fn: Callable) -> Callable:
@@ -45,6 +49,7 @@ def guarded(name: str, fn: Callable) -> Callable:
     computes in the inputs' memory order (`layout`); its `fresh_output_kernel`, which the core
     calls with the new output it laid out like the inputs, skips that check."""
     from coretorch.ops.declare import REGISTRY
+
     quiet = quiet_fp(name, fn, _translate)
     decl = REGISTRY.get(name)
     if decl is not None and decl.family in POINTWISE_FAMILIES and decl.structured:

@@ -1,5 +1,6 @@
 """Per-thread scratch buffers reused across kernel calls: a multi-megabyte temporary allocated
 afresh page-faults on every call (about as long as the work it holds)."""
+
 from __future__ import annotations
 
 import threading

@@ -5,6 +5,7 @@ core's `Allocator` base provides on every device (allocated / peak counts, memor
 profiler) and PyTorch's out-of-memory behaviour: on OOM free the pool's cached blocks once,
 retry, and only then raise `OutOfMemoryError` with the sizes involved.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -62,9 +63,11 @@ class CudaAllocator(Allocator):
     def raw_allocate(self, nbytes: int, device):
         ok, why = am.availability()
         if not ok:
-            raise RuntimeError(f"cannot create a tensor on {device}: CUDA is not available "
-                               f"({why}). coretorch.cuda.is_available() tells whether it is; "
-                               f"use device='cpu' instead")
+            raise RuntimeError(
+                f"cannot create a tensor on {device}: CUDA is not available "
+                f"({why}). coretorch.cuda.is_available() tells whether it is; "
+                f"use device='cpu' instead"
+            )
         with am.device_guard(device.index):
             try:
                 return self.pool.malloc(nbytes)

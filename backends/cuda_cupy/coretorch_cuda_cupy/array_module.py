@@ -8,6 +8,7 @@ status, `python -m coretorch` and `coretorch.cuda` then say "emulated" wherever 
 The few places where CuPy and numpy differ (array views over raw memory, host transfers, the
 out-of-memory exception, fused CUDA kernels, special functions) are wrapped here, once.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,9 +17,23 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["xp", "EMULATED", "EMULATE_ENV", "EMULATION_LABEL", "availability", "view",
-           "to_host", "from_host", "address", "OOM_ERRORS", "special", "scipy_linalg",
-           "elementwise_kernel", "device_guard", "empty_bytes"]
+__all__ = [
+    "xp",
+    "EMULATED",
+    "EMULATE_ENV",
+    "EMULATION_LABEL",
+    "availability",
+    "view",
+    "to_host",
+    "from_host",
+    "address",
+    "OOM_ERRORS",
+    "special",
+    "scipy_linalg",
+    "elementwise_kernel",
+    "device_guard",
+    "empty_bytes",
+]
 
 EMULATE_ENV = "CORETORCH_CUDA_EMULATE"
 EMULATION_LABEL = "emulated: numpy stands in for CuPy"
@@ -54,8 +69,10 @@ def _probe() -> tuple[bool, str]:
     if EMULATED:
         return True, EMULATION_LABEL
     if _import_error is not None:
-        return False, (f"CuPy cannot be imported ({type(_import_error).__name__}: "
-                       f"{_import_error}); install cupy-cuda12x")
+        return False, (
+            f"CuPy cannot be imported ({type(_import_error).__name__}: "
+            f"{_import_error}); install cupy-cuda12x"
+        )
     try:
         n = xp.cuda.runtime.getDeviceCount()
     except Exception as e:  # noqa: BLE001 - no driver, no device, wrong runtime...
@@ -108,13 +125,15 @@ def _scipy_counterpart(sub: str, what: str):
     mod = _scipy_modules.get(sub)
     if mod is None:
         import importlib
+
         if EMULATED:
             try:
                 mod = importlib.import_module(f"scipy.{sub}")
             except ImportError as e:
                 raise NotImplementedError(
                     f"{what} on the emulated cuda device need scipy (the emulation runs "
-                    f"scipy.{sub} where CuPy runs cupyx.scipy.{sub}); pip install scipy") from e
+                    f"scipy.{sub} where CuPy runs cupyx.scipy.{sub}); pip install scipy"
+                ) from e
         else:
             mod = importlib.import_module(f"cupyx.scipy.{sub}")
         _scipy_modules[sub] = mod

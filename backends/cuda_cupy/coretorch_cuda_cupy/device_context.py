@@ -1,5 +1,6 @@
 """``coretorch.cuda.device(i)``, ``device_of(tensor)`` and ``stream(s)``: context managers that
 make a device or a stream current for their body (PyTorch's)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -13,11 +14,13 @@ class device:  # noqa: N801  (PyTorch's name)
 
     def __init__(self, device) -> None:
         from .streams import _index
+
         self.idx = -1 if device is None else _index(device)
         self.prev_idx = -1
 
     def __enter__(self) -> None:
         from .device_module import current_device, set_device
+
         if self.idx >= 0:
             self.prev_idx = current_device()
             if self.prev_idx != self.idx:
@@ -25,6 +28,7 @@ class device:  # noqa: N801  (PyTorch's name)
 
     def __exit__(self, *exc) -> None:
         from .device_module import set_device
+
         if self.prev_idx >= 0 and self.prev_idx != self.idx:
             set_device(self.prev_idx)
 

@@ -1,6 +1,7 @@
 """What ``coretorch.cuda`` tells about a device: capability, properties, free memory, dtype
 support (PyTorch's ``get_device_capability``, ``get_device_properties``, ``mem_get_info``,
 ``is_bf16_supported``). In emulation there is no device: the questions that need one raise."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,8 +9,14 @@ from dataclasses import dataclass
 from . import array_module as am
 from .streams import _index, require
 
-__all__ = ["get_device_capability", "get_device_properties", "mem_get_info",
-           "is_bf16_supported", "is_tf32_supported", "CudaDeviceProperties"]
+__all__ = [
+    "get_device_capability",
+    "get_device_properties",
+    "mem_get_info",
+    "is_bf16_supported",
+    "is_tf32_supported",
+    "CudaDeviceProperties",
+]
 
 
 @dataclass(frozen=True)
@@ -23,16 +30,20 @@ class CudaDeviceProperties:
     multi_processor_count: int
 
     def __repr__(self) -> str:
-        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
-                f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
-                f"multi_processor_count={self.multi_processor_count})")
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+            f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
+            f"multi_processor_count={self.multi_processor_count})"
+        )
 
 
 def _real_device(what: str) -> None:
     require(what)
     if am.EMULATED:
-        raise RuntimeError(f"coretorch.cuda.{what}: CUDA is emulated ({am.EMULATION_LABEL}); there "
-                           f"is no device to describe")
+        raise RuntimeError(
+            f"coretorch.cuda.{what}: CUDA is emulated ({am.EMULATION_LABEL}); there "
+            f"is no device to describe"
+        )
 
 
 def get_device_properties(device=None) -> CudaDeviceProperties:
@@ -40,8 +51,13 @@ def get_device_properties(device=None) -> CudaDeviceProperties:
     _real_device("get_device_properties()")
     p = am.xp.cuda.runtime.getDeviceProperties(_index(device))
     name = p["name"].decode() if isinstance(p["name"], bytes) else str(p["name"])
-    return CudaDeviceProperties(name, int(p["major"]), int(p["minor"]), int(p["totalGlobalMem"]),
-                                int(p["multiProcessorCount"]))
+    return CudaDeviceProperties(
+        name,
+        int(p["major"]),
+        int(p["minor"]),
+        int(p["totalGlobalMem"]),
+        int(p["multiProcessorCount"]),
+    )
 
 
 def get_device_capability(device=None) -> tuple[int, int]:
@@ -62,7 +78,9 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
     """Whether cuda tensors can be bfloat16: CUDA is available and the array module holds
     arrays of ml_dtypes' bfloat16 (coretorch's bfloat16 numpy type; CuPy may not)."""
     import coretorch
+
     from .device_module import is_available
+
     if not is_available():
         return False
     try:

@@ -4,6 +4,7 @@ Exists whether or not a GPU is usable: `is_available()` is then False, `device_c
 the calls that need a device (streams, events, synchronize, current_device) raise a RuntimeError
 with CuPy's reason.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -14,22 +15,68 @@ from coretorch.tensor.legacy import legacy_types
 from . import array_module as am
 from .allocator import OutOfMemoryError, allocator
 from .device_context import device, device_of, stream
-from .device_info import (CudaDeviceProperties, get_device_capability, get_device_properties,
-                          is_bf16_supported, is_tf32_supported, mem_get_info)
+from .device_info import (
+    CudaDeviceProperties,
+    get_device_capability,
+    get_device_properties,
+    is_bf16_supported,
+    is_tf32_supported,
+    mem_get_info,
+)
 from .streams import Event, Stream, current_stream, default_stream, require, synchronize
 
-__all__ = ["is_available", "is_emulated", "is_initialized", "init", "device_count",
-           "current_device", "set_device", "get_device_name", "get_device_capability",
-           "get_device_properties", "is_bf16_supported", "is_tf32_supported", "mem_get_info",
-           "device", "device_of", "stream", "synchronize", "manual_seed", "manual_seed_all",
-           "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
-           "get_rng_state_all", "set_rng_state_all", "memory_allocated", "max_memory_allocated",
-           "memory_reserved", "max_memory_reserved", "memory_cached", "max_memory_cached",
-           "reset_peak_memory_stats", "reset_max_memory_allocated",
-           "reset_accumulated_memory_stats", "memory_stats", "memory_summary", "empty_cache",
-           "ipc_collect", "Stream", "Event", "current_stream", "default_stream",
-           "OutOfMemoryError", "CudaDeviceProperties", "unavailable_reason", "CUDAGraph", "graph",
-           "make_graphed_callables", *legacy_types("cuda")]
+__all__ = [
+    "is_available",
+    "is_emulated",
+    "is_initialized",
+    "init",
+    "device_count",
+    "current_device",
+    "set_device",
+    "get_device_name",
+    "get_device_capability",
+    "get_device_properties",
+    "is_bf16_supported",
+    "is_tf32_supported",
+    "mem_get_info",
+    "device",
+    "device_of",
+    "stream",
+    "synchronize",
+    "manual_seed",
+    "manual_seed_all",
+    "seed",
+    "seed_all",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "get_rng_state_all",
+    "set_rng_state_all",
+    "memory_allocated",
+    "max_memory_allocated",
+    "memory_reserved",
+    "max_memory_reserved",
+    "memory_cached",
+    "max_memory_cached",
+    "reset_peak_memory_stats",
+    "reset_max_memory_allocated",
+    "reset_accumulated_memory_stats",
+    "memory_stats",
+    "memory_summary",
+    "empty_cache",
+    "ipc_collect",
+    "Stream",
+    "Event",
+    "current_stream",
+    "default_stream",
+    "OutOfMemoryError",
+    "CudaDeviceProperties",
+    "unavailable_reason",
+    "CUDAGraph",
+    "graph",
+    "make_graphed_callables",
+    *legacy_types("cuda"),
+]
 
 
 def is_available() -> bool:
@@ -77,10 +124,12 @@ def set_device(device) -> None:
     """Make `device` (an index, ``"cuda:1"`` or a device) the current CUDA device."""
     require("set_device()")
     from .streams import _index
+
     idx = _index(device)
     if not 0 <= idx < device_count():
-        raise RuntimeError(f"set_device(): invalid device ordinal {idx} (device_count() is "
-                           f"{device_count()})")
+        raise RuntimeError(
+            f"set_device(): invalid device ordinal {idx} (device_count() is {device_count()})"
+        )
     if not am.EMULATED:
         am.xp.cuda.Device(idx).use()
 
@@ -91,14 +140,17 @@ def get_device_name(device=None) -> str:
     if am.EMULATED:
         return f"emulated CUDA device ({am.EMULATION_LABEL})"
     from .streams import _index
+
     name = am.xp.cuda.runtime.getDeviceProperties(_index(device))["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
 # ---- random ----------------------------------------------------------------------------------
 
+
 def _generators() -> list:
     from coretorch.random import generator_for
+
     names = ["cuda"] + [f"cuda:{i}" for i in range(max(device_count(), 1))]
     return [generator_for(n) for n in names]
 
@@ -119,6 +171,7 @@ def seed_all() -> int:
 
 def _generator(device):
     from coretorch.random import generator_for
+
     return generator_for(f"cuda:{device}" if isinstance(device, int) else device)
 
 
@@ -161,6 +214,7 @@ def initial_seed() -> int:
 # coretorch's cuda allocator counts all devices together; `device` is accepted for PyTorch's
 # signatures.
 
+
 def memory_allocated(device=None) -> int:
     """Bytes held by cuda tensors now."""
     return allocator.allocated
@@ -199,11 +253,14 @@ def empty_cache() -> None:
         allocator.empty_cache()
 
 
-
 def reset_max_memory_allocated(device=None) -> None:
     """Deprecated: `reset_peak_memory_stats` (which it calls)."""
-    warnings.warn("coretorch.cuda.reset_max_memory_allocated now calls reset_peak_memory_stats, "
-                  "which resets all peak memory stats.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "coretorch.cuda.reset_max_memory_allocated now calls reset_peak_memory_stats, "
+        "which resets all peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
     reset_peak_memory_stats(device)
 
 
@@ -214,15 +271,21 @@ def reset_accumulated_memory_stats(device=None) -> None:
 
 def memory_cached(device=None) -> int:
     """Deprecated name of `memory_reserved`."""
-    warnings.warn("coretorch.cuda.memory_cached has been renamed to "
-                  "coretorch.cuda.memory_reserved", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "coretorch.cuda.memory_cached has been renamed to coretorch.cuda.memory_reserved",
+        FutureWarning,
+        stacklevel=2,
+    )
     return memory_reserved(device)
 
 
 def max_memory_cached(device=None) -> int:
     """Deprecated name of `max_memory_reserved`."""
-    warnings.warn("coretorch.cuda.max_memory_cached has been renamed to "
-                  "coretorch.cuda.max_memory_reserved", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "coretorch.cuda.max_memory_cached has been renamed to coretorch.cuda.max_memory_reserved",
+        FutureWarning,
+        stacklevel=2,
+    )
     return max_memory_reserved(device)
 
 
@@ -231,8 +294,10 @@ def memory_summary(device=None, abbreviated: bool = False) -> str:
     rows = [(k, v) for k, v in sorted(memory_stats(device).items())]
     width = max(len(k) for k, _ in rows)
     lines = ["coretorch.cuda memory summary", "-" * (width + 16)]
-    lines += [f"{k:<{width}}  {v:>12,}" if isinstance(v, int) else f"{k:<{width}}  {v!s:>12}"
-              for k, v in rows]
+    lines += [
+        f"{k:<{width}}  {v:>12,}" if isinstance(v, int) else f"{k:<{width}}  {v!s:>12}"
+        for k, v in rows
+    ]
     return "\n".join(lines)
 
 
@@ -241,8 +306,10 @@ def ipc_collect() -> None:
     require("ipc_collect()")
 
 
-_NO_GRAPHS = ("coretorch cannot capture CUDA graphs (captured kernel launches replayed as one); "
-              "run the program eagerly")
+_NO_GRAPHS = (
+    "coretorch cannot capture CUDA graphs (captured kernel launches replayed as one); "
+    "run the program eagerly"
+)
 CUDAGraph = unavailable("coretorch.cuda.CUDAGraph", _NO_GRAPHS)
 graph = unavailable("coretorch.cuda.graph", _NO_GRAPHS)
 make_graphed_callables = unavailable("coretorch.cuda.make_graphed_callables", _NO_GRAPHS)

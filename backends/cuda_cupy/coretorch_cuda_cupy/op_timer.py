@@ -7,6 +7,7 @@ device registry; the profiler imports no backend) and calls ``start()``, ``stop(
 synchronize at `start`. In emulation the events read the host clock, and every event says
 ``"emulated": True``.
 """
+
 from __future__ import annotations
 
 import time
@@ -52,8 +53,9 @@ class CudaOpTimer:
         self._base.record()
         self._base.synchronize()
         self._base_ns = time.perf_counter_ns()
-        self._handle = _rf.add_global_callback(self._on_start, self._on_end,
-                                               scopes=(_rf.RecordScope.FUNCTION,))
+        self._handle = _rf.add_global_callback(
+            self._on_start, self._on_end, scopes=(_rf.RecordScope.FUNCTION,)
+        )
 
     def _on_start(self, rf):
         if not _touches_cuda(rf):
@@ -68,8 +70,16 @@ class CudaOpTimer:
         end = Event(enable_timing=True)
         end.record()
         stream = current_stream()
-        self._records.append((rf.name, start, end, stream.device_index, stream.cuda_stream,
-                              (rf.thread_id, rf.start_ns)))
+        self._records.append(
+            (
+                rf.name,
+                start,
+                end,
+                stream.device_index,
+                stream.cuda_stream,
+                (rf.thread_id, rf.start_ns),
+            )
+        )
 
     def stop(self) -> None:
         """Stop timing ops and synchronize so every recorded event is complete."""
@@ -88,7 +98,15 @@ class CudaOpTimer:
         for name, start, end, index, stream, host in self._records:
             s = t0 + int(base.elapsed_time(start) * 1e6)
             e = t0 + int(base.elapsed_time(end) * 1e6)
-            out.append({"name": name, "device_index": index, "stream": stream,
-                        "start_ns": s, "end_ns": max(e, s), "emulated": am.EMULATED,
-                        "host": host})
+            out.append(
+                {
+                    "name": name,
+                    "device_index": index,
+                    "stream": stream,
+                    "start_ns": s,
+                    "end_ns": max(e, s),
+                    "emulated": am.EMULATED,
+                    "host": host,
+                }
+            )
         return out

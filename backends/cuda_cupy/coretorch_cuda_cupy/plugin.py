@@ -4,14 +4,17 @@ Registers the cuda device type, its allocator, the `coretorch.cuda` module and a
 every primitive op, whether or not a GPU is usable: without one the backend reports
 ``unavailable: <CuPy's reason>`` and creating a cuda tensor raises that reason.
 """
+
 from __future__ import annotations
 
 from coretorch.backend_kit import register_kernels
 from coretorch.plugins import hookimpl
 
-from . import array_module as am
-from . import device_module
-from . import kernels  # noqa: F401  (imports every kernel module, filling KERNELS)
+from . import (
+    array_module as am,
+    device_module,
+    kernels,  # noqa: F401  (imports every kernel module, filling KERNELS)
+)
 from .allocator import allocator
 from .op_timer import CudaOpTimer
 from .registry import KERNELS
@@ -25,10 +28,17 @@ def coretorch_register_backend(registry) -> None:
     extras = {"emulated": am.EMULATED, "all_finite": all_finite}
     if am.availability()[0]:
         extras["op_timer"] = CudaOpTimer
-    registry.device_type("cuda", "CUDA", allocator, module=device_module,
-                         is_available=device_module.is_available,
-                         device_count=device_module.device_count,
-                         read_numpy=read_numpy, write_numpy=write_numpy, extras=extras)
+    registry.device_type(
+        "cuda",
+        "CUDA",
+        allocator,
+        module=device_module,
+        is_available=device_module.is_available,
+        device_count=device_module.device_count,
+        read_numpy=read_numpy,
+        write_numpy=write_numpy,
+        extras=extras,
+    )
     register_kernels(registry.library("CUDA"), KERNELS, "cuda")
 
 

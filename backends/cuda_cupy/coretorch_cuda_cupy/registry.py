@@ -6,6 +6,7 @@ Kernels run with the tensors' device current (multi-GPU) and, in emulation, with
 floating-point warnings off (a GPU never warns on overflow or 0/0: the IEEE result is the answer).
 The table and the FP-quiet guard come from `coretorch.backend_kit` (shared with cpu).
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -39,6 +40,7 @@ def _guarded(name: str, fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         with am.device_guard(dev.index):
             return fn(*args, **kwargs)
+
     run.__name__ = getattr(fn, "__name__", name)
     run.__doc__ = fn.__doc__
     run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute

@@ -5,6 +5,7 @@ In emulation numpy runs every kernel synchronously on the host, so a stream has 
 and an event records the host clock (elapsed times are host times; `repr` of streams and events
 and `coretorch.cuda.is_emulated()` say so).
 """
+
 from __future__ import annotations
 
 import threading
@@ -28,6 +29,7 @@ def _index(device) -> int:
     if isinstance(device, int):
         return device
     from coretorch.device import device as _device
+
     d = _device(device)
     if d.type != "cuda":
         raise ValueError(f"expected a cuda device, got {d}")
@@ -53,8 +55,11 @@ class Stream:
         self._cupy = None
         if not am.EMULATED:
             with am.device_guard(self.device_index):
-                self._cupy = (am.xp.cuda.Stream.null if _null
-                              else am.xp.cuda.Stream(non_blocking=False, priority=priority))
+                self._cupy = (
+                    am.xp.cuda.Stream.null
+                    if _null
+                    else am.xp.cuda.Stream(non_blocking=False, priority=priority)
+                )
 
     @property
     def cuda_stream(self) -> int:
@@ -97,16 +102,19 @@ class Stream:
         _local.stack.pop()
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and (self is other or (
-            self._cupy is not None and self._cupy == other._cupy))
+        return isinstance(other, Stream) and (
+            self is other or (self._cupy is not None and self._cupy == other._cupy)
+        )
 
     def __hash__(self) -> int:
         return hash((self.device_index, self.cuda_stream, id(self) if self._cupy is None else 0))
 
     def __repr__(self) -> str:
         label = " (emulated)" if am.EMULATED else ""
-        return (f"<coretorch.cuda.Stream device=cuda:{self.device_index} "
-                f"cuda_stream={self.cuda_stream:#x}{label}>")
+        return (
+            f"<coretorch.cuda.Stream device=cuda:{self.device_index} "
+            f"cuda_stream={self.cuda_stream:#x}{label}>"
+        )
 
 
 def default_stream(device=None) -> Stream:
@@ -140,12 +148,14 @@ def synchronize(device=None) -> None:
 class Event:
     """A CUDA event: ``e.record()``, ``e.synchronize()``, ``start.elapsed_time(end)`` (ms)."""
 
-    def __init__(self, enable_timing: bool = False, blocking: bool = False,
-                 interprocess: bool = False):
+    def __init__(
+        self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False
+    ):
         require("Event()")
         if interprocess:
-            raise NotImplementedError("coretorch.cuda.Event(interprocess=True): inter-process "
-                                      "events are not supported")
+            raise NotImplementedError(
+                "coretorch.cuda.Event(interprocess=True): inter-process events are not supported"
+            )
         self.enable_timing, self.blocking = enable_timing, blocking
         self._cupy = None
         self._host_ns: int | None = None
@@ -178,11 +188,14 @@ class Event:
     def elapsed_time(self, end_event: "Event") -> float:
         """Milliseconds between this event and `end_event` (both recorded, both timing)."""
         if not (self.enable_timing and end_event.enable_timing):
-            raise RuntimeError("Event.elapsed_time(): both events must be created with argument "
-                               "'enable_timing=True'")
+            raise RuntimeError(
+                "Event.elapsed_time(): both events must be created with argument "
+                "'enable_timing=True'"
+            )
         if not (self._recorded and end_event._recorded):
-            raise RuntimeError("Event.elapsed_time(): both events must be recorded before "
-                               "calculating elapsed time")
+            raise RuntimeError(
+                "Event.elapsed_time(): both events must be recorded before calculating elapsed time"
+            )
         if self._cupy is not None:
             end_event.synchronize()
             return float(am.xp.cuda.get_elapsed_time(self._cupy, end_event._cupy))

@@ -1,5 +1,6 @@
 """Device-array views of cuda tensors (shared memory) and the host copies the core moves data
 through (`read_numpy` / `write_numpy`)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,9 @@ def as_xp(t):
     if a is None:
         d = t._dtype.numpy
         isz = d.itemsize
-        a = am.view(t._storage.data, t._shape, d, t._offset * isz,
-                    tuple(s * isz for s in t._stride))
+        a = am.view(
+            t._storage.data, t._shape, d, t._offset * isz, tuple(s * isz for s in t._stride)
+        )
         t._cache = a
     return a
 

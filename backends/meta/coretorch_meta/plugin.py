@@ -1,4 +1,5 @@
 """Plugin object for the ``coretorch.backends`` entry point ``meta``."""
+
 from __future__ import annotations
 
 from coretorch.ops import REGISTRY
@@ -16,9 +17,11 @@ class MetaAllocator(Allocator):
 def read_numpy(t):
     """Meta tensors hold no data: raises NotImplementedError (a RuntimeError, like PyTorch's
     "Cannot copy out of meta tensor")."""
-    raise NotImplementedError(f"Cannot copy out of meta tensor; no data! (shape "
-                              f"{list(t._shape)}, {t._dtype.name}): meta tensors have shapes and "
-                              f"dtypes but no values. Run on a data device ('cpu') to get values.")
+    raise NotImplementedError(
+        f"Cannot copy out of meta tensor; no data! (shape "
+        f"{list(t._shape)}, {t._dtype.name}): meta tensors have shapes and "
+        f"dtypes but no values. Run on a data device ('cpu') to get values."
+    )
 
 
 def write_numpy(t, values) -> None:
@@ -31,8 +34,10 @@ def _no_compute(out, *args, **kwargs) -> None:
 
 def _data_dependent(name: str):
     def kernel(*args, **kwargs):
-        raise NotImplementedError(f"{name}(): the output shape depends on the data, which meta "
-                                  f"tensors do not have")
+        raise NotImplementedError(
+            f"{name}(): the output shape depends on the data, which meta tensors do not have"
+        )
+
     return kernel
 
 
@@ -40,8 +45,14 @@ def _data_dependent(name: str):
 def coretorch_register_backend(registry) -> None:
     """Plugin hook: register the meta device (no data) and a shape-only kernel for every
     primitive."""
-    registry.device_type("meta", "Meta", MetaAllocator(), read_numpy=read_numpy,
-                         write_numpy=write_numpy, has_data=False)
+    registry.device_type(
+        "meta",
+        "Meta",
+        MetaAllocator(),
+        read_numpy=read_numpy,
+        write_numpy=write_numpy,
+        has_data=False,
+    )
     lib = registry.library("Meta")
     for name, decl in REGISTRY.items():
         if decl.kind != "primitive":

@@ -3,6 +3,7 @@
 Buffers are the tensors' own memory (the core hands over contiguous tensors; `Tensor.numpy()`
 shares their storage), so nothing is copied on the way to MPI. Every operation is MPI's
 nonblocking form (``Iallreduce``, ``Ibcast``, ...), returned as an `MPIWork`."""
+
 from __future__ import annotations
 
 import atexit
@@ -23,29 +24,45 @@ _we_finalize = False
 def _array(t):
     """The flat numpy view of a contiguous cpu tensor's memory."""
     if t.device.type != "cpu":
-        raise TypeError(f"the mpi process-group backend serves cpu tensors, got one on "
-                        f"{t.device}; use the nccl backend for cuda tensors")
+        raise TypeError(
+            f"the mpi process-group backend serves cpu tensors, got one on "
+            f"{t.device}; use the nccl backend for cuda tensors"
+        )
     return (t.detach() if t.requires_grad else t).numpy().reshape(-1)
 
 
 class MPIBackend(Backend):
     """The process-group backend over MPI (mpi4py): collectives and point-to-point on cpu
     tensors."""
+
     name = "mpi"
 
     def __init__(self, comm, members: list[int], timeout: float):
         super().__init__(comm.Get_rank(), comm.Get_size(), timeout)
         from mpi4py import MPI
+
         self.MPI, self.comm, self.members = MPI, comm, members
         self.monitor = _monitor
         self._seq = 0
-        self._ops = {ReduceOp.SUM: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
-                     ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND, ReduceOp.BOR: MPI.BOR,
-                     ReduceOp.BXOR: MPI.BXOR}
+        self._ops = {
+            ReduceOp.SUM: MPI.SUM,
+            ReduceOp.PRODUCT: MPI.PROD,
+            ReduceOp.MIN: MPI.MIN,
+            ReduceOp.MAX: MPI.MAX,
+            ReduceOp.BAND: MPI.BAND,
+            ReduceOp.BOR: MPI.BOR,
+            ReduceOp.BXOR: MPI.BXOR,
+        }
         # MPI reduces C bools with the logical operations only
-        self._bool_ops = {ReduceOp.SUM: MPI.LOR, ReduceOp.MAX: MPI.LOR, ReduceOp.BOR: MPI.LOR,
-                          ReduceOp.PRODUCT: MPI.LAND, ReduceOp.MIN: MPI.LAND,
-                          ReduceOp.BAND: MPI.LAND, ReduceOp.BXOR: MPI.LXOR}
+        self._bool_ops = {
+            ReduceOp.SUM: MPI.LOR,
+            ReduceOp.MAX: MPI.LOR,
+            ReduceOp.BOR: MPI.LOR,
+            ReduceOp.PRODUCT: MPI.LAND,
+            ReduceOp.MIN: MPI.LAND,
+            ReduceOp.BAND: MPI.LAND,
+            ReduceOp.BXOR: MPI.LXOR,
+        }
 
     @classmethod
     def world(cls, timeout: float) -> "MPIBackend":
@@ -53,9 +70,11 @@ class MPIBackend(Backend):
         global _monitor, _we_finalize
         if "mpi4py.MPI" not in sys.modules:
             import mpi4py
+
             mpi4py.rc.finalize = False  # _at_exit finalizes, unless that would hang
             _we_finalize = True
         from mpi4py import MPI
+
         if not MPI.Is_initialized():
             MPI.Init_thread()
         world = MPI.COMM_WORLD
@@ -80,8 +99,9 @@ class MPIBackend(Backend):
     # ---- collectives ----
     def allreduce(self, tensor, op):
         a = _array(tensor)
-        return self._work("all_reduce", self.comm.Iallreduce(self.MPI.IN_PLACE, a,
-                                                             self._op(op, tensor)), a)
+        return self._work(
+            "all_reduce", self.comm.Iallreduce(self.MPI.IN_PLACE, a, self._op(op, tensor)), a
+        )
 
     def broadcast(self, tensor, root):
         a = _array(tensor)
@@ -100,8 +120,9 @@ class MPIBackend(Backend):
 
     def reduce_scatter(self, output, input, op):  # noqa: A002
         o, i = _array(output), _array(input)
-        return self._work("reduce_scatter", self.comm.Ireduce_scatter_block(
-            i, o, self._op(op, input)), o, i)
+        return self._work(
+            "reduce_scatter", self.comm.Ireduce_scatter_block(i, o, self._op(op, input)), o, i
+        )
 
     def gather(self, output, input, root):  # noqa: A002
         o, i = (None if output is None else _array(output)), _array(input)
@@ -162,6 +183,7 @@ def _at_exit() -> None:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(1)
+
         threading.Thread(target=watch, name="mpi-finalize-watchdog", daemon=True).start()
         m.MPI.Finalize()
         done.set()

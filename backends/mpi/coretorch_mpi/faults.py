@@ -14,6 +14,7 @@ A rank that failed lingers (up to the timeout, at most `LINGER_MAX` seconds) unt
 has sent its own notice or exited, so the peers get to report before ``mpiexec`` tears the job
 down. No pickle crosses ranks: notices are JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,6 +27,7 @@ import zlib
 from typing import Callable
 
 import numpy as np
+
 from coretorch.distributed.errors import DistBackendError
 
 TAG = 7401
@@ -54,14 +56,16 @@ class FaultMonitor:
 
     def __init__(self, world, timeout: float):
         from mpi4py import MPI
+
         self.MPI = MPI
         self.ctrl = world.Dup()
         self.rank, self.size = world.Get_rank(), world.Get_size()
         host = zlib.crc32(socket.gethostname().encode())
         table = np.zeros((self.size, 2), dtype=np.int64)
         world.Allgather(np.array([host, os.getpid()], dtype=np.int64), table)
-        self.local_pids = {r: int(pid) for r, (h, pid) in enumerate(table.tolist())
-                           if h == host and r != self.rank}
+        self.local_pids = {
+            r: int(pid) for r, (h, pid) in enumerate(table.tolist()) if h == host and r != self.rank
+        }
         self.timeout = timeout
         self.notices: dict[int, dict] = {}
         self.dead: set[int] = set()
@@ -98,8 +102,10 @@ class FaultMonitor:
                 self._raise(f"{what}: {cause}")
         for r in members:
             if r in self.dead:
-                self._raise(f"{what}: rank {r} (process {self.local_pids[r]}) exited while this "
-                            f"rank waited for it")
+                self._raise(
+                    f"{what}: rank {r} (process {self.local_pids[r]}) exited while this "
+                    f"rank waited for it"
+                )
 
     def _raise(self, message: str):
         raise self._failed(DistBackendError(message))
@@ -107,11 +113,14 @@ class FaultMonitor:
     def timed_out(self, what: str, waited: float) -> DistBackendError:
         """The DistBackendError for a call `what` that waited `waited` seconds for the other ranks
         (recorded as this rank's failure)."""
-        return self._failed(DistBackendError(
-            f"{what}: timed out after {waited:.1f} s "
-            f"(group timeout {self.timeout:g} s) waiting "
-            f"for the other ranks; a rank is stuck, or called a different collective (set "
-            f"TORCH_DISTRIBUTED_DEBUG=DETAIL to compare the calls across ranks)"))
+        return self._failed(
+            DistBackendError(
+                f"{what}: timed out after {waited:.1f} s "
+                f"(group timeout {self.timeout:g} s) waiting "
+                f"for the other ranks; a rank is stuck, or called a different collective (set "
+                f"TORCH_DISTRIBUTED_DEBUG=DETAIL to compare the calls across ranks)"
+            )
+        )
 
     def _failed(self, err: DistBackendError) -> DistBackendError:
         """Record that this rank's group is broken and tell the peers at once (the caller may
@@ -128,12 +137,18 @@ class FaultMonitor:
         self._announced = True
         origin = self.rank
         if isinstance(exc, DistBackendError):
-            origin = next((n.get("origin", r) for r, n in sorted(self.notices.items())),
-                          min(self.dead) if self.dead else self.rank)
-        body = json.dumps({"rank": self.rank, "origin": origin,
-                           "error": f"{type(exc).__name__}: {exc}"[:2000]}).encode()
-        reqs = [self.ctrl.Isend([body, self.MPI.BYTE], dest=r, tag=TAG)
-                for r in range(self.size) if r != self.rank and r not in self.dead]
+            origin = next(
+                (n.get("origin", r) for r, n in sorted(self.notices.items())),
+                min(self.dead) if self.dead else self.rank,
+            )
+        body = json.dumps(
+            {"rank": self.rank, "origin": origin, "error": f"{type(exc).__name__}: {exc}"[:2000]}
+        ).encode()
+        reqs = [
+            self.ctrl.Isend([body, self.MPI.BYTE], dest=r, tag=TAG)
+            for r in range(self.size)
+            if r != self.rank and r not in self.dead
+        ]
         self._drive(reqs, min(self.timeout, 2.0))
 
     def linger(self) -> None:
@@ -180,8 +195,11 @@ class FaultMonitor:
 
     def _excepthook(self, exc_type, exc, tb) -> None:
         prev = self._prev_hook or sys.__excepthook__
-        print(f"coretorch.distributed: rank {self.rank} of {self.size} failed with "
-              f"{exc_type.__name__}: {exc}", file=sys.stderr)
+        print(
+            f"coretorch.distributed: rank {self.rank} of {self.size} failed with "
+            f"{exc_type.__name__}: {exc}",
+            file=sys.stderr,
+        )
         prev(exc_type, exc, tb)
         try:
             self.announce(exc)

@@ -3,6 +3,7 @@
 Importing this module does not start MPI: `available()` only looks for mpi4py; `create()`
 initializes MPI (the rank and world size then come from ``mpiexec``; a process started without
 it is a world of one)."""
+
 from __future__ import annotations
 
 import importlib.metadata as md
@@ -29,4 +30,5 @@ def available() -> tuple[bool, str]:
 def create(*, rank: int, world_size: int, timeout: float, bootstrap=None):
     """The world group's backend."""
     from .backend import MPIBackend
+
     return MPIBackend.world(timeout)

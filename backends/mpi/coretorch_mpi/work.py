@@ -4,6 +4,7 @@ Waiting polls ``MPI_Testall`` (which drives MPI's progress like ``MPI_Wait`` doe
 `CHECK_EVERY` seconds looks for failure notices, exited peers and the timeout, so a wait never
 hangs silently. After a short spin it yields the core between polls: on a machine with fewer
 cores than ranks, a waiting rank then does not slow down the ranks it waits for."""
+
 from __future__ import annotations
 
 import os
@@ -20,6 +21,7 @@ _SPIN = 2048  # polls before yielding the core between polls
 class MPIWork(Work):
     """A pending MPI operation: wait() completes its requests, failing with DistBackendError on an
     MPI error or timeout."""
+
     def __init__(self, backend, op: str, requests: list, keep: tuple = (), status=None):
         super().__init__(op)
         self._be, self._reqs, self._keep, self._status = backend, requests, keep, status

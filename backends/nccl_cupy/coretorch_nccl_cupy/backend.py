@@ -6,6 +6,7 @@ communicator and raises `DistBackendError` (the NCCL watchdog's role). Gather, s
 all-to-all are grouped point-to-point transfers. Each rank drives the GPU numbered by its local
 rank on the node (``MPI_LOCALRANKID``, ``OMPI_COMM_WORLD_LOCAL_RANK`` or ``LOCAL_RANK``).
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,10 @@ def _local_rank() -> int:
 class NCCLWork(Work):
     """A pending NCCL operation: completes when its CUDA event is done; wait() times out with
     DistBackendError and aborts the communicator."""
+
     def __init__(self, backend: "NCCLBackend", op: str, stream, keep: tuple):
         import cupy
+
         super().__init__(op)
         self._be, self._keep = backend, keep
         self._event = cupy.cuda.Event(disable_timing=True)
@@ -46,41 +49,65 @@ class NCCLWork(Work):
         while not self._event.done:
             if time.monotonic() - start > limit:
                 self._be.comm.abort()
-                raise DistBackendError(f"{self._op} (nccl, group of {self._be.size()} ranks): "
-                                       f"timed out after {limit:g} s; the communicator was "
-                                       f"aborted")
+                raise DistBackendError(
+                    f"{self._op} (nccl, group of {self._be.size()} ranks): "
+                    f"timed out after {limit:g} s; the communicator was "
+                    f"aborted"
+                )
             time.sleep(0.0001)
         self._keep = ()
 
 
 class NCCLBackend(Backend):
     """The process-group backend over NCCL (CuPy) for cuda tensors; one communicator per group."""
+
     name = "nccl"
 
     def __init__(self, comm, bootstrap, device: int, timeout: float):
         super().__init__(bootstrap.rank(), bootstrap.size(), timeout)
         import cupy
         from cupy.cuda import nccl
+
         self.cupy, self.nccl, self.comm, self.bootstrap, self.device = (
-            cupy, nccl, comm, bootstrap, device)
-        self._ops = {ReduceOp.SUM: nccl.NCCL_SUM, ReduceOp.PRODUCT: nccl.NCCL_PROD,
-                     ReduceOp.MIN: nccl.NCCL_MIN, ReduceOp.MAX: nccl.NCCL_MAX}
-        self._types = {"float16": nccl.NCCL_FLOAT16, "float32": nccl.NCCL_FLOAT32,
-                       "float64": nccl.NCCL_FLOAT64, "int32": nccl.NCCL_INT32,
-                       "int64": nccl.NCCL_INT64, "int8": nccl.NCCL_INT8,
-                       "uint8": nccl.NCCL_UINT8, "bool": nccl.NCCL_UINT8}
+            cupy,
+            nccl,
+            comm,
+            bootstrap,
+            device,
+        )
+        self._ops = {
+            ReduceOp.SUM: nccl.NCCL_SUM,
+            ReduceOp.PRODUCT: nccl.NCCL_PROD,
+            ReduceOp.MIN: nccl.NCCL_MIN,
+            ReduceOp.MAX: nccl.NCCL_MAX,
+        }
+        self._types = {
+            "float16": nccl.NCCL_FLOAT16,
+            "float32": nccl.NCCL_FLOAT32,
+            "float64": nccl.NCCL_FLOAT64,
+            "int32": nccl.NCCL_INT32,
+            "int64": nccl.NCCL_INT64,
+            "int8": nccl.NCCL_INT8,
+            "uint8": nccl.NCCL_UINT8,
+            "bool": nccl.NCCL_UINT8,
+        }
 
     @classmethod
     def create(cls, bootstrap, timeout: float) -> "NCCLBackend":
         """A communicator over `bootstrap`'s ranks; rank 0's unique id goes through it."""
-        import coretorch
         import cupy
         from cupy.cuda import nccl
+
+        import coretorch
+
         device = _local_rank() % cupy.cuda.runtime.getDeviceCount()
         cupy.cuda.Device(device).use()
         # the id is 128 signed chars: sent as their unsigned bytes
-        sent = ([b & 0xFF for b in nccl.get_unique_id()] if bootstrap.rank() == 0
-                else [0] * _UNIQUE_ID_BYTES)
+        sent = (
+            [b & 0xFF for b in nccl.get_unique_id()]
+            if bootstrap.rank() == 0
+            else [0] * _UNIQUE_ID_BYTES
+        )
         buf = coretorch.tensor(sent, dtype=coretorch.uint8)
         bootstrap.broadcast(buf, 0).wait()
         uid = tuple(int(b) if b < 128 else int(b) - 256 for b in buf.tolist())
@@ -90,8 +117,9 @@ class NCCLBackend(Backend):
     # ---- arguments, streams, works ----
     def _args(self, t) -> tuple[int, int, int]:
         if t.device.type != "cuda":
-            raise TypeError(f"the nccl process-group backend serves cuda tensors, got one on "
-                            f"{t.device}")
+            raise TypeError(
+                f"the nccl process-group backend serves cuda tensors, got one on {t.device}"
+            )
         dt = self._types.get(t.dtype.name)
         if dt is None:
             raise TypeError(f"nccl: dtype {t.dtype} is not supported")
@@ -99,12 +127,14 @@ class NCCLBackend(Backend):
 
     def _op(self, op: ReduceOp) -> int:
         if op not in self._ops:
-            raise ValueError(f"nccl: ReduceOp.{op.name} is not supported (SUM, PRODUCT, MIN, "
-                             f"MAX, AVG are)")
+            raise ValueError(
+                f"nccl: ReduceOp.{op.name} is not supported (SUM, PRODUCT, MIN, MAX, AVG are)"
+            )
         return self._ops[op]
 
     def _stream(self, t) -> int:
         import coretorch
+
         return coretorch.cuda.current_stream(t.device).cuda_stream
 
     def _work(self, name: str, t, *keep) -> NCCLWork:
@@ -133,8 +163,7 @@ class NCCLBackend(Backend):
 
     def reduce_scatter(self, output, input, op):  # noqa: A002
         po, n, dt = self._args(output)
-        self.comm.reduceScatter(self._args(input)[0], po, n, dt, self._op(op),
-                                self._stream(output))
+        self.comm.reduceScatter(self._args(input)[0], po, n, dt, self._op(op), self._stream(output))
         return self._work("reduce_scatter", output, input)
 
     def _grouped(self, name: str, t, transfers, *keep) -> NCCLWork:
@@ -159,8 +188,10 @@ class NCCLBackend(Backend):
         p, n, dt = self._args(mine)
         moves = [(mine_sends, p, n, dt, root)]
         if self._rank == root:
-            moves += [(not mine_sends, bp, c, d, r)
-                      for r, (bp, c, d) in enumerate(self._blocks(whole, mine))]
+            moves += [
+                (not mine_sends, bp, c, d, r)
+                for r, (bp, c, d) in enumerate(self._blocks(whole, mine))
+            ]
         return self._grouped(name, mine, moves, whole)
 
     def gather(self, output, input, root):  # noqa: A002
@@ -181,8 +212,7 @@ class NCCLBackend(Backend):
 
     def recv(self, tensor, src, tag):
         if src is None:
-            raise NotImplementedError("nccl: recv() needs src (NCCL cannot receive from any "
-                                      "rank)")
+            raise NotImplementedError("nccl: recv() needs src (NCCL cannot receive from any rank)")
         p, n, dt = self._args(tensor)
         work = self._grouped("recv", tensor, [(False, p, n, dt, src)])
         work._source = src
@@ -190,6 +220,7 @@ class NCCLBackend(Backend):
 
     def barrier(self):
         import coretorch
+
         one = coretorch.ones(1, device=f"cuda:{self.device}")
         return self.allreduce(one, ReduceOp.SUM)
 

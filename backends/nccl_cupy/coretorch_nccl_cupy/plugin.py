@@ -2,6 +2,7 @@
 
 NCCL cannot find the job's processes by itself: `create` receives the world backend that did
 (``mpi``) as `bootstrap`, and rank 0's NCCL unique id travels through it."""
+
 from __future__ import annotations
 
 import os
@@ -36,7 +37,10 @@ def available() -> tuple[bool, str]:
 def create(*, rank: int, world_size: int, timeout: float, bootstrap=None):
     """The world group's backend; `bootstrap` carries the unique id."""
     if bootstrap is None:
-        raise RuntimeError("the nccl process-group backend needs the mpi backend to find the "
-                           "job's processes (install coretorch-mpi)")
+        raise RuntimeError(
+            "the nccl process-group backend needs the mpi backend to find the "
+            "job's processes (install coretorch-mpi)"
+        )
     from .backend import NCCLBackend
+
     return NCCLBackend.create(bootstrap, timeout)

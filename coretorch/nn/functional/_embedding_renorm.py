@@ -1,4 +1,5 @@
 """The in-place max_norm renormalization of embedding rows (PyTorch's embedding_renorm_)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,9 @@ from ...tensor.tensor import Tensor
 __all__ = ["embedding_renorm_"]
 
 
-def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
-                      norm_type: float = 2.0) -> Tensor:
+def embedding_renorm_(
+    weight: Tensor, indices: Tensor, max_norm: float, norm_type: float = 2.0
+) -> Tensor:
     """Scale, in place, every row of `weight` that `indices` refers to and whose `norm_type`
     norm exceeds `max_norm` by max_norm / (norm + 1e-7)."""
     rows = np.unique(np.asarray(indices.reshape(-1).tolist(), dtype=np.int64))

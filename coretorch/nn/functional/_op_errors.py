@@ -1,6 +1,7 @@
 """``nn.functional`` errors name the function the user called: an error raised by an op the
 function is written with (``mul()``, ``reshape()``, ``mm()`` ...) is re-raised naming the
 function, as the core does for composite ops (`coretorch.ops.declare.renamed_error`)."""
+
 from __future__ import annotations
 
 import functools
@@ -22,6 +23,7 @@ def name_errors(fn: Callable, module: str) -> Callable:
             return fn(*args, **kwargs)
         except RENAMED_ERRORS as e:
             reraise_as(e, name)
+
     call.__module__ = module
     return call
 

@@ -1,4 +1,5 @@
 """The `reduction=` argument of losses (and PyTorch's legacy size_average/reduce flags)."""
+
 from __future__ import annotations
 
 import warnings

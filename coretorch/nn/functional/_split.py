@@ -3,6 +3,7 @@
 gradient into zeros of the whole input, so splitting a sequence into its T steps would cost
 O(T²) in backward; recurrent layers split with this instead. A stand-in for a declared
 split_with_sizes/unbind op with a cat/stack derivative."""
+
 from __future__ import annotations
 
 from ...autograd.function import Function

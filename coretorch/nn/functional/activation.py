@@ -1,5 +1,6 @@
 """Activation functions of ``nn.functional`` (pointwise ops exist as coretorch ops; these add
 PyTorch's functional signatures: `inplace=`, legacy implicit softmax dims, ...)."""
+
 from __future__ import annotations
 
 import warnings
@@ -8,12 +9,43 @@ from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._from_schema import functional
 
-__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "silu", "mish", "elu",
-           "elu_",
-           "selu", "celu", "softplus", "sigmoid", "tanh", "hardtanh", "hardtanh_",
-           "hardsigmoid", "hardswish", "logsigmoid", "softsign", "tanhshrink", "threshold",
-           "glu", "softmax", "log_softmax", "softmin", "hardshrink", "softshrink", "rrelu",
-           "rrelu_", "threshold_", "selu_", "celu_", "gumbel_softmax"]
+__all__ = [
+    "relu",
+    "relu_",
+    "relu6",
+    "leaky_relu",
+    "leaky_relu_",
+    "gelu",
+    "silu",
+    "mish",
+    "elu",
+    "elu_",
+    "selu",
+    "celu",
+    "softplus",
+    "sigmoid",
+    "tanh",
+    "hardtanh",
+    "hardtanh_",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "softsign",
+    "tanhshrink",
+    "threshold",
+    "glu",
+    "softmax",
+    "log_softmax",
+    "softmin",
+    "hardshrink",
+    "softshrink",
+    "rrelu",
+    "rrelu_",
+    "threshold_",
+    "selu_",
+    "celu_",
+    "gumbel_softmax",
+]
 
 
 relu = functional("relu")
@@ -61,8 +93,9 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return input.elu_(alpha)
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     """In-place rrelu."""
     return aten.rrelu_(input, lower, upper, training)
 
@@ -82,8 +115,9 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return aten.celu_(input, alpha)
 
 
-def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
-                   dim: int = -1) -> Tensor:
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
     """Samples from the Gumbel-softmax distribution over `dim`: softmax((logits + g) / tau) with
     g ~ Gumbel(0, 1); with `hard` a one-hot vector whose gradient is the soft sample's
     (straight-through)."""
@@ -99,8 +133,11 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  f"include dim=X as an argument.", stacklevel=stacklevel)
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        f"include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -111,8 +148,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return input.softmax(dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)

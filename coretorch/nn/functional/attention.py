@@ -1,5 +1,6 @@
 """Attention of ``nn.functional``: scaled_dot_product_attention and PyTorch's
 multi_head_attention_forward (sequence-first (L, N, E) layout, masks, need_weights)."""
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,8 @@ def _float_mask(mask: Tensor | None, name: str, dtype) -> Tensor | None:
         return None
     if mask.dtype is _dt.bool:
         return aten.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
-            mask, float("-inf"))
+            mask, float("-inf")
+        )
     if not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask
@@ -39,22 +41,31 @@ def _causal_mask(lq: int, lk: int, device) -> Tensor:
 
 
 @autocast_function("scaled_dot_product_attention")
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
-                                 enable_gqa: bool = False) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     """softmax(q kᵀ * scale + mask) v over (..., L, E) tensors. A bool `attn_mask` marks the
     positions that may attend (True = take part), as in PyTorch's SDPA."""
     if enable_gqa:
-        raise NotImplementedError("scaled_dot_product_attention(): enable_gqa is not supported "
-                                  "by coretorch yet")
+        raise NotImplementedError(
+            "scaled_dot_product_attention(): enable_gqa is not supported by coretorch yet"
+        )
     lq, lk = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = (query * scale) @ key.transpose(-2, -1)
     if is_causal:
         if attn_mask is not None:
-            raise RuntimeError("scaled_dot_product_attention(): explicit attn_mask should not be "
-                               "set when is_causal=True")
+            raise RuntimeError(
+                "scaled_dot_product_attention(): explicit attn_mask should not be "
+                "set when is_causal=True"
+            )
         scores = scores.masked_fill(_causal_mask(lq, lk, query.device), float("-inf"))
     elif attn_mask is not None:
         if attn_mask.dtype is _dt.bool:
@@ -68,27 +79,46 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
 
 
 def multi_head_attention_forward(
-        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
-        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
-        bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
-        out_proj_bias: Tensor | None, training: bool = True,
-        key_padding_mask: Tensor | None = None, need_weights: bool = True,
-        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
-        q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
-        v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
-        static_v: Tensor | None = None, average_attn_weights: bool = True,
-        is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention over sequence-first inputs: query (L, N, E), key/value (S, N, E)
     (or unbatched (L, E)). Masks: `key_padding_mask` (N, S), `attn_mask` (L, S) or
     (N*num_heads, L, S); bool masks mark positions NOT allowed to attend. Returns the output
     (L, N, E) and, with `need_weights`, the attention weights (averaged over heads by default)."""
     if static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward(): static_k/static_v are not "
-                                  "supported by coretorch yet")
+        raise NotImplementedError(
+            "multi_head_attention_forward(): static_k/static_v are not supported by coretorch yet"
+        )
     batched = query.dim() == 3
     if query.dim() not in (2, 3) or key.dim() != query.dim() or value.dim() != query.dim():
-        raise AssertionError(f"query, key and value should be all 2D (unbatched) or 3D (batched) "
-                             f"tensors, got {query.dim()}D, {key.dim()}D and {value.dim()}D")
+        raise AssertionError(
+            f"query, key and value should be all 2D (unbatched) or 3D (batched) "
+            f"tensors, got {query.dim()}D, {key.dim()}D and {value.dim()}D"
+        )
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -96,18 +126,22 @@ def multi_head_attention_forward(
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
     if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
-                             f"got {embed_dim}")
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     if key.shape[:2] != value.shape[:2]:
-        raise AssertionError(f"key shape {list(key.shape)} does not match value shape "
-                             f"{list(value.shape)}")
+        raise AssertionError(
+            f"key shape {list(key.shape)} does not match value shape {list(value.shape)}"
+        )
     if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
-                           "Transformer module method `generate_square_subsequent_mask` to "
-                           "create this mask.")
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the "
+            "Transformer module method `generate_square_subsequent_mask` to "
+            "create this mask."
+        )
     dtype = query.dtype
     key_padding_mask = _float_mask(key_padding_mask, "key_padding_mask", dtype)
     attn_mask = _float_mask(attn_mask, "attn_mask", dtype)
@@ -116,8 +150,9 @@ def multi_head_attention_forward(
         assert in_proj_weight is not None  # the packed projection is used
         w_q, w_k, w_v = in_proj_weight.chunk(3)
     else:
-        assert q_proj_weight is not None and k_proj_weight is not None \
-            and v_proj_weight is not None  # the separate projections are used
+        assert (
+            q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None
+        )  # the separate projections are used
         w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
     b_q = b_k = b_v = None
     if in_proj_bias is not None:
@@ -129,13 +164,17 @@ def multi_head_attention_forward(
     if attn_mask is not None:
         if attn_mask.dim() == 2:
             if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
-                                   f"should be {(tgt_len, src_len)}.")
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                    f"should be {(tgt_len, src_len)}."
+                )
             attn_mask = attn_mask.unsqueeze(0)
         elif attn_mask.dim() == 3:
             if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
-                                   f"should be {(bsz * num_heads, tgt_len, src_len)}.")
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                    f"should be {(bsz * num_heads, tgt_len, src_len)}."
+                )
         else:
             raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
 
@@ -157,10 +196,15 @@ def multi_head_attention_forward(
     src_len = k.shape[1]
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{tuple(key_padding_mask.shape)}")
-        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(
-            bsz, num_heads, 1, src_len).reshape(bsz * num_heads, 1, src_len)
+            raise AssertionError(
+                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                f"{tuple(key_padding_mask.shape)}"
+            )
+        kpm = (
+            key_padding_mask.reshape(bsz, 1, 1, src_len)
+            .expand(bsz, num_heads, 1, src_len)
+            .reshape(bsz * num_heads, 1, src_len)
+        )
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
 
     if not training:

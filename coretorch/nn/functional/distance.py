@@ -1,5 +1,6 @@
 """Distances of ``nn.functional``: cosine_similarity, pairwise_distance and pdist (PyTorch's
 formulas; a zero vector's norm has a zero gradient, as in PyTorch)."""
+
 from __future__ import annotations
 
 import math
@@ -43,6 +44,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         # the clamp changes the value only: PyTorch clamps in place under no_grad
         n = n + (n.clamp(min=eps) - n).detach()
         return x / n
+
     return (unit(x1) * unit(x2)).sum(dim)
 
 
@@ -51,8 +53,9 @@ def _broadcast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return a.expand(shape), b.expand(shape)
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
     """‖x1 - x2 + eps‖_p along the last dimension."""
     dim = max(x1.dim(), x2.dim()) - 1
     if dim < 0:
@@ -70,8 +73,10 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
-    rows_i = input.index_select(0, _tensor(i.astype(np.int64), dtype=_dt.int64,
-                                           device=input.device))
-    rows_j = input.index_select(0, _tensor(j.astype(np.int64), dtype=_dt.int64,
-                                           device=input.device))
+    rows_i = input.index_select(
+        0, _tensor(i.astype(np.int64), dtype=_dt.int64, device=input.device)
+    )
+    rows_j = input.index_select(
+        0, _tensor(j.astype(np.int64), dtype=_dt.int64, device=input.device)
+    )
     return vector_norm(rows_i - rows_j, p, 1)

@@ -1,5 +1,6 @@
 """unfold (im2col) and fold (col2im) of ``nn.functional``: the ops `coretorch.ops.im2col`
 with PyTorch's functional signatures; conv_tbc (`coretorch.ops.conv_tbc`)."""
+
 from __future__ import annotations
 
 from ...ops import aten

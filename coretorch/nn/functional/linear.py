@@ -1,4 +1,5 @@
 """linear and convolutions of ``nn.functional`` (the ops are coretorch.linear / conv2d / conv1d)."""
+
 from __future__ import annotations
 
 from ...amp.autocast_mode import autocast_function
@@ -14,12 +15,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 @autocast_function("bilinear")
-def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
-             bias: Tensor | None = None) -> Tensor:
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_k = x1ᵀ W_k x2 + b_k for weight (out, in1, in2)."""
     if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input1 and input2 must have the same size except for the "
-                           f"last dimension, got {list(input1.shape)} and {list(input2.shape)}")
+        raise RuntimeError(
+            f"bilinear(): input1 and input2 must have the same size except for the "
+            f"last dimension, got {list(input1.shape)} and {list(input2.shape)}"
+        )
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])

@@ -1,5 +1,6 @@
 """local_response_norm of ``nn.functional``: x / (k + alpha/n · Σ x² over n neighbouring
 channels)^beta, the channel window sum taken by average pooling (as PyTorch)."""
+
 from __future__ import annotations
 
 from ...ops import aten
@@ -9,8 +10,9 @@ from .padding import pad
 __all__ = ["local_response_norm"]
 
 
-def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
-                        k: float = 1.0) -> Tensor:
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
     """Local response normalization across channels of (N, C, *) input (at least 3-D)."""
     dim = input.dim()
     if dim < 3:

@@ -1,5 +1,6 @@
 """Loss functions of ``nn.functional``, written with coretorch ops (so autograd and every backend
 work) and following PyTorch's formulas, including its weighting and ignore_index rules."""
+
 from __future__ import annotations
 
 import warnings
@@ -11,18 +12,32 @@ from ...ops import aten
 from ...tensor.tensor import Tensor
 from ._reduction import reduce_loss, resolve
 
-__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
+__all__ = [
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+]
 
 
 def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(f"{name}(): expected input and target to be Tensors, got "
-                        f"{type(input).__name__} and {type(target).__name__}")
+        raise TypeError(
+            f"{name}(): expected input and target to be Tensors, got "
+            f"{type(input).__name__} and {type(target).__name__}"
+        )
     if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      f"broadcasting. Please ensure they have the same size.", stacklevel=3)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to "
+            f"broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
 
 
 def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
@@ -30,8 +45,14 @@ def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
 
 
 @autocast_function("mse_loss")
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """Mean squared error: (input - target)² reduced."""
     _check_same_size("mse_loss", input, target)
     reduction = resolve(size_average, reduce, reduction)
@@ -40,8 +61,14 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 
 @autocast_function("l1_loss")
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """Mean absolute error: |input - target| reduced."""
     _check_same_size("l1_loss", input, target)
     reduction = resolve(size_average, reduce, reduction)
@@ -49,8 +76,14 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 
 @autocast_function("smooth_l1_loss")
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """0.5 d² / beta where |d| < beta, else |d| - 0.5 beta (plain L1 for beta == 0)."""
     _check_same_size("smooth_l1_loss", input, target)
     reduction = resolve(size_average, reduce, reduction)
@@ -64,8 +97,13 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 
 
 @autocast_function("huber_loss")
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
-               weight: Tensor | None = None) -> Tensor:
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
     """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta)."""
     _check_same_size("huber_loss", input, target)
     reduction = resolve(None, None, reduction)
@@ -75,8 +113,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 
 @autocast_function("kl_div")
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
-           reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
     """KL(target ‖ exp(input)) pointwise: target (log target - input); 'batchmean' divides the sum
     by the batch size."""
     if reduction == "batchmean":
@@ -84,11 +128,13 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     else:
         red = resolve(size_average, reduce, reduction)
         if red == "mean":
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
-                          "the support size.'batchmean' divides only by the batch size, and "
-                          "aligns with the KL div math definition.'mean' will be changed to "
-                          "behave the same as 'batchmean' in the next major release.",
-                          stacklevel=2)
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and "
+                "the support size.'batchmean' divides only by the batch size, and "
+                "aligns with the KL div math definition.'mean' will be changed to "
+                "behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -101,29 +147,39 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 # ---- classification --------------------------------------------------------------------------
 
+
 def _class_dim(name: str, input: Tensor) -> int:
     if input.dim() == 0:
-        raise ValueError(f"{name}(): expected input to have at least 1 dimension (the classes), "
-                         f"got a 0-d tensor")
+        raise ValueError(
+            f"{name}(): expected input to have at least 1 dimension (the classes), got a 0-d tensor"
+        )
     return 0 if input.dim() == 1 else 1
 
 
 def _check_index_target(name: str, input: Tensor, target: Tensor, class_dim: int) -> None:
     if target.dtype.is_floating_point or target.dtype is _dt.bool:
-        raise RuntimeError(f"{name}(): expected target of class indices to have an integer "
-                           f"dtype (Long), got {target.dtype.name}")
+        raise RuntimeError(
+            f"{name}(): expected target of class indices to have an integer "
+            f"dtype (Long), got {target.dtype.name}"
+        )
     if class_dim == 0:
         if target.dim() != 0:
-            raise RuntimeError(f"{name}(): for an unbatched input of shape {list(input.shape)} "
-                               f"the target must be 0-d, got shape {list(target.shape)}")
+            raise RuntimeError(
+                f"{name}(): for an unbatched input of shape {list(input.shape)} "
+                f"the target must be 0-d, got shape {list(target.shape)}"
+            )
         return
     expected = (input.shape[0],) + tuple(input.shape[2:])
     if tuple(target.shape) != expected:
         if target.dim() >= 1 and target.shape[0] != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                             f"batch_size ({target.shape[0]}).")
-        raise RuntimeError(f"{name}(): expected target of shape {list(expected)} for input of "
-                           f"shape {list(input.shape)}, got {list(target.shape)}")
+            raise ValueError(
+                f"Expected input batch_size ({input.shape[0]}) to match target "
+                f"batch_size ({target.shape[0]})."
+            )
+        raise RuntimeError(
+            f"{name}(): expected target of shape {list(expected)} for input of "
+            f"shape {list(input.shape)}, got {list(target.shape)}"
+        )
 
 
 def _contains(t: Tensor, value: int) -> bool:
@@ -134,12 +190,16 @@ def _contains(t: Tensor, value: int) -> bool:
     for every target."""
     from ...device import get_device_type
     from ...record_function import state
+
     dt = get_device_type(t.device)
     if not dt.has_data:
         return True
     if state.capture is not None:
-        seen = state.capture.value_guard(t, lambda a: bool((a == value).any()),
-                                         f"whether the targets contain ignore_index={value}")
+        seen = state.capture.value_guard(
+            t,
+            lambda a: bool((a == value).any()),
+            f"whether the targets contain ignore_index={value}",
+        )
         return True if seen is None else seen
     # one host read instead of two dispatched ops: targets are small and sync anyway
     return bool((dt.read_numpy(t) == value).any())
@@ -158,13 +218,21 @@ def _pick(input: Tensor, target: Tensor, class_dim: int, keepdim: bool = False) 
     return out if keepdim else out.squeeze(class_dim)
 
 
-def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
-         reduction: str, class_dim: int) -> Tensor:
+def _nll(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    class_dim: int,
+) -> Tensor:
     """nll_loss on checked arguments."""
     if weight is not None and weight.shape != (input.shape[class_dim],):
-        raise RuntimeError(f"nll_loss(): weight tensor should be defined either for all "
-                           f"{input.shape[class_dim]} classes or no classes but got weight "
-                           f"tensor of shape: {list(weight.shape)}")
+        raise RuntimeError(
+            f"nll_loss(): weight tensor should be defined either for all "
+            f"{input.shape[class_dim]} classes or no classes but got weight "
+            f"tensor of shape: {list(weight.shape)}"
+        )
     has_ignore = _contains(target, ignore_index)
     if not has_ignore and weight is None:
         # the common case in as few ops as possible: -sum(picked) / n
@@ -193,8 +261,15 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
 
 
 @autocast_function("nll_loss")
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Negative log likelihood of the target classes given log-probabilities `input` (N, C, ...).
 
     Targets equal to `ignore_index` contribute nothing; with `weight`, each sample is weighted by
@@ -206,9 +281,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 @autocast_function("cross_entropy_loss")
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """Cross entropy between logits `input` (N, C, ...) and class indices or class probabilities.
 
     A target with the input's shape holds probabilities; otherwise it holds class indices (with
@@ -248,8 +330,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """
     reduction = resolve(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
+        raise RuntimeError(
+            f"cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
     class_dim = _class_dim("cross_entropy", input)
     n_classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
@@ -271,8 +354,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if label_smoothing <= 0:
         return nll
     ignore = target == ignore_index
-    smooth = -(logp * weight.view(wshape)).sum(class_dim) if weight is not None \
-        else -logp.sum(class_dim)
+    smooth = (
+        -(logp * weight.view(wshape)).sum(class_dim) if weight is not None else -logp.sum(class_dim)
+    )
     smooth = smooth.masked_fill(ignore, 0.0)
     if reduction == "mean":
         if weight is not None:
@@ -287,14 +371,22 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 
 
 @autocast_function("binary_cross_entropy")
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-(t log x + (1 - t) log(1 - x)) with the logs clamped at -100, as PyTorch."""
     reduction = resolve(size_average, reduce, reduction)
     if target.shape != input.shape:
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
-                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
-                         f"size.")
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input "
+            f"size ({input.shape}) is deprecated. Please ensure they have the same "
+            f"size."
+        )
     return reduce_loss(_weighted(_BinaryCrossEntropy.apply(input, target), weight), reduction)
 
 
@@ -317,16 +409,22 @@ class _BinaryCrossEntropy(Function):
 
 
 @autocast_function("binary_cross_entropy_with_logits")
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Tensor | None = None, size_average=None,
-                                     reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """BCE of sigmoid(input) computed stably: (1 - t) x - w_p log σ(x), with
     log σ(x) = -(relu(-x) + log1p(exp(-|x|)))."""
     reduction = resolve(size_average, reduce, reduction)
     if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
-                         f"({input.shape})")
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
     neg_log_sigmoid = (-input).relu() + (-input.abs()).exp().log1p()
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1

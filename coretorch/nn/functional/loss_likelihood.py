@@ -1,5 +1,6 @@
 """Likelihood losses of ``nn.functional``: poisson_nll_loss and gaussian_nll_loss (PyTorch's
 formulas, the Stirling term included)."""
+
 from __future__ import annotations
 
 import math
@@ -12,9 +13,16 @@ __all__ = ["poisson_nll_loss", "gaussian_nll_loss"]
 
 
 @autocast_function("poisson_nll_loss")
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
-                     size_average=None, eps: float = 1e-8, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-8,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Negative log likelihood of `target` under Poisson(rate): exp(x) - t x with `log_input`,
     else x - t log(x + eps); `full` adds the Stirling approximation of log(t!) for t > 1."""
     if size_average is not None or reduce is not None:
@@ -31,8 +39,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return reduce_loss(loss, reduction)
 
 
-def gaussian_nll_loss(input: Tensor, target: Tensor, var: "Tensor | float", full: bool = False,
-                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: "Tensor | float",
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
     """0.5 (log(max(var, eps)) + (input - target)² / max(var, eps)) (+ 0.5 log 2π with `full`).
     `var` may have one dimension fewer than input, or a size-1 dimension (shared variance)."""
     if isinstance(var, (int, float)):
@@ -44,8 +58,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: "Tensor | float", full
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
-        elif not (input.dim() == var.dim() and sum(
-                y for x, y in zip(input.shape, var.shape) if x != y) == 1):
+        elif not (
+            input.dim() == var.dim()
+            and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1
+        ):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")

@@ -2,6 +2,7 @@
 margin_ranking_loss, hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss,
 multi_margin_loss, multilabel_margin_loss, cosine_embedding_loss, triplet_margin_loss and
 triplet_margin_with_distance_loss."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -14,26 +15,49 @@ from ._reduction import reduce_loss, resolve
 from .activation import logsigmoid
 from .distance import pairwise_distance
 
-__all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
-           "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
-           "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss"]
+__all__ = [
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multilabel_soft_margin_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+]
 
 
 @autocast_function("margin_ranking_loss")
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """max(0, -y (x1 - x2) + margin) with y = ±1."""
     reduction = resolve(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
-                           f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
-                           f"target: {target.shape} ")
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension "
+            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
+            f"target: {target.shape} "
+        )
     return reduce_loss((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
 @autocast_function("hinge_embedding_loss")
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
-                         reduce=None, reduction: str = "mean") -> Tensor:
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """x where y = 1, max(0, margin - x) where y = -1."""
     reduction = resolve(size_average, reduce, reduction)
     margin_clamp = (margin - input).clamp(min=0)
@@ -42,16 +66,22 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 
 
 @autocast_function("soft_margin_loss")
-def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def soft_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """log(1 + exp(-y x))."""
     reduction = resolve(size_average, reduce, reduction)
     return reduce_loss((-input * target).exp().log1p(), reduction)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                size_average=None, reduce=None,
-                                reduction: str = "mean") -> Tensor:
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Per-class binary cross entropy with logits, averaged over the classes of each sample."""
     reduction = resolve(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
@@ -66,8 +96,10 @@ def _frames(name: str, input: Tensor) -> tuple[int, int]:
     """(number of samples, number of classes) of a 0/1/2-D classifier input."""
     nd = input.dim()
     if not ((nd == 2 and input.size(1) != 0) or (nd == 1 and input.size(0) != 0) or nd == 0):
-        raise RuntimeError(f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
-                           f"batch size, but got: {list(input.shape)}")
+        raise RuntimeError(
+            f"{name}(): Expected non-empty vector or matrix with optional 0-dim "
+            f"batch size, but got: {list(input.shape)}"
+        )
     if nd <= 1:
         return 1, (input.numel() if nd == 1 else 1)
     return input.size(0), input.size(1)
@@ -75,8 +107,9 @@ def _frames(name: str, input: Tensor) -> tuple[int, int]:
 
 def _check_long(name: str, target: Tensor) -> None:
     if target.dtype is not _dt.int64:
-        raise RuntimeError(f"{name}(): expected target of class indices of dtype int64, got "
-                           f"{target.dtype.name}")
+        raise RuntimeError(
+            f"{name}(): expected target of class indices of dtype int64, got {target.dtype.name}"
+        )
 
 
 def _reduce_frames(loss: Tensor, reduction: str, batched_target: bool) -> Tensor:
@@ -86,9 +119,16 @@ def _reduce_frames(loss: Tensor, reduction: str, batched_target: bool) -> Tensor
 
 
 @autocast_function("multi_margin_loss")
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
-                      weight: Tensor | None = None, size_average=None, reduce=None,
-                      reduction: str = "mean") -> Tensor:
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """Σ_{j ≠ y} max(0, margin - x_y + x_j)^p (times weight[y]) / C per sample."""
     reduction = resolve(size_average, reduce, reduction)
     if p not in (1, 2):
@@ -98,11 +138,15 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     nframe, dim = _frames("multi_margin_loss", input)
     _check_long("multi_margin_loss", target)
     if target.numel() != nframe or target.dim() > 1:
-        raise RuntimeError(f"multi_margin_loss(): inconsistent target size, expected {nframe} "
-                           f"but got {list(target.shape)}")
+        raise RuntimeError(
+            f"multi_margin_loss(): inconsistent target size, expected {nframe} "
+            f"but got {list(target.shape)}"
+        )
     if weight is not None and weight.numel() != dim:
-        raise RuntimeError(f"multi_margin_loss(): inconsistent weight size, expected {dim} but "
-                           f"got {list(weight.shape)}")
+        raise RuntimeError(
+            f"multi_margin_loss(): inconsistent weight size, expected {dim} but "
+            f"got {list(weight.shape)}"
+        )
     x = input.reshape(nframe, dim)
     y = target.reshape(nframe, 1)
     if bool(((y < 0) | (y >= dim)).any()):
@@ -120,16 +164,19 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 
 
 @autocast_function("multilabel_margin_loss")
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                           reduction: str = "mean") -> Tensor:
+def multilabel_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """Σ over target classes j and non-target classes i of max(0, 1 - (x_j - x_i)) / C; each
     row of `target` lists class indices up to the first -1."""
     reduction = resolve(size_average, reduce, reduction)
     nframe, dim = _frames("multilabel_margin_loss", input)
     _check_long("multilabel_margin_loss", target)
     if tuple(target.shape) != tuple(input.shape):
-        raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
-                           f"{list(target.shape)} for input of size: {list(input.shape)}")
+        raise RuntimeError(
+            f"multilabel_margin_loss(): inconsistent target size: "
+            f"{list(target.shape)} for input of size: {list(input.shape)}"
+        )
     x = input.reshape(nframe, dim)
     t = target.reshape(nframe, dim)
     valid = (t >= 0).long().cumprod(1).bool()  # positions before the first negative entry
@@ -145,19 +192,30 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
 
 
 @autocast_function("cosine_embedding_loss")
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1."""
     reduction = resolve(size_average, reduce, reduction)
     tdim = target.dim()
     if tdim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if tdim == 1 and (input1.dim() != 2 or input2.dim() != 2):
-        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+        raise RuntimeError(
+            f"1D target tensor expects 2D input tensors, but found inputs with "
+            f"sizes {list(input1.shape)} and {list(input2.shape)}."
+        )
     if tdim == 0 and (input1.dim() != 1 or input2.dim() != 1):
-        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+        raise RuntimeError(
+            f"0D target tensor expects 1D input tensors, but found inputs with "
+            f"sizes {list(input1.shape)} and {list(input2.shape)}."
+        )
     eps = 1e-12
     prod = (input1 * input2).sum(tdim)
     mag1 = (input1 * input1).sum(tdim) + eps
@@ -171,15 +229,26 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def _check_triplet_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
     a, p, n = anchor.dim(), positive.dim(), negative.dim()
     if not (a == p == n):
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
-                           f"same number of dimensions, but got: anchor {a}D, positive {p}D, "
-                           f"and negative {n}D inputs")
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the "
+            f"same number of dimensions, but got: anchor {a}D, positive {p}D, "
+            f"and negative {n}D inputs"
+        )
 
 
 @autocast_function("triplet_margin_loss")
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
-                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
-                        reduce=None, reduction: str = "mean") -> Tensor:
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) with the pairwise p-norm distance d; `swap` uses
     min(d(a, n), d(p, n))."""
     reduction = resolve(size_average, reduce, reduction)
@@ -193,10 +262,16 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return reduce_loss((margin + d_pos - d_neg).clamp(min=0), reduction)
 
 
-def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
-                                      distance_function: Callable | None = None,
-                                      margin: float = 1.0, swap: bool = False,
-                                      reduction: str = "mean") -> Tensor:
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Callable | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
     """The triplet margin loss with any `distance_function` (pairwise_distance by default)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")

@@ -11,6 +11,7 @@ These functions are the composite stand-ins of PyTorch's fused ``_VF.lstm`` / ``
 ``_VF.rnn_tanh``. The LSTM cell's pointwise part is the op ``_lstm_cell`` (PyTorch's
 ``_thnn_fused_lstm_cell``), the GRU's ``_gru_cell``: a backend may register fused kernels.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -21,8 +22,7 @@ from ._split import split, unbind
 from .dropout import dropout as _dropout
 from .linear import linear
 
-__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_forward",
-           "GATES"]
+__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "rnn_forward", "GATES"]
 
 # gates per hidden unit, by mode
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -34,18 +34,26 @@ GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 # (made once per sequence, so their per-step gradients accumulate contiguous). Each returns the
 # new state.
 
+
 def _hidden(xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
     return aten.addmm(xp if b_hh is None else xp + b_hh, h, w_hh_t)
 
 
-def _rnn_step(act: str, xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None,
-              w_hr_t: Tensor | None = None) -> Tensor:
+def _rnn_step(
+    act: str,
+    xp: Tensor,
+    h: Tensor,
+    w_hh_t: Tensor,
+    b_hh: Tensor | None,
+    w_hr_t: Tensor | None = None,
+) -> Tensor:
     pre = _hidden(xp, h, w_hh_t, b_hh)
     return pre.tanh() if act == "tanh" else pre.relu()
 
 
-def _lstm_step(xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None,
-               w_hr_t: Tensor | None = None) -> tuple:
+def _lstm_step(
+    xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None, w_hr_t: Tensor | None = None
+) -> tuple:
     h, c = state
     # the gates' pointwise work is one op (a backend may run it as one fused kernel)
     h, c, _ = aten._lstm_cell(_hidden(xp, h, w_hh_t, b_hh), c)
@@ -54,8 +62,9 @@ def _lstm_step(xp: Tensor, state: tuple, w_hh_t: Tensor, b_hh: Tensor | None,
     return h, c
 
 
-def _gru_step(xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None,
-              w_hr_t: Tensor | None = None) -> Tensor:
+def _gru_step(
+    xp: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, w_hr_t: Tensor | None = None
+) -> Tensor:
     gh = h.mm(w_hh_t) if b_hh is None else aten.addmm(b_hh, h, w_hh_t)
     return aten._gru_cell(xp, gh, h)[0]
 
@@ -71,34 +80,61 @@ def _step_fn(mode: str):
 
 # ---- cells (the functional forms of RNNCell / LSTMCell / GRUCell) -----------------------------
 
-def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+
+def rnn_tanh_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """h' = tanh(x w_ihᵀ + b_ih + h w_hhᵀ + b_hh) for (N, input) x and (N, hidden) h."""
     return _rnn_step("tanh", linear(input, w_ih, b_ih), hx, w_hh.t(), b_hh)
 
 
-def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+def rnn_relu_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """h' = relu(x w_ihᵀ + b_ih + h w_hhᵀ + b_hh)."""
     return _rnn_step("relu", linear(input, w_ih, b_ih), hx, w_hh.t(), b_hh)
 
 
-def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def lstm_cell(
+    input: Tensor,
+    hx: Sequence[Tensor],
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
     """One LSTM step: returns (h', c') from x and (h, c)."""
     return _lstm_step(linear(input, w_ih, b_ih), tuple(hx), w_hh.t(), b_hh)
 
 
-def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
-             b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+def gru_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
     """One GRU step: r, z = σ(...), n = tanh(x_n + r (h w_hnᵀ + b_hn)), h' = n + z (h - n)."""
     return _gru_step(linear(input, w_ih, b_ih), hx, w_hh.t(), b_hh)
 
 
 # ---- whole sequences ---------------------------------------------------------------------------
 
-def _project(mode: str, x: Tensor, w_ih: Tensor, b_ih: Tensor | None,
-             b_hh: Tensor | None) -> tuple[Tensor, Tensor | None]:
+
+def _project(
+    mode: str, x: Tensor, w_ih: Tensor, b_ih: Tensor | None, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor | None]:
     """The input projection of every time step at once, and the hidden bias still to add per
     step (GRU keeps b_hh apart: its new gate scales h w_hhᵀ + b_hh by r)."""
     if mode == "GRU" or b_ih is None:
@@ -111,7 +147,7 @@ def _run_padded(step, xp: Tensor, state, w_hh_t, b_hh, w_hr_t, reverse: bool):
     """Run one direction over a (T, N, G) projection; returns ((T, N, H) outputs, final state)."""
     outs = []
     steps = unbind(xp, 0)
-    for x_t in (reversed(steps) if reverse else steps):
+    for x_t in reversed(steps) if reverse else steps:
         state = step(x_t, state, w_hh_t, b_hh, w_hr_t)
         outs.append(state[0] if isinstance(state, tuple) else state)
     if reverse:
@@ -131,8 +167,9 @@ def _cat_states(parts: list):
     return aten.cat(parts, 0)
 
 
-def _run_packed(step, xp: Tensor, state, w_hh_t, b_hh, w_hr_t, reverse: bool,
-                batch_sizes: list[int]):
+def _run_packed(
+    step, xp: Tensor, state, w_hh_t, b_hh, w_hr_t, reverse: bool, batch_sizes: list[int]
+):
     """Run one direction over packed rows (time-major, batch_sizes[t] rows at step t, sorted by
     decreasing length); returns (packed outputs, final state of every sequence)."""
     steps = split(xp, batch_sizes, 0)
@@ -164,10 +201,20 @@ def _run_packed(step, xp: Tensor, state, w_hh_t, b_hh, w_hr_t, reverse: bool,
     return aten.cat(outs, 0), final
 
 
-def rnn_forward(mode: str, input: Tensor, hx, weights: Sequence[Tensor], has_biases: bool,
-                num_layers: int, dropout: float, train: bool, bidirectional: bool,
-                batch_first: bool, batch_sizes: list[int] | None = None,
-                proj_size: int = 0):
+def rnn_forward(
+    mode: str,
+    input: Tensor,
+    hx,
+    weights: Sequence[Tensor],
+    has_biases: bool,
+    num_layers: int,
+    dropout: float,
+    train: bool,
+    bidirectional: bool,
+    batch_first: bool,
+    batch_sizes: list[int] | None = None,
+    proj_size: int = 0,
+):
     """A multi-layer (bidirectional) recurrent network over a whole sequence.
 
     `input` is (T, N, input_size) (or (N, T, ·) with `batch_first`), or packed rows with
@@ -191,15 +238,16 @@ def rnn_forward(mode: str, input: Tensor, hx, weights: Sequence[Tensor], has_bia
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
-            w = list(weights[k * per:(k + 1) * per])
+            w = list(weights[k * per : (k + 1) * per])
             w_ih, w_hh = w[0], w[1]
             b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
             w_hr_t = w[-1].t() if proj_size else None
             xp, b_step = _project(mode, x, w_ih, b_ih, b_hh)
             state = (h0[k], c0[k]) if lstm else h0[k]
             if batch_sizes is not None:  # packed
-                out, final = _run_packed(step, xp, state, w_hh.t(), b_step, w_hr_t, d == 1,
-                                         batch_sizes)
+                out, final = _run_packed(
+                    step, xp, state, w_hh.t(), b_step, w_hr_t, d == 1, batch_sizes
+                )
             else:
                 out, final = _run_padded(step, xp, state, w_hh.t(), b_step, w_hr_t, d == 1)
             outs.append(out)

@@ -1,5 +1,6 @@
 """Allocation of a layer's parameters from its ``device=``/``dtype=`` factory kwargs, and the
 default initializations that several layers share."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,7 @@ from ...ops import aten
 from .. import init
 from ..parameter import Parameter
 
-__all__ = ["new_param", "register_bias", "register_affine", "reset_affine",
-           "reset_fan_in_uniform"]
+__all__ = ["new_param", "register_bias", "register_affine", "reset_affine", "reset_fan_in_uniform"]
 
 
 def new_param(shape: tuple, device=None, dtype=None) -> Parameter:
@@ -25,8 +25,9 @@ def register_bias(module, shape: tuple, bias: bool, device=None, dtype=None) -> 
         module.register_parameter("bias", None)
 
 
-def register_affine(module, shape: tuple, affine: bool, bias: bool, device=None,
-                    dtype=None) -> None:
+def register_affine(
+    module, shape: tuple, affine: bool, bias: bool, device=None, dtype=None
+) -> None:
     """The ``weight``/``bias`` of a normalization layer: Parameters of `shape` when `affine`
     (bias only when `bias`), else both registered as None."""
     if affine:

@@ -1,5 +1,6 @@
 """What many layers share: a layer class made from a functional (its ``__init__`` takes and
 stores the functional's arguments), and PyTorch's ``extra_repr`` of stored options."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -24,23 +25,31 @@ def options_repr(module, positional: tuple = (), **defaults) -> str:
     return ", ".join(parts)
 
 
-def functional_layer(name: str, fn: Callable, doc: str, module: str,
-                     shown: tuple | None = None, base: type = Module) -> type:
+def functional_layer(
+    name: str, fn: Callable, doc: str, module: str, shown: tuple | None = None, base: type = Module
+) -> type:
     """The layer class `name` (of module `module`) applying `fn`: its ``__init__`` takes `fn`'s
     arguments after `input`, with the same defaults (written once, in the op's schema or the
     functional), and stores them; its repr shows them (`shown` names a subset), with
     ``inplace`` only when True."""
     params = functional_parameters(fn)
     names = [p.name for p in params]
-    sig = ", ".join(["self"] + [p.name if p.default is p.empty else f"{p.name}=_D[{p.name!r}]"
-                                for p in params])
-    src = (f"def __init__({sig}):\n    Module.__init__(self)\n"
-           + "".join(f"    self.{n} = {n}\n" for n in names)
-           + "def forward(self, input):\n"
-           + f"    '''Apply {fn.__name__} to `input` with the stored options.'''\n"
-           + f"    return _fn(input{''.join(f', self.{n}' for n in names)})\n")
-    g = {"Module": Module, "_fn": fn, "__name__": module,
-         "_D": {p.name: p.default for p in params if p.default is not p.empty}}
+    sig = ", ".join(
+        ["self"] + [p.name if p.default is p.empty else f"{p.name}=_D[{p.name!r}]" for p in params]
+    )
+    src = (
+        f"def __init__({sig}):\n    Module.__init__(self)\n"
+        + "".join(f"    self.{n} = {n}\n" for n in names)
+        + "def forward(self, input):\n"
+        + f"    '''Apply {fn.__name__} to `input` with the stored options.'''\n"
+        + f"    return _fn(input{''.join(f', self.{n}' for n in names)})\n"
+    )
+    g = {
+        "Module": Module,
+        "_fn": fn,
+        "__name__": module,
+        "_D": {p.name: p.default for p in params if p.default is not p.empty},
+    }
     exec(compile(src, f"<coretorch layer {name}>", "exec"), g)  # noqa: S102 - from the signature
     listed = [n for n in (names if shown is None else shown) if n != "inplace"]
 
@@ -51,8 +60,17 @@ def functional_layer(name: str, fn: Callable, doc: str, module: str,
             parts.append("inplace=True")
         return ", ".join(parts)
 
-    return type(name, (base,), {"__init__": g["__init__"], "forward": g["forward"],
-                                "extra_repr": extra_repr, "__doc__": doc, "__module__": module})
+    return type(
+        name,
+        (base,),
+        {
+            "__init__": g["__init__"],
+            "forward": g["forward"],
+            "extra_repr": extra_repr,
+            "__doc__": doc,
+            "__module__": module,
+        },
+    )
 
 
 def subclass(name: str, bases: type | tuple, doc: str, module: str, **attrs) -> type:

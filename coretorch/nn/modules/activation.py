@@ -1,4 +1,5 @@
 """Activation layers (ReLU, LeakyReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, ...)."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -7,10 +8,34 @@ from .. import functional as F
 from ._layer import functional_layer
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU",
-           "Softplus", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid",
-           "Softsign", "Tanhshrink", "Threshold", "GLU", "Softmax", "LogSoftmax", "Softmin",
-           "Hardshrink", "Softshrink", "RReLU"]
+__all__ = [
+    "ReLU",
+    "ReLU6",
+    "LeakyReLU",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "ELU",
+    "SELU",
+    "CELU",
+    "Softplus",
+    "Tanh",
+    "Sigmoid",
+    "Hardtanh",
+    "Hardsigmoid",
+    "Hardswish",
+    "LogSigmoid",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "GLU",
+    "Softmax",
+    "LogSoftmax",
+    "Softmin",
+    "Hardshrink",
+    "Softshrink",
+    "RReLU",
+]
 
 
 def _layer(name: str, fn: Callable, doc: str) -> type:
@@ -26,8 +51,9 @@ Mish = _layer("Mish", F.mish, "x * tanh(softplus(x)).")
 ELU = _layer("ELU", F.elu, "x if x > 0 else alpha * (exp(x) - 1).")
 SELU = _layer("SELU", F.selu, "scale * elu(x, alpha) with the self-normalizing constants.")
 CELU = _layer("CELU", F.celu, "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).")
-Softplus = _layer("Softplus", F.softplus, "log(1 + exp(beta * x)) / beta, linear above "
-                                           "`threshold`.")
+Softplus = _layer(
+    "Softplus", F.softplus, "log(1 + exp(beta * x)) / beta, linear above `threshold`."
+)
 Hardtanh = _layer("Hardtanh", F.hardtanh, "x clamped to [min_val, max_val].")
 Hardsigmoid = _layer("Hardsigmoid", F.hardsigmoid, "relu6(x + 3) / 6.")
 Hardswish = _layer("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
@@ -97,8 +123,9 @@ class RReLU(Module):
     """Randomized leaky ReLU: slopes drawn from U(lower, upper) per element in training,
     (lower + upper) / 2 in evaluation."""
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-                 inplace: bool = False) -> None:
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
         super().__init__()
         self.lower = lower
         self.upper = upper
@@ -108,5 +135,6 @@ class RReLU(Module):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
-                                                            else "")
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else ""
+        )

@@ -1,6 +1,7 @@
 """BatchNorm1d/2d/3d and SyncBatchNorm: batch statistics in training (updating
 running_mean/running_var with `momentum`, or a cumulative average when momentum is None),
 running statistics in eval."""
+
 from __future__ import annotations
 
 from ... import dtypes as _dt
@@ -13,9 +14,18 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -24,12 +34,13 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         register_affine(self, (num_features,), affine, bias, device, dtype)
         if track_running_stats:
-            self.register_buffer("running_mean",
-                                 aten.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var",
-                                 aten.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked",
-                                 aten.zeros((), device=device, dtype=_dt.int64))
+            self.register_buffer(
+                "running_mean", aten.zeros(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer("running_var", aten.ones(num_features, device=device, dtype=dtype))
+            self.register_buffer(
+                "num_batches_tracked", aten.zeros((), device=device, dtype=_dt.int64)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -61,14 +72,23 @@ class _BatchNorm(Module):
         else:
             bn_training = self.running_mean is None and self.running_var is None
         use_running = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_running else None,
-                            self.running_var if use_running else None, self.weight, self.bias,
-                            bn_training, factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if use_running else None,
+            self.running_var if use_running else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            factor,
+            self.eps,
+        )
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -100,11 +120,18 @@ class SyncBatchNorm(_BatchNorm):
     a single process (the only setting coretorch trains batch norm in) the group is this
     process, so it is batch normalization of any (N, C, *) input."""
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, process_group=None,
-                 device=None, dtype=None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype)
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group=None,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
         self.process_group = process_group
 
     def _check_input_dim(self, input) -> None:
@@ -117,8 +144,14 @@ class SyncBatchNorm(_BatchNorm):
         parameters and running statistics."""
         out = module
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
-            out = cls(module.num_features, module.eps, module.momentum, module.affine,
-                      module.track_running_stats, process_group)
+            out = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
             if module.affine:
                 out.weight, out.bias = module.weight, module.bias
             out.running_mean = module.running_mean

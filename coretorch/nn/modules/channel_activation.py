@@ -1,9 +1,9 @@
 """PReLU (a learned negative slope, shared or per channel) and Softmax2d (softmax over the
 channels at every position)."""
+
 from __future__ import annotations
 
-from .. import functional as F
-from .. import init
+from .. import functional as F, init
 from ._factory import new_param
 from .module import Module
 
@@ -14,8 +14,9 @@ class PReLU(Module):
     """x where x > 0, else a x with learned `a` (one, or `num_parameters` = channels), starting
     at `init`."""
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -38,6 +39,7 @@ class Softmax2d(Module):
 
     def forward(self, input):
         if input.dim() not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
-                             f"instead")
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
+            )
         return F.softmax(input, -3)

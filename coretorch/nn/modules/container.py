@@ -1,4 +1,5 @@
 """Containers: Sequential, ModuleList, ModuleDict (and the deprecated Container)."""
+
 from __future__ import annotations
 
 import operator
@@ -28,8 +29,10 @@ def _update_dict(target: Module, source, mappings: tuple, owner: str, value: str
         return
     for j, pair in enumerate(source):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ValueError(f"{owner} update sequence element #{j} should be a "
-                             f"(key, {value}) pair, got {type(pair).__name__}")
+            raise ValueError(
+                f"{owner} update sequence element #{j} should be a "
+                f"(key, {value}) pair, got {type(pair).__name__}"
+            )
         target[pair[0]] = pair[1]
 
 
@@ -46,8 +49,11 @@ class Container(Module):
 
     def __init__(self, **kwargs: Module) -> None:
         super().__init__()
-        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented "
-                      "in nn.Module. Subclass that instead.", stacklevel=2)
+        warnings.warn(
+            "nn.Container is deprecated. All of it's functionality is now implemented "
+            "in nn.Module. Subclass that instead.",
+            stacklevel=2,
+        )
         for key, value in kwargs.items():
             self.add_module(key, value)
 
@@ -93,8 +99,10 @@ class Sequential(Module):
 
     def __add__(self, other: "Sequential") -> "Sequential":
         if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+            raise ValueError(
+                f"add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
         ret = Sequential()
         for m in chain(self, other):
             ret.append(m)
@@ -200,8 +208,10 @@ class ModuleList(Module):
         """Append every module of `modules`; returns self. Raises TypeError when `modules` is not
         an iterable (or is a str)."""
         if isinstance(modules, (str, bytes)) or not hasattr(modules, "__iter__"):
-            raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
-                            f"{type(modules).__name__}")
+            raise TypeError(
+                f"ModuleList.extend should be called with an iterable, but got "
+                f"{type(modules).__name__}"
+            )
         offset = len(self)
         for i, module in enumerate(modules):
             self.add_module(str(offset + i), module)
@@ -220,8 +230,9 @@ class ModuleList(Module):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleList is a container and has no forward(); iterate over "
-                                  "it and call its modules")
+        raise NotImplementedError(
+            "ModuleList is a container and has no forward(); iterate over it and call its modules"
+        )
 
 
 class ModuleDict(Module):
@@ -278,5 +289,6 @@ class ModuleDict(Module):
         _update_dict(self, modules, (Mapping,), "ModuleDict", "module")
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError("ModuleDict is a container and has no forward(); index it and "
-                                  "call its modules")
+        raise NotImplementedError(
+            "ModuleDict is a container and has no forward(); index it and call its modules"
+        )

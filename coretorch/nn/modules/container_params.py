@@ -1,6 +1,7 @@
 """ParameterList and ParameterDict: containers whose entries are registered as parameters
 (tensors are wrapped in `Parameter`), so ``parameters()``, ``state_dict()`` and optimizers see
 them under the keys "0", "1", ... or the dict's keys."""
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
@@ -65,8 +66,10 @@ class ParameterList(Module):
         """Append every value of `values`; returns self. Raises TypeError when `values` is not an
         iterable (or is a str or a Tensor)."""
         if isinstance(values, (str, bytes, Tensor)) or not hasattr(values, "__iter__"):
-            raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
-                            f"{type(values).__name__}")
+            raise TypeError(
+                f"ParameterList.extend should be called with an iterable, but got "
+                f"{type(values).__name__}"
+            )
         for value in values:
             self.append(value)
         return self

@@ -1,5 +1,6 @@
 """Conv1d and Conv2d layers (stride, padding incl. "same"/"valid", dilation, groups and the
 zeros/reflect/replicate/circular padding modes)."""
+
 from __future__ import annotations
 
 from .. import functional as F
@@ -23,9 +24,20 @@ class _ConvNd(Module):
     _n = 0
     _transposed = False
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -35,16 +47,19 @@ class _ConvNd(Module):
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError(
+                f"padding_mode must be one of {list(_PADDING_MODES)}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple("kernel_size", kernel_size, n)
         self.stride = _ntuple("stride", stride, n)
         self.dilation = _ntuple("dilation", dilation, n)
         if isinstance(padding, str):
             if padding not in ("valid", "same"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"['valid', 'same']")
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of ['valid', 'same']"
+                )
             if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
             self.padding: str | tuple = padding
@@ -65,8 +80,11 @@ class _ConvNd(Module):
         else:
             rev = [p for p in reversed(self.padding) for _ in range(2)]
         self._reversed_padding_repeated_twice = rev
-        channels = ((in_channels, out_channels // groups) if self._transposed
-                    else (out_channels, in_channels // groups))
+        channels = (
+            (in_channels, out_channels // groups)
+            if self._transposed
+            else (out_channels, in_channels // groups)
+        )
         self.weight = new_param(channels + self.kernel_size, device, dtype)
         register_bias(self, (out_channels,), bias, device, dtype)
         self.reset_parameters()
@@ -76,8 +94,10 @@ class _ConvNd(Module):
 
     def extra_repr(self) -> str:
         n = self._n
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0,) * n:
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
@@ -105,6 +125,7 @@ class _ConvNd(Module):
 
 class Conv1d(_ConvNd):
     """1-D convolution over (N, C_in, L) inputs; weight (C_out, C_in/groups, k)."""
+
     _n = 1
 
 
@@ -125,4 +146,5 @@ class Conv2d(_ConvNd):
             ...
         RuntimeError: conv2d(): Given groups=1, ... to have 3 channels, but got 4 channels instead
     """
+
     _n = 2

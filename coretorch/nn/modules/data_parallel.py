@@ -2,6 +2,7 @@
 live on, as PyTorch's DataParallel does with a single device id (the state_dict keys carry the
 ``module.`` prefix, as in PyTorch). Splitting a batch over several devices is not supported:
 asking for more than one device raises (DistributedDataParallel is the multi-device path)."""
+
 from __future__ import annotations
 
 from ...device import device as _device
@@ -15,9 +16,11 @@ def _device_ids(device_ids) -> list:
         return []
     ids = [d.index if isinstance(d, _device) else d for d in device_ids]
     if len(ids) > 1:
-        raise NotImplementedError(f"DataParallel over several devices ({ids}) is not supported "
-                                  f"by coretorch; use one device, or DistributedDataParallel "
-                                  f"with one process per device")
+        raise NotImplementedError(
+            f"DataParallel over several devices ({ids}) is not supported "
+            f"by coretorch; use one device, or DistributedDataParallel "
+            f"with one process per device"
+        )
     return ids
 
 
@@ -33,8 +36,7 @@ class DataParallel(Module):
     """Wraps `module`; ``forward`` calls it with the inputs moved to its device (and the output
     on `output_device` when one is given)."""
 
-    def __init__(self, module: Module, device_ids=None, output_device=None,
-                 dim: int = 0) -> None:
+    def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0) -> None:
         super().__init__()
         self.module = module
         self.device_ids = _device_ids(device_ids)
@@ -64,8 +66,9 @@ def _to(obj, dev):
     return obj
 
 
-def data_parallel(module: Module, inputs, device_ids=None, output_device=None, dim: int = 0,
-                  module_kwargs=None):
+def data_parallel(
+    module: Module, inputs, device_ids=None, output_device=None, dim: int = 0, module_kwargs=None
+):
     """The functional form of DataParallel: ``module(*inputs, **module_kwargs)`` on the module's
     device."""
     if not isinstance(inputs, tuple):

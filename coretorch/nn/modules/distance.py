@@ -1,4 +1,5 @@
 """CosineSimilarity and PairwiseDistance layers."""
+
 from __future__ import annotations
 
 from .. import functional as F

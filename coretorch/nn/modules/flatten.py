@@ -1,4 +1,5 @@
 """Flatten and Unflatten layers."""
+
 from __future__ import annotations
 
 from .module import Module
@@ -26,10 +27,12 @@ class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
         if not isinstance(dim, int):
-            raise TypeError(f"invalid argument type for dim parameter: expected int, got "
-                            f"{type(dim).__name__}")
+            raise TypeError(
+                f"invalid argument type for dim parameter: expected int, got {type(dim).__name__}"
+            )
         if not isinstance(unflattened_size, (tuple, list)) or not all(
-                isinstance(s, int) for s in unflattened_size):
+            isinstance(s, int) for s in unflattened_size
+        ):
             raise TypeError("unflattened_size must be a tuple of ints")
         self.dim, self.unflattened_size = dim, unflattened_size
 

@@ -1,4 +1,5 @@
 """Fold and Unfold: sliding blocks to columns and back (``F.fold`` / ``F.unfold``)."""
+
 from __future__ import annotations
 
 from .. import functional as F
@@ -18,8 +19,10 @@ class _SlidingBlocks(Module):
         self.stride = stride
 
     def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+            f"padding={self.padding}, stride={self.stride}"
+        )
 
 
 class Fold(_SlidingBlocks):
@@ -31,8 +34,9 @@ class Fold(_SlidingBlocks):
         self.output_size = output_size
 
     def forward(self, input):
-        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                      self.stride)
+        return F.fold(
+            input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride
+        )
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}, " + super().extra_repr()

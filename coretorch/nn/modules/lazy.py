@@ -3,6 +3,7 @@ and LazyInstanceNorm1d/2d/3d infer their input size (in_features, in_channels, n
 from the first input they see; until then their parameters are `UninitializedParameter`s
 (buffers `UninitializedBuffer`s). After that first call each becomes the plain layer
 (``LazyLinear`` -> ``Linear``), as in PyTorch."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -26,10 +27,24 @@ if TYPE_CHECKING:
 else:
     _TensorBase = _ModuleBase = object
 
-__all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
-           "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+__all__ = [
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "LazyModuleMixin",
+    "LazyLinear",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]
 
 
 class _Uninitialized(_TensorBase):
@@ -48,11 +63,13 @@ class _Uninitialized(_TensorBase):
 
     @property
     def shape(self):
-        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. "
-                           "This error usually happens in `load_state_dict` when trying to "
-                           "load an uninitialized parameter into an initialized one. Call "
-                           "`forward` to initialize the parameters before accessing their "
-                           "attributes.")
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. "
+            "This error usually happens in `load_state_dict` when trying to "
+            "load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their "
+            "attributes."
+        )
 
     # the ignore: mypy finds this signature, the same as Tensor's, incompatible (a dunder quirk)
     def __repr__(self, *, tensor_contents=None) -> str:  # type: ignore[override]
@@ -78,9 +95,20 @@ class UninitializedBuffer(_Uninitialized, Tensor):
 
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
         from ...tensor.impl import new_impl
+
         data = aten.empty(0, device=device, dtype=dtype)
-        return new_impl(cls, data._storage, data._shape, data._stride, data._offset,
-                        data._dtype, data._device, data._keys, data._vc, None)
+        return new_impl(
+            cls,
+            data._storage,
+            data._shape,
+            data._stride,
+            data._offset,
+            data._dtype,
+            data._device,
+            data._keys,
+            data._vc,
+            None,
+        )
 
 
 def _is_uninitialized(t) -> bool:
@@ -105,8 +133,9 @@ class LazyModuleMixin(_ModuleBase):
     def initialize_parameters(self, *args, **kwargs) -> None:
         """Materialize the uninitialized parameters from the shapes of the first input; a lazy
         module overrides it (this one raises NotImplementedError)."""
-        raise NotImplementedError(f"initialize_parameters is not implemented for "
-                                  f"{type(self).__name__}")
+        raise NotImplementedError(
+            f"initialize_parameters is not implemented for {type(self).__name__}"
+        )
 
 
 class _LazyLayer(LazyModuleMixin):
@@ -176,11 +205,20 @@ class _LazyConvMixin(_LazyLayer):
     kernel_size: tuple[int, ...]
     _inferred = "in_channels"
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
-                 dtype=None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode)
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
         self._lazy_init("out_channels", out_channels, bias, device, dtype)
 
     def initialize_parameters(self, input, *args, **kwargs) -> None:
@@ -188,9 +226,11 @@ class _LazyConvMixin(_LazyLayer):
             return
         n = self._n
         if input.dim() not in (n + 1, n + 2):
-            raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                               f"{self.cls_to_become.__name__}, but got input of size: "
-                               f"{list(input.shape)}")
+            raise RuntimeError(
+                f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                f"{self.cls_to_become.__name__}, but got input of size: "
+                f"{list(input.shape)}"
+            )
         self.in_channels = input.shape[0 if input.dim() == n + 1 else 1]
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
@@ -205,19 +245,48 @@ class _LazyConvMixin(_LazyLayer):
 
 
 class _LazyConvTransposeMixin(_LazyConvMixin):
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
-        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
-                                 groups, False, dilation, padding_mode)
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation=1,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
+        LazyModuleMixin.__init__(
+            self,
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+        )
         self._lazy_init("out_channels", out_channels, bias, device, dtype)
 
 
 class _LazyNormMixin(_LazyLayer):
     _inferred = "num_features"
 
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__(0, eps, momentum, False, False)
         self.affine = affine
         self.track_running_stats = track_running_stats
@@ -246,6 +315,7 @@ class _LazyNormMixin(_LazyLayer):
 
 class _LazyInstanceNormMixin(_LazyNormMixin):
     _spatial: int  # set by the instance-norm class it is mixed into
+
     def _feature_dim(self, input) -> int:
         # an unbatched instance-norm input has its channels first
         return 0 if input.dim() == self._spatial + 1 else 1
@@ -255,18 +325,28 @@ def _lazy_class(mixin: type[_LazyLayer], base: type) -> type:
     """The lazy form of `base`: `mixin` first (its __init__ and initialize_parameters), and
     it becomes `base` after its first call."""
     name = "Lazy" + base.__name__
-    return type(name, (mixin, base), {
-        "cls_to_become": base, "__module__": __name__,
-        "__doc__": f"A {base.__name__} whose `{mixin._inferred}` comes from its first input."})
+    return type(
+        name,
+        (mixin, base),
+        {
+            "cls_to_become": base,
+            "__module__": __name__,
+            "__doc__": f"A {base.__name__} whose `{mixin._inferred}` comes from its first input.",
+        },
+    )
 
 
 LazyConv1d, LazyConv2d, LazyConv3d = (
-    _lazy_class(_LazyConvMixin, base) for base in (Conv1d, Conv2d, Conv3d))
+    _lazy_class(_LazyConvMixin, base) for base in (Conv1d, Conv2d, Conv3d)
+)
 LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
     _lazy_class(_LazyConvTransposeMixin, base)
-    for base in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+    for base in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
+)
 LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
-    _lazy_class(_LazyNormMixin, base) for base in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+    _lazy_class(_LazyNormMixin, base) for base in (BatchNorm1d, BatchNorm2d, BatchNorm3d)
+)
 LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
     _lazy_class(_LazyInstanceNormMixin, base)
-    for base in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
+    for base in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
+)

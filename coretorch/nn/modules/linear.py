@@ -1,10 +1,10 @@
 """Linear, Bilinear and Identity layers."""
+
 from __future__ import annotations
 
 import math
 
-from .. import functional as F
-from .. import init
+from .. import functional as F, init
 from ._factory import new_param, register_bias, reset_fan_in_uniform
 from .module import Module
 
@@ -49,8 +49,9 @@ class Linear(Module):
         RuntimeError: ...
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -66,8 +67,10 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -77,8 +80,15 @@ class NonDynamicallyQuantizableLinear(Linear):
 class Bilinear(Module):
     """y = x1ᵀ A x2 + b with A (out_features, in1_features, in2_features)."""
 
-    def __init__(self, in1_features: int, in2_features: int, out_features: int,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
@@ -97,5 +107,7 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )

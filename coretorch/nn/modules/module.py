@@ -4,6 +4,7 @@ Parameters, buffers and submodules are registered by attribute assignment and ke
 dicts; iterators, ``state_dict``/``load_state_dict``, ``to``, ``train``/``eval`` and forward hooks
 work over that registry.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -15,13 +16,18 @@ from ...tensor.impl import TensorImpl
 from ...tensor.tensor import Tensor
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
-           "register_module_forward_hook"]
+__all__ = [
+    "Module",
+    "RemovableHandle",
+    "register_module_forward_pre_hook",
+    "register_module_forward_hook",
+]
 
 from ...utils.hooks import RemovableHandle  # noqa: E402  (re-exported: nn's hooks return it)
 
 _IncompatibleKeys = namedtuple(  # type: ignore[name-match]  # PyTorch's repr names it so
-    "IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+    "IncompatibleKeys", ["missing_keys", "unexpected_keys"]
+)
 
 
 # hooks run around every module's forward (PyTorch's global module hooks); `_global_hooks_on`
@@ -50,15 +56,19 @@ def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
     return handle
 
 
-def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
+def register_module_forward_hook(
+    hook: Callable, *, with_kwargs: bool = False, always_call: bool = False
+) -> RemovableHandle:
     """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with `with_kwargs`)
     runs after the forward of every module (before the module's own hooks); a non-None return
     replaces the output. With `always_call` it also runs (with output None) when forward
     raises."""
     global _global_hooks_on
-    handle = _GlobalHookHandle(_global_forward_hooks, _global_forward_hooks_with_kwargs,
-                               _global_forward_hooks_always_called)
+    handle = _GlobalHookHandle(
+        _global_forward_hooks,
+        _global_forward_hooks_with_kwargs,
+        _global_forward_hooks_always_called,
+    )
     _global_forward_hooks[handle.id] = hook
     if with_kwargs:
         _global_forward_hooks_with_kwargs.add(handle.id)
@@ -107,8 +117,10 @@ class Module:
 
     def __init__(self, *args, **kwargs) -> None:
         if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
-                            f"{args or ''}{kwargs or ''}")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments "
+                f"{args or ''}{kwargs or ''}"
+            )
         d = self.__dict__
         d["training"] = True
         d["_parameters"] = {}
@@ -123,8 +135,9 @@ class Module:
 
     def forward(self, *input):
         """Define the computation of the module; every subclass overrides it."""
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
-                                  f'"forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     # ---- registration ---------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -136,8 +149,10 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, TensorImpl):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            f"(Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                f"(Tensor or None required)"
+            )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -152,13 +167,17 @@ class Module:
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                            f"(coretorch.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                f"(coretorch.nn.Parameter or None required)"
+            )
         if param is not None and param.grad_fn is not None:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
-                             f"parameters must be created explicitly. To express '{name}' as a "
-                             f"function of another Tensor, compute the value in the forward() "
-                             f"method.")
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                f"parameters must be created explicitly. To express '{name}' as a "
+                f"function of another Tensor, compute the value in the forward() "
+                f"method."
+            )
         self._parameters[name] = param
 
     def add_module(self, name: str, module: "Module | None") -> None:
@@ -170,8 +189,11 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name or name == "":
-            raise KeyError(f'module name can\'t contain ".", got: {name}' if name
-                           else 'module name can\'t be empty string ""')
+            raise KeyError(
+                f'module name can\'t contain ".", got: {name}'
+                if name
+                else 'module name can\'t be empty string ""'
+            )
         self._modules[name] = module
 
     register_module = add_module
@@ -220,22 +242,25 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                f"(coretorch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    f"(coretorch.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
             return
         modules = d.get("_modules")
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            _remove_name(name, d, self._parameters, self._buffers,
-                         self._non_persistent_buffers_set)
+            _remove_name(name, d, self._parameters, self._buffers, self._non_persistent_buffers_set)
             modules[name] = value
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
-                                f"'{name}' (coretorch.nn.Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module "
+                    f"'{name}' (coretorch.nn.Module or None expected)"
+                )
             modules[name] = value
             return
         buffers = d.get("_buffers")
@@ -247,8 +272,10 @@ class Module:
             return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, TensorImpl):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
-                                f"'{name}' (Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer "
+                    f"'{name}' (Tensor or None expected)"
+                )
             buffers[name] = value
             return
         object.__setattr__(self, name, value)
@@ -265,19 +292,27 @@ class Module:
             object.__delattr__(self, name)
 
     def __dir__(self):
-        keys = list(object.__dir__(self)) + list(self._parameters) + list(self._modules) + \
-            list(self._buffers)
+        keys = (
+            list(object.__dir__(self))
+            + list(self._parameters)
+            + list(self._modules)
+            + list(self._buffers)
+        )
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
 
     # ---- iterators ------------------------------------------------------------------------
-    def _named_members(self, get_members_fn, prefix: str = "", recurse: bool = True,
-                       remove_duplicate: bool = True):
+    def _named_members(
+        self, get_members_fn, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ):
         memo = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                   if recurse else [(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for k, v in get_members_fn(module):
                 if v is None or (remove_duplicate and id(v) in memo):
@@ -286,21 +321,23 @@ class Module:
                     memo.add(id(v))
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs, each shared parameter once."""
-        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
-                                   remove_duplicate)
+        return self._named_members(
+            lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
+        )
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """The parameters of this module (and of its submodules when `recurse`), each once."""
         return (p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """(dotted name, buffer) pairs; None buffers are skipped."""
-        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
-                                   remove_duplicate)
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """The buffers of this module (and of its submodules when `recurse`)."""
@@ -319,8 +356,9 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, "Module"]]:
         """(dotted name, module) for self and every descendant, depth first."""
         if memo is None:
             memo = set()
@@ -380,7 +418,7 @@ class Module:
                     continue
                 new = fn(p)
                 if new is not p:
-                    p.data = new   # the parameter object (and its identity) stays
+                    p.data = new  # the parameter object (and its identity) stays
                 g = p.grad
                 if g is not None:
                     new_g = fn(g)
@@ -396,19 +434,23 @@ class Module:
         """Move and/or cast parameters and buffers in place: ``to(device)``, ``to(dtype)``,
         ``to(device, dtype)``, ``to(tensor)``. Only floating point tensors change dtype."""
         from ...ops.methods import _parse_to
+
         device, dtype, _ = _parse_to("Module.to", args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                            f"dtype={dtype}")
+            raise TypeError(
+                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
+            )
 
         def convert(t):
             return t.to(device, dtype if t.is_floating_point() else None)
+
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse: bool = True) -> "Module":
         """Move parameters and buffers to `device` without copying their values (the way out of
         the meta device: allocate, then initialize or load a state dict)."""
         from ...ops import aten
+
         return self._apply(lambda t: aten.empty_like(t, device=device))
 
     def cpu(self) -> "Module":
@@ -453,15 +495,18 @@ class Module:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
-    def state_dict(self, *args, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> "dict[str, Tensor]":
+    def state_dict(
+        self, *args, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> "dict[str, Tensor]":
         """An ordered dict of every parameter and persistent buffer by dotted name (detached
         tensors sharing memory with the module's)."""
         if args:
             # PyTorch's deprecated positional form: state_dict(destination, prefix, keep_vars)
             if len(args) > 3:
-                raise TypeError(f"state_dict() takes at most 3 positional arguments "
-                                f"(destination, prefix, keep_vars), got {len(args)}")
+                raise TypeError(
+                    f"state_dict() takes at most 3 positional arguments "
+                    f"(destination, prefix, keep_vars), got {len(args)}"
+                )
             destination = args[0]
             prefix = args[1] if len(args) > 1 else prefix
             keep_vars = args[2] if len(args) > 2 else keep_vars
@@ -471,16 +516,30 @@ class Module:
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
-                m.state_dict(destination=destination, prefix=prefix + name + ".",
-                             keep_vars=keep_vars)
+                m.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False) -> None:
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                        persistent.items()) if v is not None}
+    def _load_from_state_dict(
+        self,
+        state_dict,
+        prefix,
+        local_metadata,
+        strict,
+        missing_keys,
+        unexpected_keys,
+        error_msgs,
+        assign=False,
+    ) -> None:
+        persistent = {
+            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        }
+        local_state = {
+            k: v
+            for k, v in itertools.chain(self._parameters.items(), persistent.items())
+            if v is not None
+        }
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -489,16 +548,20 @@ class Module:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  f'Tensor-like object from checkpoint but received '
-                                  f'{type(value)}')
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected '
+                    f"Tensor-like object from checkpoint but received "
+                    f"{type(value)}"
+                )
                 continue
             if param._shape == () and value._shape == (1,):
                 value = value[0]  # as PyTorch: a 1-element 1-d entry loads into a 0-d one
             if value._shape != param._shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{value.shape} from checkpoint, the shape in current model "
-                                  f"is {param.shape}.")
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{value.shape} from checkpoint, the shape in current model "
+                    f"is {param.shape}."
+                )
                 continue
             try:
                 with no_grad():
@@ -511,14 +574,16 @@ class Module:
                     else:
                         param.copy_(value)
             except Exception as e:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f'in the model are {param.shape} and whose dimensions in the '
-                                  f'checkpoint are {value.shape}, an exception occurred : '
-                                  f'{e.args}.')
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions '
+                    f"in the model are {param.shape} and whose dimensions in the "
+                    f"checkpoint are {value.shape}, an exception occurred : "
+                    f"{e.args}."
+                )
         if strict:
             for key in state_dict:
                 if key.startswith(prefix):
-                    parts = key[len(prefix):].split(".", 1)
+                    parts = key[len(prefix) :].split(".", 1)
                     if len(parts) > 1:
                         if parts[0] not in self._modules:
                             unexpected_keys.append(key)
@@ -539,27 +604,41 @@ class Module:
         errors: list[str] = []
 
         def load(module: Module, prefix: str = "") -> None:
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected,
-                                         errors, assign)
+            module._load_from_state_dict(
+                state_dict, prefix, {}, True, missing, unexpected, errors, assign
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+
         load(self)
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)
+                    ),
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)
+                    ),
+                )
         if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self._get_name(), "\n\t".join(errors)))
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    self._get_name(), "\n\t".join(errors)
+                )
+            )
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- hooks and calling ----------------------------------------------------------------
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """``hook(module, args)`` (or ``hook(module, args, kwargs)`` with `with_kwargs`) runs
         before forward; a non-None return replaces the arguments."""
         handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
@@ -570,13 +649,19 @@ class Module:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
-                              with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
         """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) runs after
         forward; a non-None return replaces the output."""
-        handle = RemovableHandle(self._forward_hooks, self._forward_hooks_with_kwargs,
-                                 self._forward_hooks_always_called)
+        handle = RemovableHandle(
+            self._forward_hooks, self._forward_hooks_with_kwargs, self._forward_hooks_always_called
+        )
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs.add(handle.id)
@@ -601,17 +686,27 @@ class Module:
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError(f"forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {res}.")
+                        raise RuntimeError(
+                            f"forward pre-hook must return None or a tuple of "
+                            f"(new_args, new_kwargs), but got {res}."
+                        )
                     args, kwargs = res
             else:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
-        hook_sets = ((_global_forward_hooks, _global_forward_hooks_with_kwargs,
-                      _global_forward_hooks_always_called),
-                     (self._forward_hooks, self._forward_hooks_with_kwargs,
-                      self._forward_hooks_always_called))
+        hook_sets = (
+            (
+                _global_forward_hooks,
+                _global_forward_hooks_with_kwargs,
+                _global_forward_hooks_always_called,
+            ),
+            (
+                self._forward_hooks,
+                self._forward_hooks_with_kwargs,
+                self._forward_hooks_always_called,
+            ),
+        )
         called = set()
         try:
             out = self.forward(*args, **kwargs)

@@ -1,8 +1,8 @@
 """LayerNorm and GroupNorm layers."""
+
 from __future__ import annotations
 
-from .. import functional as F
-from .. import init
+from .. import functional as F, init
 from ..functional.normalization import as_normalized_shape
 from ._factory import new_param, register_affine, reset_affine
 from ._layer import SHOWN, options_repr
@@ -43,8 +43,15 @@ class LayerNorm(_AffineNorm):
         RuntimeError: layer_norm(): Given normalized_shape=[3], expected input with shape ...
     """
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.normalized_shape = as_normalized_shape(normalized_shape)
         self.eps = eps
@@ -55,15 +62,23 @@ class LayerNorm(_AffineNorm):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return options_repr(self, ("normalized_shape",), eps=SHOWN,
-                            elementwise_affine=SHOWN) + self._bias_repr()
+        return (
+            options_repr(self, ("normalized_shape",), eps=SHOWN, elementwise_affine=SHOWN)
+            + self._bias_repr()
+        )
 
 
 class RMSNorm(Module):
     """x / sqrt(mean(x²) + eps) over the trailing dims, times a learned weight."""
 
-    def __init__(self, normalized_shape, eps: float | None = None,
-                 elementwise_affine: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.normalized_shape = as_normalized_shape(normalized_shape)
         self.eps = eps
@@ -84,8 +99,17 @@ class RMSNorm(Module):
 class GroupNorm(_AffineNorm):
     """Normalize groups of channels of (N, C, *) inputs; per-channel affine when `affine`."""
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -97,5 +121,7 @@ class GroupNorm(_AffineNorm):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return options_repr(self, ("num_groups", "num_channels"), eps=SHOWN,
-                            affine=SHOWN) + self._bias_repr()
+        return (
+            options_repr(self, ("num_groups", "num_channels"), eps=SHOWN, affine=SHOWN)
+            + self._bias_repr()
+        )

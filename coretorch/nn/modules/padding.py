@@ -1,15 +1,29 @@
 """Padding layers: Reflection/Replication/Circular/Constant/ZeroPad 1d, 2d and 3d (the padding
 is (left, right[, top, bottom[, front, back]]); an int pads every side)."""
+
 from __future__ import annotations
 
 from .. import functional as F
 from ._layer import subclass
 from .module import Module
 
-__all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
-           "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
-           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
-           "ZeroPad3d"]
+__all__ = [
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+]
 
 
 def _sides(name: str, padding, n: int) -> tuple:
@@ -17,8 +31,9 @@ def _sides(name: str, padding, n: int) -> tuple:
         return (padding,) * (2 * n)
     padding = tuple(padding)
     if len(padding) != 2 * n or not all(isinstance(p, int) for p in padding):
-        raise ValueError(f"{name}: padding must be an int or a tuple of {2 * n} ints, got "
-                         f"{padding}")
+        raise ValueError(
+            f"{name}: padding must be an int or a tuple of {2 * n} ints, got {padding}"
+        )
     return padding
 
 
@@ -45,15 +60,38 @@ class _PadNd(Module):
 
 _DIMS = {1: "the last dim", 2: "the last two dims", 3: "the last three dims"}
 ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (
-    subclass(f"ReflectionPad{n}d", _PadNd,
-             f"Pad {_DIMS[n]} with their reflection (the edge is not repeated).", __name__,
-             _n=n, _mode="reflect") for n in (1, 2, 3))
+    subclass(
+        f"ReflectionPad{n}d",
+        _PadNd,
+        f"Pad {_DIMS[n]} with their reflection (the edge is not repeated).",
+        __name__,
+        _n=n,
+        _mode="reflect",
+    )
+    for n in (1, 2, 3)
+)
 ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (
-    subclass(f"ReplicationPad{n}d", _PadNd, f"Pad {_DIMS[n]} by repeating their edge values.",
-             __name__, _n=n, _mode="replicate") for n in (1, 2, 3))
+    subclass(
+        f"ReplicationPad{n}d",
+        _PadNd,
+        f"Pad {_DIMS[n]} by repeating their edge values.",
+        __name__,
+        _n=n,
+        _mode="replicate",
+    )
+    for n in (1, 2, 3)
+)
 CircularPad1d, CircularPad2d, CircularPad3d = (
-    subclass(f"CircularPad{n}d", _PadNd, f"Pad {_DIMS[n]} circularly (wrapping around).",
-             __name__, _n=n, _mode="circular") for n in (1, 2, 3))
+    subclass(
+        f"CircularPad{n}d",
+        _PadNd,
+        f"Pad {_DIMS[n]} circularly (wrapping around).",
+        __name__,
+        _n=n,
+        _mode="circular",
+    )
+    for n in (1, 2, 3)
+)
 
 
 class _ConstantPadNd(_PadNd):
@@ -69,9 +107,15 @@ class _ConstantPadNd(_PadNd):
 
 
 ConstantPad1d, ConstantPad2d, ConstantPad3d = (
-    subclass(f"ConstantPad{n}d", _ConstantPadNd,
-             f"Pad {_DIMS[n]} with `value`" + (" (negative padding crops)." if n == 1 else "."),
-             __name__, _n=n) for n in (1, 2, 3))
+    subclass(
+        f"ConstantPad{n}d",
+        _ConstantPadNd,
+        f"Pad {_DIMS[n]} with `value`" + (" (negative padding crops)." if n == 1 else "."),
+        __name__,
+        _n=n,
+    )
+    for n in (1, 2, 3)
+)
 
 
 class _ZeroPad(_ConstantPadNd):
@@ -84,4 +128,5 @@ class _ZeroPad(_ConstantPadNd):
 
 ZeroPad1d, ZeroPad2d, ZeroPad3d = (
     subclass(f"ZeroPad{n}d", (_ZeroPad, const), f"Pad {_DIMS[n]} with zeros.", __name__)
-    for n, const in ((1, ConstantPad1d), (2, ConstantPad2d), (3, ConstantPad3d)))
+    for n, const in ((1, ConstantPad1d), (2, ConstantPad2d), (3, ConstantPad3d))
+)

@@ -3,6 +3,7 @@ layers, LSTM projections, packed sequences) and the single-step RNNCell, LSTMCel
 
 Parameter names, shapes, registration order and initialization (U(-1/√hidden, 1/√hidden) on
 every parameter) are PyTorch's, so a state_dict moves between the two."""
+
 from __future__ import annotations
 
 import math
@@ -38,25 +39,47 @@ class RNNBase(Module):
     """The parameters and checks shared by RNN, LSTM and GRU (`mode` is "RNN_TANH",
     "RNN_RELU", "LSTM" or "GRU")."""
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
-        if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-                or not 0 <= dropout <= 1):
-            raise ValueError("dropout should be a number in range [0, 1] representing the "
-                             "probability of an element being zeroed")
+        if (
+            not isinstance(dropout, numbers.Number)
+            or isinstance(dropout, bool)
+            or not 0 <= dropout <= 1
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the "
+                "probability of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
-            warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
-                          f"non-zero dropout expects num_layers greater than 1, but got "
-                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
-        for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
-                                  ("input_size", input_size, int),
-                                  ("hidden_size", hidden_size, int)):
+            warnings.warn(
+                f"dropout option adds dropout after all but last recurrent layer, so "
+                f"non-zero dropout expects num_layers greater than 1, but got "
+                f"dropout={dropout} and num_layers={num_layers}",
+                stacklevel=3,
+            )
+        for name, value, kind in (
+            ("bias", bias, bool),
+            ("batch_first", batch_first, bool),
+            ("input_size", input_size, int),
+            ("hidden_size", hidden_size, int),
+        ):
             if not isinstance(value, kind):
-                raise TypeError(f"{name} should be of type {kind.__name__}, got: "
-                                f"{type(value).__name__}")
+                raise TypeError(
+                    f"{name} should be of type {kind.__name__}, got: {type(value).__name__}"
+                )
         if input_size <= 0:
             raise ValueError("input_size must be greater than zero")
         if hidden_size <= 0:
@@ -64,8 +87,9 @@ class RNNBase(Module):
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
-            raise ValueError("proj_size should be a positive integer or zero to disable "
-                             "projections")
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
         if mode not in _rnn.GATES:
@@ -84,8 +108,10 @@ class RNNBase(Module):
             for direction in range(dirs):
                 layer_input = input_size if layer == 0 else real_hidden * dirs
                 suffix = "_reverse" if direction == 1 else ""
-                shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (gate_size, layer_input)),
-                          ("weight_hh", (gate_size, real_hidden))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, layer_input)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
@@ -130,15 +156,19 @@ class RNNBase(Module):
         """
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
-                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
-                             f"model: model.to({input.dtype})")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                f"model: model.to({input.dtype})"
+            )
         expected_dim = 2 if batch_sizes is not None else 3
         if input.dim() != expected_dim:
             raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.size(-1)}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.size(-1)}"
+            )
 
     def _mini_batch(self, input, batch_sizes) -> int:
         if batch_sizes is not None:
@@ -150,8 +180,9 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         return (self.num_layers * dirs, self._mini_batch(input, batch_sizes), self._real_hidden())
 
-    def check_hidden_size(self, hx, expected_hidden_size: tuple,
-                          msg: str = "Expected hidden size {}, got {}") -> None:
+    def check_hidden_size(
+        self, hx, expected_hidden_size: tuple, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
         """Check that `hx` has `expected_hidden_size`.
 
         Raises:
@@ -175,15 +206,19 @@ class RNNBase(Module):
 
     def _zeros_state(self, input, batch: int):
         dirs = 2 if self.bidirectional else 1
-        return aten.zeros((self.num_layers * dirs, batch, self._real_hidden()),
-                          dtype=input.dtype, device=input.device)
+        return aten.zeros(
+            (self.num_layers * dirs, batch, self._real_hidden()),
+            dtype=input.dtype,
+            device=input.device,
+        )
 
     def _check_state_rank(self, hx, batched: bool) -> None:
         want = 3 if batched else 2
         if hx.dim() != want:
             kind = "batched 3-D" if batched else "unbatched 2-D"
-            raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
-                               f"{hx.dim()}-D tensor")
+            raise RuntimeError(
+                f"For {kind} input, hx should also be {want}-D but got {hx.dim()}-D tensor"
+            )
 
     def _unsqueeze_state(self, hx):
         return hx.unsqueeze(1)
@@ -201,8 +236,9 @@ class RNNBase(Module):
                 hx = self.permute_hidden(hx, sorted_indices)
             return data, hx, sizes, sorted_indices, unsorted_indices, True, None
         if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D "
-                             f"tensor instead")
+            raise ValueError(
+                f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+            )
         batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
         if not batched:
@@ -216,27 +252,48 @@ class RNNBase(Module):
         return input, hx, None, None, None, batched, batch_dim
 
     def _run(self, input, hx, batch_sizes):
-        return _rnn.rnn_forward(self.mode, input, hx, self._flat_weights, self.bias,
-                                self.num_layers, self.dropout, self.training,
-                                self.bidirectional, self.batch_first, batch_sizes,
-                                self.proj_size)
+        return _rnn.rnn_forward(
+            self.mode,
+            input,
+            hx,
+            self._flat_weights,
+            self.bias,
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            self.batch_first,
+            batch_sizes,
+            self.proj_size,
+        )
 
     def forward(self, input, hx=None):
         orig = input
-        input, hx, batch_sizes, sorted_idx, unsorted_idx, batched, batch_dim = \
-            self._prepare(input, hx)
+        input, hx, batch_sizes, sorted_idx, unsorted_idx, batched, batch_dim = self._prepare(
+            input, hx
+        )
         self.check_forward_args(input, hx, batch_sizes)
         output, hidden = self._run(input, hx, batch_sizes)
         if isinstance(orig, PackedSequence):
-            return (PackedSequence(output, orig.batch_sizes, sorted_idx, unsorted_idx),
-                    self.permute_hidden(hidden, unsorted_idx))
+            return (
+                PackedSequence(output, orig.batch_sizes, sorted_idx, unsorted_idx),
+                self.permute_hidden(hidden, unsorted_idx),
+            )
         if not batched:
             return output.squeeze(batch_dim), hidden.squeeze(1)
         return output, hidden
 
     def extra_repr(self) -> str:
-        return options_repr(self, ("input_size", "hidden_size"), proj_size=0, num_layers=1,
-                            bias=True, batch_first=False, dropout=0, bidirectional=False)
+        return options_repr(
+            self,
+            ("input_size", "hidden_size"),
+            proj_size=0,
+            num_layers=1,
+            bias=True,
+            batch_first=False,
+            dropout=0,
+            bidirectional=False,
+        )
 
 
 class RNN(RNNBase):
@@ -260,8 +317,9 @@ class RNN(RNNBase):
         elif self.nonlinearity == "relu":
             mode = "RNN_RELU"
         else:
-            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or "
-                             f"'relu'.")
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
         super().__init__(mode, *args, **kwargs)
 
 
@@ -307,23 +365,34 @@ class LSTM(RNNBase):
             RuntimeError: on a wrong input, hidden or cell shape.
         """
         self.check_input(input, batch_sizes)
-        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
-                               "Expected hidden[0] size {}, got {}")
-        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
-                               "Expected hidden[1] size {}, got {}")
+        self.check_hidden_size(
+            hidden[0],
+            self.get_expected_hidden_size(input, batch_sizes),
+            "Expected hidden[0] size {}, got {}",
+        )
+        self.check_hidden_size(
+            hidden[1],
+            self.get_expected_cell_size(input, batch_sizes),
+            "Expected hidden[1] size {}, got {}",
+        )
 
     def _zeros_state(self, input, batch: int):
         dirs = 2 if self.bidirectional else 1
-        c = aten.zeros((self.num_layers * dirs, batch, self.hidden_size), dtype=input.dtype,
-                       device=input.device)
+        c = aten.zeros(
+            (self.num_layers * dirs, batch, self.hidden_size),
+            dtype=input.dtype,
+            device=input.device,
+        )
         return super()._zeros_state(input, batch), c
 
     def _check_state_rank(self, hx, batched: bool) -> None:
         want = 3 if batched else 2
         if hx[0].dim() != want or hx[1].dim() != want:
             kind = "batched 3-D" if batched else "unbatched 2-D"
-            raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
-                               f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+            raise RuntimeError(
+                f"For {kind} input, hx and cx should also be {want}-D but got "
+                f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+            )
 
     def _unsqueeze_state(self, hx):
         return hx[0].unsqueeze(1), hx[1].unsqueeze(1)
@@ -333,13 +402,16 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         orig = input
-        input, hx, batch_sizes, sorted_idx, unsorted_idx, batched, batch_dim = \
-            self._prepare(input, hx)
+        input, hx, batch_sizes, sorted_idx, unsorted_idx, batched, batch_dim = self._prepare(
+            input, hx
+        )
         self.check_forward_args(input, hx, batch_sizes)
         output, h, c = self._run(input, hx, batch_sizes)
         if isinstance(orig, PackedSequence):
-            return (PackedSequence(output, orig.batch_sizes, sorted_idx, unsorted_idx),
-                    self.permute_hidden((h, c), unsorted_idx))
+            return (
+                PackedSequence(output, orig.batch_sizes, sorted_idx, unsorted_idx),
+                self.permute_hidden((h, c), unsorted_idx),
+            )
         if not batched:
             return output.squeeze(batch_dim), (h.squeeze(1), c.squeeze(1))
         return output, (h, c)
@@ -360,12 +432,20 @@ class GRU(RNNBase):
 
 # ---- single steps ----------------------------------------------------------------------------
 
+
 class RNNCellBase(Module):
     """``weight_ih`` (chunks * hidden, input), ``weight_hh`` (chunks * hidden, hidden) and the
     optional ``bias_ih``/``bias_hh``, all U(-1/√hidden, 1/√hidden)."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         self.weight_ih = new_param((num_chunks * hidden_size, input_size), device, dtype)
@@ -396,21 +476,20 @@ class RNNCellBase(Module):
         """(input, hx, batched): 1-D input and state get a batch dim; hx None becomes zeros."""
         name = type(self).__name__
         if input.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
-                             f"instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         parts = () if hx is None else ((hx,) if states == 1 else tuple(hx))
         for i, h in enumerate(parts):
             if h.dim() not in (1, 2):
                 what = "hidden" if states == 1 else f"hx[{i}]"
-                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {h.dim()}D "
-                                 f"instead")
+                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {h.dim()}D instead")
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
             parts = tuple(h.unsqueeze(0) for h in parts)
         if not parts:
-            z = aten.zeros((input.size(0), self.hidden_size), dtype=input.dtype,
-                           device=input.device)
+            z = aten.zeros(
+                (input.size(0), self.hidden_size), dtype=input.dtype, device=input.device
+            )
             parts = (z,) * states
         return input, (parts[0] if states == 1 else parts), batched
 
@@ -418,8 +497,15 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     """h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (or relu)."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
@@ -437,17 +523,20 @@ class RNNCell(RNNCellBase):
 
 class _GatedCell(RNNCellBase):
     """A cell of `_chunks` gates whose step is the functional `_cell` over `_states` states."""
+
     _chunks = _states = 1
     _cell: Callable[..., Any]  # the functional cell (per subclass)
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, self._chunks, device, dtype)
 
     def forward(self, input, hx=None):
         input, hx, batched = self._batched(input, hx, self._states)
-        ret = type(self)._cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
-                               self.bias_hh)
+        ret = type(self)._cell(
+            input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+        )
         if batched:
             return ret
         return tuple(r.squeeze(0) for r in ret) if self._states > 1 else ret.squeeze(0)
@@ -455,9 +544,11 @@ class _GatedCell(RNNCellBase):
 
 class LSTMCell(_GatedCell):
     """One LSTM step: ``h', c' = cell(x, (h, c))``."""
+
     _chunks, _states, _cell = 4, 2, staticmethod(_rnn.lstm_cell)
 
 
 class GRUCell(_GatedCell):
     """One GRU step: ``h' = cell(x, h)``."""
+
     _chunks, _states, _cell = 3, 1, staticmethod(_rnn.gru_cell)

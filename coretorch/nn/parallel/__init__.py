@@ -1,4 +1,5 @@
 """``coretorch.nn.parallel``: `DistributedDataParallel` (mirrors ``torch.nn.parallel``)."""
+
 from ..modules.data_parallel import DataParallel, data_parallel  # noqa: F401
 from .distributed import DistributedDataParallel  # noqa: F401
 

@@ -8,6 +8,7 @@ while backward computes the remaining gradients. Buckets start in bucket order o
 collectives must match across ranks). When the last bucket has started, the reducer waits for all of
 them and copies the averaged gradients back.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -21,9 +22,11 @@ FIRST_BUCKET_BYTES = 1024 * 1024  # PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES
 class _Bucket:
     __slots__ = ("index", "params", "offsets", "buffer", "pending", "work")
 
-    def __init__(self, index: int, params: list[int], all_params: list, offsets: list[int],
-                 numel: int):
+    def __init__(
+        self, index: int, params: list[int], all_params: list, offsets: list[int], numel: int
+    ):
         import coretorch
+
         self.index, self.params, self.offsets = index, params, offsets
         p0 = all_params[params[0]]
         self.buffer = coretorch.zeros(numel, dtype=p0.dtype, device=p0.device)
@@ -57,7 +60,9 @@ class Reducer:
 
     def __init__(self, params: list, group, bucket_cap_bytes: int, find_unused: bool):
         import coretorch
+
         from ... import distributed as dist
+
         self.dist, self.group, self._div = dist, group, coretorch.div
         self.params = params
         self.world = dist.get_world_size(group)
@@ -72,8 +77,9 @@ class Reducer:
                 self.where[i] = (b, n)
                 n += params[i].numel()
             self.buckets.append(_Bucket(b, idx, params, offsets, n))
-        self.handles = [p.register_post_accumulate_grad_hook(self._hook(i))
-                        for i, p in enumerate(params)]
+        self.handles = [
+            p.register_post_accumulate_grad_hook(self._hook(i)) for i, p in enumerate(params)
+        ]
         self.armed = False
         self.ready = [False] * len(params)
         self.next_bucket = 0
@@ -106,7 +112,8 @@ class Reducer:
             "`coretorch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` "
             "function outputs participate in calculating loss. Parameter indices which did not "
             f"receive grad for rank {self.dist.get_rank(self.group)}: "
-            f"{' '.join(map(str, missing))}")
+            f"{' '.join(map(str, missing))}"
+        )
 
     def disarm(self) -> None:
         """Stop reducing gradients (the hooks stay but do nothing)."""
@@ -114,16 +121,18 @@ class Reducer:
 
     def _mark_unused(self, outputs) -> None:
         import coretorch
+
         reached = _reachable_leaves(outputs)
         used = [id(p) in reached for p in self.params]
         self.used = coretorch.tensor([int(u) for u in used], dtype=coretorch.int32)
-        self.used_work = self.dist.all_reduce(self.used, op=self.dist.ReduceOp.MAX,
-                                              group=self.group, async_op=True)
+        self.used_work = self.dist.all_reduce(
+            self.used, op=self.dist.ReduceOp.MAX, group=self.group, async_op=True
+        )
         with no_grad():
             for i, u in enumerate(used):
                 if not u:
                     b, off = self.where[i]
-                    self.buckets[b].buffer[off:off + self.params[i].numel()].zero_()
+                    self.buckets[b].buffer[off : off + self.params[i].numel()].zero_()
                     self._ready(i)
 
     def _hook(self, i: int):
@@ -135,19 +144,24 @@ class Reducer:
                     f"Expected to mark a variable ready only once. Parameter index {i} received "
                     f"a gradient twice in one backward pass (a parameter used in a reentrant "
                     f"backward, or find_unused_parameters=True with a parameter it marked "
-                    f"unused)")
+                    f"unused)"
+                )
             b, off = self.where[i]
             with no_grad():  # copy and divide by the group size in one pass
-                self._div(param.grad, self.world,
-                    out=self.buckets[b].buffer[off:off + param.numel()].view(param.shape))
+                self._div(
+                    param.grad,
+                    self.world,
+                    out=self.buckets[b].buffer[off : off + param.numel()].view(param.shape),
+                )
             self._ready(i)
+
         return hook
 
     def _ready(self, i: int) -> None:
         self.ready[i] = True
         b = self.buckets[self.where[i][0]]
         b.pending -= 1
-        for earlier in self.buckets[:self.next_bucket]:  # drive the in-flight transfers
+        for earlier in self.buckets[: self.next_bucket]:  # drive the in-flight transfers
             if earlier.work is not None:
                 earlier.work.is_completed()
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
@@ -157,8 +171,9 @@ class Reducer:
             self._finalize()
 
     def _launch(self, b: _Bucket) -> None:
-        b.work = self.dist.all_reduce(b.buffer, group=self.group, async_op=True,
-                                      _extra={"bucket_index": b.index})
+        b.work = self.dist.all_reduce(
+            b.buffer, group=self.group, async_op=True, _extra={"bucket_index": b.index}
+        )
 
     def _finalize(self) -> None:
         self.armed = False
@@ -174,7 +189,7 @@ class Reducer:
                     if globally_used is not None and not globally_used[i]:
                         continue  # no rank used it: its gradient stays as it was
                     p = self.params[i]
-                    averaged = b.buffer[off:off + p.numel()].view(p.shape)
+                    averaged = b.buffer[off : off + p.numel()].view(p.shape)
                     if p.grad is None:
                         p.grad = averaged.clone()
                     else:
@@ -208,6 +223,7 @@ def _reachable_leaves(outputs) -> set[int]:
 
 def _tensors(obj) -> Iterable:
     from ...tensor.tensor import Tensor
+
     if isinstance(obj, Tensor):
         yield obj
     elif isinstance(obj, (list, tuple)):

@@ -1,4 +1,5 @@
 """Gradient clipping: clip_grad_norm_ and clip_grad_value_."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,13 @@ from ...autograd.grad_mode import no_grad
 from ...ops import aten
 from ...tensor.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
-           "clip_grad_norm"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+    "clip_grad_norm",
+]
 
 
 def _grads(parameters) -> list[Tensor]:
@@ -25,8 +31,12 @@ def _norm(t: Tensor, p: float) -> Tensor:
     return t.norm(p)
 
 
-def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def get_total_norm(
+    tensors: Iterable[Tensor],
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """The `norm_type` norm of all `tensors` together (as if concatenated)."""
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)
@@ -40,15 +50,16 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0,
             dev = norms[0].device
             total = _norm(aten.stack([n.to(dev) for n in norms]), norm_type)
     if error_if_nonfinite and not bool(total.isfinite()):
-        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` "
-                           f"is non-finite, so it cannot be clipped. To disable this error and "
-                           f"scale the gradients by the non-finite norm anyway, set "
-                           f"`error_if_nonfinite=False`")
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` "
+            f"is non-finite, so it cannot be clipped. To disable this error and "
+            f"scale the gradients by the non-finite norm anyway, set "
+            f"`error_if_nonfinite=False`"
+        )
     return total
 
 
-def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
-                          foreach=None) -> None:
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
     """Scale the gradients by min(1, max_norm / (total_norm + 1e-6))."""
     grads = _grads(parameters)
     if not grads:
@@ -59,8 +70,13 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
             g.mul_(coef.to(g.device))
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm_(
+    parameters,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """Rescale gradients in place so that their total `norm_type` norm is at most `max_norm`;
     returns the total norm before clipping (a 0-d tensor).
 
@@ -101,9 +117,18 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
             g.clamp_(min=-clip_value, max=clip_value)
 
 
-def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm(
+    parameters,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """Deprecated spelling of `clip_grad_norm_` (as in PyTorch, it warns)."""
-    warnings.warn("coretorch.nn.utils.clip_grad_norm is now deprecated in favor of "
-                  "coretorch.nn.utils.clip_grad_norm_.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "coretorch.nn.utils.clip_grad_norm is now deprecated in favor of "
+        "coretorch.nn.utils.clip_grad_norm_.",
+        FutureWarning,
+        stacklevel=2,
+    )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

@@ -1,4 +1,5 @@
 """parameters_to_vector and vector_to_parameters."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -11,8 +12,10 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def _check_same_device(param: Tensor, old_device):
     if old_device is not None and param.device != old_device:
-        raise TypeError(f"Found two parameters on different devices, this is currently not "
-                        f"supported (got {old_device} and {param.device})")
+        raise TypeError(
+            f"Found two parameters on different devices, this is currently not "
+            f"supported (got {old_device} and {param.device})"
+        )
     return param.device
 
 
@@ -31,17 +34,20 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     if vec.dim() != 1:
-        raise RuntimeError(f"vector_to_parameters(): expected a 1-D vector, got shape "
-                           f"{list(vec.shape)}")
+        raise RuntimeError(
+            f"vector_to_parameters(): expected a 1-D vector, got shape {list(vec.shape)}"
+        )
     device = None
     pointer = 0
     params = list(parameters)
     total = sum(p.numel() for p in params)
     if total != vec.numel():
-        raise RuntimeError(f"vector_to_parameters(): the vector has {vec.numel()} elements but "
-                           f"the parameters have {total}")
+        raise RuntimeError(
+            f"vector_to_parameters(): the vector has {vec.numel()} elements but "
+            f"the parameters have {total}"
+        )
     for p in params:
         device = _check_same_device(p, device)
         n = p.numel()
-        p.data = vec.detach()[pointer:pointer + n].view_as(p)
+        p.data = vec.detach()[pointer : pointer + n].view_as(p)
         pointer += n

@@ -1,5 +1,6 @@
 """``skip_init``: a module built without running its initialization (mirrors
 ``torch.nn.utils.skip_init``)."""
+
 from __future__ import annotations
 
 __all__ = ["skip_init"]
@@ -14,6 +15,7 @@ def skip_init(module_cls, *args, **kwargs):
         RuntimeError: `module_cls` does not accept `device`.
     """
     import inspect
+
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final = kwargs.pop("device", "cpu")

@@ -1,6 +1,7 @@
 """Ready-made parametrizations (mirrors ``torch.nn.utils.parametrizations``): weight_norm and
 spectral_norm, registered through `parametrize` with PyTorch's names
 (``parametrizations.weight.original0/original1``; ``_u``/``_v`` buffers for spectral norm)."""
+
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
@@ -44,16 +45,21 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 
 class _SpectralNorm(Module):
-    def __init__(self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0,
-                 eps: float = 1e-12) -> None:
+    def __init__(
+        self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12
+    ) -> None:
         super().__init__()
         ndim = weight.dim()
         if dim >= ndim or dim < -ndim:
-            raise IndexError(f"Dimension out of range (expected to be in range of [-{ndim}, "
-                             f"{ndim - 1}] but got {dim})")
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-{ndim}, "
+                f"{ndim - 1}] but got {dim})"
+            )
         if n_power_iterations <= 0:
-            raise ValueError(f"Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got "
+                f"n_power_iterations={n_power_iterations}"
+            )
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
         if ndim > 1:
@@ -68,8 +74,9 @@ class _SpectralNorm(Module):
 
     def _reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
         if self.dim != 0:
-            weight = weight.permute((self.dim,) + tuple(d for d in range(weight.dim())
-                                                        if d != self.dim))
+            weight = weight.permute(
+                (self.dim,) + tuple(d for d in range(weight.dim()) if d != self.dim)
+            )
         return weight.flatten(1)
 
     def _power_method(self, weight_mat: Tensor, n_power_iterations: int) -> None:
@@ -97,8 +104,13 @@ def _is_transposed_conv(module: Module) -> bool:
     return bool(getattr(module, "transposed", False))
 
 
-def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1,
-                  eps: float = 1e-12, dim: int | None = None) -> Module:
+def spectral_norm(
+    module: Module,
+    name: str = "weight",
+    n_power_iterations: int = 1,
+    eps: float = 1e-12,
+    dim: int | None = None,
+) -> Module:
     """Divide ``module.<name>`` by its largest singular value, estimated by power iteration
     (one step per forward in training mode; `dim` 1 for transposed convolutions, else 0)."""
     weight = getattr(module, name, None)
@@ -107,14 +119,22 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if dim is None:
         dim = 1 if _is_transposed_conv(module) else 0
     parametrize.register_parametrization(
-        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
+    )
     return module
 
 
-def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
-               use_trivialization: bool = True) -> Module:
+def orthogonal(
+    module: Module,
+    name: str = "weight",
+    orthogonal_map: str | None = None,
+    *,
+    use_trivialization: bool = True,
+) -> Module:
     """Not available: the orthogonal parametrization needs matrix_exp, QR and linear solves,
     which coretorch does not have yet."""
-    raise NotImplementedError("nn.utils.parametrizations.orthogonal() needs matrix_exp, the "
-                              "Cayley map or Householder products (linalg), which coretorch "
-                              "does not provide yet")
+    raise NotImplementedError(
+        "nn.utils.parametrizations.orthogonal() needs matrix_exp, the "
+        "Cayley map or Householder products (linalg), which coretorch "
+        "does not provide yet"
+    )

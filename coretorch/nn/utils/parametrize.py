@@ -6,6 +6,7 @@ access from an unconstrained `original` through one or more modules.
 ``P(original)``; assigning ``m.weight = X`` stores ``P.right_inverse(X)``. As in PyTorch, the
 module's class is swapped for a subclass ``Parametrized<Class>`` holding the properties.
 """
+
 from __future__ import annotations
 
 import collections.abc
@@ -20,9 +21,15 @@ from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module
 from ..parameter import Parameter
 
-__all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
-           "remove_parametrizations", "type_before_parametrizations",
-           "transfer_parametrizations_and_params"]
+__all__ = [
+    "cached",
+    "ParametrizationList",
+    "register_parametrization",
+    "is_parametrized",
+    "remove_parametrizations",
+    "type_before_parametrizations",
+    "transfer_parametrizations_and_params",
+]
 
 _cache_enabled = 0
 _cache: dict = {}
@@ -57,8 +64,7 @@ class ParametrizationList(ModuleList):
     """The parametrizations of one tensor, applied in order to `original` (or to `original0`,
     `original1`, ... when the first one's right_inverse returns several tensors)."""
 
-    def __init__(self, modules: Sequence[Module], original: Tensor,
-                 unsafe: bool = False) -> None:
+    def __init__(self, modules: Sequence[Module], original: Tensor, unsafe: bool = False) -> None:
         if len(modules) == 0:
             raise ValueError("ParametrizationList requires one or more modules.")
         super().__init__(modules)
@@ -73,19 +79,25 @@ class ParametrizationList(ModuleList):
                     except NotImplementedError:
                         pass
         if not isinstance(new, (Tensor, collections.abc.Sequence)):
-            raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors "
-                             f"(list, tuple...). Got {type(new).__name__}")
+            raise ValueError(
+                f"'right_inverse' must return a Tensor or a Sequence of tensors "
+                f"(list, tuple...). Got {type(new).__name__}"
+            )
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
             if original.dtype is not new.dtype:
-                raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the "
-                                 f"dtype.\noriginal.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
+                raise ValueError(
+                    f"When `right_inverse` outputs one tensor, it may not change the "
+                    f"dtype.\noriginal.dtype: {original.dtype}\n"
+                    f"right_inverse(original).dtype: {new.dtype}"
+                )
             if original.device != new.device:
-                raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the "
-                                 f"device.\noriginal.device: {original.device}\n"
-                                 f"right_inverse(original).device: {new.device}")
+                raise ValueError(
+                    f"When `right_inverse` outputs one tensor, it may not change the "
+                    f"device.\noriginal.device: {original.device}\n"
+                    f"right_inverse(original).device: {new.device}"
+                )
             if new is not original:
                 with no_grad():
                     _maybe_set(original, new)
@@ -93,9 +105,11 @@ class ParametrizationList(ModuleList):
         else:
             for i, part in enumerate(new):
                 if not isinstance(part, Tensor):
-                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of "
-                                     f"tensors (list, tuple...). Got element {i} of the "
-                                     f"sequence with type {type(part).__name__}.")
+                    raise ValueError(
+                        f"'right_inverse' must return a Tensor or a Sequence of "
+                        f"tensors (list, tuple...). Got element {i} of the "
+                        f"sequence with type {type(part).__name__}."
+                    )
                 if isinstance(original, Parameter):
                     part = Parameter(part.detach(), original.requires_grad)
                 else:
@@ -104,49 +118,62 @@ class ParametrizationList(ModuleList):
         if not self.unsafe:
             z = self()
             if not isinstance(z, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got "
-                                 f"{type(z).__name__}.")
+                raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
             if z.dtype is not original_dtype:
-                raise ValueError(f"Registering a parametrization may not change the dtype of the "
-                                 f"tensor, unless `unsafe` flag is enabled.\nunparametrized "
-                                 f"dtype: {original_dtype}\nparametrized dtype: {z.dtype}")
+                raise ValueError(
+                    f"Registering a parametrization may not change the dtype of the "
+                    f"tensor, unless `unsafe` flag is enabled.\nunparametrized "
+                    f"dtype: {original_dtype}\nparametrized dtype: {z.dtype}"
+                )
             if tuple(z.shape) != original_shape:
-                raise ValueError(f"Registering a parametrization may not change the shape of the "
-                                 f"tensor, unless `unsafe` flag is enabled.\nunparametrized "
-                                 f"shape: {list(original_shape)}\nparametrized shape: "
-                                 f"{list(z.shape)}")
+                raise ValueError(
+                    f"Registering a parametrization may not change the shape of the "
+                    f"tensor, unless `unsafe` flag is enabled.\nunparametrized "
+                    f"shape: {list(original_shape)}\nparametrized shape: "
+                    f"{list(z.shape)}"
+                )
 
     def right_inverse(self, value: Tensor) -> None:
         """Store `value` by running the right inverses backwards into `original`."""
         with no_grad():
             for module in reversed(self):
                 if not hasattr(module, "right_inverse"):
-                    raise RuntimeError(f"parametrization {type(module).__name__} does not "
-                                       f"implement right_inverse.")
+                    raise RuntimeError(
+                        f"parametrization {type(module).__name__} does not implement right_inverse."
+                    )
                 value = module.right_inverse(value)
             if self.is_tensor:
                 if not isinstance(value, Tensor):
-                    raise ValueError(f"`right_inverse` should return a tensor. Got "
-                                     f"{type(value).__name__}")
+                    raise ValueError(
+                        f"`right_inverse` should return a tensor. Got {type(value).__name__}"
+                    )
                 if value.dtype is not self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype "
-                                     f"{value.dtype} while `original` has dtype "
-                                     f"{self.original.dtype}")
+                    raise ValueError(
+                        f"The tensor returned by `right_inverse` has dtype "
+                        f"{value.dtype} while `original` has dtype "
+                        f"{self.original.dtype}"
+                    )
                 _maybe_set(self.original, value)
             else:
                 if not isinstance(value, collections.abc.Sequence):
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors. Got "
-                                     f"{type(value).__name__}.")
+                    raise ValueError(
+                        f"'right_inverse' must return a sequence of tensors. Got "
+                        f"{type(value).__name__}."
+                    )
                 if len(value) != self.ntensors:
-                    raise ValueError(f"'right_inverse' must return a sequence of tensors of "
-                                     f"length {self.ntensors}. Got a sequence of length "
-                                     f"{len(value)}.")
+                    raise ValueError(
+                        f"'right_inverse' must return a sequence of tensors of "
+                        f"length {self.ntensors}. Got a sequence of length "
+                        f"{len(value)}."
+                    )
                 for i, tensor in enumerate(value):
                     original_i = getattr(self, f"original{i}")
                     if tensor.dtype is not original_i.dtype:
-                        raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype "
-                                         f"{tensor.dtype} while `original{i}` has dtype "
-                                         f"{original_i.dtype}")
+                        raise ValueError(
+                            f"Tensor {i} returned by `right_inverse` has dtype "
+                            f"{tensor.dtype} while `original{i}` has dtype "
+                            f"{original_i.dtype}"
+                        )
                     _maybe_set(original_i, tensor)
 
     def forward(self) -> Tensor:
@@ -176,8 +203,9 @@ def _inject_new_class(module: Module) -> None:
         return replica
 
     def getstate(self):
-        raise RuntimeError("Serialization of parametrized modules is only supported through "
-                           "state_dict().")
+        raise RuntimeError(
+            "Serialization of parametrized modules is only supported through state_dict()."
+        )
 
     dct: dict[str, Callable] = {"__getstate__": getstate}
     if not hasattr(cls, "__deepcopy__"):
@@ -220,25 +248,31 @@ def _check_same(what: str, tensor_name: str, y: Tensor, x) -> None:
     if not isinstance(x, Tensor):
         raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
     if x.dtype is not y.dtype:
-        raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, "
-                         f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: "
-                         f"{y.dtype}\n{what}.dtype: {x.dtype}")
+        raise ValueError(
+            f"Registering a parametrization may not change the dtype of the tensor, "
+            f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.dtype: "
+            f"{y.dtype}\n{what}.dtype: {x.dtype}"
+        )
     if tuple(x.shape) != tuple(y.shape):
-        raise ValueError(f"Registering a parametrization may not change the shape of the tensor, "
-                         f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.shape: "
-                         f"{list(y.shape)}\n{what}.shape: {list(x.shape)}")
+        raise ValueError(
+            f"Registering a parametrization may not change the shape of the tensor, "
+            f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.shape: "
+            f"{list(y.shape)}\n{what}.shape: {list(x.shape)}"
+        )
 
 
-def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
-                             unsafe: bool = False) -> Module:
+def register_parametrization(
+    module: Module, tensor_name: str, parametrization: Module, *, unsafe: bool = False
+) -> Module:
     """Make ``module.<tensor_name>`` the output of `parametrization` applied to the stored
     original (a second registration chains after the first)."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
         if not unsafe:
             y = getattr(module, tensor_name)
-            _check_same(f"parametrization(module.{tensor_name})", tensor_name, y,
-                        parametrization(y))
+            _check_same(
+                f"parametrization(module.{tensor_name})", tensor_name, y, parametrization(y)
+            )
             if hasattr(parametrization, "right_inverse"):
                 try:
                     z = parametrization.right_inverse(parametrization(y))
@@ -258,13 +292,16 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
         _inject_property(module, tensor_name)
         module.parametrizations[tensor_name] = parametrizations
     else:
-        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a "
-                         f"parametrized element with name '{tensor_name}'")
+        raise ValueError(
+            f"Module '{module}' does not have a parameter, a buffer, or a "
+            f"parametrized element with name '{tensor_name}'"
+        )
     return module
 
 
-def remove_parametrizations(module: Module, tensor_name: str,
-                            leave_parametrized: bool = True) -> Module:
+def remove_parametrizations(
+    module: Module, tensor_name: str, leave_parametrized: bool = True
+) -> Module:
     """Undo the parametrizations of `tensor_name`: it becomes a plain parameter (or buffer)
     again, holding the current parametrized value (or the original with
     ``leave_parametrized=False``)."""
@@ -279,12 +316,13 @@ def remove_parametrizations(module: Module, tensor_name: str,
                 _maybe_set(original, t)
     else:
         if not leave_parametrized:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
-                             "that is parametrized in terms of a sequence of tensors.")
+            raise ValueError(
+                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor "
+                "that is parametrized in terms of a sequence of tensors."
+            )
         with no_grad():
             t = getattr(module, tensor_name)
-        original = Parameter(t.detach()) if parametrizations.original0.requires_grad else \
-            t.detach()
+        original = Parameter(t.detach()) if parametrizations.original0.requires_grad else t.detach()
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)
@@ -301,14 +339,14 @@ def type_before_parametrizations(module: Module) -> type:
     return type(module)
 
 
-def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
-                                         tensor_name: str | None = None) -> Module:
+def transfer_parametrizations_and_params(
+    from_module: Module, to_module: Module, tensor_name: str | None = None
+) -> Module:
     """Register on `to_module` the parametrizations of `from_module` (all, or those of
     `tensor_name`), with `to_module`'s originals set to `from_module`'s."""
     if not is_parametrized(from_module):
         return to_module
-    names = ([tensor_name] if tensor_name is not None
-             else list(from_module.parametrizations.keys()))
+    names = [tensor_name] if tensor_name is not None else list(from_module.parametrizations.keys())
     for name in names:
         source = from_module.parametrizations[name]
         if not hasattr(to_module, name):

@@ -1,6 +1,7 @@
 """The hook-based spectral_norm of older PyTorch (``torch.nn.utils.spectral_norm``):
 ``weight_orig`` parameter, ``weight_u``/``weight_v`` buffers and a forward pre-hook that runs
 power iteration (in training) and divides by the estimated largest singular value."""
+
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
@@ -15,19 +16,23 @@ __all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
 class SpectralNorm:
     """The forward pre-hook of `spectral_norm`."""
 
-    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0,
-                 eps: float = 1e-12) -> None:
+    def __init__(
+        self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12
+    ) -> None:
         if n_power_iterations <= 0:
-            raise ValueError(f"Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got "
+                f"n_power_iterations={n_power_iterations}"
+            )
         self.name, self.dim = name, dim
         self.n_power_iterations, self.eps = n_power_iterations, eps
 
     def reshape_weight_to_matrix(self, weight):
         """The weight as a 2-D matrix with dimension `dim` first and the rest flattened."""
         if self.dim != 0:
-            weight = weight.permute((self.dim,) + tuple(d for d in range(weight.dim())
-                                                        if d != self.dim))
+            weight = weight.permute(
+                (self.dim,) + tuple(d for d in range(weight.dim()) if d != self.dim)
+            )
         return weight.reshape(weight.shape[0], -1)
 
     def compute_weight(self, module: Module, do_power_iteration: bool):
@@ -58,12 +63,12 @@ class SpectralNorm:
         module.register_parameter(self.name, Parameter(weight.detach()))
 
     def __call__(self, module: Module, inputs) -> None:
-        setattr(module, self.name,
-                self.compute_weight(module, do_power_iteration=module.training))
+        setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
     @staticmethod
-    def apply(module: Module, name: str, n_power_iterations: int, dim: int,
-              eps: float) -> "SpectralNorm":
+    def apply(
+        module: Module, name: str, n_power_iterations: int, dim: int, eps: float
+    ) -> "SpectralNorm":
         """Add spectral normalization of parameter `name` to `module`; returns the hook.
 
         Raises:
@@ -71,8 +76,9 @@ class SpectralNorm:
         """
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
-                                   f"parameter {name}")
+                raise RuntimeError(
+                    f"Cannot register two spectral_norm hooks on the same parameter {name}"
+                )
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         with no_grad():
@@ -89,8 +95,13 @@ class SpectralNorm:
         return fn
 
 
-def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int = 1,
-                  eps: float = 1e-12, dim: int | None = None) -> Module:
+def spectral_norm(
+    module: Module,
+    name: str = "weight",
+    n_power_iterations: int = 1,
+    eps: float = 1e-12,
+    dim: int | None = None,
+) -> Module:
     """Normalize ``module.<name>`` by its spectral norm before every forward (deprecated form;
     see ``parametrizations.spectral_norm``)."""
     if dim is None:

@@ -1,5 +1,6 @@
 """Calling a module with other parameters and buffers (mirrors
 ``torch.nn.utils.stateless.functional_call`` and ``torch.func.functional_call``)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -34,8 +35,12 @@ def _swapped(module, tensors: dict, strict: bool, tie_weights: bool):
             parts.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
         if strict and missing:
             parts.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
-        raise RuntimeError("Error(s) in reparametrizing for " + type(module).__name__ + ":\n\t"
-                           + "\n\t".join(parts))
+        raise RuntimeError(
+            "Error(s) in reparametrizing for "
+            + type(module).__name__
+            + ":\n\t"
+            + "\n\t".join(parts)
+        )
     saved = []
     try:
         for path, t in tensors.items():
@@ -49,8 +54,15 @@ def _swapped(module, tensors: dict, strict: bool, tie_weights: bool):
             table[name] = old
 
 
-def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs=None, *,
-                    tie_weights: bool = True, strict: bool = False):
+def functional_call(
+    module,
+    parameter_and_buffer_dicts,
+    args: Any = None,
+    kwargs=None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+):
     """``module(*args, **kwargs)`` with the parameters and buffers named in
     `parameter_and_buffer_dicts` (a dict, or a sequence of dicts) standing in for the module's
     own for this call; the module is unchanged afterwards. Gradients flow to the given tensors.
@@ -69,8 +81,10 @@ def functional_call(module, parameter_and_buffer_dicts, args: Any = None, kwargs
     for d in dicts:
         for k, v in d.items():
             if k in merged:
-                raise RuntimeError(f"{k!r} appeared in multiple dictionaries; behavior of "
-                                   f"functional call is ambiguous")
+                raise RuntimeError(
+                    f"{k!r} appeared in multiple dictionaries; behavior of "
+                    f"functional call is ambiguous"
+                )
             merged[k] = v
     args = () if args is None else (args if isinstance(args, tuple) else (args,))
     with _swapped(module, merged, strict, tie_weights):

@@ -1,6 +1,7 @@
 """The hook-based weight_norm of older PyTorch (``torch.nn.utils.weight_norm``, deprecated in
 favor of ``parametrizations.weight_norm``): ``weight_g``/``weight_v`` parameters and a forward
 pre-hook recomputing ``weight`` before every call."""
+
 from __future__ import annotations
 
 import warnings
@@ -32,18 +33,21 @@ class WeightNorm:
         Raises:
             RuntimeError: when that parameter already has a weight_norm hook.
         """
-        warnings.warn("torch.nn.utils.weight_norm is deprecated in favor of "
-                      "torch.nn.utils.parametrizations.weight_norm.", FutureWarning,
-                      stacklevel=3)
+        warnings.warn(
+            "torch.nn.utils.weight_norm is deprecated in favor of "
+            "torch.nn.utils.parametrizations.weight_norm.",
+            FutureWarning,
+            stacklevel=3,
+        )
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter "
-                                   f"{name}")
+                raise RuntimeError(
+                    f"Cannot register two weight_norm hooks on the same parameter {name}"
+                )
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
-        module.register_parameter(name + "_g",
-                                  Parameter(_norm_except_dim(weight, fn.dim).detach()))
+        module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, fn.dim).detach()))
         module.register_parameter(name + "_v", Parameter(weight.detach()))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)

@@ -3,6 +3,7 @@
 Each check runs every sample, collects the failing ones and raises one AssertionError naming
 the op, dtype, device and each failing sample with its error, so one test report says it all.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,10 +17,19 @@ from ..opinfo import OpInfo, SampleInput, from_torch, to_numpy_args, to_torch_ar
 from ..torch_arrays import torch_from_numpy
 from ..trees import geometry, is_tensor, map_tensors, tensors_in
 
-__all__ = ["check_forward", "check_inplace", "check_out", "check_overlapping_writes",
-           "check_torch_parity",
-           "check_autograd", "check_error_inputs", "check_meta_refuses_alike", "has_data",
-           "compare_meta", "MAX_REPORTED"]
+__all__ = [
+    "check_forward",
+    "check_inplace",
+    "check_out",
+    "check_overlapping_writes",
+    "check_torch_parity",
+    "check_autograd",
+    "check_error_inputs",
+    "check_meta_refuses_alike",
+    "has_data",
+    "compare_meta",
+    "MAX_REPORTED",
+]
 
 MAX_REPORTED = 6  # failing samples listed in full per test
 
@@ -37,15 +47,20 @@ class _Failures:
 
     def raise_if_any(self) -> None:
         if self.total:
-            more = (f"\n... and {self.total - len(self.items)} more failing samples"
-                    if self.total > len(self.items) else "")
-            raise AssertionError(f"{self.head}: {self.total} failing sample(s)\n"
-                                 + "\n".join(self.items) + more)
+            more = (
+                f"\n... and {self.total - len(self.items)} more failing samples"
+                if self.total > len(self.items)
+                else ""
+            )
+            raise AssertionError(
+                f"{self.head}: {self.total} failing sample(s)\n" + "\n".join(self.items) + more
+            )
 
 
 def has_data(device) -> bool:
     """True when tensors on `device` hold data (False on the meta device)."""
     from ...device import get_device_type
+
     return get_device_type(device).has_data
 
 
@@ -102,16 +117,24 @@ def _expected_like(actual, expected):
 
 def _compare_values(opinfo: OpInfo, dtype, actual, expected, check_dtype: bool) -> None:
     rtol, atol = opinfo.tolerances(dtype)
-    assert_close(actual, _expected_like(actual, expected), rtol=rtol, atol=atol, equal_nan=True,
-                 check_dtype=check_dtype)
+    assert_close(
+        actual,
+        _expected_like(actual, expected),
+        rtol=rtol,
+        atol=atol,
+        equal_nan=True,
+        check_dtype=check_dtype,
+    )
 
 
 def compare_meta(actual, reference, device) -> None:
     """Shape-only devices: shapes, dtypes and strides equal those of the cpu result."""
     got, want = geometry(actual), geometry(reference)
     if got != want:
-        raise AssertionError(f"(shape, dtype, strides) on {device} differ from cpu's:\n"
-                             f"  {device}: {got}\n  cpu:  {want}")
+        raise AssertionError(
+            f"(shape, dtype, strides) on {device} differ from cpu's:\n"
+            f"  {device}: {got}\n  cpu:  {want}"
+        )
     _check_device(actual, device)
 
 
@@ -127,9 +150,11 @@ def _samples_with_cpu_twins(opinfo: OpInfo, dtype, device, requires_grad=False):
         return [(s, None) for s in samples]
     cpu = list(opinfo.sample_inputs("cpu", dtype, requires_grad))
     if len(cpu) != len(samples):
-        raise AssertionError(f"{opinfo.name}: sample_inputs gave {len(samples)} samples on "
-                             f"{device} but {len(cpu)} on cpu; samples must not depend on the "
-                             f"device")
+        raise AssertionError(
+            f"{opinfo.name}: sample_inputs gave {len(samples)} samples on "
+            f"{device} but {len(cpu)} on cpu; samples must not depend on the "
+            f"device"
+        )
     return list(zip(samples, cpu))
 
 
@@ -143,6 +168,7 @@ def _compares_values(opinfo: OpInfo, data: bool) -> bool:
 
 
 # ---- forward ------------------------------------------------------------------------------
+
 
 def check_forward(opinfo: OpInfo, dtype, device) -> None:
     """Functional form: values equal the reference on data devices; on shape-only devices the
@@ -160,9 +186,13 @@ def check_forward(opinfo: OpInfo, dtype, device) -> None:
             # different shapes)
             want = _call(op, twin)
             if geometry(got) != geometry(want) or (not is_tensor(got) and got != want):
-                fails.add(i, s, f"a data-dependent op must raise NotImplementedError or "
-                                f"RuntimeError on a shape-only device; it returned {got!r} "
-                                f"where cpu gives {want!r}")
+                fails.add(
+                    i,
+                    s,
+                    f"a data-dependent op must raise NotImplementedError or "
+                    f"RuntimeError on a shape-only device; it returned {got!r} "
+                    f"where cpu gives {want!r}",
+                )
             continue
         # the reference first: ops that write into their input would change what it sees
         want = _compares_values(opinfo, data)
@@ -205,6 +235,7 @@ def _check_random_result(opinfo: OpInfo, s: SampleInput, actual) -> None:
     """Random ops: shape and dtype as the reference says, values in range, and the same values
     again after re-seeding."""
     import coretorch
+
     _check_shape_dtype(opinfo, s, actual)
     values = np.array(np.asarray(actual))
     if opinfo.value_range is not None and values.size:
@@ -231,12 +262,14 @@ def _fresh(s: SampleInput) -> SampleInput:
 
 # ---- in-place -------------------------------------------------------------------------------
 
+
 def _overlapping(t) -> bool:
     return is_overlapping(tuple(t._shape), tuple(t._stride))
 
 
 def _inplace_eligible(opinfo: OpInfo, s: SampleInput) -> bool:
     from ...ops.declare import can_cast
+
     inp = s.input
     if not is_tensor(inp) or _overlapping(inp) or _data_dependent(opinfo, s):
         return False
@@ -271,8 +304,10 @@ def check_inplace(opinfo: OpInfo, dtype, device) -> None:
             if target._version <= version:
                 raise AssertionError(f"{opinfo.name}_() did not bump the version counter")
             if tuple(target._stride) != tuple(s.input._stride):
-                raise AssertionError(f"{opinfo.name}_() changed the strides of self: "
-                                     f"{target._stride} != {s.input._stride}")
+                raise AssertionError(
+                    f"{opinfo.name}_() changed the strides of self: "
+                    f"{target._stride} != {s.input._stride}"
+                )
             if data and opinfo.ref is not None:
                 expected = np.asarray(_ref(opinfo, s))
                 expected = expected.astype(s.input._dtype.numpy)
@@ -290,8 +325,10 @@ def check_inplace(opinfo: OpInfo, dtype, device) -> None:
 
 # ---- out= -------------------------------------------------------------------------------
 
+
 def _out_for(spec, device, resize: bool):
     from ...ops import REGISTRY
+
     empty = REGISTRY["empty"].op
     if isinstance(spec, list):
         return tuple(_out_for(x, device, resize) for x in spec)
@@ -320,8 +357,7 @@ def check_out(opinfo: OpInfo, dtype, device) -> None:
             if want:
                 _compare_values(opinfo, dtype, res, expected, check_dtype=False)
             elif not data:  # against cpu's out= form (a new result may be laid out otherwise)
-                compare_meta(res, _call(op, twin, out=_out_for(spec, "cpu", bool(i % 2))),
-                             device)
+                compare_meta(res, _call(op, twin, out=_out_for(spec, "cpu", bool(i % 2))), device)
         except AssertionError as e:
             fails.add(i, s, str(e))
         except Exception as e:  # noqa: BLE001
@@ -338,12 +374,14 @@ def _expanded(shape: tuple, dtype, device):
     """A tensor of `shape` whose first dim of size > 1 has stride 0 (None for an empty shape
     or one whose dims are all at most 1: such a tensor cannot overlap itself)."""
     from ...ops import REGISTRY
+
     if 0 in shape:
         return None
     for d, n in enumerate(shape):
         if n > 1:
-            base = REGISTRY["zeros"].op(shape[:d] + (1,) + shape[d + 1:], dtype=dtype,
-                                        device=device)
+            base = REGISTRY["zeros"].op(
+                shape[:d] + (1,) + shape[d + 1 :], dtype=dtype, device=device
+            )
             return base.expand(shape)
     return None
 
@@ -366,25 +404,31 @@ def check_overlapping_writes(opinfo: OpInfo, dtype, device) -> None:
     memory location" (ops declared with ``aliased_writes``, such as fill_, write it)."""
     fails = _Failures("overlapping writes", opinfo, dtype, device)
     decl = opinfo.decl
-    writes_self = opinfo.inplace_op if opinfo.supports_inplace else (
-        opinfo.op if decl.inplace_only else None)
+    writes_self = (
+        opinfo.inplace_op if opinfo.supports_inplace else (opinfo.op if decl.inplace_only else None)
+    )
     for i, (s, _) in enumerate(_samples_with_cpu_twins(opinfo, dtype, device)):
         problems = []
-        target = _expanded(tuple(s.input._shape), s.input._dtype, device) \
-            if is_tensor(s.input) else None
+        target = (
+            _expanded(tuple(s.input._shape), s.input._dtype, device) if is_tensor(s.input) else None
+        )
         if writes_self is not None and target is not None and _inplace_eligible(opinfo, s):
             if decl.aliased_writes:
                 writes_self(target, *s.args, **s.kwargs)
             else:
-                problems.append(_refuses_overlap(
-                    "in-place", lambda: writes_self(target, *s.args, **s.kwargs)))
+                problems.append(
+                    _refuses_overlap("in-place", lambda: writes_self(target, *s.args, **s.kwargs))
+                )
         if opinfo.supports_out and not _data_dependent(opinfo, s):
             spec = decl.output_spec(s.input, *s.args, **s.kwargs)
             first = spec[0] if isinstance(spec, list) else spec
             out = _expanded(tuple(first[0]), first[1], device)
             if out is not None:
-                outs = (out,) + tuple(_out_for(x, device, False) for x in spec[1:]) \
-                    if isinstance(spec, list) else out
+                outs = (
+                    (out,) + tuple(_out_for(x, device, False) for x in spec[1:])
+                    if isinstance(spec, list)
+                    else out
+                )
                 problems.append(_refuses_overlap("out=", lambda: _call(opinfo.op, s, out=outs)))
         for p in problems:
             if p is not None:
@@ -393,6 +437,7 @@ def check_overlapping_writes(opinfo: OpInfo, dtype, device) -> None:
 
 
 # ---- torch parity -------------------------------------------------------------------------
+
 
 def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
     """Values, shapes and dtypes equal PyTorch's for the same sample (the oracle for ops numpy
@@ -414,15 +459,15 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
             # (`coretorch.tensor.layout`) where the backend's own kernel fills it (a CPU
             # fallback's result is laid out as its copy back)
             if _native_pointwise(opinfo.decl, device):
-                _compare_strides(actual, tref(*_torch_like(s.all_args()),
-                                              **_torch_like(s.kwargs)))
+                _compare_strides(actual, tref(*_torch_like(s.all_args()), **_torch_like(s.kwargs)))
             if opinfo.check_values:
                 _compare_values(opinfo, dtype, actual, expected, check_dtype=True)
             else:
                 a, want = np.asarray(actual), np.asarray(expected)
                 if a.shape != want.shape or a.dtype != want.dtype:
-                    raise AssertionError(f"(shape, dtype) {a.shape, a.dtype} != torch's "
-                                         f"{want.shape, want.dtype}")
+                    raise AssertionError(
+                        f"(shape, dtype) {a.shape, a.dtype} != torch's {want.shape, want.dtype}"
+                    )
         except AssertionError as e:
             fails.add(i, s, str(e))
         except Exception as e:  # noqa: BLE001
@@ -433,6 +478,7 @@ def check_torch_parity(opinfo: OpInfo, dtype, device) -> None:
 def _native_pointwise(decl, device) -> bool:
     """Whether `decl` is an elementwise primitive with a kernel of `device`'s own."""
     from ...device import get_device_type
+
     if decl is None or decl.family not in POINTWISE_FAMILIES or decl.kind != "primitive":
         return False
     return decl.op.has_kernel(get_device_type(device).dispatch_key)
@@ -452,8 +498,12 @@ def _torch_like(x):
     span = 1 + sum((n - 1) * st for n, st in zip(shape, stride)) if values.size else 0
     buf = np.zeros(span, values.dtype)
     if values.size:
-        np.copyto(np.lib.stride_tricks.as_strided(
-            buf, shape, tuple(st * values.itemsize for st in stride)), values)
+        np.copyto(
+            np.lib.stride_tricks.as_strided(
+                buf, shape, tuple(st * values.itemsize for st in stride)
+            ),
+            values,
+        )
     return torch_from_numpy(buf).as_strided(shape, stride)
 
 
@@ -464,11 +514,13 @@ def _compare_strides(actual, theirs) -> None:
         return
     want = tuple(theirs.stride())
     if tuple(actual._stride) != want:
-        raise AssertionError(f"strides {tuple(actual._stride)} != torch's {want} (shape "
-                             f"{list(actual._shape)})")
+        raise AssertionError(
+            f"strides {tuple(actual._stride)} != torch's {want} (shape {list(actual._shape)})"
+        )
 
 
 # ---- autograd -------------------------------------------------------------------------------
+
 
 def _differentiable_outputs(res):
     """The outputs finite differences can check: float64 ones (a float16 cast loses the
@@ -490,8 +542,13 @@ def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
     fails = _Failures("gradcheck", opinfo, dtype, device)
     for i, s in enumerate(opinfo.sample_inputs(device, dtype, requires_grad=True)):
         leaves = [t for t in tensors_in(s.all_args()) if t.requires_grad]
-        if (not leaves or not s.gradcheck or _non_finite(s) or _data_dependent(opinfo, s)
-                or any(_overlapping(t) for t in leaves)):
+        if (
+            not leaves
+            or not s.gradcheck
+            or _non_finite(s)
+            or _data_dependent(opinfo, s)
+            or any(_overlapping(t) for t in leaves)
+        ):
             continue
         all_args = s.all_args()
         # an op that writes into its input is checked on a copy (a leaf must not be mutated)
@@ -515,23 +572,28 @@ def check_autograd(opinfo: OpInfo, dtype, device, gradcheck) -> None:
     fails.raise_if_any()
 
 
-
 # ---- refusals ----------------------------------------------------------------------------------
+
 
 def check_error_inputs(opinfo: OpInfo, dtype, device) -> None:
     """Every error input raises its declared exception type and message on `device`."""
     import re
+
     fails = _Failures("error inputs", opinfo, dtype, device)
     for i, e in enumerate(opinfo.error_inputs(device, dtype)):
         try:
             _call(opinfo.op, e.sample)
         except Exception as err:  # noqa: BLE001 - the type is what is checked
             if not isinstance(err, e.error_type) or not re.search(e.match, str(err)):
-                fails.add(i, e.sample, f"expected {e.error_type.__name__} matching "
-                                       f"{e.match!r}, got {_err(err)}")
+                fails.add(
+                    i,
+                    e.sample,
+                    f"expected {e.error_type.__name__} matching {e.match!r}, got {_err(err)}",
+                )
             continue
-        fails.add(i, e.sample, f"expected {e.error_type.__name__} matching {e.match!r}; the "
-                               f"call returned")
+        fails.add(
+            i, e.sample, f"expected {e.error_type.__name__} matching {e.match!r}; the call returned"
+        )
     fails.raise_if_any()
 
 
@@ -551,13 +613,19 @@ def check_meta_refuses_alike(opinfo: OpInfo, dtype, data_device) -> None:
     values (data-dependent shapes, division by zero) are not compared."""
     fails = _Failures("meta refuses alike", opinfo, dtype, data_device)
     pairs = zip(opinfo.sample_inputs(data_device, dtype), opinfo.sample_inputs("meta", dtype))
-    errors = zip((e.sample for e in opinfo.error_inputs(data_device, dtype)),
-                 (e.sample for e in opinfo.error_inputs("meta", dtype)))
+    errors = zip(
+        (e.sample for e in opinfo.error_inputs(data_device, dtype)),
+        (e.sample for e in opinfo.error_inputs("meta", dtype)),
+    )
     for i, (s, m) in enumerate([*pairs, *errors]):
         if opinfo.data_dependent or s.name.startswith("data-dependent"):
             continue
         got, want = _outcome(opinfo.op, m), _outcome(opinfo.op, s)
         if got is not want:
-            fails.add(i, s, f"on {data_device}: {want.__name__ if want else 'returns'}; on meta: "
-                            f"{got.__name__ if got else 'returns'}")
+            fails.add(
+                i,
+                s,
+                f"on {data_device}: {want.__name__ if want else 'returns'}; on meta: "
+                f"{got.__name__ if got else 'returns'}",
+            )
     fails.raise_if_any()

@@ -1,5 +1,6 @@
 """Conformance of the optional hooks a device type offers in ``DeviceType.extras`` (checked
 against numpy on the values `read_numpy` gives), run on every selected device with data."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,15 +20,17 @@ def _tensors(device, dtype):
         base = rng.standard_normal(shape).astype(dtype.numpy)
         yield shape, base
         for bad in (np.nan, np.inf, -np.inf):
-            for pos in ({0, base.size // 2, base.size - 1} if base.size else ()):
+            for pos in {0, base.size // 2, base.size - 1} if base.size else ():
                 a = base.copy()
                 a.flat[pos] = bad
                 yield shape, a
 
 
-@pytest.mark.parametrize("dtype", [coretorch.float16, coretorch.bfloat16, coretorch.float32,
-                                   coretorch.float64],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "dtype",
+    [coretorch.float16, coretorch.bfloat16, coretorch.float32, coretorch.float64],
+    ids=lambda d: d.name,
+)
 def test_all_finite_agrees_with_numpy(data_device, dtype):
     """``extras["all_finite"](t)`` (the anomaly detector's check) says whether `t` holds no NaN
     and no ±Inf, on contiguous, transposed and strided tensors alike."""
@@ -45,4 +48,5 @@ def test_all_finite_agrees_with_numpy(data_device, dtype):
             assert all_finite(v) is expected, (
                 f"{entry.name}: all_finite gave {not expected} for a {dtype.name} tensor of shape "
                 f"{tuple(v.shape)} (strides {v.stride()}) whose values are "
-                f"{'all finite' if expected else 'not all finite'}")
+                f"{'all finite' if expected else 'not all finite'}"
+            )

@@ -6,6 +6,7 @@ link, reading values the kernel computed, not loaded), ``r = op(x', ...)``, ``s 
 both `r` and `s` written out. Values are compared within the op's tolerances for the dtype (NaN
 equal to NaN); integer and bool results exactly.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -29,8 +30,7 @@ __all__ = ["test_every_elementwise_primitive_has_a_formula", "test_fused_chain_m
 
 _ELEMENTWISE_FAMILIES = ("unary", "binary", "ternary", "copy", "fill")
 # the dtypes a fused loop computes in (half precision stays unfused)
-_FUSED_DTYPES = (dt.bool, dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64, dt.float32,
-                 dt.float64)
+_FUSED_DTYPES = (dt.bool, dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64, dt.float32, dt.float64)
 
 
 def test_every_elementwise_primitive_has_a_formula():
@@ -42,8 +42,13 @@ def test_every_elementwise_primitive_has_a_formula():
 
 
 def _params():
-    return [pytest.param(o, d, id=f"{o.name}-{d.name}") for o in OP_DB if o.name in FORMULAS
-            for d in o.dtypes if d in _FUSED_DTYPES]
+    return [
+        pytest.param(o, d, id=f"{o.name}-{d.name}")
+        for o in OP_DB
+        if o.name in FORMULAS
+        for d in o.dtypes
+        if d in _FUSED_DTYPES
+    ]
 
 
 def _chain_of(op: str, sample):
@@ -56,6 +61,7 @@ def _chain_of(op: str, sample):
             return x
         ins.append(x)
         return b.call("mul", b.input(x.shape, x.dtype), True)
+
     args = [link(a) for a in sample.all_args()]
     kwargs = {k: link(v) for k, v in sample.kwargs.items()}
     r = b.call(op, *args, **kwargs)
@@ -75,7 +81,7 @@ def test_fused_chain_matches_eager(opinfo, dtype, data_device):
         try:
             kernel = compile_chain(chain, entry.name)
         except FusionError:
-            continue   # the formula declines these arguments (integer division, ...)
+            continue  # the formula declines these arguments (integer division, ...)
         fused += 1
         expected = eager_chain(chain, ins)
         outs = [coretorch.empty(e.shape, dtype=e.dtype, device=data_device) for e in expected]

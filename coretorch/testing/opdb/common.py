@@ -1,4 +1,5 @@
 """Sample generators and helpers shared by the OpInfo entry modules."""
+
 from __future__ import annotations
 
 import functools
@@ -14,26 +15,34 @@ SPECIAL_VALUES = (NAN, INF, -INF, 0.0, -0.0, 1.5, -2.5, 0.5)
 
 def quiet(fn):
     """A numpy reference with floating-point warnings silenced (torch gives inf/nan silently)."""
+
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         with np.errstate(all="ignore"):
             return fn(*args, **kwargs)
+
     return wrapped
 
 
 def torch_nn(name: str):
     """A torch reference calling ``torch.nn.functional.<name>`` (torch imported late)."""
+
     def ref(*a, **k):
         import torch.nn.functional as F
+
         return getattr(F, name)(*a, **k)
+
     return ref
 
 
 def torch_aten(name: str):
     """A torch reference calling ``torch.ops.aten.<name>`` (torch imported late)."""
+
     def ref(*a, **k):
         import torch
+
         return getattr(torch.ops.aten, name)(*a, **k)
+
     return ref
 
 
@@ -69,14 +78,28 @@ def unary_samples(op, m, dtype, *, low=None, high=None, special: bool = False, k
     yield SampleInput(m.make((3, 4), layout="expanded", **kw), kwargs=k, name="expanded")
     yield SampleInput(m.make((0, 3), **kw), kwargs=k, name="zero-size")
     if special and dtype.is_floating_point:
-        yield SampleInput(m.make((len(SPECIAL_VALUES),), values=SPECIAL_VALUES), kwargs=k,
-                          name="nan-inf")
+        yield SampleInput(
+            m.make((len(SPECIAL_VALUES),), values=SPECIAL_VALUES), kwargs=k, name="nan-inf"
+        )
 
 
-def binary_samples(op, m, dtype, *, low=None, high=None, rhs_low=None, rhs_high=None,
-                   rhs_nonzero: bool = False, scalar: bool = True, int_only: bool = False,
-                   float_scalar: bool = True, mixed: bool = True, special: bool = False,
-                   kwargs=None):
+def binary_samples(
+    op,
+    m,
+    dtype,
+    *,
+    low=None,
+    high=None,
+    rhs_low=None,
+    rhs_high=None,
+    rhs_nonzero: bool = False,
+    scalar: bool = True,
+    int_only: bool = False,
+    float_scalar: bool = True,
+    mixed: bool = True,
+    special: bool = False,
+    kwargs=None,
+):
     """Same shape, broadcasting, 0-d, Python scalar, non-contiguous, zero-size and mixed-dtype
     pairs."""
     k = dict(kwargs or {})
@@ -93,8 +116,9 @@ def binary_samples(op, m, dtype, *, low=None, high=None, rhs_low=None, rhs_high=
     yield SampleInput(a(()), (b((3,)),), k, "0-d-lhs")
     yield SampleInput(a((2, 3)), (b(()),), k, "0-d-rhs")
     yield SampleInput(a(()), (b(()),), k, "both-0-d")
-    yield SampleInput(a((4, 3), layout="transposed"), (b((4, 3), layout="sliced"),), k,
-                      "noncontiguous")
+    yield SampleInput(
+        a((4, 3), layout="transposed"), (b((4, 3), layout="sliced"),), k, "noncontiguous"
+    )
     yield SampleInput(a((3, 4), layout="expanded"), (b((3, 4)),), k, "expanded-lhs")
     yield SampleInput(a((0, 3)), (b((0, 3)),), k, "zero-size")
     yield SampleInput(a((2, 0)), (b((1,)),), k, "zero-size-broadcast")
@@ -104,18 +128,36 @@ def binary_samples(op, m, dtype, *, low=None, high=None, rhs_low=None, rhs_high=
             yield SampleInput(a((3,)), (2.5,), k, "float-scalar-promotes")
     if mixed:
         other = partner_dtype(dtype, int_only)
-        yield SampleInput(a((2, 3)), (m.make((2, 3), dtype=other, low=rhs_low, high=rhs_high,
-                                             exclude_zero=rhs_nonzero),), k, "mixed-dtype")
+        yield SampleInput(
+            a((2, 3)),
+            (m.make((2, 3), dtype=other, low=rhs_low, high=rhs_high, exclude_zero=rhs_nonzero),),
+            k,
+            "mixed-dtype",
+        )
     if special and dtype.is_floating_point:
         n = len(SPECIAL_VALUES)
         vals = np.array(SPECIAL_VALUES)
-        yield SampleInput(m.make((n, n), values=np.repeat(vals, n)),
-                          (m.make((n, n), values=np.tile(vals, n)),), k, "nan-inf")
+        yield SampleInput(
+            m.make((n, n), values=np.repeat(vals, n)),
+            (m.make((n, n), values=np.tile(vals, n)),),
+            k,
+            "nan-inf",
+        )
 
 
-def reduction_samples(op, m, dtype, *, multi_dim: bool = True, empty_reduce: bool = True,
-                      low=None, high=None, kwargs=None, dim_kw: str = "dim",
-                      full_reduce: bool = True):
+def reduction_samples(
+    op,
+    m,
+    dtype,
+    *,
+    multi_dim: bool = True,
+    empty_reduce: bool = True,
+    low=None,
+    high=None,
+    kwargs=None,
+    dim_kw: str = "dim",
+    full_reduce: bool = True,
+):
     """Full, single-dim, negative-dim, multi-dim, keepdim, 0-d, non-contiguous and zero-size."""
     k = dict(kwargs or {})
     kw = dict(low=low, high=high)
@@ -131,8 +173,7 @@ def reduction_samples(op, m, dtype, *, multi_dim: bool = True, empty_reduce: boo
     yield s(m.make((), **kw), "0-d-dim0", **{dim_kw: 0})
     if multi_dim:
         yield s(m.make((2, 3, 4), **kw), "dims(0,2)", **{dim_kw: (0, 2)})
-        yield s(m.make((2, 3, 4), **kw), "dims[-1,0]-keepdim", **{dim_kw: [-1, 0],
-                                                                  "keepdim": True})
+        yield s(m.make((2, 3, 4), **kw), "dims[-1,0]-keepdim", **{dim_kw: [-1, 0], "keepdim": True})
     yield s(m.make((4, 5), layout="transposed", **kw), "transposed-dim0", **{dim_kw: 0})
     yield s(m.make((3, 4), layout="expanded", **kw), "expanded-dim1", **{dim_kw: 1})
     yield s(m.make((0, 3), **kw), "zero-size-keep-nonempty", **{dim_kw: 0 if empty_reduce else 1})
@@ -159,23 +200,39 @@ def int_to_int64(x: np.ndarray, dtype=None):
 def binary_error_inputs(op, m, dtype):
     """Calls every binary elementwise op refuses: shapes that do not broadcast, a non-number
     operand, two Python numbers."""
-    yield ErrorInput(SampleInput(m.make((3, 4)), (m.make((3, 5)),), name="no-broadcast"),
-                     RuntimeError, r"must match the size of tensor b")
-    yield ErrorInput(SampleInput(m.make((3,)), ("x",), name="string-other"), TypeError,
-                     r"argument '\w+' \(position 2\) must be Tensor")
+    yield ErrorInput(
+        SampleInput(m.make((3, 4)), (m.make((3, 5)),), name="no-broadcast"),
+        RuntimeError,
+        r"must match the size of tensor b",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,)), ("x",), name="string-other"),
+        TypeError,
+        r"argument '\w+' \(position 2\) must be Tensor",
+    )
 
 
 def unary_error_inputs(op, m, dtype):
     """Calls every unary elementwise op refuses: a non-tensor input."""
-    yield ErrorInput(SampleInput([1.0, 2.0], name="list-input"), TypeError,
-                     r"argument 'input' \(position 1\) must be Tensor, not list")
+    yield ErrorInput(
+        SampleInput([1.0, 2.0], name="list-input"),
+        TypeError,
+        r"argument 'input' \(position 1\) must be Tensor, not list",
+    )
 
 
-def error_case(name: str, make_input, args: tuple = (), kwargs: dict | None = None,
-               error: type = RuntimeError, match: str = ""):
+def error_case(
+    name: str,
+    make_input,
+    args: tuple = (),
+    kwargs: dict | None = None,
+    error: type = RuntimeError,
+    match: str = "",
+):
     """One refused call for `attach_error_cases`: ``op(make_input(maker), *args, **kwargs)``
     raises `error` matching `match`; an argument (or list element) that is callable is built
     with the maker too."""
+
     def one(m, a):
         if isinstance(a, list):
             return [one(m, x) for x in a]
@@ -183,8 +240,10 @@ def error_case(name: str, make_input, args: tuple = (), kwargs: dict | None = No
 
     def build(m) -> ErrorInput:
         built = tuple(one(m, a) for a in args)
-        return ErrorInput(SampleInput(make_input(m), built, dict(kwargs or {}), name=name),
-                          error, match)
+        return ErrorInput(
+            SampleInput(make_input(m), built, dict(kwargs or {}), name=name), error, match
+        )
+
     return build
 
 
@@ -192,5 +251,4 @@ def attach_error_cases(opinfos: list, cases: dict) -> None:
     """Give each OpInfo named in `cases` (op name -> list of `error_case`s) its error inputs."""
     for o in opinfos:
         if o.name in cases:
-            o.error_inputs_func = (lambda op, m, dtype, _c=cases[o.name]:
-                                   (build(m) for build in _c))
+            o.error_inputs_func = lambda op, m, dtype, _c=cases[o.name]: (build(m) for build in _c)

@@ -1,4 +1,5 @@
 """OpInfos of cov and corrcoef (coretorch/ops/covariance.py), with numpy's as references."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,13 @@ def _cov_samples(op, m, dtype):
     aw = m.make((6,), dtype=dtype if dtype.is_floating_point else _dt.float32, low=0.5, high=2)
     yield SampleInput(m.make((3, 6)), (), dict(correction=0), name="correction0")
     yield SampleInput(m.make((2, 6)), (), dict(fweights=fw), name="fweights")
-    yield SampleInput(m.make((2, 6)), (), dict(correction=2, fweights=fw, aweights=aw),
-                      name="both-weights", gradcheck=False)
+    yield SampleInput(
+        m.make((2, 6)),
+        (),
+        dict(correction=2, fweights=fw, aweights=aw),
+        name="both-weights",
+        gradcheck=False,
+    )
 
 
 def _float(x):
@@ -57,21 +63,43 @@ def _t(*shape, dtype=None):
 
 
 OPS: list[OpInfo] = [
-    OpInfo("cov", dtypes=ALL, ref=_cov_ref, sample_inputs_func=_cov_samples,
-           tol={_dt.float32: (1e-5, 1e-5)}),
-    OpInfo("sum_to_size", dtypes=ALL, ref=_sum_to_size_ref,
-           sample_inputs_func=_sum_to_size_samples, tol={_dt.float32: (1e-5, 1e-5)}),
-    OpInfo("corrcoef", dtypes=ALL, ref=_corrcoef_ref, sample_inputs_func=_cov_samples,
-           tol={_dt.float32: (1e-5, 1e-5)}),
+    OpInfo(
+        "cov",
+        dtypes=ALL,
+        ref=_cov_ref,
+        sample_inputs_func=_cov_samples,
+        tol={_dt.float32: (1e-5, 1e-5)},
+    ),
+    OpInfo(
+        "sum_to_size",
+        dtypes=ALL,
+        ref=_sum_to_size_ref,
+        sample_inputs_func=_sum_to_size_samples,
+        tol={_dt.float32: (1e-5, 1e-5)},
+    ),
+    OpInfo(
+        "corrcoef",
+        dtypes=ALL,
+        ref=_corrcoef_ref,
+        sample_inputs_func=_cov_samples,
+        tol={_dt.float32: (1e-5, 1e-5)},
+    ),
 ]
 
 _ERRORS = {
     "cov": [error_case("3-d", _t(2, 2, 2), match=r"cov\(\): expected input to have two or fewer")],
-    "sum_to_size": [error_case("not-expandable", _t(2, 3), ((2, 2),),
-                               match=r"sum_to_size\(\): size \{2, 2\} is not expandable to "
-                                     r"size \{2, 3\}")],
-    "corrcoef": [error_case("3-d", _t(2, 2, 2),
-                            match=r"corrcoef\(\): expected input to have two or fewer")],
+    "sum_to_size": [
+        error_case(
+            "not-expandable",
+            _t(2, 3),
+            ((2, 2),),
+            match=r"sum_to_size\(\): size \{2, 2\} is not expandable to "
+            r"size \{2, 3\}",
+        )
+    ],
+    "corrcoef": [
+        error_case("3-d", _t(2, 2, 2), match=r"corrcoef\(\): expected input to have two or fewer")
+    ],
 }
 attach_error_cases(OPS, _ERRORS)
 
@@ -81,12 +109,16 @@ def _weight_errors(op, m, dtype):
     assert _ERRORS_COV is not None  # the cov entry has error cases
     yield from _ERRORS_COV(op, m, dtype)
     x = m.make((2, 3))
-    yield ErrorInput(SampleInput(x, (), dict(fweights=m.make((3,), dtype=_dt.float32)),
-                                 name="float-fweights"), RuntimeError,
-                     r"cov\(\): expected fweights to have integral dtype")
-    yield ErrorInput(SampleInput(x, (), dict(aweights=m.make((4,), dtype=_dt.float64)),
-                                 name="aweights-numel"), RuntimeError,
-                     r"cov\(\): expected aweights to have the same numel")
+    yield ErrorInput(
+        SampleInput(x, (), dict(fweights=m.make((3,), dtype=_dt.float32)), name="float-fweights"),
+        RuntimeError,
+        r"cov\(\): expected fweights to have integral dtype",
+    )
+    yield ErrorInput(
+        SampleInput(x, (), dict(aweights=m.make((4,), dtype=_dt.float64)), name="aweights-numel"),
+        RuntimeError,
+        r"cov\(\): expected aweights to have the same numel",
+    )
 
 
 _ERRORS_COV = OPS[0].error_inputs_func

@@ -4,6 +4,7 @@ Factories take no tensor: their SampleInput.input is the size (or first argument
 ``device=`` names the device under test. Random ops are checked for shape, dtype, range and
 reproducibility under `coretorch.manual_seed`, not for values.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,6 +30,7 @@ def _size_samples(op, m, dtype):
 
 def _varargs_size_samples(op, m, dtype):
     from ...ops.factories_public import tensor
+
     yield from _size_samples(op, m, dtype)
     yield SampleInput(2, (3, 1), _dev(m, dtype=dtype), "varargs-size")
     yield SampleInput((tensor(2), 3), (), _dev(m, dtype=dtype), "0-d-tensor-in-size")
@@ -44,6 +46,7 @@ def _np_factory(fill):
     def ref(size, *more, dtype=None, device=None, requires_grad=False, **_):
         shape = _np_size(size, *more)
         return fill(shape, dtype or np.float32)
+
     return ref
 
 
@@ -60,8 +63,11 @@ def _full_samples(op, m, dtype):
 
 def _full_ref(size, fill_value, *, dtype=None, device=None, **_):
     if dtype is None:
-        dtype = np.bool_ if isinstance(fill_value, bool) else (
-            np.int64 if isinstance(fill_value, int) else np.float32)
+        dtype = (
+            np.bool_
+            if isinstance(fill_value, bool)
+            else (np.int64 if isinstance(fill_value, int) else np.float32)
+        )
     return np.full(_np_size(size), fill_value, dtype=dtype)
 
 
@@ -128,6 +134,7 @@ def _full_like_samples(op, m, dtype):
 def _like_ref(fill):
     def ref(x, *args, dtype=None, **_):
         return fill(x.shape, dtype or x.dtype, *args)
+
     return ref
 
 
@@ -138,6 +145,7 @@ def _empty_strided_samples(op, m, dtype):
 
 
 # ---- fills and copies (in place on their input) --------------------------------------------
+
 
 def _fill_samples(op, m, dtype):
     v = True if dtype is _dt.bool else (2.5 if dtype.is_floating_point else 7)
@@ -156,8 +164,11 @@ def _zero_samples(op, m, dtype):
 
 def _copy_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3)), (m.make((2, 3)),), name="same")
-    yield SampleInput(m.make((3, 4), layout="transposed"), (m.make((3, 4), layout="sliced"),),
-                      name="noncontiguous")
+    yield SampleInput(
+        m.make((3, 4), layout="transposed"),
+        (m.make((3, 4), layout="sliced"),),
+        name="noncontiguous",
+    )
     yield SampleInput(m.make((3, 4)), (m.make((4,)),), name="broadcast")
     yield SampleInput(m.make((2, 3)), (m.make((2, 3), dtype=_dt.float64),), name="from-float64")
     yield SampleInput(m.make((2, 3)), (m.make((2, 3), dtype=_dt.int32),), name="from-int32")
@@ -181,8 +192,9 @@ def _clone_samples(op, m, dtype):
 def _to_copy_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3)), name="same")
     for other in (_dt.float64, _dt.int32, _dt.bool, _dt.float16):
-        yield SampleInput(m.make((3, 2), layout="transposed"), (), dict(dtype=other),
-                          name=f"to-{other.name}")
+        yield SampleInput(
+            m.make((3, 2), layout="transposed"), (), dict(dtype=other), name=f"to-{other.name}"
+        )
     yield SampleInput(m.make((2, 3)), (), dict(device=m.device), name="same-device")
 
 
@@ -193,15 +205,18 @@ def _to_copy_ref(x, *, dtype=None, device=None, **_):
 
 def _torch_to_copy(x, *, dtype=None, device=None, **_):
     import torch
+
     return torch.ops.aten._to_copy(x, dtype=dtype)
 
 
 # ---- random -----------------------------------------------------------------------------------
 
+
 def _assert_within(values, lo, hi, *, hi_included: bool = False) -> None:
     below_hi = values <= hi if hi_included else values < hi
-    assert ((values >= lo) & below_hi).all(), \
+    assert ((values >= lo) & below_hi).all(), (
         f"values outside [{lo}, {hi}{']' if hi_included else ')'}: {values}"
+    )
 
 
 def _low_high(bounds: tuple) -> tuple:
@@ -215,7 +230,7 @@ def _in_unit(values, s):
 
 def _uniform_range(values, s):
     # float rounding of low + (high - low) * u can reach high
-    lo, hi = (s.args + (0.0, 1.0)[len(s.args):])[:2]
+    lo, hi = (s.args + (0.0, 1.0)[len(s.args) :])[:2]
     _assert_within(values, lo, hi, hi_included=True)
 
 
@@ -313,51 +328,117 @@ def _randperm_ref(n, *, dtype=None, **_):
 def _random(name: str, dtypes, ref, value_range, samples, **kwargs) -> OpInfo:
     """The OpInfo of a random op: its values are checked against `value_range` (the reference
     gives only shape and dtype); no autograd. `kwargs` go to OpInfo."""
-    return OpInfo(name, dtypes=dtypes, ref=ref, value_range=value_range,
-                  sample_inputs_func=samples, random=True, supports_autograd=False, **kwargs)
+    return OpInfo(
+        name,
+        dtypes=dtypes,
+        ref=ref,
+        value_range=value_range,
+        sample_inputs_func=samples,
+        random=True,
+        supports_autograd=False,
+        **kwargs,
+    )
+
 
 OPS: list[OpInfo] = [
-    OpInfo("empty", dtypes=DTYPES, ref=_np_factory(np.empty), check_values=False,
-           sample_inputs_func=_varargs_size_samples),
-    OpInfo("empty_strided", dtypes=DTYPES, check_values=False,
-           ref=lambda size, stride, *, dtype=None, **_: np.empty(size, dtype),
-           sample_inputs_func=_empty_strided_samples),
-    OpInfo("empty_like", dtypes=DTYPES, check_values=False, ref=_like_shape_ref,
-           sample_inputs_func=_like_samples),
-    OpInfo("zeros", dtypes=DTYPES, ref=_np_factory(np.zeros),
-           sample_inputs_func=_varargs_size_samples),
-    OpInfo("ones", dtypes=DTYPES, ref=_np_factory(np.ones),
-           sample_inputs_func=_varargs_size_samples),
+    OpInfo(
+        "empty",
+        dtypes=DTYPES,
+        ref=_np_factory(np.empty),
+        check_values=False,
+        sample_inputs_func=_varargs_size_samples,
+    ),
+    OpInfo(
+        "empty_strided",
+        dtypes=DTYPES,
+        check_values=False,
+        ref=lambda size, stride, *, dtype=None, **_: np.empty(size, dtype),
+        sample_inputs_func=_empty_strided_samples,
+    ),
+    OpInfo(
+        "empty_like",
+        dtypes=DTYPES,
+        check_values=False,
+        ref=_like_shape_ref,
+        sample_inputs_func=_like_samples,
+    ),
+    OpInfo(
+        "zeros", dtypes=DTYPES, ref=_np_factory(np.zeros), sample_inputs_func=_varargs_size_samples
+    ),
+    OpInfo(
+        "ones", dtypes=DTYPES, ref=_np_factory(np.ones), sample_inputs_func=_varargs_size_samples
+    ),
     OpInfo("full", dtypes=DTYPES, ref=_full_ref, sample_inputs_func=_full_samples),
-    OpInfo("eye", dtypes=DTYPES,
-           ref=lambda n, mm=None, *, dtype=None, **_: np.eye(n, mm, dtype=dtype),
-           sample_inputs_func=_eye_samples),
+    OpInfo(
+        "eye",
+        dtypes=DTYPES,
+        ref=lambda n, mm=None, *, dtype=None, **_: np.eye(n, mm, dtype=dtype),
+        sample_inputs_func=_eye_samples,
+    ),
     OpInfo("arange", dtypes=ALL, ref=_arange_ref, sample_inputs_func=_arange_samples),
-    OpInfo("linspace", dtypes=FLOATS, ref=_linspace_ref, sample_inputs_func=_linspace_samples,
-           tol={_dt.float32: (1e-6, 1e-6)}),
+    OpInfo(
+        "linspace",
+        dtypes=FLOATS,
+        ref=_linspace_ref,
+        sample_inputs_func=_linspace_samples,
+        tol={_dt.float32: (1e-6, 1e-6)},
+    ),
     OpInfo("logspace", dtypes=FLOATS, ref=_logspace_ref, sample_inputs_func=_logspace_samples),
     OpInfo("zeros_like", dtypes=DTYPES, ref=_like_ref(np.zeros), sample_inputs_func=_like_samples),
     OpInfo("ones_like", dtypes=DTYPES, ref=_like_ref(np.ones), sample_inputs_func=_like_samples),
-    OpInfo("full_like", dtypes=DTYPES,
-           ref=_like_ref(lambda shape, dtype, v: np.full(shape, v, dtype)),
-           sample_inputs_func=_full_like_samples),
-    OpInfo("fill_", dtypes=DTYPES, ref=lambda x, v: np.full_like(x, v),
-           sample_inputs_func=_fill_samples, torch_ref=lambda x, v: x.clone().fill_(v)),
-    OpInfo("zero_", dtypes=DTYPES, ref=np.zeros_like, sample_inputs_func=_zero_samples,
-           torch_ref=lambda x: x.clone().zero_()),
-    OpInfo("_copy_", dtypes=DTYPES, ref=_copy_ref, sample_inputs_func=_copy_samples,
-           torch_ref=lambda x, src: x.clone().copy_(src)),
-    OpInfo("copy_", dtypes=DTYPES, ref=_copy_ref, sample_inputs_func=_copy_samples,
-           torch_ref=lambda x, src: x.clone().copy_(src)),
+    OpInfo(
+        "full_like",
+        dtypes=DTYPES,
+        ref=_like_ref(lambda shape, dtype, v: np.full(shape, v, dtype)),
+        sample_inputs_func=_full_like_samples,
+    ),
+    OpInfo(
+        "fill_",
+        dtypes=DTYPES,
+        ref=lambda x, v: np.full_like(x, v),
+        sample_inputs_func=_fill_samples,
+        torch_ref=lambda x, v: x.clone().fill_(v),
+    ),
+    OpInfo(
+        "zero_",
+        dtypes=DTYPES,
+        ref=np.zeros_like,
+        sample_inputs_func=_zero_samples,
+        torch_ref=lambda x: x.clone().zero_(),
+    ),
+    OpInfo(
+        "_copy_",
+        dtypes=DTYPES,
+        ref=_copy_ref,
+        sample_inputs_func=_copy_samples,
+        torch_ref=lambda x, src: x.clone().copy_(src),
+    ),
+    OpInfo(
+        "copy_",
+        dtypes=DTYPES,
+        ref=_copy_ref,
+        sample_inputs_func=_copy_samples,
+        torch_ref=lambda x, src: x.clone().copy_(src),
+    ),
     OpInfo("clone", dtypes=DTYPES, ref=lambda x, **_: x.copy(), sample_inputs_func=_clone_samples),
-    OpInfo("_to_copy", dtypes=DTYPES, ref=_to_copy_ref, torch_ref=_torch_to_copy,
-           sample_inputs_func=_to_copy_samples),
+    OpInfo(
+        "_to_copy",
+        dtypes=DTYPES,
+        ref=_to_copy_ref,
+        torch_ref=_torch_to_copy,
+        sample_inputs_func=_to_copy_samples,
+    ),
     # random ops: values checked against a range, not a reference
     _random("rand", FLOATS, _np_factory(np.empty), _in_unit, _rand_samples),
     _random("randn", FLOATS, _np_factory(np.empty), _finite, _rand_samples),
     _random("randint", ALL, _randint_ref, _randint_range, _randint_samples),
-    _random("randperm", (_dt.int64, _dt.int32, _dt.float32), _randperm_ref, _permutation,
-            _randperm_samples),
+    _random(
+        "randperm",
+        (_dt.int64, _dt.int32, _dt.float32),
+        _randperm_ref,
+        _permutation,
+        _randperm_samples,
+    ),
     _random("rand_like", FLOATS, _like_shape_ref, _in_unit, _rand_like_samples),
     _random("randn_like", FLOATS, _like_shape_ref, _finite, _rand_like_samples),
     _random("randint_like", ALL, _like_shape_ref, _randint_like_range, _randint_like_samples),
@@ -377,54 +458,111 @@ def _on(m, **kw):
     return dict(kw, device=m.device)
 
 
-def _factory_error(name: str, size, args: tuple = (), error: type = RuntimeError,
-                   match: str = "", **kwargs):
+def _factory_error(
+    name: str, size, args: tuple = (), error: type = RuntimeError, match: str = "", **kwargs
+):
     """A refused factory call (on the device under test: its ``device=`` is the maker's)."""
+
     def build(m) -> ErrorInput:
         return ErrorInput(SampleInput(size, args, _on(m, **kwargs), name=name), error, match)
+
     return build
 
 
 _NEGATIVE = r"Trying to create tensor with negative dimension -1"
 _ERRORS = {
-    "empty": [_factory_error("negative", (2, -1), match=_NEGATIVE),
-              _factory_error("float-size", (2.0, 3), error=TypeError,
-                             match=r"empty\(\): argument 'size'")],
+    "empty": [
+        _factory_error("negative", (2, -1), match=_NEGATIVE),
+        _factory_error(
+            "float-size", (2.0, 3), error=TypeError, match=r"empty\(\): argument 'size'"
+        ),
+    ],
     "zeros": [_factory_error("negative", (-1,), match=_NEGATIVE)],
     "ones": [_factory_error("negative", (-1, 2), match=_NEGATIVE)],
-    "full": [_factory_error("negative", (-1,), (1.0,), match=_NEGATIVE),
-             _factory_error("int-size", 3, (1.0,), error=TypeError,
-                            match=r"full\(\): argument 'size' \(position 1\) must be tuple "
-                                  r"of ints")],
-    "empty_strided": [_factory_error("length-mismatch", (2, 3), ((1,),),
-                                     match="mismatch in length of strides and shape")],
+    "full": [
+        _factory_error("negative", (-1,), (1.0,), match=_NEGATIVE),
+        _factory_error(
+            "int-size",
+            3,
+            (1.0,),
+            error=TypeError,
+            match=r"full\(\): argument 'size' \(position 1\) must be tuple "
+            r"of ints",
+        ),
+    ],
+    "empty_strided": [
+        _factory_error(
+            "length-mismatch", (2, 3), ((1,),), match="mismatch in length of strides and shape"
+        )
+    ],
     "eye": [_factory_error("negative", -1, match=r"eye\(\): n and m must be non-negative")],
-    "arange": [_factory_error("zero-step", 0, (5, 0), match=r"arange\(\): step must be nonzero"),
-               _factory_error("wrong-sign", 5, (0, 1), match="inconsistent with step sign")],
-    "linspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
-                                match="number of steps must be non-negative")],
-    "logspace": [_factory_error("negative-steps", 0.0, (1.0, -1),
-                                match=r"logspace\(\): number of steps must be non-negative")],
-    "randint": [_factory_error("empty-range", 5, (5, (3,)),
-                               match="expects 'from' to be less than 'to'")],
+    "arange": [
+        _factory_error("zero-step", 0, (5, 0), match=r"arange\(\): step must be nonzero"),
+        _factory_error("wrong-sign", 5, (0, 1), match="inconsistent with step sign"),
+    ],
+    "linspace": [
+        _factory_error(
+            "negative-steps", 0.0, (1.0, -1), match="number of steps must be non-negative"
+        )
+    ],
+    "logspace": [
+        _factory_error(
+            "negative-steps",
+            0.0,
+            (1.0, -1),
+            match=r"logspace\(\): number of steps must be non-negative",
+        )
+    ],
+    "randint": [
+        _factory_error("empty-range", 5, (5, (3,)), match="expects 'from' to be less than 'to'")
+    ],
     "rand": [_factory_error("negative", (-1,), match=_NEGATIVE)],
-    "fill_": [error_case("overflow", _t(2, dtype=_dt.int8), (1000,),
-                         match="value cannot be converted to type int8 without overflow"),
-              error_case("1-d-value", _t(2), (_t(1),),
-                         match="only supports 0-dimension value tensor")],
-    "_copy_": [error_case("no-broadcast", _t(2, 3), (_t(3, 2),),
-                          match=r"copy_\(\): the source of shape \[3, 2\] can't be broadcast")],
-    "copy_": [error_case("no-broadcast", _t(2, 3), (_t(4),),
-                         match=r"copy_\(\): the source of shape \[4\] can't be broadcast")],
-    "uniform_": [error_case("integer", _t(3, dtype=_dt.int64), error=NotImplementedError,
-                            match=r"uniform_\(\): not implemented for 'int64'"),
-                 error_case("from-above-to", _t(3), (2.0, 1.0),
-                            match=r"uniform_\(\): expects to return a \[from, to\) range")],
+    "fill_": [
+        error_case(
+            "overflow",
+            _t(2, dtype=_dt.int8),
+            (1000,),
+            match="value cannot be converted to type int8 without overflow",
+        ),
+        error_case("1-d-value", _t(2), (_t(1),), match="only supports 0-dimension value tensor"),
+    ],
+    "_copy_": [
+        error_case(
+            "no-broadcast",
+            _t(2, 3),
+            (_t(3, 2),),
+            match=r"copy_\(\): the source of shape \[3, 2\] can't be broadcast",
+        )
+    ],
+    "copy_": [
+        error_case(
+            "no-broadcast",
+            _t(2, 3),
+            (_t(4),),
+            match=r"copy_\(\): the source of shape \[4\] can't be broadcast",
+        )
+    ],
+    "uniform_": [
+        error_case(
+            "integer",
+            _t(3, dtype=_dt.int64),
+            error=NotImplementedError,
+            match=r"uniform_\(\): not implemented for 'int64'",
+        ),
+        error_case(
+            "from-above-to",
+            _t(3),
+            (2.0, 1.0),
+            match=r"uniform_\(\): expects to return a \[from, to\) range",
+        ),
+    ],
     "normal_": [error_case("negative-std", _t(3), (0.0, -1.0), match="expected std >= 0.0")],
-    "random_": [error_case("empty-range", _t(3), (3, 3),
-                           match="expects 'from' to be less than 'to'"),
-                error_case("out-of-dtype", _t(3, dtype=_dt.uint8), (0, 300),
-                           match="to be in the range of uint8")],
+    "random_": [
+        error_case("empty-range", _t(3), (3, 3), match="expects 'from' to be less than 'to'"),
+        error_case(
+            "out-of-dtype", _t(3, dtype=_dt.uint8), (0, 300), match="to be in the range of uint8"
+        ),
+    ],
     "bernoulli_": [error_case("p-above-1", _t(3), (1.5,), match="expects p to be in")],
     "bernoulli": [error_case("p-below-0", _t(3), (), {"p": -0.5}, match="expects p to be in")],
 }

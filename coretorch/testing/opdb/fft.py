@@ -4,6 +4,7 @@ Samples cover even and odd lengths, `n` / `s` that trim and that zero-pad, every
 dims than the last, non-contiguous inputs and integer inputs (computed in the default dtype).
 Gradients are checked in float64 for real inputs and complex128 for complex ones.
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -35,6 +36,7 @@ def _as(result, x, kind: str):
 def _ref(name: str, kind: str):
     def ref(x, n=None, dim=None, norm=None, *, s=None):
         import scipy.fft  # numpy.fft has no hfft2 / hfftn / ihfft2 / ihfftn
+
         fn = getattr(np.fft, name, None) or getattr(scipy.fft, name)
         if name[-1] not in "2n":  # one-dimensional: n along axis
             return _as(fn(x, n, -1 if dim is None else dim, norm), x, kind)
@@ -45,6 +47,7 @@ def _ref(name: str, kind: str):
         if dim is None and name.endswith("2"):
             dim = (-2, -1)
         return _as(fn(x, s, dim, norm), x, kind)
+
     ref.__name__ = f"_{name}_ref"
     return ref
 
@@ -75,26 +78,46 @@ def _samples_nd(op, m, dtype):
 
 
 def _errors_1d(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((4,)), kwargs=dict(norm="bad"), name="norm"),
-                     ValueError, "Invalid normalization mode")
-    yield ErrorInput(SampleInput(m.make((4,)), kwargs=dict(n=0), name="n=0"), RuntimeError,
-                     r"Invalid number of data points \(0\) specified")
-    yield ErrorInput(SampleInput(m.make((4,), dtype=_dt.float16), name="half"), RuntimeError,
-                     "Unsupported dtype float16")
+    yield ErrorInput(
+        SampleInput(m.make((4,)), kwargs=dict(norm="bad"), name="norm"),
+        ValueError,
+        "Invalid normalization mode",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((4,)), kwargs=dict(n=0), name="n=0"),
+        RuntimeError,
+        r"Invalid number of data points \(0\) specified",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((4,), dtype=_dt.float16), name="half"),
+        RuntimeError,
+        "Unsupported dtype float16",
+    )
     if op.name in ("fft_rfft", "fft_ihfft"):
-        yield ErrorInput(SampleInput(m.make((4,), dtype=_dt.complex64), name="complex-input"),
-                         RuntimeError, "expects a real input tensor")
+        yield ErrorInput(
+            SampleInput(m.make((4,), dtype=_dt.complex64), name="complex-input"),
+            RuntimeError,
+            "expects a real input tensor",
+        )
     if op.name in ("fft_irfft", "fft_hfft"):
-        yield ErrorInput(SampleInput(m.make((1,)), name="default-n-0"), RuntimeError,
-                         r"Invalid number of data points \(0\) specified")
+        yield ErrorInput(
+            SampleInput(m.make((1,)), name="default-n-0"),
+            RuntimeError,
+            r"Invalid number of data points \(0\) specified",
+        )
 
 
 def _errors_nd(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((3, 4)), kwargs=dict(s=(2,), dim=(0, 1)),
-                                 name="s-dim-lengths"), RuntimeError,
-                     "dim and shape arguments must have the same length")
-    yield ErrorInput(SampleInput(m.make((3, 4)), kwargs=dict(dim=(0, 0)), name="repeated-dim"),
-                     RuntimeError, "FFT dims must be unique")
+    yield ErrorInput(
+        SampleInput(m.make((3, 4)), kwargs=dict(s=(2,), dim=(0, 1)), name="s-dim-lengths"),
+        RuntimeError,
+        "dim and shape arguments must have the same length",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3, 4)), kwargs=dict(dim=(0, 0)), name="repeated-dim"),
+        RuntimeError,
+        "FFT dims must be unique",
+    )
 
 
 def _fftfreq_samples(op, m, dtype):
@@ -106,6 +129,7 @@ def _fftfreq_samples(op, m, dtype):
 def _freq_ref(name: str):
     def ref(n, d=1.0, *, dtype=None, device=None, **_):
         return getattr(np.fft, name)(n, d).astype(dtype or np.float32)
+
     return ref
 
 
@@ -119,10 +143,12 @@ def _shift_samples(op, m, dtype):
 def _shift_ref(name: str):
     def ref(x, dim=None):
         return getattr(np.fft, name)(x, axes=dim)
+
     return ref
 
 
 # ---- the primitives (numpy references with explicit scales) -------------------------------------
+
 
 def _scaled(y, x_shape, out_shape, dim, normalization):
     n = int(np.prod([max(x_shape[d], out_shape[d]) for d in dim])) if dim else 1
@@ -168,50 +194,111 @@ def _c2r_samples(op, m, dtype):
 def _entries() -> list:
     ops = []
     dtypes: tuple[_dt.dtype, ...]
-    for name, kind, dtypes in (("fft", "complex", COMPLEX + REAL + (_dt.int64,)),
-                               ("ifft", "complex", COMPLEX + REAL + (_dt.int64,)),
-                               ("rfft", "complex", REAL + (_dt.int64,)),
-                               ("ihfft", "complex", REAL + (_dt.int64,)),
-                               ("irfft", "real", COMPLEX + REAL),
-                               ("hfft", "real", COMPLEX + REAL)):
-        ops.append(OpInfo(f"fft_{name}", dtypes=dtypes, ref=_ref(name, kind),
-                          torch_ref=_torch_fft(name), sample_inputs_func=_samples_1d,
-                          error_inputs_func=_errors_1d, grad_dtypes=GRADS, tol=_TOL))
-    for name, kind, dtypes in (("fft2", "complex", COMPLEX + REAL), ("fftn", "complex",
-                                                                       COMPLEX + REAL),
-                               ("ifft2", "complex", COMPLEX + REAL), ("ifftn", "complex",
-                                                                        COMPLEX + REAL),
-                               ("rfft2", "complex", REAL), ("rfftn", "complex", REAL),
-                               ("irfft2", "real", COMPLEX), ("irfftn", "real", COMPLEX),
-                               ("hfft2", "real", COMPLEX), ("hfftn", "real", COMPLEX),
-                               ("ihfft2", "complex", REAL), ("ihfftn", "complex", REAL)):
-        ops.append(OpInfo(f"fft_{name}", dtypes=dtypes, ref=_ref(name, kind),
-                          torch_ref=_torch_fft(name), sample_inputs_func=_samples_nd,
-                          error_inputs_func=_errors_nd, grad_dtypes=GRADS, tol=_TOL))
+    for name, kind, dtypes in (
+        ("fft", "complex", COMPLEX + REAL + (_dt.int64,)),
+        ("ifft", "complex", COMPLEX + REAL + (_dt.int64,)),
+        ("rfft", "complex", REAL + (_dt.int64,)),
+        ("ihfft", "complex", REAL + (_dt.int64,)),
+        ("irfft", "real", COMPLEX + REAL),
+        ("hfft", "real", COMPLEX + REAL),
+    ):
+        ops.append(
+            OpInfo(
+                f"fft_{name}",
+                dtypes=dtypes,
+                ref=_ref(name, kind),
+                torch_ref=_torch_fft(name),
+                sample_inputs_func=_samples_1d,
+                error_inputs_func=_errors_1d,
+                grad_dtypes=GRADS,
+                tol=_TOL,
+            )
+        )
+    for name, kind, dtypes in (
+        ("fft2", "complex", COMPLEX + REAL),
+        ("fftn", "complex", COMPLEX + REAL),
+        ("ifft2", "complex", COMPLEX + REAL),
+        ("ifftn", "complex", COMPLEX + REAL),
+        ("rfft2", "complex", REAL),
+        ("rfftn", "complex", REAL),
+        ("irfft2", "real", COMPLEX),
+        ("irfftn", "real", COMPLEX),
+        ("hfft2", "real", COMPLEX),
+        ("hfftn", "real", COMPLEX),
+        ("ihfft2", "complex", REAL),
+        ("ihfftn", "complex", REAL),
+    ):
+        ops.append(
+            OpInfo(
+                f"fft_{name}",
+                dtypes=dtypes,
+                ref=_ref(name, kind),
+                torch_ref=_torch_fft(name),
+                sample_inputs_func=_samples_nd,
+                error_inputs_func=_errors_nd,
+                grad_dtypes=GRADS,
+                tol=_TOL,
+            )
+        )
     for name in ("fftfreq", "rfftfreq"):
-        ops.append(OpInfo(f"fft_{name}", dtypes=REAL, ref=_freq_ref(name),
-                          torch_ref=_torch_fft(name), sample_inputs_func=_fftfreq_samples,
-                          supports_autograd=False))
+        ops.append(
+            OpInfo(
+                f"fft_{name}",
+                dtypes=REAL,
+                ref=_freq_ref(name),
+                torch_ref=_torch_fft(name),
+                sample_inputs_func=_fftfreq_samples,
+                supports_autograd=False,
+            )
+        )
     for name in ("fftshift", "ifftshift"):
-        ops.append(OpInfo(f"fft_{name}", dtypes=REAL + COMPLEX + (_dt.int64,),
-                          ref=_shift_ref(name), torch_ref=_torch_fft(name),
-                          sample_inputs_func=_shift_samples, grad_dtypes=GRADS))
+        ops.append(
+            OpInfo(
+                f"fft_{name}",
+                dtypes=REAL + COMPLEX + (_dt.int64,),
+                ref=_shift_ref(name),
+                torch_ref=_torch_fft(name),
+                sample_inputs_func=_shift_samples,
+                grad_dtypes=GRADS,
+            )
+        )
     ops += [
-        OpInfo("_fft_c2c", dtypes=COMPLEX, ref=_c2c_ref, sample_inputs_func=_c2c_samples,
-               grad_dtypes=(_dt.complex128,), tol=_TOL),
-        OpInfo("_fft_r2c", dtypes=REAL, ref=_r2c_ref, sample_inputs_func=_r2c_samples,
-               grad_dtypes=(_dt.float64,), tol=_TOL),
-        OpInfo("_fft_c2r", dtypes=COMPLEX, ref=_c2r_ref, sample_inputs_func=_c2r_samples,
-               grad_dtypes=(_dt.complex128,), tol=_TOL),
+        OpInfo(
+            "_fft_c2c",
+            dtypes=COMPLEX,
+            ref=_c2c_ref,
+            sample_inputs_func=_c2c_samples,
+            grad_dtypes=(_dt.complex128,),
+            tol=_TOL,
+        ),
+        OpInfo(
+            "_fft_r2c",
+            dtypes=REAL,
+            ref=_r2c_ref,
+            sample_inputs_func=_r2c_samples,
+            grad_dtypes=(_dt.float64,),
+            tol=_TOL,
+        ),
+        OpInfo(
+            "_fft_c2r",
+            dtypes=COMPLEX,
+            ref=_c2r_ref,
+            sample_inputs_func=_c2r_samples,
+            grad_dtypes=(_dt.complex128,),
+            tol=_TOL,
+        ),
     ]
     return ops
 
 
 def _torch_fft(name: str):
     """``torch.fft.<name>`` (torch imported late)."""
+
     def ref(*args, **kwargs):
         import torch
+
         return getattr(torch.fft, name)(*args, **kwargs)
+
     return ref
 
 

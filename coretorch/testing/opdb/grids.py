@@ -1,4 +1,5 @@
 """OpInfos of meshgrid, cartesian_prod and block_diag (coretorch/ops/grids.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -43,7 +44,7 @@ def _block_diag_ref(ts):
     out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype)
     r = c = 0
     for b in blocks:
-        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
         r, c = r + b.shape[0], c + b.shape[1]
     return out
 
@@ -51,7 +52,9 @@ def _block_diag_ref(ts):
 def _torch_varargs(name: str):
     def ref(ts, **kwargs):
         import torch
+
         return getattr(torch, name)(*ts, **kwargs)
+
     return ref
 
 
@@ -60,24 +63,54 @@ def _ts(*shapes):
 
 
 OPS: list[OpInfo] = [
-    OpInfo("meshgrid", dtypes=ALL, ref=_meshgrid_ref, torch_ref=_torch_varargs("meshgrid"),
-           sample_inputs_func=_grid_samples),
-    OpInfo("cartesian_prod", dtypes=ALL, ref=_cartesian_prod_ref,
-           torch_ref=_torch_varargs("cartesian_prod"), sample_inputs_func=_grid_samples),
-    OpInfo("block_diag", dtypes=ALL, ref=_block_diag_ref,
-           torch_ref=_torch_varargs("block_diag"), sample_inputs_func=_block_diag_samples),
+    OpInfo(
+        "meshgrid",
+        dtypes=ALL,
+        ref=_meshgrid_ref,
+        torch_ref=_torch_varargs("meshgrid"),
+        sample_inputs_func=_grid_samples,
+    ),
+    OpInfo(
+        "cartesian_prod",
+        dtypes=ALL,
+        ref=_cartesian_prod_ref,
+        torch_ref=_torch_varargs("cartesian_prod"),
+        sample_inputs_func=_grid_samples,
+    ),
+    OpInfo(
+        "block_diag",
+        dtypes=ALL,
+        ref=_block_diag_ref,
+        torch_ref=_torch_varargs("block_diag"),
+        sample_inputs_func=_block_diag_samples,
+    ),
 ]
 
 _ERRORS = {
-    "meshgrid": [error_case("2-d", _ts((2, 2), (3,)),
-                            match=r"meshgrid\(\): Expected 0D or 1D tensor"),
-                 error_case("indexing", _ts((2,), (3,)), kwargs=dict(indexing="yx"),
-                            match=r"meshgrid\(\): indexing must be one of")],
-    "cartesian_prod": [error_case("2-d", _ts((2, 2), (3,)),
-                                  match=r"cartesian_prod\(\): Expect a 1D vector, but got "
-                                        r"shape \[2, 2\]")],
-    "block_diag": [error_case("3-d", _ts((2, 2, 2)),
-                              match=r"block_diag\(\): Input tensors must have 2 or fewer "
-                                    r"dimensions. Input 0 has 3 dimensions")],
+    "meshgrid": [
+        error_case("2-d", _ts((2, 2), (3,)), match=r"meshgrid\(\): Expected 0D or 1D tensor"),
+        error_case(
+            "indexing",
+            _ts((2,), (3,)),
+            kwargs=dict(indexing="yx"),
+            match=r"meshgrid\(\): indexing must be one of",
+        ),
+    ],
+    "cartesian_prod": [
+        error_case(
+            "2-d",
+            _ts((2, 2), (3,)),
+            match=r"cartesian_prod\(\): Expect a 1D vector, but got "
+            r"shape \[2, 2\]",
+        )
+    ],
+    "block_diag": [
+        error_case(
+            "3-d",
+            _ts((2, 2, 2)),
+            match=r"block_diag\(\): Input tensors must have 2 or fewer "
+            r"dimensions. Input 0 has 3 dimensions",
+        )
+    ],
 }
 attach_error_cases(OPS, _ERRORS)

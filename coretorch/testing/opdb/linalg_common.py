@@ -1,6 +1,7 @@
 """Helpers shared by the linear-algebra OpInfo modules: matrices of a kind (general,
 well-conditioned, symmetric positive-definite, triangular), numpy references applied per matrix
 of a batch, singular / eigen vectors with canonical signs, and torch.linalg references."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,12 @@ def matrix(m, shape, kind: str = "general", layout: str = "contiguous", grad: bo
     conditioned: + n I), spd (A A^T + n I), sym, upper / lower (triangular, well-conditioned).
     grad=False: never requires grad (a forward-only sample of an op whose derivative refuses
     it)."""
-    return m.make(tuple(shape), values=matrix_values(m, shape, kind), layout=layout,
-                  requires_grad=None if grad else False)
+    return m.make(
+        tuple(shape),
+        values=matrix_values(m, shape, kind),
+        layout=layout,
+        requires_grad=None if grad else False,
+    )
 
 
 def matrix_values(m, shape, kind: str = "general") -> np.ndarray:
@@ -52,8 +57,11 @@ def per_matrix(fn, *arrays, n_out: int = 1):
     outs = []
     for i in range(n_out):
         if results:
-            outs.append(np.stack([np.asarray(r[i]) for r in results]).reshape(
-                batch + np.asarray(results[0][i]).shape))
+            outs.append(
+                np.stack([np.asarray(r[i]) for r in results]).reshape(
+                    batch + np.asarray(results[0][i]).shape
+                )
+            )
         else:
             outs.append(np.zeros(batch, dtype=arrays[0].dtype))
     return outs[0] if n_out == 1 else tuple(outs)
@@ -69,6 +77,7 @@ def np_column_signs(V):
 def torch_column_signs(V):
     """The same rule on a torch tensor (detached: a choice of sign, not a function of A)."""
     import torch
+
     Vd = V.detach()
     idx = Vd.abs().argmax(-2, keepdim=True)
     s = torch.sign(Vd.gather(-2, idx))
@@ -89,9 +98,12 @@ def canonical_svd(u, s, vh, signs, cat):
 
 def torch_linalg(name: str):
     """A torch reference calling ``torch.linalg.<name>`` (torch imported late)."""
+
     def ref(*a, **k):
         import torch
+
         return getattr(torch.linalg, name)(*a, **k)
+
     return ref
 
 

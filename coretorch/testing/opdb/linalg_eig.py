@@ -5,6 +5,7 @@ compares with PyTorch up to ordering and phase instead of the torch parity run. 
 is only defined for losses that ignore the eigenvectors' phases, which one-hot output gradients
 do not: tests/test_complex_linalg.py gradchecks it through such losses (as PyTorch's OpInfo
 does); eigvals' gradient is checked here."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,12 +27,19 @@ def _samples(op, m, dtype):
 
 
 def _errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((2, 3)), name="non-square"), RuntimeError,
-                     "must be batches of square matrices")
-    yield ErrorInput(SampleInput(m.make((3,)), name="1-d"), RuntimeError,
-                     "must have at least 2 dimensions")
-    yield ErrorInput(SampleInput(m.make((2, 2), dtype=_dt.int64), name="int"), RuntimeError,
-                     "Expected a floating point or complex tensor")
+    yield ErrorInput(
+        SampleInput(m.make((2, 3)), name="non-square"),
+        RuntimeError,
+        "must be batches of square matrices",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,)), name="1-d"), RuntimeError, "must have at least 2 dimensions"
+    )
+    yield ErrorInput(
+        SampleInput(m.make((2, 2), dtype=_dt.int64), name="int"),
+        RuntimeError,
+        "Expected a floating point or complex tensor",
+    )
 
 
 def _complex_of(a):
@@ -47,9 +55,24 @@ def _eig_ref(a):
 
 
 OPS: list[OpInfo] = [
-    OpInfo("linalg_eig", dtypes=DTYPES, ref=_eig_ref, torch_ref=None, sample_inputs_func=_samples,
-           error_inputs_func=_errors, supports_autograd=False, tol=_TOL),
-    OpInfo("linalg_eigvals", dtypes=DTYPES, ref=lambda a: _eig_ref(a)[0], torch_ref=None,
-           sample_inputs_func=_samples, error_inputs_func=_errors,
-           grad_dtypes=(_dt.float64, _dt.complex128), tol=_TOL),
+    OpInfo(
+        "linalg_eig",
+        dtypes=DTYPES,
+        ref=_eig_ref,
+        torch_ref=None,
+        sample_inputs_func=_samples,
+        error_inputs_func=_errors,
+        supports_autograd=False,
+        tol=_TOL,
+    ),
+    OpInfo(
+        "linalg_eigvals",
+        dtypes=DTYPES,
+        ref=lambda a: _eig_ref(a)[0],
+        torch_ref=None,
+        sample_inputs_func=_samples,
+        error_inputs_func=_errors,
+        grad_dtypes=(_dt.float64, _dt.complex128),
+        tol=_TOL,
+    ),
 ]

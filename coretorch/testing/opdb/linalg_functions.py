@@ -1,5 +1,6 @@
 """OpInfos of the spectral functions, norms and matrix functions (coretorch/ops/linalg_spectral.py,
 linalg_norms.py, linalg_functions.py): numpy / scipy references."""
+
 from __future__ import annotations
 
 import functools
@@ -12,8 +13,7 @@ import scipy.linalg as sl
 from ... import dtypes as _dt
 from ..opinfo import FLOATS, OpInfo, SampleInput
 from .common import attach_error_cases, error_case
-from .linalg_common import (LINALG_DTYPES, TOL, matrix, matrix_values, per_matrix, t,
-                            torch_linalg)
+from .linalg_common import LINALG_DTYPES, TOL, matrix, matrix_values, per_matrix, t, torch_linalg
 
 INF = math.inf
 _O: dict[str, Any] = dict(dtypes=LINALG_DTYPES, tol=TOL)
@@ -23,12 +23,15 @@ def _general_samples(shapes=((3, 3), (4, 2), (2, 4), (2, 3, 3)), kind="general",
     def samples(op, m, dtype):
         for shape in shapes:
             yield SampleInput(matrix(m, shape, kind), kwargs=dict(kw), name=f"{shape}")
-        yield SampleInput(matrix(m, shapes[0], kind, layout="transposed"), kwargs=dict(kw),
-                          name="transposed")
+        yield SampleInput(
+            matrix(m, shapes[0], kind, layout="transposed"), kwargs=dict(kw), name="transposed"
+        )
+
     return samples
 
 
 # ---- spectral -----------------------------------------------------------------------------------
+
 
 def _svdvals_ref(a, *, driver=None):
     return np.linalg.svd(a, compute_uv=False)
@@ -43,8 +46,9 @@ def _eigvalsh_samples(op, m, dtype):
 def _pinv_samples(op, m, dtype):
     yield from _general_samples()(op, m, dtype)
     # hermitian reads one triangle (eigh): checked on symmetrized input in tests/test_linalg.py
-    yield SampleInput(matrix(m, (3, 3), "sym"), kwargs=dict(hermitian=True), name="hermitian",
-                      gradcheck=False)
+    yield SampleInput(
+        matrix(m, (3, 3), "sym"), kwargs=dict(hermitian=True), name="hermitian", gradcheck=False
+    )
     yield SampleInput(matrix(m, (3, 4)), kwargs=dict(rtol=1e-3), name="rtol")
     yield SampleInput(matrix(m, (4, 3)), kwargs=dict(atol=0.2), name="atol")
     rank1 = np.outer([1.0, 2.0, -1.0], [0.5, 1.0, 2.0, -1.0])
@@ -83,8 +87,7 @@ def _rank_samples(op, m, dtype):
 
 
 def _cond_samples(op, m, dtype):
-    yield from _general_samples(shapes=((3, 3), (4, 2), (2, 3, 3)), kind="invertible")(
-        op, m, dtype)
+    yield from _general_samples(shapes=((3, 3), (4, 2), (2, 3, 3)), kind="invertible")(op, m, dtype)
     for p in (-2, 1, -1, INF, -INF, "fro", "nuc"):
         yield SampleInput(matrix(m, (3, 3), "invertible"), (p,), name=f"p={p}")
 
@@ -95,12 +98,15 @@ def _cond_ref(a, p=None):
 
 def _lstsq_samples(op, m, dtype):
     yield SampleInput(matrix(m, (5, 3)), (matrix(m, (5, 2)),), name="tall")
-    yield SampleInput(matrix(m, (5, 3)), (matrix(m, (5, 2)),), dict(driver="gelsd"),
-                      name="tall-gelsd")
-    yield SampleInput(matrix(m, (5, 3)), (m.make((5,)),), dict(driver="gels"),
-                      name="tall-gels-vector")
-    yield SampleInput(matrix(m, (2, 4, 3)), (matrix(m, (2, 4, 1)),), dict(driver="gelss"),
-                      name="batched-gelss")
+    yield SampleInput(
+        matrix(m, (5, 3)), (matrix(m, (5, 2)),), dict(driver="gelsd"), name="tall-gelsd"
+    )
+    yield SampleInput(
+        matrix(m, (5, 3)), (m.make((5,)),), dict(driver="gels"), name="tall-gels-vector"
+    )
+    yield SampleInput(
+        matrix(m, (2, 4, 3)), (matrix(m, (2, 4, 1)),), dict(driver="gelss"), name="batched-gelss"
+    )
     yield SampleInput(matrix(m, (3, 3), "invertible"), (matrix(m, (3, 2)),), name="square")
 
 
@@ -113,8 +119,7 @@ def _lstsq_ref(a, b, rcond=None, *, driver=None):
     empty = np.zeros((0,), a.dtype)
     res = ((a @ x - bm) ** 2).sum(-2) if mm > n and driver != "gelsy" else empty
     s = np.linalg.svd(a, compute_uv=False)
-    rank = (s > _cutoff(a, s, None, None)).sum(-1) if driver != "gels" else \
-        np.zeros((0,), np.int64)
+    rank = (s > _cutoff(a, s, None, None)).sum(-1) if driver != "gels" else np.zeros((0,), np.int64)
     if driver != "gels":
         rank = np.broadcast_to(rank, x.shape[:-2])
     sv = s if driver in ("gelsd", "gelss") else empty
@@ -129,17 +134,23 @@ def _svd_top_samples(op, m, dtype):
 
 def _svd_top_ref(a, some=True, compute_uv=True):
     from .linalg_factorizations import _svd_ref
+
     if not compute_uv:
         mm, n = a.shape[-2:]
-        return (np.zeros(a.shape[:-2] + (mm, mm)), np.linalg.svd(a, compute_uv=False),
-                np.zeros(a.shape[:-2] + (n, n)))
+        return (
+            np.zeros(a.shape[:-2] + (mm, mm)),
+            np.linalg.svd(a, compute_uv=False),
+            np.zeros(a.shape[:-2] + (n, n)),
+        )
     u, s, vh = _svd_ref(a, not some)
     return u, s, np.swapaxes(vh, -1, -2)
 
 
 def _svd_top_torch(a, some=True, compute_uv=True):
     import torch
+
     from .linalg_common import canonical_svd, torch_column_signs
+
     if not compute_uv:
         return torch.svd(a, some, compute_uv)
     u, s, vh = torch.linalg.svd(a, full_matrices=not some)
@@ -158,16 +169,19 @@ def _qr_top_ref(a, some=True):
 
 # ---- norms --------------------------------------------------------------------------------------
 
+
 def _vector_norm_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), name="full")
     for ord_ in (1, 3, INF, -INF, 0, 0.5, -1):
-        yield SampleInput(m.make((2, 3, 4), exclude_zero=ord_ < 1), (ord_, (1,)),
-                          name=f"ord={ord_}")
+        yield SampleInput(
+            m.make((2, 3, 4), exclude_zero=ord_ < 1), (ord_, (1,)), name=f"ord={ord_}"
+        )
     yield SampleInput(m.make((2, 3, 4)), (2, (0, 2), True), name="dims-keepdim")
     yield SampleInput(m.make((4, 3), layout="transposed"), kwargs=dict(dim=0), name="transposed")
     yield SampleInput(m.make(()), name="0-d")
-    yield SampleInput(m.make((2, 3), values=[0.0, 0.0, 0.0, 1.0, -2.0, 0.5]), (2, (1,)),
-                      name="zero-row")
+    yield SampleInput(
+        m.make((2, 3), values=[0.0, 0.0, 0.0, 1.0, -2.0, 0.5]), (2, (1,)), name="zero-row"
+    )
     yield SampleInput(m.make((0, 3)), (2, (0,)), name="zero-size")
 
 
@@ -182,7 +196,7 @@ def _vector_norm_ref(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         r = (a != 0).sum(axis=ax, keepdims=keepdim)
     else:
         with np.errstate(divide="ignore"):
-            r = (a ** ord).sum(axis=ax, keepdims=keepdim) ** (1.0 / ord)
+            r = (a**ord).sum(axis=ax, keepdims=keepdim) ** (1.0 / ord)
     return np.asarray(r).astype(dtype or x.dtype)
 
 
@@ -196,16 +210,25 @@ def _matrix_norm_samples(op, m, dtype):
     yield SampleInput(m.make((3, 2, 4)), (1, (0, 2)), name="dims-0-2")
     yield SampleInput(m.make((3, 2, 4)), (2, (2, 0), True), name="dims-2-0-keepdim")
     yield SampleInput(matrix(m, (4, 3), layout="transposed"), (INF,), name="transposed")
-    for ord_, shape in (("nuc", (0, 3)), (2, (3, 0)), (1, (3, 0)), (-1, (0, 3)), (INF, (0, 2)),
-                        ("fro", (0, 0))):
+    for ord_, shape in (
+        ("nuc", (0, 3)),
+        (2, (3, 0)),
+        (1, (3, 0)),
+        (-1, (0, 3)),
+        (INF, (0, 2)),
+        ("fro", (0, 0)),
+    ):
         yield SampleInput(m.make(shape), (ord_,), name=f"empty-ord={ord_}")
 
 
 def _matrix_norm_ref(a, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if a.size == 0:  # PyTorch: 0 (numpy refuses some empty norms)
         shape = [1 if i in [d % a.ndim for d in dim] else s for i, s in enumerate(a.shape)]
-        r = np.zeros(shape) if keepdim else np.zeros(
-            [s for i, s in enumerate(a.shape) if i not in [d % a.ndim for d in dim]])
+        r = (
+            np.zeros(shape)
+            if keepdim
+            else np.zeros([s for i, s in enumerate(a.shape) if i not in [d % a.ndim for d in dim]])
+        )
         return r.astype(dtype or a.dtype)
     r = np.linalg.norm(a.astype(np.float64), ord, axis=tuple(dim), keepdims=keepdim)
     return np.asarray(r).astype(dtype or a.dtype)
@@ -223,19 +246,21 @@ def _norm_samples(op, m, dtype):
 def _norm_ref(a, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is None and ord is None:
         return _vector_norm_ref(a, 2, None, keepdim, dtype=dtype)
-    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (
-            dim is None and a.ndim == 2):
-        return _matrix_norm_ref(a, ord or "fro", (-2, -1) if dim is None else dim, keepdim,
-                                dtype=dtype)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and a.ndim == 2):
+        return _matrix_norm_ref(
+            a, ord or "fro", (-2, -1) if dim is None else dim, keepdim, dtype=dtype
+        )
     return _vector_norm_ref(a, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
 # ---- matrix functions ---------------------------------------------------------------------------
 
+
 def _matrix_power_samples(op, m, dtype):
     for n in (0, 1, 2, 5, -1, -3):
-        yield SampleInput(matrix(m, (3, 3), "invertible" if n < 0 else "general"), (n,),
-                          name=f"n={n}")
+        yield SampleInput(
+            matrix(m, (3, 3), "invertible" if n < 0 else "general"), (n,), name=f"n={n}"
+        )
     yield SampleInput(matrix(m, (2, 3, 3), layout="transposed"), (3,), name="batched")
     yield SampleInput(matrix(m, (0, 2, 2)), (2,), name="zero-batch")
 
@@ -248,8 +273,10 @@ def _matrix_exp_samples(op, m, dtype):
     yield SampleInput(matrix(m, (3, 3)), name="small-norm")
     yield SampleInput(matrix(m, (2, 4, 4), layout="sliced"), name="batched")
     # a 1-norm above theta_13: scaled down, then squared back
-    yield SampleInput(m.make((3, 3), values=np.array([[2.0, 3, -1], [4, 1, 2], [-3, 5, 6]])),
-                      name="needs-squaring")
+    yield SampleInput(
+        m.make((3, 3), values=np.array([[2.0, 3, -1], [4, 1, 2], [-3, 5, 6]])),
+        name="needs-squaring",
+    )
     yield SampleInput(matrix(m, (1, 1)), name="1x1")
     yield SampleInput(matrix(m, (0, 0)), name="0x0")
 
@@ -284,11 +311,14 @@ def _cross_top_ref(a, b, dim=None):
 
 def _multi_dot_samples(op, m, dtype):
     yield SampleInput([m.make((3, 4)), m.make((4, 5))], name="two")
-    yield SampleInput([m.make((10, 2)), m.make((2, 8)), m.make((8, 1)), m.make((1, 6))],
-                      name="four-reordered")
+    yield SampleInput(
+        [m.make((10, 2)), m.make((2, 8)), m.make((8, 1)), m.make((1, 6))], name="four-reordered"
+    )
     yield SampleInput([m.make((4,)), m.make((4, 3)), m.make((3,))], name="vector-ends")
-    yield SampleInput([m.make((4, 3), layout="transposed"), m.make((3, 2)), m.make((2,))],
-                      name="transposed-vector-last")
+    yield SampleInput(
+        [m.make((4, 3), layout="transposed"), m.make((3, 2)), m.make((2,))],
+        name="transposed-vector-last",
+    )
 
 
 def _multi_dot_ref(tensors):
@@ -302,6 +332,7 @@ def _chain_matmul_samples(op, m, dtype):
 
 def _torch_chain_matmul(matrices):
     import torch
+
     return torch.chain_matmul(*matrices)
 
 
@@ -351,9 +382,10 @@ def _householder_ref(a, tau):
         for i in range(tv.shape[-1]):
             v = np.zeros(mm)
             v[i] = 1.0
-            v[i + 1:] = x[i + 1:, i]
+            v[i + 1 :] = x[i + 1 :, i]
             q = q @ (np.eye(mm) - tv[..., i] * np.outer(v, v))
         return q[:, :n]
+
     return per_matrix(lambda x, tv: one(x, tv[0]), a, tau[..., None, :]).astype(a.dtype)
 
 
@@ -375,7 +407,7 @@ def _full_q(a, tau):
     for i in range(tau.shape[-1]):
         v = np.zeros(mm)
         v[i] = 1.0
-        v[i + 1:] = a[i + 1:, i]
+        v[i + 1 :] = a[i + 1 :, i]
         q = q @ (np.eye(mm) - tau[i] * np.outer(v, v))
     return q
 
@@ -386,9 +418,12 @@ def _ormqr_samples(op, m, dtype):
     yield SampleInput(qa, (qt, m.make((4, 2))), name="left")
     yield SampleInput(qa, (qt, m.make((4, 2)), True, True), name="left-transpose")
     yield SampleInput(qa, (qt, m.make((2, 4))), dict(left=False), name="right")
-    yield SampleInput(qa, (qt, m.make((2, 4), layout="sliced")), dict(left=False,
-                                                                      transpose=True),
-                      name="right-transpose-sliced")
+    yield SampleInput(
+        qa,
+        (qt, m.make((2, 4), layout="sliced")),
+        dict(left=False, transpose=True),
+        name="right-transpose-sliced",
+    )
 
 
 def _ormqr_ref(a, tau, c, left=True, transpose=False):
@@ -416,10 +451,15 @@ def _tensorinv_ref(a, ind=2):
 
 def _tensorsolve_samples(op, m, dtype):
     yield SampleInput(_invertible_as(m, 6, (2, 3, 6)), (m.make((2, 3)),), name="plain")
-    yield SampleInput(_invertible_as(m, 6, (6, 2, 3)), (m.make((2, 3)),), dict(dims=(0,)),
-                      name="dims")
-    yield SampleInput(_invertible_as(m, 6, (2, 3, 6)), (m.make((2, 3)),), dict(dims=(0, 2)),
-                      name="dims-reorder-rows")
+    yield SampleInput(
+        _invertible_as(m, 6, (6, 2, 3)), (m.make((2, 3)),), dict(dims=(0,)), name="dims"
+    )
+    yield SampleInput(
+        _invertible_as(m, 6, (2, 3, 6)),
+        (m.make((2, 3)),),
+        dict(dims=(0, 2)),
+        name="dims-reorder-rows",
+    )
 
 
 def _tensorsolve_ref(a, b, dims=None):
@@ -428,8 +468,13 @@ def _tensorsolve_ref(a, b, dims=None):
 
 def _linalg(name: str, ref, samples, **kw) -> OpInfo:
     """The OpInfo of ``linalg_<name>`` (torch reference: ``torch.linalg.<name>``)."""
-    return OpInfo(f"linalg_{name}", ref=ref, torch_ref=torch_linalg(name),
-                  sample_inputs_func=samples, **{**_O, **kw})
+    return OpInfo(
+        f"linalg_{name}",
+        ref=ref,
+        torch_ref=torch_linalg(name),
+        sample_inputs_func=samples,
+        **{**_O, **kw},
+    )
 
 
 _WITH_INT: dict[str, Any] = dict(dtypes=FLOATS + (_dt.int64,))
@@ -454,18 +499,28 @@ OPS: list[OpInfo] = [
     _linalg("tensorinv", _tensorinv_ref, _tensorinv_samples),
     _linalg("tensorsolve", _tensorsolve_ref, _tensorsolve_samples),
     # top-level forms (torch.<name>, the default torch reference)
-    OpInfo("pinverse", ref=lambda a, rcond=1e-15: _pinv_ref(a, rtol=rcond),
-           sample_inputs_func=_general_samples(), **_O),
-    OpInfo("svd", ref=_svd_top_ref, torch_ref=_svd_top_torch, sample_inputs_func=_svd_top_samples,
-           **_O),
+    OpInfo(
+        "pinverse",
+        ref=lambda a, rcond=1e-15: _pinv_ref(a, rtol=rcond),
+        sample_inputs_func=_general_samples(),
+        **_O,
+    ),
+    OpInfo(
+        "svd", ref=_svd_top_ref, torch_ref=_svd_top_torch, sample_inputs_func=_svd_top_samples, **_O
+    ),
     OpInfo("qr", ref=_qr_top_ref, sample_inputs_func=_qr_top_samples, **_O),
-    OpInfo("matrix_power", ref=_matrix_power_ref, sample_inputs_func=_matrix_power_samples,
-           **_O),
+    OpInfo("matrix_power", ref=_matrix_power_ref, sample_inputs_func=_matrix_power_samples, **_O),
     OpInfo("matrix_exp", ref=_matrix_exp_ref, sample_inputs_func=_matrix_exp_samples, **_O),
-    OpInfo("cross", ref=_cross_top_ref, sample_inputs_func=_cross_top_samples,
-           **{**_O, **_WITH_INT}),
-    OpInfo("chain_matmul", ref=_multi_dot_ref, torch_ref=_torch_chain_matmul,
-           sample_inputs_func=_chain_matmul_samples, **_O),
+    OpInfo(
+        "cross", ref=_cross_top_ref, sample_inputs_func=_cross_top_samples, **{**_O, **_WITH_INT}
+    ),
+    OpInfo(
+        "chain_matmul",
+        ref=_multi_dot_ref,
+        torch_ref=_torch_chain_matmul,
+        sample_inputs_func=_chain_matmul_samples,
+        **_O,
+    ),
     OpInfo("orgqr", ref=_householder_ref, sample_inputs_func=_householder_samples, **_O),
     OpInfo("geqrf", ref=_geqrf_ref, sample_inputs_func=_geqrf_samples, **_O),
     OpInfo("ormqr", ref=_ormqr_ref, sample_inputs_func=_ormqr_samples, **_O),
@@ -473,46 +528,108 @@ OPS: list[OpInfo] = [
 
 _ERRORS = {
     "linalg_svdvals": [error_case("1-d", t(3), match=r"must have at least 2 dimensions")],
-    "linalg_pinv": [error_case("hermitian-non-square", t(2, 3), kwargs=dict(hermitian=True),
-                               match=r"A must be batches of square matrices")],
-    "linalg_cond": [error_case("p", t(3, 3), ("x",), match=r"invalid norm type"),
-                    error_case("non-square-p1", t(2, 3), (1,),
-                               match=r"A must be batches of square matrices")],
-    "linalg_lstsq": [error_case("rows", t(4, 3), (t(3, 2),),
-                                match=r"input.size\(-2\) should match other.size\(-2\)"),
-                     error_case("driver", t(4, 3), (t(4, 2),), dict(driver="x"),
-                                match=r"parameter `driver` should be one of")],
+    "linalg_pinv": [
+        error_case(
+            "hermitian-non-square",
+            t(2, 3),
+            kwargs=dict(hermitian=True),
+            match=r"A must be batches of square matrices",
+        )
+    ],
+    "linalg_cond": [
+        error_case("p", t(3, 3), ("x",), match=r"invalid norm type"),
+        error_case("non-square-p1", t(2, 3), (1,), match=r"A must be batches of square matrices"),
+    ],
+    "linalg_lstsq": [
+        error_case(
+            "rows", t(4, 3), (t(3, 2),), match=r"input.size\(-2\) should match other.size\(-2\)"
+        ),
+        error_case(
+            "driver",
+            t(4, 3),
+            (t(4, 2),),
+            dict(driver="x"),
+            match=r"parameter `driver` should be one of",
+        ),
+    ],
     "linalg_vector_norm": [
         error_case("int", t(3, dtype=_dt.int64), match=r"Expected a floating point"),
-        error_case("inf-empty", t(0, 3), (INF,), match=r"cannot compute the inf norm on an "
-                                                       r"empty tensor")],
+        error_case(
+            "inf-empty",
+            t(0, 3),
+            (INF,),
+            match=r"cannot compute the inf norm on an "
+            r"empty tensor",
+        ),
+    ],
     "linalg_matrix_norm": [
         error_case("ord", t(3, 3), (3,), match=r"Order 3 not supported"),
         error_case("1-d", t(3), error=IndexError, match=r"Dimension out of range"),
         error_case("dims", t(3, 3), ("fro", (0, 0)), match=r"appears multiple times"),
-        error_case("empty-min", t(3, 0), (-1,), match=r"takes a minimum over dim 1, which is "
-                                                     r"empty")],
-    "linalg_norm": [error_case("3-d-ord", t(2, 2, 2), (2,),
-                               match=r"the input must be 1D or 2D. Got 3D")],
-    "linalg_matrix_power": [error_case("non-square", t(2, 3), (2,),
-                                       match=r"A must be batches of square matrices")],
-    "linalg_matrix_exp": [error_case("non-square", t(2, 3),
-                                     match=r"A must be batches of square matrices")],
-    "linalg_cross": [error_case("size", t(4, 2), (t(4, 2),),
-                                match=r"inputs dimension -1 must have length 3. Got 2 and 2")],
-    "linalg_multi_dot": [error_case("one", lambda m: [m.make((2, 2))],
-                                    match=r"expected at least 2 tensors but got 1"),
-                         error_case("shapes", lambda m: [m.make((2, 3)), m.make((2, 2))],
-                                    match=r"cannot be multiplied")],
+        error_case(
+            "empty-min",
+            t(3, 0),
+            (-1,),
+            match=r"takes a minimum over dim 1, which is "
+            r"empty",
+        ),
+    ],
+    "linalg_norm": [
+        error_case("3-d-ord", t(2, 2, 2), (2,), match=r"the input must be 1D or 2D. Got 3D")
+    ],
+    "linalg_matrix_power": [
+        error_case("non-square", t(2, 3), (2,), match=r"A must be batches of square matrices")
+    ],
+    "linalg_matrix_exp": [
+        error_case("non-square", t(2, 3), match=r"A must be batches of square matrices")
+    ],
+    "linalg_cross": [
+        error_case(
+            "size",
+            t(4, 2),
+            (t(4, 2),),
+            match=r"inputs dimension -1 must have length 3. Got 2 and 2",
+        )
+    ],
+    "linalg_multi_dot": [
+        error_case(
+            "one", lambda m: [m.make((2, 2))], match=r"expected at least 2 tensors but got 1"
+        ),
+        error_case(
+            "shapes", lambda m: [m.make((2, 3)), m.make((2, 2))], match=r"cannot be multiplied"
+        ),
+    ],
     "linalg_vander": [error_case("N", t(3), kwargs=dict(N=1), match=r"N must be greater than 1")],
     "linalg_householder_product": [
-        error_case("wide", t(2, 3), (t(2),), match=r"input.shape\[-2\] must be greater than or "
-                                                   r"equal to input.shape\[-1\]")],
-    "ormqr": [error_case("rows", t(4, 3), (t(3), t(5, 2)),
-                         match=r"input.shape\[-2\] must be equal to other.shape\[-2\]"),
-              error_case("ndim", t(4, 3), (t(3), t(2, 4, 2)),
-                         match=r"Expected other to have the same number of dimensions")],
-    "linalg_tensorinv": [error_case("ind", t(4, 2, 2), kwargs=dict(ind=0),
-                                    match=r"Expected a strictly positive integer for 'ind'")],
+        error_case(
+            "wide",
+            t(2, 3),
+            (t(2),),
+            match=r"input.shape\[-2\] must be greater than or "
+            r"equal to input.shape\[-1\]",
+        )
+    ],
+    "ormqr": [
+        error_case(
+            "rows",
+            t(4, 3),
+            (t(3), t(5, 2)),
+            match=r"input.shape\[-2\] must be equal to other.shape\[-2\]",
+        ),
+        error_case(
+            "ndim",
+            t(4, 3),
+            (t(3), t(2, 4, 2)),
+            match=r"Expected other to have the same number of dimensions",
+        ),
+    ],
+    "linalg_tensorinv": [
+        error_case(
+            "ind",
+            t(4, 2, 2),
+            kwargs=dict(ind=0),
+            match=r"Expected a strictly positive integer for 'ind'",
+        )
+    ],
 }
 attach_error_cases(OPS, _ERRORS)

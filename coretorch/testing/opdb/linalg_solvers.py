@@ -1,17 +1,18 @@
 """OpInfos of the solvers, inverses and determinants (coretorch/ops/linalg_solvers.py): numpy /
 scipy references. The Cholesky family reads one triangle of its matrix argument, so its samples
 skip the plain gradcheck; tests/test_linalg.py checks them on symmetric / triangular inputs."""
+
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sl
-from typing import Any
 
 from ... import dtypes as _dt
 from ..opinfo import OpInfo, SampleInput
 from .common import attach_error_cases, error_case
-from .linalg_common import (LINALG_DTYPES, TOL, matrix, matrix_values, per_matrix, t,
-                            torch_linalg)
+from .linalg_common import LINALG_DTYPES, TOL, matrix, matrix_values, per_matrix, t, torch_linalg
 from .linalg_factorizations import _cholesky_ex_ref, _lu_factor_ex_ref, _lu_samples
 
 
@@ -25,8 +26,10 @@ def _lu_inputs(m, shape, layout="contiguous"):
     """(LU, pivots) tensors of a well-conditioned (batch of) matrices."""
     a = matrix_values(m, shape, "invertible" if shape[-1] == shape[-2] else "general")
     lu, piv = _np_lu(a)
-    return (m.make(shape, values=lu, layout=layout),
-            m.make(piv.shape, dtype=_dt.int32, values=piv, requires_grad=False))
+    return (
+        m.make(shape, values=lu, layout=layout),
+        m.make(piv.shape, dtype=_dt.int32, values=piv, requires_grad=False),
+    )
 
 
 def _permutation(piv, rows: int):
@@ -44,11 +47,15 @@ def _lu_unpack_ref(lu, piv, unpack_data=True, unpack_pivots=True):
     L = np.tril(lu[..., :, :k], -1) + np.eye(mm, k, dtype=lu.dtype)
     U = np.triu(lu[..., :k, :])
     batch = lu.shape[:-2]
-    P = np.stack([_permutation(piv[idx], mm) for idx in np.ndindex(*batch)]).reshape(
-        batch + (mm, mm)).astype(lu.dtype) if batch != (0,) else np.zeros(batch + (mm, mm))
+    P = (
+        np.stack([_permutation(piv[idx], mm) for idx in np.ndindex(*batch)])
+        .reshape(batch + (mm, mm))
+        .astype(lu.dtype)
+        if batch != (0,)
+        else np.zeros(batch + (mm, mm))
+    )
     empty = np.zeros((0,), lu.dtype)
-    return (P if unpack_pivots else empty, L if unpack_data else empty,
-            U if unpack_data else empty)
+    return (P if unpack_pivots else empty, L if unpack_data else empty, U if unpack_data else empty)
 
 
 def _a_of(lu, piv):
@@ -62,12 +69,12 @@ def _solve_np(a, b, left=True):
     if vector:
         return np.linalg.solve(a, b[..., None])[..., 0]
     if not left:
-        return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)),
-                           -1, -2)
+        return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
     return np.linalg.solve(a, b)
 
 
 # ---- LU -----------------------------------------------------------------------------------------
+
 
 def _lu_factor_ref(a, *, pivot=True):
     return _lu_factor_ex_ref(a)[:2]
@@ -97,8 +104,9 @@ def _lu_solve_samples(op, m, dtype):
     yield SampleInput(lu, (piv, matrix(m, (3, 2))), name="plain")
     yield SampleInput(lu, (piv, matrix(m, (3, 2))), dict(adjoint=True), name="adjoint")
     yield SampleInput(lu, (piv, matrix(m, (2, 3))), dict(left=False), name="right")
-    yield SampleInput(lu, (piv, matrix(m, (2, 3))), dict(left=False, adjoint=True),
-                      name="right-adjoint")
+    yield SampleInput(
+        lu, (piv, matrix(m, (2, 3))), dict(left=False, adjoint=True), name="right-adjoint"
+    )
     blu, bpiv = _lu_inputs(m, (2, 3, 3))
     yield SampleInput(blu, (bpiv, matrix(m, (3, 4), layout="transposed")), name="batched-LU")
     yield SampleInput(lu, (piv, matrix(m, (2, 3, 1))), name="batched-B")
@@ -122,16 +130,17 @@ def _lu_solve_legacy_ref(b, lu, piv):
 
 # ---- solve, inv, det ----------------------------------------------------------------------------
 
+
 def _solve_samples(op, m, dtype):
     inv = "invertible"
     yield SampleInput(matrix(m, (3, 3), inv), (matrix(m, (3, 2)),), name="matrix-rhs")
     yield SampleInput(matrix(m, (3, 3), inv), (m.make((3,)),), name="vector-rhs")
     yield SampleInput(matrix(m, (2, 3, 3), inv), (m.make((2, 3)),), name="batched-vector-rhs")
-    yield SampleInput(matrix(m, (2, 3, 3), inv, layout="transposed"), (matrix(m, (3, 4)),),
-                      name="broadcast-B")
+    yield SampleInput(
+        matrix(m, (2, 3, 3), inv, layout="transposed"), (matrix(m, (3, 4)),), name="broadcast-B"
+    )
     yield SampleInput(matrix(m, (3, 3), inv), (matrix(m, (2, 1, 3, 2)),), name="broadcast-A")
-    yield SampleInput(matrix(m, (3, 3), inv), (matrix(m, (2, 3)),), dict(left=False),
-                      name="right")
+    yield SampleInput(matrix(m, (3, 3), inv), (matrix(m, (2, 3)),), dict(left=False), name="right")
     yield SampleInput(matrix(m, (0, 3, 3), inv), (matrix(m, (0, 3, 2)),), name="zero-batch")
 
 
@@ -151,6 +160,7 @@ def _square_samples(kind="invertible"):
         yield SampleInput(matrix(m, (2, 1, 2, 2), kind, layout="sliced"), name="sliced")
         yield SampleInput(matrix(m, (0, 3, 3), kind), name="zero-batch")
         yield SampleInput(matrix(m, (0, 0), kind), name="0x0")
+
     return samples
 
 
@@ -160,15 +170,19 @@ def _det_samples(op, m, dtype):
     # gradcheck fails there); coretorch gives the adjugate, checked in tests/test_linalg.py
     singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])
     yield SampleInput(m.make((3, 3), values=singular), name="singular", gradcheck=False)
-    yield SampleInput(m.make((2, 3, 3), values=np.stack([singular, singular.T + 3 * np.eye(3)])),
-                      name="singular-and-invertible", gradcheck=False)
+    yield SampleInput(
+        m.make((2, 3, 3), values=np.stack([singular, singular.T + 3 * np.eye(3)])),
+        name="singular-and-invertible",
+        gradcheck=False,
+    )
 
 
 def _logdet_samples(op, m, dtype):
     yield from _square_samples()(op, m, dtype)
     # a negative determinant: NaN (forward only)
-    yield SampleInput(m.make((2, 2), values=[[0.0, 1.0], [1.0, 0.5]], requires_grad=False),
-                      name="negative-det")
+    yield SampleInput(
+        m.make((2, 2), values=[[0.0, 1.0], [1.0, 0.5]], requires_grad=False), name="negative-det"
+    )
 
 
 def _inv_ex_ref(a, *, check_errors=False):
@@ -193,13 +207,16 @@ def _logdet_ref(a):
 
 # ---- cholesky -----------------------------------------------------------------------------------
 
+
 def _spd_samples(op, m, dtype):
     for shape in ((3, 3), (2, 4, 4), (1, 1)):
         yield SampleInput(matrix(m, shape, "spd"), name=f"{shape}", gradcheck=False)
-    yield SampleInput(matrix(m, (3, 3), "spd"), kwargs=dict(upper=True), name="upper",
-                      gradcheck=False)
-    yield SampleInput(matrix(m, (3, 3), "spd", layout="transposed"), name="transposed",
-                      gradcheck=False)
+    yield SampleInput(
+        matrix(m, (3, 3), "spd"), kwargs=dict(upper=True), name="upper", gradcheck=False
+    )
+    yield SampleInput(
+        matrix(m, (3, 3), "spd", layout="transposed"), name="transposed", gradcheck=False
+    )
 
 
 def _cholesky_ref(a, upper=False):
@@ -217,12 +234,13 @@ def _chol_factor(m, shape, upper=False):
 
 
 def _cholesky_solve_samples(op, m, dtype):
-    yield SampleInput(matrix(m, (3, 2)), (_chol_factor(m, (3, 3)),), name="lower",
-                      gradcheck=False)
-    yield SampleInput(matrix(m, (3, 2)), (_chol_factor(m, (3, 3), True), True), name="upper",
-                      gradcheck=False)
-    yield SampleInput(matrix(m, (2, 3, 1)), (_chol_factor(m, (3, 3)),), name="broadcast",
-                      gradcheck=False)
+    yield SampleInput(matrix(m, (3, 2)), (_chol_factor(m, (3, 3)),), name="lower", gradcheck=False)
+    yield SampleInput(
+        matrix(m, (3, 2)), (_chol_factor(m, (3, 3), True), True), name="upper", gradcheck=False
+    )
+    yield SampleInput(
+        matrix(m, (2, 3, 1)), (_chol_factor(m, (3, 3)),), name="broadcast", gradcheck=False
+    )
 
 
 def _gram(f, upper):
@@ -246,14 +264,20 @@ def _cholesky_inverse_ref(f, upper=False):
 def _triangular_solve_samples(op, m, dtype):
     yield SampleInput(matrix(m, (3, 2)), (matrix(m, (3, 3), "upper"),), name="upper")
     yield SampleInput(matrix(m, (3, 2)), (matrix(m, (3, 3), "lower"), False), name="lower")
-    yield SampleInput(matrix(m, (2, 3, 2)), (matrix(m, (3, 3), "upper"),),
-                      dict(transpose=True, unitriangular=True), name="transpose-unit")
+    yield SampleInput(
+        matrix(m, (2, 3, 2)),
+        (matrix(m, (3, 3), "upper"),),
+        dict(transpose=True, unitriangular=True),
+        name="transpose-unit",
+    )
 
 
 def _triangular_solve_ref(b, a, upper=True, transpose=False, unitriangular=False):
     def one(x, y):
-        return sl.solve_triangular(x, y, trans=1 if transpose else 0, lower=not upper,
-                                   unit_diagonal=unitriangular)
+        return sl.solve_triangular(
+            x, y, trans=1 if transpose else 0, lower=not upper, unit_diagonal=unitriangular
+        )
+
     x = per_matrix(one, a, b)
     return x, np.broadcast_to(a, x.shape[:-2] + a.shape[-2:]).copy()
 
@@ -264,44 +288,102 @@ def _tl(name):
 
 _O: dict[str, Any] = dict(dtypes=LINALG_DTYPES, tol=TOL)
 OPS: list[OpInfo] = [
-    OpInfo("linalg_lu_factor_ex", ref=_lu_factor_ex_ref, torch_ref=_tl("lu_factor_ex"),
-           sample_inputs_func=_lu_samples, **_O),
-    OpInfo("linalg_lu_factor", ref=_lu_factor_ref, torch_ref=_tl("lu_factor"),
-           sample_inputs_func=_lu_samples, **_O),
+    OpInfo(
+        "linalg_lu_factor_ex",
+        ref=_lu_factor_ex_ref,
+        torch_ref=_tl("lu_factor_ex"),
+        sample_inputs_func=_lu_samples,
+        **_O,
+    ),
+    OpInfo(
+        "linalg_lu_factor",
+        ref=_lu_factor_ref,
+        torch_ref=_tl("lu_factor"),
+        sample_inputs_func=_lu_samples,
+        **_O,
+    ),
     OpInfo("linalg_lu", ref=_lu_ref, torch_ref=_tl("lu"), sample_inputs_func=_lu_samples, **_O),
     OpInfo("lu_unpack", ref=_lu_unpack_ref, sample_inputs_func=_lu_unpack_samples, **_O),
-    OpInfo("linalg_lu_solve", ref=_lu_solve_ref, torch_ref=_tl("lu_solve"),
-           sample_inputs_func=_lu_solve_samples, **_O),
-    OpInfo("lu_solve", ref=_lu_solve_legacy_ref, sample_inputs_func=_lu_solve_legacy_samples,
-           **_O),
-    OpInfo("linalg_solve_ex", ref=_solve_ex_ref, torch_ref=_tl("solve_ex"),
-           sample_inputs_func=_solve_samples, **_O),
-    OpInfo("linalg_solve", ref=_solve_ref, torch_ref=_tl("solve"),
-           sample_inputs_func=_solve_samples, **_O),
-    OpInfo("linalg_inv_ex", ref=_inv_ex_ref, torch_ref=_tl("inv_ex"),
-           sample_inputs_func=_square_samples(), **_O),
-    OpInfo("linalg_inv", ref=np.linalg.inv, torch_ref=_tl("inv"),
-           sample_inputs_func=_square_samples(), **_O),
+    OpInfo(
+        "linalg_lu_solve",
+        ref=_lu_solve_ref,
+        torch_ref=_tl("lu_solve"),
+        sample_inputs_func=_lu_solve_samples,
+        **_O,
+    ),
+    OpInfo("lu_solve", ref=_lu_solve_legacy_ref, sample_inputs_func=_lu_solve_legacy_samples, **_O),
+    OpInfo(
+        "linalg_solve_ex",
+        ref=_solve_ex_ref,
+        torch_ref=_tl("solve_ex"),
+        sample_inputs_func=_solve_samples,
+        **_O,
+    ),
+    OpInfo(
+        "linalg_solve",
+        ref=_solve_ref,
+        torch_ref=_tl("solve"),
+        sample_inputs_func=_solve_samples,
+        **_O,
+    ),
+    OpInfo(
+        "linalg_inv_ex",
+        ref=_inv_ex_ref,
+        torch_ref=_tl("inv_ex"),
+        sample_inputs_func=_square_samples(),
+        **_O,
+    ),
+    OpInfo(
+        "linalg_inv",
+        ref=np.linalg.inv,
+        torch_ref=_tl("inv"),
+        sample_inputs_func=_square_samples(),
+        **_O,
+    ),
     OpInfo("inverse", ref=np.linalg.inv, sample_inputs_func=_square_samples(), **_O),
-    OpInfo("linalg_det", ref=_det_ref, torch_ref=_tl("det"), sample_inputs_func=_det_samples,
-           **_O),
+    OpInfo("linalg_det", ref=_det_ref, torch_ref=_tl("det"), sample_inputs_func=_det_samples, **_O),
     OpInfo("det", ref=_det_ref, sample_inputs_func=_det_samples, **_O),
-    OpInfo("linalg_slogdet", ref=_slogdet_ref, torch_ref=_tl("slogdet"),
-           sample_inputs_func=_square_samples(), **_O),
+    OpInfo(
+        "linalg_slogdet",
+        ref=_slogdet_ref,
+        torch_ref=_tl("slogdet"),
+        sample_inputs_func=_square_samples(),
+        **_O,
+    ),
     OpInfo("slogdet", ref=_slogdet_ref, sample_inputs_func=_square_samples(), **_O),
     OpInfo("logdet", ref=_logdet_ref, sample_inputs_func=_logdet_samples, **_O),
-    OpInfo("linalg_cholesky_ex", ref=_cholesky_ex_kw_ref, torch_ref=_tl("cholesky_ex"),
-           sample_inputs_func=_spd_samples, **_O),
-    OpInfo("linalg_cholesky", ref=lambda a, *, upper=False: _cholesky_ref(a, upper),
-           torch_ref=_tl("cholesky"), sample_inputs_func=_spd_samples, **_O),
+    OpInfo(
+        "linalg_cholesky_ex",
+        ref=_cholesky_ex_kw_ref,
+        torch_ref=_tl("cholesky_ex"),
+        sample_inputs_func=_spd_samples,
+        **_O,
+    ),
+    OpInfo(
+        "linalg_cholesky",
+        ref=lambda a, *, upper=False: _cholesky_ref(a, upper),
+        torch_ref=_tl("cholesky"),
+        sample_inputs_func=_spd_samples,
+        **_O,
+    ),
     OpInfo("cholesky", ref=_cholesky_ref, sample_inputs_func=_spd_samples, **_O),
-    OpInfo("cholesky_solve", ref=_cholesky_solve_ref,
-           sample_inputs_func=_cholesky_solve_samples, **_O),
-    OpInfo("cholesky_inverse", ref=_cholesky_inverse_ref,
-           sample_inputs_func=_cholesky_inverse_samples, **_O),
-    OpInfo("triangular_solve", ref=_triangular_solve_ref,
-           sample_inputs_func=_triangular_solve_samples, **_O),
+    OpInfo(
+        "cholesky_solve", ref=_cholesky_solve_ref, sample_inputs_func=_cholesky_solve_samples, **_O
+    ),
+    OpInfo(
+        "cholesky_inverse",
+        ref=_cholesky_inverse_ref,
+        sample_inputs_func=_cholesky_inverse_samples,
+        **_O,
+    ),
+    OpInfo(
+        "triangular_solve",
+        ref=_triangular_solve_ref,
+        sample_inputs_func=_triangular_solve_samples,
+        **_O,
+    ),
 ]
+
 
 def _other_dtype(*shape):
     """A tensor of the other float dtype than the sample's."""
@@ -312,23 +394,46 @@ _SQUARE_ERR = "must be batches of square matrices, but they are 2 by 3 matrices"
 _ERRORS = {
     "linalg_lu_factor": [error_case("1-d", t(3), match=r"must have at least 2 dimensions")],
     "linalg_lu_solve": [
-        error_case("pivots-dtype", t(3, 3), (t(3, dtype=_dt.int64), t(3, 1)),
-                   match=r"pivots should be a Tensor of scalar type int32")],
+        error_case(
+            "pivots-dtype",
+            t(3, 3),
+            (t(3, dtype=_dt.int64), t(3, 1)),
+            match=r"pivots should be a Tensor of scalar type int32",
+        )
+    ],
     "linalg_solve": [
         error_case("non-square", t(2, 3), (t(2, 1),), match=r"linalg.solve: A " + _SQUARE_ERR),
-        error_case("rhs", t(3, 3), (t(4, 1),),
-                   match=r"Incompatible shapes of A and B for the equation AX = B"),
-        error_case("dtype", t(3, 3), (_other_dtype(3, 1),),
-                   match=r"Expected A and B to have the same dtype")],
-    "linalg_inv": [error_case("non-square", t(2, 3), match=r"linalg.inv: A " + _SQUARE_ERR),
-                   error_case("int", t(2, 2, dtype=_dt.int64),
-                              match=r"Expected a floating point or complex tensor")],
+        error_case(
+            "rhs",
+            t(3, 3),
+            (t(4, 1),),
+            match=r"Incompatible shapes of A and B for the equation AX = B",
+        ),
+        error_case(
+            "dtype",
+            t(3, 3),
+            (_other_dtype(3, 1),),
+            match=r"Expected A and B to have the same dtype",
+        ),
+    ],
+    "linalg_inv": [
+        error_case("non-square", t(2, 3), match=r"linalg.inv: A " + _SQUARE_ERR),
+        error_case(
+            "int", t(2, 2, dtype=_dt.int64), match=r"Expected a floating point or complex tensor"
+        ),
+    ],
     "linalg_det": [error_case("1-d", t(3), match=r"must have at least 2 dimensions")],
     "linalg_slogdet": [error_case("non-square", t(2, 3), match=_SQUARE_ERR)],
     "linalg_cholesky": [error_case("non-square", t(2, 3), match=_SQUARE_ERR)],
-    "cholesky_solve": [error_case("sizes", t(4, 1), (t(3, 3),),
-                                  match=r"Incompatible matrix sizes for cholesky_solve")],
-    "triangular_solve": [error_case("sizes", t(4, 1), (t(3, 3),),
-                                    match=r"Incompatible matrix sizes for triangular_solve")],
+    "cholesky_solve": [
+        error_case(
+            "sizes", t(4, 1), (t(3, 3),), match=r"Incompatible matrix sizes for cholesky_solve"
+        )
+    ],
+    "triangular_solve": [
+        error_case(
+            "sizes", t(4, 1), (t(3, 3),), match=r"Incompatible matrix sizes for triangular_solve"
+        )
+    ],
 }
 attach_error_cases(OPS, _ERRORS)

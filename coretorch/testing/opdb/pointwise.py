@@ -1,4 +1,5 @@
 """OpInfos of the elementwise ops (coretorch/ops/pointwise.py, pointwise_composites.py)."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,14 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, ALL_INT, BF16_STEPS_TOL, FLOATS, INTS, ErrorInput, OpInfo, SampleInput
-from .common import (binary_error_inputs, binary_samples, quiet, torch_nn, unary_error_inputs,
-                     unary_samples)
+from .common import (
+    binary_error_inputs,
+    binary_samples,
+    quiet,
+    torch_nn,
+    unary_error_inputs,
+    unary_samples,
+)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
@@ -19,9 +26,11 @@ BOOL = (_dt.bool,)
 
 def _keep(fn):
     """A float-valued numpy function that keeps float inputs' dtype (np.vectorize gives f64)."""
+
     def ref(x, *a, **k):
         out = np.asarray(fn(x, *a, **k))
         return out.astype(x.dtype) if x.dtype.kind == "f" else out
+
     return quiet(ref)
 
 
@@ -36,7 +45,7 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 def _gelu(x, approximate="none"):
     if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(x.dtype))
 
 
@@ -55,10 +64,16 @@ _UNARY: dict[str, tuple[Any, Any, dict]] = {
     "neg": (np.negative, ALL + F16, dict(special=True)),
     "sign": (_sign, ALL + BOOL, dict(special=True)),
     "sgn": (_sign, ALL + BOOL, dict(special=True)),
-    "deg2rad": (lambda x: np.deg2rad(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
-                ALL, {}),
-    "rad2deg": (lambda x: np.rad2deg(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
-                ALL, {}),
+    "deg2rad": (
+        lambda x: np.deg2rad(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
+        ALL,
+        {},
+    ),
+    "rad2deg": (
+        lambda x: np.rad2deg(x).astype(x.dtype if x.dtype.kind == "f" else np.float32),
+        ALL,
+        {},
+    ),
     "floor": (np.floor, ALL, dict(special=True)),
     "ceil": (np.ceil, ALL, dict(special=True)),
     "trunc": (np.trunc, ALL, dict(special=True)),
@@ -106,19 +121,34 @@ _UNARY: dict[str, tuple[Any, Any, dict]] = {
     "bitwise_not": (np.invert, ALL_INT + BOOL, {}),
     "round": (np.round, FLOATS, dict(special=True)),
     "nan_to_num": (_nan_to_num, FLOATS, dict(special=True)),
-    "leaky_relu": (lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope)
-                   .astype(x.dtype), FLOATS, {}),
+    "leaky_relu": (
+        lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope).astype(x.dtype),
+        FLOATS,
+        {},
+    ),
     "gelu": (_gelu, FLOATS, {}),
     "softplus": (_softplus, FLOATS, {}),
-    "elu": (lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x)).astype(x.dtype), FLOATS,
-            {}),
-    "hardtanh": (lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val)
-                 .astype(x.dtype), FLOATS, {}),
+    "elu": (
+        lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x)).astype(x.dtype),
+        FLOATS,
+        {},
+    ),
+    "hardtanh": (
+        lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val).astype(x.dtype),
+        FLOATS,
+        {},
+    ),
     "relu6": (lambda x: np.clip(x, 0, 6).astype(x.dtype), ALL, {}),
-    "selu": (lambda x: (_SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)))
-             .astype(x.dtype), FLOATS, {}),
-    "celu": (lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x / alpha))
-             .astype(x.dtype), FLOATS, {}),
+    "selu": (
+        lambda x: (_SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x))).astype(x.dtype),
+        FLOATS,
+        {},
+    ),
+    "celu": (
+        lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x / alpha)).astype(x.dtype),
+        FLOATS,
+        {},
+    ),
     "log_sigmoid": (lambda x: -_softplus(-x), FLOATS, {}),
     "softsign": (lambda x: x / (1 + np.abs(x)), FLOATS, {}),
     "tanhshrink": (lambda x: x - np.tanh(x), FLOATS, {}),
@@ -143,13 +173,31 @@ def _unary_sample_func(opts: dict, extra_kwargs: list):
     def samples(op, m, dtype):
         yield from unary_samples(op, m, dtype, **opts)
         for kw in extra_kwargs:
-            yield SampleInput(m.make((3, 4), low=opts.get("low"), high=opts.get("high")),
-                              kwargs=dict(kw), name=f"kwargs{sorted(kw)}")
+            yield SampleInput(
+                m.make((3, 4), low=opts.get("low"), high=opts.get("high")),
+                kwargs=dict(kw),
+                name=f"kwargs{sorted(kw)}",
+            )
+
     return samples
 
 
-_TORCH_NN = {"leaky_relu", "gelu", "softplus", "elu", "hardtanh", "silu", "mish", "hardsigmoid",
-             "hardswish", "relu6", "selu", "celu", "softsign", "tanhshrink"}
+_TORCH_NN = {
+    "leaky_relu",
+    "gelu",
+    "softplus",
+    "elu",
+    "hardtanh",
+    "silu",
+    "mish",
+    "hardsigmoid",
+    "hardswish",
+    "relu6",
+    "selu",
+    "celu",
+    "softsign",
+    "tanhshrink",
+}
 _TORCH_NAMES = {"log_sigmoid": "logsigmoid"}
 
 
@@ -174,8 +222,10 @@ def _unary_errors(name: str):
         yield from unary_error_inputs(op, m, dtype)
         for args, kwargs, need, etype, match in _UNARY_ERRORS.get(name, []):
             x = m.make((3,)) if need is None else m.make((3,)).to(need)
-            yield ErrorInput(SampleInput(x, args, kwargs, name=f"refused-{match[:20]}"), etype,
-                             match)
+            yield ErrorInput(
+                SampleInput(x, args, kwargs, name=f"refused-{match[:20]}"), etype, match
+            )
+
     return errors
 
 
@@ -191,8 +241,10 @@ def _binary_errors(name: str):
         yield from binary_error_inputs(op, m, dtype)
         for need, kwargs, etype, match in _BINARY_ERRORS.get(name, []):
             x = m.make((3,)) if need is None else m.make((3,)).to(need)
-            yield ErrorInput(SampleInput(x, (x.clone(),), kwargs, name=f"refused-{name}"),
-                             etype, match)
+            yield ErrorInput(
+                SampleInput(x, (x.clone(),), kwargs, name=f"refused-{name}"), etype, match
+            )
+
     return errors
 
 
@@ -203,19 +255,37 @@ def _unary_infos() -> list[OpInfo]:
         if name in _TORCH_NAMES:
             tref = {"torch_ref": torch_nn(_TORCH_NAMES[name])}
         tol = {_dt.float16: (1e-3, 1e-3)}
-        if name in ("erf", "erfc", "gelu", "mish", "tan", "sinh", "cosh", "expm1", "exp2",
-                    "softplus"):
+        if name in (
+            "erf",
+            "erfc",
+            "gelu",
+            "mish",
+            "tan",
+            "sinh",
+            "cosh",
+            "expm1",
+            "exp2",
+            "softplus",
+        ):
             tol[_dt.float32] = (1e-5, 1e-5)
         if name == "gelu":
             tol[_dt.bfloat16] = BF16_STEPS_TOL
-        out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref) if ref else None, tol=tol,
-                          sample_inputs_func=_unary_sample_func(opts,
-                                                                _UNARY_KWARGS.get(name, [])),
-                          error_inputs_func=_unary_errors(name), **tref))
+        out.append(
+            OpInfo(
+                name,
+                dtypes=dtypes,
+                ref=quiet(ref) if ref else None,
+                tol=tol,
+                sample_inputs_func=_unary_sample_func(opts, _UNARY_KWARGS.get(name, [])),
+                error_inputs_func=_unary_errors(name),
+                **tref,
+            )
+        )
     return out
 
 
 # ---- binary -----------------------------------------------------------------------------------
+
 
 def _add(a, b, alpha=1):
     return a + b * alpha if alpha != 1 else np.add(a, b)
@@ -270,10 +340,16 @@ _BINARY: dict[str, tuple[Any, Any, dict]] = {
     "bitwise_and": (np.bitwise_and, ALL_INT + BOOL, dict(int_only=True)),
     "bitwise_or": (np.bitwise_or, ALL_INT + BOOL, dict(int_only=True)),
     "bitwise_xor": (np.bitwise_xor, ALL_INT + BOOL, dict(int_only=True)),
-    "bitwise_left_shift": (np.left_shift, ALL_INT, dict(int_only=True, low=0, high=8,
-                                                        rhs_low=0, rhs_high=4)),
-    "bitwise_right_shift": (np.right_shift, ALL_INT, dict(int_only=True, low=0, high=100,
-                                                          rhs_low=0, rhs_high=4)),
+    "bitwise_left_shift": (
+        np.left_shift,
+        ALL_INT,
+        dict(int_only=True, low=0, high=8, rhs_low=0, rhs_high=4),
+    ),
+    "bitwise_right_shift": (
+        np.right_shift,
+        ALL_INT,
+        dict(int_only=True, low=0, high=100, rhs_low=0, rhs_high=4),
+    ),
 }
 
 _BINARY_KWARGS: dict[str, list] = {
@@ -295,21 +371,34 @@ def _binary_sample_func(name: str, opts: dict, extra: list):
         for kw in extra:
             if kw.get("alpha") and dtype is _dt.bool:
                 continue
-            yield SampleInput(m.make((3, 4), low=o.get("low"), high=o.get("high")),
-                              (m.make((3, 4), low=o.get("rhs_low"), high=o.get("rhs_high"),
-                                      exclude_zero=o.get("rhs_nonzero", False)),),
-                              dict(kw), f"kwargs{kw}")
+            yield SampleInput(
+                m.make((3, 4), low=o.get("low"), high=o.get("high")),
+                (
+                    m.make(
+                        (3, 4),
+                        low=o.get("rhs_low"),
+                        high=o.get("rhs_high"),
+                        exclude_zero=o.get("rhs_nonzero", False),
+                    ),
+                ),
+                dict(kw),
+                f"kwargs{kw}",
+            )
+
     return samples
 
 
 def _torch_scalar_other(name: str):
     """torch.<name> with a Python-scalar `other` as a 0-d tensor of the dtype PyTorch's scalar
     promotion gives (torch.maximum, atan2, logical_and... take tensors only)."""
+
     def ref(a, b, **k):
         import torch
+
         if not isinstance(b, torch.Tensor):
             b = torch.tensor(b, dtype=torch.result_type(a, b))
         return getattr(torch, name)(a, b, **k)
+
     return ref
 
 
@@ -322,27 +411,38 @@ def _binary_infos() -> list[OpInfo]:
         if name in ("remainder", "fmod", "floor_divide"):
             # float32 division near an integer: one ulp of the quotient can move the result
             tol[_dt.float32] = (1e-5, 1e-4)
-        out.append(OpInfo(name, dtypes=dtypes, ref=quiet(ref), tol=tol,
-                          torch_ref=_torch_scalar_other(name),
-                          error_inputs_func=_binary_errors(name),
-                          sample_inputs_func=_binary_sample_func(name, opts,
-                                                                 _BINARY_KWARGS.get(name, []))))
+        out.append(
+            OpInfo(
+                name,
+                dtypes=dtypes,
+                ref=quiet(ref),
+                tol=tol,
+                torch_ref=_torch_scalar_other(name),
+                error_inputs_func=_binary_errors(name),
+                sample_inputs_func=_binary_sample_func(name, opts, _BINARY_KWARGS.get(name, [])),
+            )
+        )
     return out
 
 
 # ---- ternary ----------------------------------------------------------------------------------
 
+
 def _where_samples(op, m, dtype):
     yield SampleInput(m.mask((3, 4)), (m.make((3, 4)), m.make((3, 4))), name="same-shape")
     yield SampleInput(m.mask((3, 1)), (m.make((1, 4)), m.make((4,))), name="broadcast")
-    yield SampleInput(m.mask((3, 4)), (m.make((3, 4), layout="transposed"),
-                                       m.make((3, 4), layout="sliced")), name="noncontiguous")
+    yield SampleInput(
+        m.mask((3, 4)),
+        (m.make((3, 4), layout="transposed"), m.make((3, 4), layout="sliced")),
+        name="noncontiguous",
+    )
     yield SampleInput(m.mask(()), (m.make(()), m.make(())), name="0-d")
     yield SampleInput(m.mask((0, 2)), (m.make((0, 2)), m.make((0, 2))), name="zero-size")
     yield SampleInput(m.mask((3,)), (m.make((3,)), 0), name="scalar-other")
     if dtype is not _dt.float64:
-        yield SampleInput(m.mask((3,)), (m.make((3,)), m.make((3,), dtype=_dt.float64)),
-                          name="mixed-dtype")
+        yield SampleInput(
+            m.mask((3,)), (m.make((3,)), m.make((3,), dtype=_dt.float64)), name="mixed-dtype"
+        )
 
 
 def _clamp_samples(op, m, dtype):
@@ -353,8 +453,9 @@ def _clamp_samples(op, m, dtype):
     yield SampleInput(m.make((4, 3), layout="transposed"), (lo, hi), name="transposed")
     yield SampleInput(m.make(()), (lo, hi), name="0-d")
     yield SampleInput(m.make((0, 3)), (lo, hi), name="zero-size")
-    yield SampleInput(m.make((3, 4)), (m.make((4,), low=-9, high=0), m.make((3, 1), low=0)),
-                      name="tensor-bounds")
+    yield SampleInput(
+        m.make((3, 4)), (m.make((4,), low=-9, high=0), m.make((3, 1), low=0)), name="tensor-bounds"
+    )
     yield SampleInput(m.make((3,)), (hi, lo), name="min-above-max")
 
 
@@ -369,10 +470,14 @@ def _clamp_ref(x, min=None, max=None):  # noqa: A002
 def _lerp_samples(op, m, dtype):
     yield SampleInput(m.make((3, 4)), (m.make((3, 4)), 0.3), name="scalar-weight")
     yield SampleInput(m.make((3, 4)), (m.make((4,)), 0.7), name="broadcast-end")
-    yield SampleInput(m.make((3, 4)), (m.make((3, 4)), m.make((3, 4), low=0, high=1)),
-                      name="tensor-weight")
-    yield SampleInput(m.make((4, 3), layout="transposed"), (m.make((4, 3), layout="sliced"), 0.5),
-                      name="noncontiguous")
+    yield SampleInput(
+        m.make((3, 4)), (m.make((3, 4)), m.make((3, 4), low=0, high=1)), name="tensor-weight"
+    )
+    yield SampleInput(
+        m.make((4, 3), layout="transposed"),
+        (m.make((4, 3), layout="sliced"), 0.5),
+        name="noncontiguous",
+    )
     yield SampleInput(m.make(()), (m.make(()), 0.25), name="0-d")
     yield SampleInput(m.make((0, 2)), (m.make((0, 2)), 0.5), name="zero-size")
 
@@ -381,15 +486,21 @@ def _addc_samples(nonzero: bool):
     def samples(op, m, dtype):
         def t2(shape, **kw):
             return m.make(shape, low=0.5 if nonzero else None, **kw)
+
         yield SampleInput(m.make((3, 4)), (m.make((3, 4)), t2((3, 4))), name="same-shape")
         yield SampleInput(m.make((3, 4)), (m.make((4,)), t2((3, 1))), name="broadcast")
         value = 0.5 if dtype.is_floating_point else 3
-        yield SampleInput(m.make((3, 4)), (m.make((3, 4)), t2((3, 4))), dict(value=value),
-                          name="value")
-        yield SampleInput(m.make((4, 3), layout="transposed"),
-                          (m.make((4, 3), layout="sliced"), t2((4, 3))), name="noncontiguous")
+        yield SampleInput(
+            m.make((3, 4)), (m.make((3, 4)), t2((3, 4))), dict(value=value), name="value"
+        )
+        yield SampleInput(
+            m.make((4, 3), layout="transposed"),
+            (m.make((4, 3), layout="sliced"), t2((4, 3))),
+            name="noncontiguous",
+        )
         yield SampleInput(m.make(()), (m.make(()), t2(())), name="0-d")
         yield SampleInput(m.make((0, 3)), (m.make((0, 3)), t2((0, 3))), name="zero-size")
+
     return samples
 
 
@@ -401,8 +512,7 @@ def _one_bound_samples(op, m, dtype):
 
 
 def _threshold_samples(op, m, dtype):
-    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1, -2),
-                      name="scalars")
+    yield SampleInput(m.make((3, 4)), (0.5 if dtype.is_floating_point else 1, -2), name="scalars")
     yield SampleInput(m.make((4, 3), layout="transposed"), (0, 7), name="transposed")
     yield SampleInput(m.make(()), (0, 1), name="0-d")
 
@@ -420,31 +530,65 @@ def _glu_samples(op, m, dtype):
 
 def _ternary_infos() -> list[OpInfo]:
     return [
-        OpInfo("where", dtypes=ALL + BOOL, ref=lambda c, x, y: np.where(c, x, y),
-               sample_inputs_func=_where_samples),
+        OpInfo(
+            "where",
+            dtypes=ALL + BOOL,
+            ref=lambda c, x, y: np.where(c, x, y),
+            sample_inputs_func=_where_samples,
+        ),
         OpInfo("clamp", dtypes=ALL, ref=_clamp_ref, sample_inputs_func=_clamp_samples),
-        OpInfo("clamp_min", dtypes=ALL, ref=lambda x, lo: _clamp_ref(x, lo, None),
-               sample_inputs_func=_one_bound_samples),
-        OpInfo("clamp_max", dtypes=ALL, ref=lambda x, hi: _clamp_ref(x, None, hi),
-               sample_inputs_func=_one_bound_samples),
-        OpInfo("threshold", dtypes=FLOATS + INTS,
-               ref=lambda x, t, v: np.asarray(np.where(x > t, x, v)).astype(x.dtype),
-               torch_ref=torch_nn("threshold"), sample_inputs_func=_threshold_samples),
-        OpInfo("glu", dtypes=FLOATS, ref=_glu, torch_ref=torch_nn("glu"),
-               sample_inputs_func=_glu_samples),
-        OpInfo("lerp", dtypes=FLOATS, ref=quiet(lambda s, e, w: s + w * (e - s)),
-               sample_inputs_func=_lerp_samples,
-               tol={_dt.float32: (1e-5, 1e-5), _dt.bfloat16: BF16_STEPS_TOL}),
-        OpInfo("addcmul", dtypes=FLOATS + INTS,
-               ref=lambda s, a, b, value=1: s + value * a * b,
-               sample_inputs_func=_addc_samples(False), tol={_dt.float32: (1e-5, 1e-5)}),
-        OpInfo("addcdiv", dtypes=FLOATS,
-               ref=quiet(lambda s, a, b, value=1: s + value * a / b),
-               sample_inputs_func=_addc_samples(True), tol={_dt.float32: (1e-5, 1e-5)}),
+        OpInfo(
+            "clamp_min",
+            dtypes=ALL,
+            ref=lambda x, lo: _clamp_ref(x, lo, None),
+            sample_inputs_func=_one_bound_samples,
+        ),
+        OpInfo(
+            "clamp_max",
+            dtypes=ALL,
+            ref=lambda x, hi: _clamp_ref(x, None, hi),
+            sample_inputs_func=_one_bound_samples,
+        ),
+        OpInfo(
+            "threshold",
+            dtypes=FLOATS + INTS,
+            ref=lambda x, t, v: np.asarray(np.where(x > t, x, v)).astype(x.dtype),
+            torch_ref=torch_nn("threshold"),
+            sample_inputs_func=_threshold_samples,
+        ),
+        OpInfo(
+            "glu",
+            dtypes=FLOATS,
+            ref=_glu,
+            torch_ref=torch_nn("glu"),
+            sample_inputs_func=_glu_samples,
+        ),
+        OpInfo(
+            "lerp",
+            dtypes=FLOATS,
+            ref=quiet(lambda s, e, w: s + w * (e - s)),
+            sample_inputs_func=_lerp_samples,
+            tol={_dt.float32: (1e-5, 1e-5), _dt.bfloat16: BF16_STEPS_TOL},
+        ),
+        OpInfo(
+            "addcmul",
+            dtypes=FLOATS + INTS,
+            ref=lambda s, a, b, value=1: s + value * a * b,
+            sample_inputs_func=_addc_samples(False),
+            tol={_dt.float32: (1e-5, 1e-5)},
+        ),
+        OpInfo(
+            "addcdiv",
+            dtypes=FLOATS,
+            ref=quiet(lambda s, a, b, value=1: s + value * a / b),
+            sample_inputs_func=_addc_samples(True),
+            tol={_dt.float32: (1e-5, 1e-5)},
+        ),
     ]
 
 
 # ---- pointwise composites (isclose / allclose / equal) -------------------------------------
+
 
 def _close_samples(op, m, dtype):
     a = m.make((3, 4))
@@ -485,10 +629,22 @@ def _equal(a, b):
 def _composite_infos() -> list[OpInfo]:
     return [
         OpInfo("isclose", dtypes=ALL, ref=_isclose, sample_inputs_func=_close_samples),
-        OpInfo("allclose", dtypes=ALL, ref=_allclose, sample_inputs_func=_close_samples,
-               supports_autograd=False, data_dependent=True),
-        OpInfo("equal", dtypes=ALL + BOOL, ref=_equal, sample_inputs_func=_equal_samples,
-               supports_autograd=False, data_dependent=True),
+        OpInfo(
+            "allclose",
+            dtypes=ALL,
+            ref=_allclose,
+            sample_inputs_func=_close_samples,
+            supports_autograd=False,
+            data_dependent=True,
+        ),
+        OpInfo(
+            "equal",
+            dtypes=ALL + BOOL,
+            ref=_equal,
+            sample_inputs_func=_equal_samples,
+            supports_autograd=False,
+            data_dependent=True,
+        ),
     ]
 
 

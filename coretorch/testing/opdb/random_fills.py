@@ -1,5 +1,6 @@
 """OpInfos of exponential_, cauchy_, log_normal_ and geometric_: values checked against each
 distribution's support (their statistics are tested in tests/test_random.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,6 +19,7 @@ def _samples(*args):
         yield SampleInput(m.make((4, 5)), args, name="plain")
         yield SampleInput(m.make((5, 4), layout="transposed"), args, name="transposed")
         yield SampleInput(m.make((0, 3)), args, name="zero-size")
+
     return samples
 
 
@@ -30,13 +32,21 @@ def _finite_or_not_nan(values, s):
 
 
 def _counts(values, s):
-    assert (values >= 1).all() and (values == np.round(values)).all(), \
+    assert (values >= 1).all() and (values == np.round(values)).all(), (
         f"not trial counts 1, 2, ...: {values}"
+    )
 
 
 def _op(name, dtypes, value_range, samples) -> OpInfo:
-    return OpInfo(name, dtypes=dtypes, ref=_shape_ref, value_range=value_range,
-                  sample_inputs_func=samples, random=True, supports_autograd=False)
+    return OpInfo(
+        name,
+        dtypes=dtypes,
+        ref=_shape_ref,
+        value_range=value_range,
+        sample_inputs_func=samples,
+        random=True,
+        supports_autograd=False,
+    )
 
 
 OPS = [
@@ -51,11 +61,20 @@ def _t(*shape, dtype=None):
     return lambda m: m.make(shape, dtype=dtype)
 
 
-attach_error_cases(OPS, {
-    "exponential_": [error_case("lambda", _t(3), (-1.0,), match=r"expects lambda > 0.0"),
-                     error_case("integer", _t(3, dtype=_dt.int64), error=NotImplementedError,
-                                match=r"exponential_\(\): not implemented for 'int64'")],
-    "cauchy_": [error_case("sigma", _t(3), (0.0, 0.0), match=r"expects sigma > 0.0")],
-    "log_normal_": [error_case("std", _t(3), (1.0, -2.0), match=r"expects std > 0.0")],
-    "geometric_": [error_case("p", _t(3), (1.5,), match=r"expects p to be in \(0, 1\)")],
-})
+attach_error_cases(
+    OPS,
+    {
+        "exponential_": [
+            error_case("lambda", _t(3), (-1.0,), match=r"expects lambda > 0.0"),
+            error_case(
+                "integer",
+                _t(3, dtype=_dt.int64),
+                error=NotImplementedError,
+                match=r"exponential_\(\): not implemented for 'int64'",
+            ),
+        ],
+        "cauchy_": [error_case("sigma", _t(3), (0.0, 0.0), match=r"expects sigma > 0.0")],
+        "log_normal_": [error_case("std", _t(3), (1.0, -2.0), match=r"expects std > 0.0")],
+        "geometric_": [error_case("p", _t(3), (1.5,), match=r"expects p to be in \(0, 1\)")],
+    },
+)

@@ -1,4 +1,5 @@
 """OpInfos of the reductions, scans and softmax (coretorch/ops/reductions.py, softmax.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,6 +52,7 @@ def _minmax_dim(kind: str):
         if not keepdim:
             vals, idx = np.squeeze(vals, axis=dim), np.squeeze(idx, axis=dim)
         return vals, idx.astype(np.int64)
+
     return ref
 
 
@@ -63,6 +65,7 @@ def _max_composite(kind: str):
         if dim is None:
             return _amax(x) if kind == "max" else _amin(x)
         return pair(x, dim, keepdim)
+
     return ref
 
 
@@ -75,6 +78,7 @@ def _arg(kind: str):
         if x.ndim == 0:
             return np.zeros((), np.int64)
         return find(x, axis=dim, keepdims=keepdim).astype(np.int64)
+
     return ref
 
 
@@ -84,6 +88,7 @@ def _logical(kind: str):
         axis = () if isinstance(dim, tuple) and not dim else _axis(x, dim)  # () reduces nothing
         r = fn(x, axis=axis, keepdims=keepdim)
         return r.astype(np.uint8) if x.dtype == np.uint8 else r
+
     return ref
 
 
@@ -93,6 +98,7 @@ def _cum(kind: str):
         if x.ndim == 0:
             return x.astype(int_to_int64(x, dtype))
         return fn(x, axis=dim, dtype=int_to_int64(x, dtype))
+
     return ref
 
 
@@ -102,6 +108,7 @@ def _var_ref(std: bool):
             correction = 1 if unbiased is None else int(bool(unbiased))
         v = np.var(x, axis=_axis(x, dim), ddof=correction, keepdims=keepdim)
         return (np.sqrt(v) if std else v).astype(x.dtype)
+
     return quiet(ref)
 
 
@@ -128,7 +135,7 @@ def _norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
     elif p == 0:
         r = np.sum(a != 0, axis=ax, keepdims=keepdim)
     else:
-        r = np.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+        r = np.sum(a**p, axis=ax, keepdims=keepdim) ** (1.0 / p)
     return np.asarray(r).astype(dtype or x.dtype)
 
 
@@ -151,6 +158,7 @@ def _log_softmax(x, dim, dtype=None):
 
 
 # ---- samples ----------------------------------------------------------------------------------
+
 
 def _sum_samples(op, m, dtype):
     yield from reduction_samples(op, m, dtype)
@@ -181,8 +189,9 @@ def _amax_samples(op, m, dtype):
     yield from reduction_samples(op, m, dtype, empty_reduce=False, dim_kw="dim")
     yield SampleInput(m.make((2, 3)), (), dict(dim=()), "dim=()")
     if dtype.is_floating_point:
-        yield SampleInput(m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (), dict(dim=1),
-                          "nan-propagates")
+        yield SampleInput(
+            m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (), dict(dim=1), "nan-propagates"
+        )
 
 
 def _dim_samples(with_nan: bool):
@@ -194,8 +203,10 @@ def _dim_samples(with_nan: bool):
         yield SampleInput(m.make(()), (0,), name="0-d")
         yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
         if with_nan and dtype.is_floating_point:
-            yield SampleInput(m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (1,),
-                              name="nan")
+            yield SampleInput(
+                m.make((2, 3), values=[1.0, NAN, 2.0, 3.0, 4.0, 5.0]), (1,), name="nan"
+            )
+
     return samples
 
 
@@ -238,8 +249,9 @@ def _var_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), (-1,), dict(unbiased=False), name="unbiased=False")
     yield SampleInput(m.make((5, 4), layout="transposed"), (0,), name="transposed")
     yield SampleInput(m.make((2, 3, 4)), (), dict(correction=0.5), name="full-correction-float")
-    yield SampleInput(m.make((2, 3), values=[1.0, 1.0, 1.0, 2.0, 0.0, 4.0]), (1,),
-                      name="constant-row")
+    yield SampleInput(
+        m.make((2, 3), values=[1.0, 1.0, 1.0, 2.0, 0.0, 4.0]), (1,), name="constant-row"
+    )
 
 
 def _logsumexp_samples(op, m, dtype):
@@ -249,8 +261,9 @@ def _logsumexp_samples(op, m, dtype):
     yield SampleInput(m.make((3,), values=[800.0, 1.0, -800.0]), (0,), name="large-values")
     yield SampleInput(m.make(()), (0,), name="0-d")
     yield SampleInput(m.make((2, 3, 4)), ((0, 1, 2),), name="every-dim")
-    yield SampleInput(m.make((2, 3), values=[-INF] * 3 + [1.0, -INF, 2.0]), (1,),
-                      name="neg-inf-row")
+    yield SampleInput(
+        m.make((2, 3), values=[-INF] * 3 + [1.0, -INF, 2.0]), (1,), name="neg-inf-row"
+    )
 
 
 def _norm_samples(op, m, dtype):
@@ -268,14 +281,14 @@ def _norm_samples(op, m, dtype):
     yield SampleInput(m.make((2, 3, 4)), (0.5, 1), name="p0.5")
     yield SampleInput(m.make((2, 3, 4)), (1.5,), name="p1.5-full")
     for p in (2, 1, 3):
-        yield SampleInput(m.make((2, 3), values=[0.0, 0.0, 0.0, 1.0, -2.0, 0.5]), (p, 1),
-                          name=f"p{p}-zero-row")
+        yield SampleInput(
+            m.make((2, 3), values=[0.0, 0.0, 0.0, 1.0, -2.0, 0.5]), (p, 1), name=f"p{p}-zero-row"
+        )
     if dtype is _dt.float32:
         yield SampleInput(m.make((2, 3)), (2, 1), dict(dtype=_dt.float64), name="dtype-kwarg")
     if dtype in (_dt.float32, _dt.float64):  # linalg refuses bfloat16, as PyTorch's
         yield SampleInput(m.make((3, 4)), ("nuc",), name="nuclear")
         yield SampleInput(m.make((2, 3, 4)), ("nuc", (0, 2), True), name="nuclear-dims-keepdim")
-
 
 
 def _softmax_samples(op, m, dtype):
@@ -286,8 +299,9 @@ def _softmax_samples(op, m, dtype):
     yield SampleInput(m.make(()), (0,), name="0-d")
     yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
     yield SampleInput(m.make((0, 3)), (0,), name="zero-size-along-dim")
-    yield SampleInput(m.make((2, 3), values=[-INF, 1.0, 2.0, 0.5, -INF, -INF]), (1,),
-                      name="neg-inf-entries")
+    yield SampleInput(
+        m.make((2, 3), values=[-INF, 1.0, 2.0, 0.5, -INF, -INF]), (1,), name="neg-inf-entries"
+    )
     if dtype is _dt.float32:
         yield SampleInput(m.make((2, 3)), (1,), dict(dtype=_dt.float64), name="dtype-kwarg")
 
@@ -298,29 +312,64 @@ OPS: list[OpInfo] = [
     OpInfo("mean", dtypes=FLOATS, ref=quiet(_mean), sample_inputs_func=_mean_samples, tol=_RED_TOL),
     OpInfo("amax", dtypes=ALL + BOOL, ref=_amax, sample_inputs_func=_amax_samples),
     OpInfo("amin", dtypes=ALL + BOOL, ref=_amin, sample_inputs_func=_amax_samples),
-    OpInfo("_max_dim", dtypes=ALL + BOOL, ref=_minmax_dim("max"), torch_ref=torch_aten("max"),
-           sample_inputs_func=_dim_samples(True)),
-    OpInfo("_min_dim", dtypes=ALL + BOOL, ref=_minmax_dim("min"), torch_ref=torch_aten("min"),
-           sample_inputs_func=_dim_samples(True)),
+    OpInfo(
+        "_max_dim",
+        dtypes=ALL + BOOL,
+        ref=_minmax_dim("max"),
+        torch_ref=torch_aten("max"),
+        sample_inputs_func=_dim_samples(True),
+    ),
+    OpInfo(
+        "_min_dim",
+        dtypes=ALL + BOOL,
+        ref=_minmax_dim("min"),
+        torch_ref=torch_aten("min"),
+        sample_inputs_func=_dim_samples(True),
+    ),
     OpInfo("max", dtypes=ALL + BOOL, ref=_max_composite("max"), sample_inputs_func=_max_samples),
     OpInfo("min", dtypes=ALL + BOOL, ref=_max_composite("min"), sample_inputs_func=_max_samples),
     OpInfo("argmax", dtypes=ALL, ref=_arg("max"), sample_inputs_func=_arg_samples),
     OpInfo("argmin", dtypes=ALL, ref=_arg("min"), sample_inputs_func=_arg_samples),
     OpInfo("all", dtypes=ALL + BOOL, ref=_logical("all"), sample_inputs_func=_logical_samples),
     OpInfo("any", dtypes=ALL + BOOL, ref=_logical("any"), sample_inputs_func=_logical_samples),
-    OpInfo("cumsum", dtypes=ALL + BOOL, ref=_cum("cumsum"), sample_inputs_func=_cum_samples,
-           tol=_RED_TOL),
-    OpInfo("cumprod", dtypes=ALL + BOOL, ref=_cum("cumprod"), sample_inputs_func=_cum_samples,
-           tol=_RED_TOL),
-    OpInfo("var", dtypes=FLOATS, ref=_var_ref(False), sample_inputs_func=_var_samples,
-           tol=_RED_TOL),
-    OpInfo("std", dtypes=FLOATS, ref=_var_ref(True), sample_inputs_func=_var_samples,
-           tol=_RED_TOL),
-    OpInfo("logsumexp", dtypes=FLOATS, ref=quiet(_logsumexp), sample_inputs_func=_logsumexp_samples,
-           tol=_RED_TOL),
+    OpInfo(
+        "cumsum",
+        dtypes=ALL + BOOL,
+        ref=_cum("cumsum"),
+        sample_inputs_func=_cum_samples,
+        tol=_RED_TOL,
+    ),
+    OpInfo(
+        "cumprod",
+        dtypes=ALL + BOOL,
+        ref=_cum("cumprod"),
+        sample_inputs_func=_cum_samples,
+        tol=_RED_TOL,
+    ),
+    OpInfo(
+        "var", dtypes=FLOATS, ref=_var_ref(False), sample_inputs_func=_var_samples, tol=_RED_TOL
+    ),
+    OpInfo("std", dtypes=FLOATS, ref=_var_ref(True), sample_inputs_func=_var_samples, tol=_RED_TOL),
+    OpInfo(
+        "logsumexp",
+        dtypes=FLOATS,
+        ref=quiet(_logsumexp),
+        sample_inputs_func=_logsumexp_samples,
+        tol=_RED_TOL,
+    ),
     OpInfo("norm", dtypes=FLOATS, ref=_norm, sample_inputs_func=_norm_samples, tol=_RED_TOL),
-    OpInfo("softmax", dtypes=FLOATS, ref=quiet(_softmax), sample_inputs_func=_softmax_samples,
-           tol=_SOFTMAX_TOL),
-    OpInfo("log_softmax", dtypes=FLOATS, ref=quiet(_log_softmax),
-           sample_inputs_func=_softmax_samples, tol=_SOFTMAX_TOL),
+    OpInfo(
+        "softmax",
+        dtypes=FLOATS,
+        ref=quiet(_softmax),
+        sample_inputs_func=_softmax_samples,
+        tol=_SOFTMAX_TOL,
+    ),
+    OpInfo(
+        "log_softmax",
+        dtypes=FLOATS,
+        ref=quiet(_log_softmax),
+        sample_inputs_func=_softmax_samples,
+        tol=_SOFTMAX_TOL,
+    ),
 ]

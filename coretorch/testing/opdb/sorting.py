@@ -5,13 +5,14 @@ Samples for ops whose tie order PyTorch leaves unspecified (topk, kthvalue, medi
 values, so the indices PyTorch gives are the only right ones; sort (stable) and mode (last
 occurrence) are checked on ties as well.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from ... import dtypes as _dt
 from ..opinfo import ALL, FLOATS, ErrorInput, OpInfo, SampleInput
-from .common import NAN, INF, unary_error_inputs
+from .common import INF, NAN, unary_error_inputs
 from .scans import holds_data, silent
 
 BOOL = (_dt.bool,)
@@ -27,6 +28,7 @@ def _distinct(m, shape, dtype, layout="contiguous"):
 
 
 # ---- numpy references -------------------------------------------------------------------------
+
 
 def _order_key(x):
     """Keys for np.lexsort ordering `x` descending with NaN first (last key = primary)."""
@@ -93,9 +95,9 @@ def _median_ref(skip_nan):
     def ref(x, dim=None, keepdim=False):
         if dim is None:
             flat = x.reshape(-1)
-            return np.asarray(np.nan if flat.size == 0 else _median_1d(flat, skip_nan)[0],
-                              x.dtype)
+            return np.asarray(np.nan if flat.size == 0 else _median_1d(flat, skip_nan)[0], x.dtype)
         return _along(x, dim, keepdim, lambda r: _median_1d(r, skip_nan))
+
     return ref
 
 
@@ -130,20 +132,28 @@ def _mode(x, dim=-1, keepdim=False):
 def _quantile_ref(nan_skipping):
     def ref(x, q, dim=None, keepdim=False, *, interpolation="linear"):
         fn = np.nanquantile if nan_skipping else np.quantile
-        r = fn(x.astype(np.float64), np.asarray(q, np.float64), axis=dim, keepdims=keepdim,
-               method=interpolation)
+        r = fn(
+            x.astype(np.float64),
+            np.asarray(q, np.float64),
+            axis=dim,
+            keepdims=keepdim,
+            method=interpolation,
+        )
         return np.asarray(r).astype(x.dtype)
+
     return silent(ref)
 
 
 # ---- samples ----------------------------------------------------------------------------------
 
+
 def _sort_samples(op, m, dtype):
     yield SampleInput(m.make((7,)), name="1-d")
     yield SampleInput(m.make((3, 5)), (0,), name="dim0")
     yield SampleInput(m.make((3, 5)), (1, True), name="descending")
-    yield SampleInput(m.make((3, 5)), kwargs=dict(dim=0, descending=True, stable=True),
-                      name="stable-kwargs")
+    yield SampleInput(
+        m.make((3, 5)), kwargs=dict(dim=0, descending=True, stable=True), name="stable-kwargs"
+    )
     yield SampleInput(m.make((4, 3), layout="transposed"), (0,), name="transposed")
     yield SampleInput(m.make(()), name="0-d")
     yield SampleInput(m.make((0, 3)), (0,), name="zero-size")
@@ -172,17 +182,24 @@ def _topk_samples(op, m, dtype):
     yield SampleInput(m.make(()), (1,), name="0-d")
     if dtype.is_floating_point:
         yield SampleInput(m.make((5,), values=[1.0, NAN, 3.0, -INF, 2.0]), (2,), name="nan")
-        yield SampleInput(m.make((5,), values=[1.0, NAN, 3.0, -INF, 2.0]), (2,),
-                          dict(largest=False), name="nan-smallest")
+        yield SampleInput(
+            m.make((5,), values=[1.0, NAN, 3.0, -INF, 2.0]),
+            (2,),
+            dict(largest=False),
+            name="nan-smallest",
+        )
 
 
 def _topk_errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((3,)), (4,), name="k>n"), RuntimeError,
-                     "selected index k out of range")
-    yield ErrorInput(SampleInput(m.make((3,)), (-1,), name="k<0"), RuntimeError,
-                     "selected index k out of range")
-    yield ErrorInput(SampleInput(m.make((3,)), (1, 2), name="bad-dim"), IndexError,
-                     "Dimension out of range")
+    yield ErrorInput(
+        SampleInput(m.make((3,)), (4,), name="k>n"), RuntimeError, "selected index k out of range"
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,)), (-1,), name="k<0"), RuntimeError, "selected index k out of range"
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,)), (1, 2), name="bad-dim"), IndexError, "Dimension out of range"
+    )
 
 
 def _kth_samples(op, m, dtype):
@@ -198,8 +215,11 @@ def _kth_samples(op, m, dtype):
 
 def _kth_errors(op, m, dtype):
     for k in (0, 4):
-        yield ErrorInput(SampleInput(m.make((3,)), (k,), name=f"k={k}"), RuntimeError,
-                         "selected number k out of range")
+        yield ErrorInput(
+            SampleInput(m.make((3,)), (k,), name=f"k={k}"),
+            RuntimeError,
+            "selected number k out of range",
+        )
 
 
 def _median_samples(op, m, dtype):
@@ -219,19 +239,22 @@ def _median_samples(op, m, dtype):
 
 
 def _median_errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((0, 3)), (0,), name="empty-dim"), IndexError,
-                     "Expected reduction dim 0 to have non-zero size")
+    yield ErrorInput(
+        SampleInput(m.make((0, 3)), (0,), name="empty-dim"),
+        IndexError,
+        "Expected reduction dim 0 to have non-zero size",
+    )
 
 
 def _mode_samples(op, m, dtype):
     yield SampleInput(m.make((9,), low=-2, high=3), name="1-d")
     yield SampleInput(m.make((3, 8), low=-2, high=3), (1,), name="dim1")
     yield SampleInput(m.make((8, 3), low=-2, high=3), (0, True), name="dim0-keepdim")
-    yield SampleInput(m.make((3, 6), low=-2, high=3, layout="transposed"), (0,),
-                      name="transposed")
+    yield SampleInput(m.make((3, 6), low=-2, high=3, layout="transposed"), (0,), name="transposed")
     # equal counts: a perturbation picks another value, so no finite differences
-    yield SampleInput(m.make((5,), values=[3, 1, 2, 1, 3]), name="tie-smallest-wins",
-                      gradcheck=False)
+    yield SampleInput(
+        m.make((5,), values=[3, 1, 2, 1, 3]), name="tie-smallest-wins", gradcheck=False
+    )
     yield SampleInput(m.make(()), name="0-d")
     yield SampleInput(m.make((0, 3)), (1,), name="zero-size")
     if dtype.is_floating_point:
@@ -246,8 +269,7 @@ def _quantile_samples(op, m, dtype):
     yield SampleInput(m.make((3, 5)), (m.make((), low=0, high=1),), name="0-d-q")
     for mode in ("lower", "higher", "midpoint", "nearest"):
         yield SampleInput(m.make((4, 6)), (q,), dict(dim=1, interpolation=mode), name=mode)
-    yield SampleInput(m.make((4, 3), layout="transposed"), (0.75,), dict(dim=0),
-                      name="transposed")
+    yield SampleInput(m.make((4, 3), layout="transposed"), (0.75,), dict(dim=0), name="transposed")
     yield SampleInput(m.make((2, 3)), (1.0,), dict(keepdim=True), name="all-keepdim")
     vals = [[1.0, NAN, 3.0, 0.5], [4.0, 1.0, 2.0, 0.5], [NAN] * 4]
     yield SampleInput(m.make((3, 4), values=vals), (q,), dict(dim=1), name="nan-rows")
@@ -255,23 +277,39 @@ def _quantile_samples(op, m, dtype):
 
 def _quantile_errors(op, m, dtype):
     x = m.make((3,))
-    yield ErrorInput(SampleInput(x, (1.5,), name="q>1"), RuntimeError,
-                     r"q must be in the range \[0, 1\]")
-    yield ErrorInput(SampleInput(x, (0.5,), dict(interpolation="cubic"), name="interpolation"),
-                     RuntimeError, "interpolation must be one of")
-    yield ErrorInput(SampleInput(m.make((0,)), (0.5,), name="empty"), RuntimeError,
-                     "input tensor must be non-empty")
-    yield ErrorInput(SampleInput(x, (m.make((2, 2), low=0, high=1),), name="2-d-q"),
-                     RuntimeError, "q must be a scalar or 1D tensor")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64), (0.5,), name="int-input"),
-                     RuntimeError, "input tensor must be either float or double dtype")
+    yield ErrorInput(
+        SampleInput(x, (1.5,), name="q>1"), RuntimeError, r"q must be in the range \[0, 1\]"
+    )
+    yield ErrorInput(
+        SampleInput(x, (0.5,), dict(interpolation="cubic"), name="interpolation"),
+        RuntimeError,
+        "interpolation must be one of",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((0,)), (0.5,), name="empty"),
+        RuntimeError,
+        "input tensor must be non-empty",
+    )
+    yield ErrorInput(
+        SampleInput(x, (m.make((2, 2), low=0, high=1),), name="2-d-q"),
+        RuntimeError,
+        "q must be a scalar or 1D tensor",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,), dtype=_dt.int64), (0.5,), name="int-input"),
+        RuntimeError,
+        "input tensor must be either float or double dtype",
+    )
     if holds_data(m):  # a refusal that reads the values
-        yield ErrorInput(SampleInput(x, (m.make((2,), values=[0.5, 2.0]),),
-                                     name="data-dependent-tensor-q>1"),
-                         RuntimeError, r"q values must be in the range \[0, 1\]")
+        yield ErrorInput(
+            SampleInput(x, (m.make((2,), values=[0.5, 2.0]),), name="data-dependent-tensor-q>1"),
+            RuntimeError,
+            r"q values must be in the range \[0, 1\]",
+        )
 
 
 # ---- searching --------------------------------------------------------------------------------
+
 
 def _searchsorted_ref(seq, values, *, out_int32=False, right=False, side=None, sorter=None):
     side = "right" if right or side == "right" else "left"
@@ -296,45 +334,78 @@ def _searchsorted_samples(op, m, dtype):
     seq = _sorted(m, (6,), dtype)
     yield SampleInput(seq, (m.make((3, 4), low=-4, high=5),), name="1-d-boundaries")
     yield SampleInput(seq, (m.make((3, 4), low=-4, high=5),), dict(right=True), name="right")
-    yield SampleInput(seq, (m.make((5,), low=-4, high=5),), dict(side="right", out_int32=True),
-                      name="side-right-int32")
-    yield SampleInput(_sorted(m, (2, 3, 5), dtype), (m.make((2, 3, 4), low=-4, high=5),),
-                      name="batched")
+    yield SampleInput(
+        seq,
+        (m.make((5,), low=-4, high=5),),
+        dict(side="right", out_int32=True),
+        name="side-right-int32",
+    )
+    yield SampleInput(
+        _sorted(m, (2, 3, 5), dtype), (m.make((2, 3, 4), low=-4, high=5),), name="batched"
+    )
     yield SampleInput(seq, (2,), name="scalar-value")
     yield SampleInput(seq, (m.make((0,)),), name="no-values")
     yield SampleInput(m.make((0,)), (m.make((3,)),), name="empty-boundaries")
     unsorted = _distinct(m, (6,), dtype)
-    yield SampleInput(unsorted, (m.make((4,), low=-4, high=5),),
-                      dict(sorter=unsorted.argsort()), name="sorter")
-    yield SampleInput(_sorted(m, (1,), dtype), (m.make((3,), low=-4, high=5),),
-                      name="one-boundary")
+    yield SampleInput(
+        unsorted, (m.make((4,), low=-4, high=5),), dict(sorter=unsorted.argsort()), name="sorter"
+    )
+    yield SampleInput(_sorted(m, (1,), dtype), (m.make((3,), low=-4, high=5),), name="one-boundary")
 
 
 def _searchsorted_errors(op, m, dtype):
     seq = m.make((2, 3)).sort(-1).values
-    yield ErrorInput(SampleInput(seq, (m.make((1,)),), name="batch-mismatch"), RuntimeError,
-                     "first N-1 dimensions of boundaries tensor and input value tensor must match")
-    yield ErrorInput(SampleInput(seq, (2,), name="scalar-batched"), RuntimeError,
-                     "input value can be a scalar only when boundaries tensor dimension is 1")
-    yield ErrorInput(SampleInput(seq[0], (m.make((2,)),), dict(side="x"), name="side"),
-                     RuntimeError, "side can only be 'left' or 'right'")
-    yield ErrorInput(SampleInput(seq[0], (m.make((2,)),), dict(side="left", right=True),
-                                 name="side-right"), RuntimeError,
-                     "side and right can't be set to opposites")
-    yield ErrorInput(SampleInput(m.make(()), (m.make((2,)),), name="0-d-boundaries"),
-                     RuntimeError, "boundaries tensor should have positive dimension")
-    yield ErrorInput(SampleInput(seq[0], (m.make((2,)),),
-                                 dict(sorter=m.make((3,), dtype=_dt.int32, low=0, high=3)),
-                                 name="sorter-dtype"), RuntimeError,
-                     "sorter must be a tensor of long dtype")
-    yield ErrorInput(SampleInput(seq[0], (m.make((2,)),),
-                                 dict(sorter=m.index((2,), 3)), name="sorter-size"),
-                     RuntimeError, "boundary and sorter must have the same size")
+    yield ErrorInput(
+        SampleInput(seq, (m.make((1,)),), name="batch-mismatch"),
+        RuntimeError,
+        "first N-1 dimensions of boundaries tensor and input value tensor must match",
+    )
+    yield ErrorInput(
+        SampleInput(seq, (2,), name="scalar-batched"),
+        RuntimeError,
+        "input value can be a scalar only when boundaries tensor dimension is 1",
+    )
+    yield ErrorInput(
+        SampleInput(seq[0], (m.make((2,)),), dict(side="x"), name="side"),
+        RuntimeError,
+        "side can only be 'left' or 'right'",
+    )
+    yield ErrorInput(
+        SampleInput(seq[0], (m.make((2,)),), dict(side="left", right=True), name="side-right"),
+        RuntimeError,
+        "side and right can't be set to opposites",
+    )
+    yield ErrorInput(
+        SampleInput(m.make(()), (m.make((2,)),), name="0-d-boundaries"),
+        RuntimeError,
+        "boundaries tensor should have positive dimension",
+    )
+    yield ErrorInput(
+        SampleInput(
+            seq[0],
+            (m.make((2,)),),
+            dict(sorter=m.make((3,), dtype=_dt.int32, low=0, high=3)),
+            name="sorter-dtype",
+        ),
+        RuntimeError,
+        "sorter must be a tensor of long dtype",
+    )
+    yield ErrorInput(
+        SampleInput(seq[0], (m.make((2,)),), dict(sorter=m.index((2,), 3)), name="sorter-size"),
+        RuntimeError,
+        "boundary and sorter must have the same size",
+    )
     if holds_data(m):  # a refusal that reads the values
-        yield ErrorInput(SampleInput(seq[0], (m.make((2,)),),
-                                     dict(sorter=m.make((3,), dtype=_dt.int64, values=[0, 1, 5])),
-                                     name="data-dependent-sorter-range"), RuntimeError,
-                         "sorter index out of range")
+        yield ErrorInput(
+            SampleInput(
+                seq[0],
+                (m.make((2,)),),
+                dict(sorter=m.make((3,), dtype=_dt.int64, values=[0, 1, 5])),
+                name="data-dependent-sorter-range",
+            ),
+            RuntimeError,
+            "sorter index out of range",
+        )
 
 
 def _bucketize_ref(x, boundaries, *, out_int32=False, right=False):
@@ -350,14 +421,23 @@ def _bucketize_samples(op, m, dtype):
 
 
 def _bucketize_errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((3,)), (m.make((2, 2)),), name="2-d-boundaries"),
-                     RuntimeError, r"boundaries tensor must be 1 dimension, but got dim\(2\)")
+    yield ErrorInput(
+        SampleInput(m.make((3,)), (m.make((2, 2)),), name="2-d-boundaries"),
+        RuntimeError,
+        r"boundaries tensor must be 1 dimension, but got dim\(2\)",
+    )
 
 
-def _unique_ref(x, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
-                dim=None):
-    res = np.unique(x, return_inverse=return_inverse, return_counts=return_counts, axis=dim,
-                    equal_nan=False)
+def _unique_ref(
+    x,
+    sorted=True,
+    return_inverse=False,
+    return_counts=False,  # noqa: A002
+    dim=None,
+):
+    res = np.unique(
+        x, return_inverse=return_inverse, return_counts=return_counts, axis=dim, equal_nan=False
+    )
     if not isinstance(res, tuple):
         return res.reshape(-1) if dim is None else res
     out = list(res)
@@ -375,30 +455,43 @@ def _unique_samples(op, m, dtype):
     yield SampleInput(m.make((9,), **kw), name="1-d")
     yield SampleInput(m.make((3, 4), **kw), kwargs=dict(return_inverse=True), name="inverse")
     yield SampleInput(m.make((3, 4), **kw), kwargs=dict(return_counts=True), name="counts")
-    yield SampleInput(m.make((3, 4), **kw), kwargs=dict(return_inverse=True,
-                                                        return_counts=True), name="both")
+    yield SampleInput(
+        m.make((3, 4), **kw), kwargs=dict(return_inverse=True, return_counts=True), name="both"
+    )
     rows = m.make((5, 2), values=[[1, 2], [0, 2], [1, 2], [0, 1], [0, 2]])
-    yield SampleInput(rows, kwargs=dict(dim=0, return_inverse=True, return_counts=True),
-                      name="rows")
-    yield SampleInput(rows.t().contiguous(), kwargs=dict(dim=1, return_inverse=True),
-                      name="columns")
+    yield SampleInput(
+        rows, kwargs=dict(dim=0, return_inverse=True, return_counts=True), name="rows"
+    )
+    yield SampleInput(
+        rows.t().contiguous(), kwargs=dict(dim=1, return_inverse=True), name="columns"
+    )
     yield SampleInput(m.make((4, 3), layout="transposed", **kw), name="transposed")
-    yield SampleInput(m.make(()), kwargs=dict(return_inverse=True, return_counts=True),
-                      name="0-d")
-    yield SampleInput(m.make((0, 3)), kwargs=dict(return_inverse=True, return_counts=True),
-                      name="zero-size")
-    yield SampleInput(m.make((0, 3)), kwargs=dict(dim=0, return_inverse=True,
-                                                  return_counts=True), name="no-rows")
+    yield SampleInput(m.make(()), kwargs=dict(return_inverse=True, return_counts=True), name="0-d")
+    yield SampleInput(
+        m.make((0, 3)), kwargs=dict(return_inverse=True, return_counts=True), name="zero-size"
+    )
+    yield SampleInput(
+        m.make((0, 3)), kwargs=dict(dim=0, return_inverse=True, return_counts=True), name="no-rows"
+    )
     if dtype.is_floating_point:
-        yield SampleInput(m.make((6,), values=[2.0, NAN, 1.0, 2.0, NAN, -0.0]),
-                          kwargs=dict(return_inverse=True, return_counts=True), name="nan")
+        yield SampleInput(
+            m.make((6,), values=[2.0, NAN, 1.0, 2.0, NAN, -0.0]),
+            kwargs=dict(return_inverse=True, return_counts=True),
+            name="nan",
+        )
 
 
 def _unique_errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make(()), kwargs=dict(dim=0), name="0-d-dim"), IndexError,
-                     "tensor has no dimensions")
-    yield ErrorInput(SampleInput(m.make((3, 0)), kwargs=dict(dim=0), name="empty-other-dim"),
-                     RuntimeError, "There are 0 sized dimensions")
+    yield ErrorInput(
+        SampleInput(m.make(()), kwargs=dict(dim=0), name="0-d-dim"),
+        IndexError,
+        "tensor has no dimensions",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3, 0)), kwargs=dict(dim=0), name="empty-other-dim"),
+        RuntimeError,
+        "There are 0 sized dimensions",
+    )
 
 
 def _unique_consecutive_ref(x, return_inverse=False, return_counts=False, dim=None):
@@ -421,20 +514,26 @@ def _unique_consecutive_ref(x, return_inverse=False, return_counts=False, dim=No
 def _unique_consecutive_samples(op, m, dtype):
     vals = [1, 1, 2, 2, 0, 1, 1, 2]
     yield SampleInput(m.make((8,), values=vals), name="1-d")
-    yield SampleInput(m.make((8,), values=vals), kwargs=dict(return_inverse=True,
-                                                             return_counts=True), name="both")
-    yield SampleInput(m.make((2, 4), values=vals), kwargs=dict(return_inverse=True),
-                      name="2-d-flat")
+    yield SampleInput(
+        m.make((8,), values=vals), kwargs=dict(return_inverse=True, return_counts=True), name="both"
+    )
+    yield SampleInput(
+        m.make((2, 4), values=vals), kwargs=dict(return_inverse=True), name="2-d-flat"
+    )
     rows = m.make((5, 2), values=[[1, 2], [1, 2], [0, 2], [1, 2], [1, 2]])
     yield SampleInput(rows, kwargs=dict(dim=0, return_counts=True), name="rows")
     yield SampleInput(m.make((0, 2)), kwargs=dict(dim=0, return_counts=True), name="no-rows")
     yield SampleInput(m.make(()), kwargs=dict(return_inverse=True), name="0-d")
     if dtype.is_floating_point:
-        yield SampleInput(m.make((5,), values=[NAN, NAN, 1.0, 1.0, NAN]),
-                          kwargs=dict(return_counts=True), name="nan")
+        yield SampleInput(
+            m.make((5,), values=[NAN, NAN, 1.0, 1.0, NAN]),
+            kwargs=dict(return_counts=True),
+            name="nan",
+        )
 
 
 # ---- multinomial --------------------------------------------------------------------------------
+
 
 def _multinomial_shape(p, num_samples, replacement=False, *, generator=None):
     return np.empty(p.shape[:-1] + (num_samples,), np.int64)
@@ -451,39 +550,58 @@ def _multinomial_range(values, s):
             assert drawn_positive == len(r), f"drew a category of probability 0: {r} for {pr}"
         else:
             assert len(set(r.tolist())) == len(r), f"repeated category without replacement: {r}"
-            assert drawn_positive == min(len(r), int((pr > 0).sum())), \
+            assert drawn_positive == min(len(r), int((pr > 0).sum())), (
                 f"drew a category of probability 0 before the positive ones: {r} for {pr}"
+            )
 
 
 def _multinomial_samples(op, m, dtype):
     yield SampleInput(m.make((5,), low=0, high=1), (3,), name="without-replacement")
     yield SampleInput(m.make((5,), low=0, high=1), (12, True), name="with-replacement")
     yield SampleInput(m.make((3, 4), low=0, high=1), (2,), name="rows")
-    yield SampleInput(m.make((3, 4), low=0, high=1), (6,), dict(replacement=True),
-                      name="rows-replacement")
+    yield SampleInput(
+        m.make((3, 4), low=0, high=1), (6,), dict(replacement=True), name="rows-replacement"
+    )
     yield SampleInput(m.make((4,), values=[0.0, 1.0, 0.0, 2.0]), (20, True), name="zeros")
 
 
 def _multinomial_errors(op, m, dtype):
     p = m.make((3,), low=0, high=1)
-    yield ErrorInput(SampleInput(p, (0,), name="no-samples"), RuntimeError,
-                     "cannot sample n_sample <= 0 samples")
-    yield ErrorInput(SampleInput(p, (4,), name="too-many"), RuntimeError,
-                     "cannot sample n_sample > prob_dist.size")
-    yield ErrorInput(SampleInput(m.make((2, 2, 2), low=0, high=1), (1,), name="3-d"),
-                     RuntimeError, "prob_dist must be 1 or 2 dim")
-    yield ErrorInput(SampleInput(m.make((2,), dtype=_dt.int64), (1,), name="int"),
-                     RuntimeError, "multinomial only supports floating-point dtypes")
+    yield ErrorInput(
+        SampleInput(p, (0,), name="no-samples"), RuntimeError, "cannot sample n_sample <= 0 samples"
+    )
+    yield ErrorInput(
+        SampleInput(p, (4,), name="too-many"),
+        RuntimeError,
+        "cannot sample n_sample > prob_dist.size",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((2, 2, 2), low=0, high=1), (1,), name="3-d"),
+        RuntimeError,
+        "prob_dist must be 1 or 2 dim",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((2,), dtype=_dt.int64), (1,), name="int"),
+        RuntimeError,
+        "multinomial only supports floating-point dtypes",
+    )
     if holds_data(m):  # refusals that read the values
-        yield ErrorInput(SampleInput(m.make((3,), values=[1.0, -1.0, 1.0]), (1,),
-                                     name="data-dependent-negative"), RuntimeError,
-                         "probability tensor contains either `inf`, `nan` or element")
-        yield ErrorInput(SampleInput(m.make((2,), values=[0.0, 0.0]), (1,),
-                                     name="data-dependent-zero-sum"), RuntimeError,
-                         r"invalid multinomial distribution \(sum of probabilities")
+        yield ErrorInput(
+            SampleInput(
+                m.make((3,), values=[1.0, -1.0, 1.0]), (1,), name="data-dependent-negative"
+            ),
+            RuntimeError,
+            "probability tensor contains either `inf`, `nan` or element",
+        )
+        yield ErrorInput(
+            SampleInput(m.make((2,), values=[0.0, 0.0]), (1,), name="data-dependent-zero-sum"),
+            RuntimeError,
+            r"invalid multinomial distribution \(sum of probabilities",
+        )
 
 
 # ---- histc, histogram, bincount -----------------------------------------------------------------
+
 
 def _histc_ref(x, bins=100, min=0, max=0):  # noqa: A002
     x = x.reshape(-1)
@@ -500,8 +618,9 @@ def _histc_samples(op, m, dtype):
     yield SampleInput(m.make((4, 5)), (6, -3, 4), name="given-range")
     yield SampleInput(m.make((4, 5), layout="transposed"), (4,), name="transposed")
     yield SampleInput(m.make((3,), values=[1.0, 1.0, 1.0]), (4,), name="all-equal")
-    yield SampleInput(m.make((6,), values=[0.0, 1.0, 2.0, 3.0, 4.0, NAN]), (4, 0, 4),
-                      name="edges-nan")
+    yield SampleInput(
+        m.make((6,), values=[0.0, 1.0, 2.0, 3.0, 4.0, NAN]), (4, 0, 4), name="edges-nan"
+    )
     yield SampleInput(m.make((0,)), (3,), name="empty")
     yield SampleInput(m.make((10,)), name="default-bins")
 
@@ -509,14 +628,22 @@ def _histc_samples(op, m, dtype):
 def _histc_errors(op, m, dtype):
     x = m.make((3,))
     yield ErrorInput(SampleInput(x, (0,), name="bins=0"), RuntimeError, "bins must be > 0")
-    yield ErrorInput(SampleInput(x, (3, 3, 1), name="min>max"), RuntimeError,
-                     "max must be larger than min")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64), (3,), name="int"),
-                     NotImplementedError, "not implemented for 'int64'")
+    yield ErrorInput(
+        SampleInput(x, (3, 3, 1), name="min>max"), RuntimeError, "max must be larger than min"
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,), dtype=_dt.int64), (3,), name="int"),
+        NotImplementedError,
+        "not implemented for 'int64'",
+    )
     if holds_data(m):  # a refusal that reads the values
-        yield ErrorInput(SampleInput(m.make((3,), values=[1.0, NAN, 2.0]), (3,),
-                                     name="data-dependent-nan-range"), RuntimeError,
-                         "is not finite")
+        yield ErrorInput(
+            SampleInput(
+                m.make((3,), values=[1.0, NAN, 2.0]), (3,), name="data-dependent-nan-range"
+            ),
+            RuntimeError,
+            "is not finite",
+        )
 
 
 def _histogram_ref(x, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
@@ -525,8 +652,13 @@ def _histogram_ref(x, bins=100, *, range=None, weight=None, density=False):  # n
         range = (float(x.min()), float(x.max()))
     if range is not None and range[0] == range[1]:
         range = (range[0] - 0.5, range[1] + 0.5)
-    h, e = np.histogram(x, bins, range=range, weights=None if weight is None else
-                        weight.reshape(-1), density=density)
+    h, e = np.histogram(
+        x,
+        bins,
+        range=range,
+        weights=None if weight is None else weight.reshape(-1),
+        density=density,
+    )
     return h.astype(x.dtype), e.astype(x.dtype)
 
 
@@ -546,13 +678,22 @@ def _histogram_samples(op, m, dtype):
 def _histogram_errors(op, m, dtype):
     x = m.make((3,))
     yield ErrorInput(SampleInput(x, (0,), name="bins=0"), RuntimeError, "bins must be > 0")
-    yield ErrorInput(SampleInput(x, (2,), dict(range=(3.0, 1.0)), name="min>max"),
-                     RuntimeError, "min should not exceed max")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64), (3,), name="int"),
-                     NotImplementedError, "not implemented for 'int64'")
+    yield ErrorInput(
+        SampleInput(x, (2,), dict(range=(3.0, 1.0)), name="min>max"),
+        RuntimeError,
+        "min should not exceed max",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,), dtype=_dt.int64), (3,), name="int"),
+        NotImplementedError,
+        "not implemented for 'int64'",
+    )
     other = _dt.float64 if dtype is not _dt.float64 else _dt.float32
-    yield ErrorInput(SampleInput(x, (m.make((3,), dtype=other),), name="edges-dtype"),
-                     RuntimeError, "should have the same dtype")
+    yield ErrorInput(
+        SampleInput(x, (m.make((3,), dtype=other),), name="edges-dtype"),
+        RuntimeError,
+        "should have the same dtype",
+    )
 
 
 def _bincount_samples(op, m, dtype):
@@ -565,20 +706,36 @@ def _bincount_samples(op, m, dtype):
 
 
 def _bincount_errors(op, m, dtype):
-    yield ErrorInput(SampleInput(m.make((2, 2), dtype=_dt.int64, low=0, high=3), name="2-d"),
-                     RuntimeError, "bincount only supports 1-d non-negative integral inputs")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64, low=0, high=3),
-                                 kwargs=dict(minlength=-1), name="minlength"), RuntimeError,
-                     "minlength should be >= 0")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64, low=0, high=3),
-                                 (m.make((2,)),), name="weights"), RuntimeError,
-                     "weights should be 1-d and have the same length as input")
-    yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.float32), name="float"),
-                     NotImplementedError, "bincount")
+    yield ErrorInput(
+        SampleInput(m.make((2, 2), dtype=_dt.int64, low=0, high=3), name="2-d"),
+        RuntimeError,
+        "bincount only supports 1-d non-negative integral inputs",
+    )
+    yield ErrorInput(
+        SampleInput(
+            m.make((3,), dtype=_dt.int64, low=0, high=3),
+            kwargs=dict(minlength=-1),
+            name="minlength",
+        ),
+        RuntimeError,
+        "minlength should be >= 0",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,), dtype=_dt.int64, low=0, high=3), (m.make((2,)),), name="weights"),
+        RuntimeError,
+        "weights should be 1-d and have the same length as input",
+    )
+    yield ErrorInput(
+        SampleInput(m.make((3,), dtype=_dt.float32), name="float"), NotImplementedError, "bincount"
+    )
     if holds_data(m):  # a refusal that reads the values
-        yield ErrorInput(SampleInput(m.make((3,), dtype=_dt.int64, values=[1, -1, 2]),
-                                     name="data-dependent-negative"), RuntimeError,
-                         "bincount only supports 1-d non-negative integral inputs")
+        yield ErrorInput(
+            SampleInput(
+                m.make((3,), dtype=_dt.int64, values=[1, -1, 2]), name="data-dependent-negative"
+            ),
+            RuntimeError,
+            "bincount only supports 1-d non-negative integral inputs",
+        )
 
 
 def _bincount_ref(x, weights=None, minlength=0):
@@ -591,41 +748,120 @@ def _bincount_ref(x, weights=None, minlength=0):
 _SORT_TOL = {_dt.float32: (1e-5, 1e-5)}
 
 OPS: list[OpInfo] = [
-    OpInfo("sort", dtypes=ALL + BOOL, ref=_sort, sample_inputs_func=_sort_samples,
-           error_inputs_func=unary_error_inputs),
+    OpInfo(
+        "sort",
+        dtypes=ALL + BOOL,
+        ref=_sort,
+        sample_inputs_func=_sort_samples,
+        error_inputs_func=unary_error_inputs,
+    ),
     OpInfo("argsort", dtypes=ALL, ref=_argsort, sample_inputs_func=_sort_samples),
     OpInfo("msort", dtypes=ALL, ref=lambda x: _sort(x, 0)[0], sample_inputs_func=_msort_samples),
-    OpInfo("topk", dtypes=ALL, ref=_topk, sample_inputs_func=_topk_samples,
-           error_inputs_func=_topk_errors),
-    OpInfo("kthvalue", dtypes=ALL, ref=_kthvalue, sample_inputs_func=_kth_samples,
-           error_inputs_func=_kth_errors),
-    OpInfo("median", dtypes=ALL, ref=_median_ref(False), sample_inputs_func=_median_samples,
-           error_inputs_func=_median_errors),
-    OpInfo("nanmedian", dtypes=ALL, ref=_median_ref(True), sample_inputs_func=_median_samples,
-           error_inputs_func=_median_errors),
+    OpInfo(
+        "topk",
+        dtypes=ALL,
+        ref=_topk,
+        sample_inputs_func=_topk_samples,
+        error_inputs_func=_topk_errors,
+    ),
+    OpInfo(
+        "kthvalue",
+        dtypes=ALL,
+        ref=_kthvalue,
+        sample_inputs_func=_kth_samples,
+        error_inputs_func=_kth_errors,
+    ),
+    OpInfo(
+        "median",
+        dtypes=ALL,
+        ref=_median_ref(False),
+        sample_inputs_func=_median_samples,
+        error_inputs_func=_median_errors,
+    ),
+    OpInfo(
+        "nanmedian",
+        dtypes=ALL,
+        ref=_median_ref(True),
+        sample_inputs_func=_median_samples,
+        error_inputs_func=_median_errors,
+    ),
     OpInfo("mode", dtypes=ALL, ref=_mode, sample_inputs_func=_mode_samples),
-    OpInfo("quantile", dtypes=FLOATS, ref=_quantile_ref(False),
-           sample_inputs_func=_quantile_samples, error_inputs_func=_quantile_errors,
-           tol=_SORT_TOL),
-    OpInfo("nanquantile", dtypes=FLOATS, ref=_quantile_ref(True),
-           sample_inputs_func=_quantile_samples, error_inputs_func=_quantile_errors,
-           tol=_SORT_TOL),
-    OpInfo("searchsorted", dtypes=ALL, ref=_searchsorted_ref,
-           sample_inputs_func=_searchsorted_samples, error_inputs_func=_searchsorted_errors),
-    OpInfo("bucketize", dtypes=ALL, ref=_bucketize_ref, sample_inputs_func=_bucketize_samples,
-           error_inputs_func=_bucketize_errors),
-    OpInfo("unique", dtypes=ALL + BOOL, ref=_unique_ref, sample_inputs_func=_unique_samples,
-           error_inputs_func=_unique_errors, data_dependent=True),
-    OpInfo("unique_consecutive", dtypes=ALL, ref=_unique_consecutive_ref,
-           sample_inputs_func=_unique_consecutive_samples, data_dependent=True),
-    OpInfo("multinomial", dtypes=FLOATS, ref=_multinomial_shape, random=True,
-           supports_autograd=False, value_range=_multinomial_range,
-           sample_inputs_func=_multinomial_samples, error_inputs_func=_multinomial_errors),
-    OpInfo("histc", dtypes=FLOATS, ref=_histc_ref, sample_inputs_func=_histc_samples,
-           error_inputs_func=_histc_errors),
-    OpInfo("histogram", dtypes=FLOATS, ref=_histogram_ref, sample_inputs_func=_histogram_samples,
-           error_inputs_func=_histogram_errors, tol=_SORT_TOL),
-    OpInfo("bincount", dtypes=(_dt.int64,), ref=_bincount_ref,
-           sample_inputs_func=_bincount_samples, error_inputs_func=_bincount_errors,
-           data_dependent=True),
+    OpInfo(
+        "quantile",
+        dtypes=FLOATS,
+        ref=_quantile_ref(False),
+        sample_inputs_func=_quantile_samples,
+        error_inputs_func=_quantile_errors,
+        tol=_SORT_TOL,
+    ),
+    OpInfo(
+        "nanquantile",
+        dtypes=FLOATS,
+        ref=_quantile_ref(True),
+        sample_inputs_func=_quantile_samples,
+        error_inputs_func=_quantile_errors,
+        tol=_SORT_TOL,
+    ),
+    OpInfo(
+        "searchsorted",
+        dtypes=ALL,
+        ref=_searchsorted_ref,
+        sample_inputs_func=_searchsorted_samples,
+        error_inputs_func=_searchsorted_errors,
+    ),
+    OpInfo(
+        "bucketize",
+        dtypes=ALL,
+        ref=_bucketize_ref,
+        sample_inputs_func=_bucketize_samples,
+        error_inputs_func=_bucketize_errors,
+    ),
+    OpInfo(
+        "unique",
+        dtypes=ALL + BOOL,
+        ref=_unique_ref,
+        sample_inputs_func=_unique_samples,
+        error_inputs_func=_unique_errors,
+        data_dependent=True,
+    ),
+    OpInfo(
+        "unique_consecutive",
+        dtypes=ALL,
+        ref=_unique_consecutive_ref,
+        sample_inputs_func=_unique_consecutive_samples,
+        data_dependent=True,
+    ),
+    OpInfo(
+        "multinomial",
+        dtypes=FLOATS,
+        ref=_multinomial_shape,
+        random=True,
+        supports_autograd=False,
+        value_range=_multinomial_range,
+        sample_inputs_func=_multinomial_samples,
+        error_inputs_func=_multinomial_errors,
+    ),
+    OpInfo(
+        "histc",
+        dtypes=FLOATS,
+        ref=_histc_ref,
+        sample_inputs_func=_histc_samples,
+        error_inputs_func=_histc_errors,
+    ),
+    OpInfo(
+        "histogram",
+        dtypes=FLOATS,
+        ref=_histogram_ref,
+        sample_inputs_func=_histogram_samples,
+        error_inputs_func=_histogram_errors,
+        tol=_SORT_TOL,
+    ),
+    OpInfo(
+        "bincount",
+        dtypes=(_dt.int64,),
+        ref=_bincount_ref,
+        sample_inputs_func=_bincount_samples,
+        error_inputs_func=_bincount_errors,
+        data_dependent=True,
+    ),
 ]

@@ -1,4 +1,5 @@
 """default_collate / default_convert: turn a list of samples into a batch (PyTorch's rules)."""
+
 from __future__ import annotations
 
 import collections.abc
@@ -16,8 +17,9 @@ from .worker_info import get_worker_info
 __all__ = ["default_collate", "default_convert"]
 
 _np_str_obj_array_pattern = re.compile(r"[SaUO]")
-_ERR = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-        "found {}")
+_ERR = (
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+)
 
 
 def _is_namedtuple(x) -> bool:
@@ -56,8 +58,13 @@ def default_convert(data):
 def _stacks_into_shared_memory(elem: Tensor, batch) -> bool:
     shape, dtype = elem.shape, elem.dtype
     return elem.device.type == "cpu" and all(
-        isinstance(b, Tensor) and b.shape == shape and b.dtype is dtype and b.device == elem.device
-        and not b.requires_grad for b in batch)
+        isinstance(b, Tensor)
+        and b.shape == shape
+        and b.dtype is dtype
+        and b.device == elem.device
+        and not b.requires_grad
+        for b in batch
+    )
 
 
 def default_collate(batch):

@@ -1,5 +1,6 @@
 """DataLoader: batches of samples from a dataset, loaded in the calling process or in worker
 processes (mirrors ``torch.utils.data.DataLoader``)."""
+
 from __future__ import annotations
 
 import multiprocessing as python_multiprocessing
@@ -7,8 +8,7 @@ import os
 import warnings
 from typing import Any, Callable, Iterator
 
-from ... import dtypes as _dt
-from ... import multiprocessing as _mp
+from ... import dtypes as _dt, multiprocessing as _mp
 from ...ops import aten
 from ...record_function import record_function, state as _rf_state
 from .collate import default_collate, default_convert
@@ -38,6 +38,7 @@ def _cpu_count() -> int | None:
 
 def _accelerator_available() -> bool:
     from ... import cuda
+
     return bool(cuda.is_available())
 
 
@@ -74,22 +75,40 @@ class DataLoader:
 
     _initialized = False
 
-    def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None,
-                 sampler: Sampler | None = None, batch_sampler=None, num_workers: int = 0,
-                 collate_fn: Callable | None = None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *,
-                 prefetch_factor: int | None = None, persistent_workers: bool = False,
-                 pin_memory_device: str = "", in_order: bool = True) -> None:
+    def __init__(
+        self,
+        dataset,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Sampler | None = None,
+        batch_sampler=None,
+        num_workers: int = 0,
+        collate_fn: Callable | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
+    ) -> None:
         if not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
-                             "disable multiprocessing.")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to "
+                "disable multiprocessing."
+            )
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
-                             "let num_workers > 0 to enable multiprocessing, otherwise set "
-                             "prefetch_factor to None.")
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set "
+                "prefetch_factor to None."
+            )
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
         elif prefetch_factor is not None and prefetch_factor < 0:
@@ -108,11 +127,16 @@ class DataLoader:
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = ITERABLE
             # an iterable dataset orders its own samples (shuffle=False counts as unspecified)
-            for option, value in (("shuffle", shuffle or None), ("sampler", sampler),
-                                  ("batch_sampler", batch_sampler)):
+            for option, value in (
+                ("shuffle", shuffle or None),
+                ("sampler", sampler),
+                ("batch_sampler", batch_sampler),
+            ):
                 if value is not None:
-                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
-                                     f"{option} option, but got {option}={value}")
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified "
+                        f"{option} option, but got {option}={value}"
+                    )
         else:
             shuffle = bool(shuffle)
             self._dataset_kind = MAP
@@ -120,13 +144,17 @@ class DataLoader:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
-                                 "shuffle, sampler, and drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, "
+                    "shuffle, sampler, and drop_last"
+                )
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually "
-                             "exclusive with drop_last")
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually "
+                "exclusive with drop_last"
+            )
         if sampler is None:
             if self._dataset_kind == ITERABLE:
                 sampler = _InfiniteConstantSampler()
@@ -159,27 +187,40 @@ class DataLoader:
     def multiprocessing_context(self, context) -> None:
         if context is not None:
             if self.num_workers <= 0:
-                raise ValueError(f"multiprocessing_context can only be used with multi-process "
-                                 f"loading (num_workers > 0), but got "
-                                 f"num_workers={self.num_workers}")
+                raise ValueError(
+                    f"multiprocessing_context can only be used with multi-process "
+                    f"loading (num_workers > 0), but got "
+                    f"num_workers={self.num_workers}"
+                )
             if isinstance(context, str):
                 methods = _mp.get_all_start_methods()
                 if context not in methods:
-                    raise ValueError(f"multiprocessing_context option should specify a valid "
-                                     f"start method in {methods!r}, but got "
-                                     f"multiprocessing_context={context!r}")
+                    raise ValueError(
+                        f"multiprocessing_context option should specify a valid "
+                        f"start method in {methods!r}, but got "
+                        f"multiprocessing_context={context!r}"
+                    )
                 context = _mp.get_context(context)
             if not isinstance(context, python_multiprocessing.context.BaseContext):
-                raise TypeError(f"multiprocessing_context option should be a valid context "
-                                f"object or a string specifying the start method, but got "
-                                f"multiprocessing_context={context}")
+                raise TypeError(
+                    f"multiprocessing_context option should be a valid context "
+                    f"object or a string specifying the start method, but got "
+                    f"multiprocessing_context={context}"
+                )
         self._multiprocessing_context = context
 
     def __setattr__(self, attr: str, val) -> None:
-        if self._initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last",
-                                          "dataset", "persistent_workers"):
-            raise ValueError(f"{attr} attribute should not be set after "
-                             f"{self.__class__.__name__} is initialized")
+        if self._initialized and attr in (
+            "batch_size",
+            "batch_sampler",
+            "sampler",
+            "drop_last",
+            "dataset",
+            "persistent_workers",
+        ):
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
         super().__setattr__(attr, val)
 
     @property
@@ -195,6 +236,7 @@ class DataLoader:
             return _SingleProcessDataLoaderIter(self)
         self.check_worker_number_rationality()
         from .multiprocess_iter import MultiProcessingDataLoaderIter
+
         return MultiProcessingDataLoaderIter(self)
 
     def __iter__(self) -> "_BaseDataLoaderIter":
@@ -210,8 +252,9 @@ class DataLoader:
         if self._dataset_kind == ITERABLE:
             length = self._IterableDataset_len_called = len(self.dataset)
             if self.batch_size is not None:
-                length = (length // self.batch_size if self.drop_last
-                          else -(-length // self.batch_size))
+                length = (
+                    length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+                )
             return length
         return len(self._index_sampler)
 
@@ -221,15 +264,20 @@ class DataLoader:
             return
         suggested = _cpu_count()
         if suggested is None or self.num_workers > suggested:
-            about = (f"Our suggested max number of worker in current system is {suggested}, "
-                     f"which is smaller than what this DataLoader is going to create."
-                     if suggested is not None else
-                     "DataLoader is not able to compute a suggested max number of worker in "
-                     "current system.")
-            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
-                          f"total. {about} Please be aware that excessive worker creation might "
-                          f"get DataLoader running slow or even freeze, lower the worker number "
-                          f"to avoid potential slowness/freeze if necessary.", stacklevel=2)
+            about = (
+                f"Our suggested max number of worker in current system is {suggested}, "
+                f"which is smaller than what this DataLoader is going to create."
+                if suggested is not None
+                else "DataLoader is not able to compute a suggested max number of worker in "
+                "current system."
+            )
+            warnings.warn(
+                f"This DataLoader will create {self.num_workers} worker processes in "
+                f"total. {about} Please be aware that excessive worker creation might "
+                f"get DataLoader running slow or even freeze, lower the worker number "
+                f"to avoid potential slowness/freeze if necessary.",
+                stacklevel=2,
+            )
 
 
 class _BaseDataLoaderIter:
@@ -244,13 +292,17 @@ class _BaseDataLoaderIter:
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
         if loader.pin_memory and not _accelerator_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
-                          "then device pinned memory won't be used.", stacklevel=3)
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, "
+                "then device pinned memory won't be used.",
+                stacklevel=3,
+            )
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = int(aten.empty((), dtype=_dt.int64).random_(
-            0, 2 ** 63, generator=loader.generator).item())
+        self._base_seed = int(
+            aten.empty((), dtype=_dt.int64).random_(0, 2**63, generator=loader.generator).item()
+        )
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
 
@@ -271,7 +323,7 @@ class _BaseDataLoaderIter:
     def __next__(self) -> Any:
         if _rf_state.active:  # while an observer records, each batch is a region, named as
             with record_function(f"enumerate(DataLoader)#{type(self).__name__}.__next__"):
-                data = self._next_data()             # PyTorch names it
+                data = self._next_data()  # PyTorch names it
         else:
             data = self._next_data()
         self._num_yielded += 1
@@ -281,12 +333,16 @@ class _BaseDataLoaderIter:
     def _check_iterable_length(self) -> None:
         n = self._IterableDataset_len_called
         if self._dataset_kind == ITERABLE and n is not None and self._num_yielded > n:
-            msg = (f"Length of IterableDataset {self._dataset} was reported to be {n} (when "
-                   f"accessing len(dataloader)), but {self._num_yielded} samples have been "
-                   f"fetched. ")
+            msg = (
+                f"Length of IterableDataset {self._dataset} was reported to be {n} (when "
+                f"accessing len(dataloader)), but {self._num_yielded} samples have been "
+                f"fetched. "
+            )
             if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not properly "
-                        "configuring the IterableDataset replica at each worker.")
+                msg += (
+                    "For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker."
+                )
             warnings.warn(msg, stacklevel=3)
 
     def __len__(self) -> int:
@@ -301,9 +357,14 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
-        self._fetcher = create_fetcher(self._dataset_kind, self._dataset, self._auto_collation,
-                                       self._collate_fn, self._drop_last)
+        self._fetcher = create_fetcher(
+            self._dataset_kind,
+            self._dataset,
+            self._auto_collation,
+            self._collate_fn,
+            self._drop_last,
+        )
 
     def _next_data(self):
-        index = self._next_index()           # may raise StopIteration
-        return self._fetcher.fetch(index)    # may raise StopIteration
+        index = self._next_index()  # may raise StopIteration
+        return self._fetcher.fetch(index)  # may raise StopIteration

@@ -1,5 +1,6 @@
 """Datasets: Dataset, IterableDataset, TensorDataset, StackDataset, Subset, ConcatDataset,
 ChainDataset, random_split."""
+
 from __future__ import annotations
 
 import bisect
@@ -12,8 +13,16 @@ from ...ops import aten
 from ...random import default_generator
 from ...tensor.tensor import Tensor
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset",
-           "ConcatDataset", "ChainDataset", "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "StackDataset",
+    "Subset",
+    "ConcatDataset",
+    "ChainDataset",
+    "random_split",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -79,8 +88,10 @@ class StackDataset(Dataset):
 
     def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
         if args and kwargs:
-            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
-                             "``kwargs``) like input/output, but both types are given.")
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                "``kwargs``) like input/output, but both types are given."
+            )
         if not args and not kwargs:
             raise ValueError("At least one dataset should be passed")
         parts = list(args or kwargs.values())
@@ -98,12 +109,14 @@ class StackDataset(Dataset):
         named = isinstance(self.datasets, dict)
         columns = {}
         datasets = self.datasets
-        for k, d in (datasets.items() if isinstance(datasets, dict) else enumerate(datasets)):
+        for k, d in datasets.items() if isinstance(datasets, dict) else enumerate(datasets):
             if callable(getattr(d, "__getitems__", None)):
                 items = d.__getitems__(indices)
                 if len(items) != len(indices):
-                    raise ValueError(f"Nested dataset's output size mismatch. Expected "
-                                     f"{len(indices)}, got {len(items)}")
+                    raise ValueError(
+                        f"Nested dataset's output size mismatch. Expected "
+                        f"{len(indices)}, got {len(items)}"
+                    )
             else:
                 items = [d[i] for i in indices]
             columns[k] = items
@@ -130,7 +143,8 @@ class Subset(Dataset):
     def __getitems__(self, indices: list[int]) -> list:
         if callable(getattr(self.dataset, "__getitems__", None)):
             return self.dataset.__getitems__(  # type: ignore[attr-defined]  # checked above
-                [self.indices[i] for i in indices])
+                [self.indices[i] for i in indices]
+            )
         return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
@@ -222,11 +236,15 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=Non
             sizes[i % len(sizes)] += 1
         for i, length in enumerate(sizes):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an "
-                              f"empty dataset.", stacklevel=2)
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
         lengths = sizes
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = aten.randperm(sum(lengths), generator=generator).tolist()
-    return [Subset(dataset, indices[offset - length:offset])
-            for offset, length in zip(accumulate(lengths), lengths)]
+    return [
+        Subset(dataset, indices[offset - length : offset])
+        for offset, length in zip(accumulate(lengths), lengths)
+    ]

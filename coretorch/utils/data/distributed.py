@@ -1,5 +1,6 @@
 """`DistributedSampler`: each rank's share of a dataset (mirrors
 ``torch.utils.data.distributed.DistributedSampler``)."""
+
 from __future__ import annotations
 
 import math
@@ -19,21 +20,33 @@ class DistributedSampler(Sampler):
     it the tail is dropped. With `shuffle`, the permutation is drawn from a generator seeded
     with ``seed + epoch``: identical on every rank, new each epoch (call `set_epoch`)."""
 
-    def __init__(self, dataset, num_replicas: int | None = None, rank: int | None = None,
-                 shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
+    def __init__(
+        self,
+        dataset,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        drop_last: bool = False,
+    ) -> None:
         if num_replicas is None or rank is None:
             from ... import distributed as dist
+
             if not dist.is_initialized():
-                raise RuntimeError("DistributedSampler(): pass num_replicas and rank, or call "
-                                   "coretorch.distributed.init_process_group() first")
+                raise RuntimeError(
+                    "DistributedSampler(): pass num_replicas and rank, or call "
+                    "coretorch.distributed.init_process_group() first"
+                )
             num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
             rank = dist.get_rank() if rank is None else rank
         if not isinstance(num_replicas, int) or num_replicas < 1:
-            raise ValueError(f"DistributedSampler(): num_replicas must be a positive int, got "
-                             f"{num_replicas!r}")
+            raise ValueError(
+                f"DistributedSampler(): num_replicas must be a positive int, got {num_replicas!r}"
+            )
         if not isinstance(rank, int) or rank >= num_replicas or rank < 0:
-            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
-                             f"[0, {num_replicas - 1}]")
+            raise ValueError(
+                f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]"
+            )
         self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
         self.epoch, self.shuffle, self.seed, self.drop_last = 0, shuffle, seed, drop_last
         n = len(dataset)
@@ -57,8 +70,8 @@ class DistributedSampler(Sampler):
             else:
                 indices += (indices * math.ceil(pad / len(indices)))[:pad]
         else:
-            indices = indices[:self.total_size]
-        return iter(indices[self.rank:self.total_size:self.num_replicas])
+            indices = indices[: self.total_size]
+        return iter(indices[self.rank : self.total_size : self.num_replicas])
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,5 +1,6 @@
 """ExceptionWrapper: an exception caught in a worker, carried to the main process and raised
 there with the worker's traceback in its message (as PyTorch's)."""
+
 from __future__ import annotations
 
 import pickle

@@ -1,4 +1,5 @@
 """Fetchers: turn what the sampler yields into a batch, in the main process or a worker."""
+
 from __future__ import annotations
 
 from ...multiprocessing.tensor_sharing import empty_shared
@@ -10,7 +11,7 @@ from .worker_info import get_worker_info
 
 __all__ = ["MapDatasetFetcher", "IterableDatasetFetcher", "create_fetcher", "MAP", "ITERABLE"]
 
-MAP, ITERABLE = 0, 1   # dataset kinds
+MAP, ITERABLE = 0, 1  # dataset kinds
 
 
 class MapDatasetFetcher:
@@ -19,8 +20,9 @@ class MapDatasetFetcher:
     def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool) -> None:
         self.dataset, self.auto_collation = dataset, auto_collation
         self.collate_fn, self.drop_last = collate_fn, drop_last
-        self._gather = (auto_collation and collate_fn is default_collate
-                        and type(dataset) is TensorDataset)
+        self._gather = (
+            auto_collation and collate_fn is default_collate and type(dataset) is TensorDataset
+        )
 
     def fetch(self, index):
         """The collated sample(s) at `index` (a batch of indices when auto-collating)."""

@@ -9,6 +9,7 @@ them when the main process exits (KeyboardInterrupt included), and a worker whos
 died (SIGKILL) sees its task pipe close and exits (or notices its new parent within
 ``MP_STATUS_CHECK_INTERVAL`` seconds). A worker that dies is reported at once through SIGCHLD.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,13 +23,14 @@ from . import worker_signals
 from .dataloader import DataLoader, _BaseDataLoaderIter
 from .exception_wrapper import ExceptionWrapper
 from .fetch import ITERABLE
-from .worker import (IterableDatasetStopIteration, ResumeIteration, worker_loop)
+from .worker import IterableDatasetStopIteration, ResumeIteration, worker_loop
 
 __all__ = ["MultiProcessingDataLoaderIter"]
 
 
 def _status_check_interval() -> float:
     from . import worker
+
     return worker.MP_STATUS_CHECK_INTERVAL
 
 
@@ -42,14 +44,16 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         if self._prefetch_factor <= 0:
-            raise ValueError(f"DataLoader: prefetch_factor must be positive with num_workers > 0,"
-                             f" got {self._prefetch_factor}")
+            raise ValueError(
+                f"DataLoader: prefetch_factor must be positive with num_workers > 0,"
+                f" got {self._prefetch_factor}"
+            )
         context = loader.multiprocessing_context or _mp
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
         self._worker_pids_set = False
-        self._index_senders = []   # one pipe per worker: the main process writes, it reads
-        self._fd_channels = []     # one Unix socket per worker: the descriptors of its batches
+        self._index_senders = []  # one pipe per worker: the main process writes, it reads
+        self._fd_channels = []  # one Unix socket per worker: the descriptors of its batches
         self._workers = []
         self._workers_status = [True] * self._num_workers
         self._worker_result_queue = context.Queue()
@@ -62,15 +66,26 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._fd_channels.append(main_end)
                 w = context.Process(
                     target=worker_loop,
-                    args=(self._dataset_kind, self._dataset, (receiver, sender),
-                          self._worker_result_queue, (worker_end, main_end),
-                          self._workers_done_event,
-                          self._auto_collation, self._collate_fn, self._drop_last,
-                          self._base_seed, self._worker_init_fn, i, self._num_workers,
-                          self._persistent_workers))
+                    args=(
+                        self._dataset_kind,
+                        self._dataset,
+                        (receiver, sender),
+                        self._worker_result_queue,
+                        (worker_end, main_end),
+                        self._workers_done_event,
+                        self._auto_collation,
+                        self._collate_fn,
+                        self._drop_last,
+                        self._base_seed,
+                        self._worker_init_fn,
+                        i,
+                        self._num_workers,
+                        self._persistent_workers,
+                    ),
+                )
                 w.daemon = True
                 w.start()
-                receiver.close()   # the worker has its own
+                receiver.close()  # the worker has its own
                 worker_end.close()
                 self._workers.append(w)
         except BaseException:
@@ -83,8 +98,8 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
         super()._reset(loader, first_iter)
-        self._send_idx = 0       # the next task to send to a worker
-        self._rcvd_idx = 0       # the next task to return from __next__
+        self._send_idx = 0  # the next task to send to a worker
+        self._rcvd_idx = 0  # the next task to return from __next__
         # task index -> (worker,) while outstanding, (worker, data) once it arrived early
         self._task_info: dict[int, tuple] = {}
         self._tasks_outstanding = 0
@@ -113,8 +128,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     self._mark_worker_as_unavailable(worker_id)
             if failed:
                 pids = ", ".join(str(w.pid) for w in failed)
-                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") \
-                    from e
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e
             if isinstance(e, queue.Empty):
                 return False, None
             raise
@@ -131,7 +145,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             while not ok:
                 ok, data = self._try_get_data(_status_check_interval())
         idx, message = data
-        if message is None:   # the acknowledgement of a ResumeIteration
+        if message is None:  # the acknowledgement of a ResumeIteration
             return idx, None
         worker_id, nfds, payload = message
         fds = recv_fds(self._fd_channels[worker_id], nfds) if nfds else []
@@ -152,7 +166,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if not self._persistent_workers:
                     self._shutdown_workers()
                 raise StopIteration
-            if len(self._task_info[self._rcvd_idx]) == 2:   # it arrived earlier
+            if len(self._task_info[self._rcvd_idx]) == 2:  # it arrived earlier
                 worker_id, data = self._task_info.pop(self._rcvd_idx)
                 self._rcvd_idx += 1
                 return self._process_data(data, worker_id)
@@ -181,11 +195,13 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             index = self._next_index()
         except StopIteration:
             return
-        for _ in range(self._num_workers):   # the next active worker, if any
+        for _ in range(self._num_workers):  # the next active worker, if any
             worker_queue_idx = next(self._worker_queue_idx_cycle)
             if self._workers_status[worker_queue_idx]:
-                if self._in_order or (self._workers_num_tasks[worker_queue_idx]
-                                      < max_tasks // sum(self._workers_status)):
+                if self._in_order or (
+                    self._workers_num_tasks[worker_queue_idx]
+                    < max_tasks // sum(self._workers_status)
+                ):
                     break
         else:
             return
@@ -207,7 +223,7 @@ class MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         try:
             self._index_senders[worker_id].send(None)
         except OSError:
-            pass   # it is gone already
+            pass  # it is gone already
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self) -> None:

@@ -1,4 +1,5 @@
 """Samplers: the order in which a DataLoader visits indices."""
+
 from __future__ import annotations
 
 from typing import Generic, Iterable, Iterator, Sequence, TypeVar
@@ -10,8 +11,14 @@ from ...ops import aten
 from ...ops.factories_public import as_tensor
 from ...random import Generator, default_generator
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 
 def _positive_int(name: str, value) -> None:
@@ -54,7 +61,7 @@ def _generator_or_fresh(generator):
     """`generator`, or a fresh one seeded from the default generator (as PyTorch)."""
     if generator is not None:
         return generator
-    seed = int(default_generator.numpy.integers(0, 2 ** 63 - 1))
+    seed = int(default_generator.numpy.integers(0, 2**63 - 1))
     return Generator().manual_seed(seed)
 
 
@@ -62,16 +69,19 @@ class RandomSampler(Sampler[int]):
     """A random permutation (or, with `replacement`, `num_samples` uniform draws) drawn from
     `generator`; a new one each epoch."""
 
-    def __init__(self, data_source, replacement: bool = False, num_samples: int | None = None,
-                 generator=None) -> None:
+    def __init__(
+        self, data_source, replacement: bool = False, num_samples: int | None = None, generator=None
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
         _boolean("replacement", replacement, TypeError)
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got "
-                             f"num_samples={self.num_samples}")
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
 
     @property
     def num_samples(self) -> int:
@@ -84,12 +94,11 @@ class RandomSampler(Sampler[int]):
         if self.replacement:
             for _ in range(self.num_samples // 32):
                 yield from aten.randint(0, n, (32,), generator=generator).tolist()
-            yield from aten.randint(0, n, (self.num_samples % 32,),
-                                    generator=generator).tolist()
+            yield from aten.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
                 yield from aten.randperm(n, generator=generator).tolist()
-            yield from aten.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            yield from aten.randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -110,8 +119,9 @@ class SubsetRandomSampler(Sampler[int]):
         return len(self.indices)
 
 
-def multinomial_indices(weights: np.ndarray, num_samples: int, replacement: bool,
-                        generator: Generator | None) -> list[int]:
+def multinomial_indices(
+    weights: np.ndarray, num_samples: int, replacement: bool, generator: Generator | None
+) -> list[int]:
     """`num_samples` category indices drawn with probabilities proportional to `weights` (1-D,
     float64), with or without replacement, from `generator` (default: the global one): what
     ``torch.multinomial`` returns, with its errors. Without replacement it is the exponential
@@ -127,8 +137,9 @@ def multinomial_indices(weights: np.ndarray, num_samples: int, replacement: bool
         picks = np.searchsorted(cdf, gen.numpy.random(num_samples) * cdf[-1], side="right")
         return np.minimum(picks, n - 1).tolist()
     if num_samples > n:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
-                           "replacement")
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
     keys = weights / gen.numpy.exponential(size=n)
     return np.argsort(-keys, kind="stable")[:num_samples].tolist()
 
@@ -138,14 +149,17 @@ class WeightedRandomSampler(Sampler[int]):
     `weights` (not necessarily summing to one), with or without replacement, from
     `generator`."""
 
-    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
-                 generator=None) -> None:
+    def __init__(
+        self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None
+    ) -> None:
         _positive_int("num_samples", num_samples)
         _boolean("replacement", replacement)
         weights_tensor = as_tensor(weights, dtype=_dt.float64)
         if len(weights_tensor.shape) != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(weights_tensor.shape)}")
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
         self.weights = weights_tensor
         self.num_samples = num_samples
         self.replacement = replacement

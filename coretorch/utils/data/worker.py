@@ -6,6 +6,7 @@ batch travel as shared memory (see ``coretorch.multiprocessing``): the pickled b
 the `n` descriptors of its memory go over the worker's own Unix socket. ``None`` on the
 pipe (or its end) means exit; `ResumeIteration` starts a new epoch for persistent workers.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,13 @@ from .exception_wrapper import ExceptionWrapper
 from .fetch import ITERABLE, create_fetcher
 from .worker_info import WorkerInfo, set_worker_info
 
-__all__ = ["worker_loop", "numpy_seed_for_worker", "MP_STATUS_CHECK_INTERVAL",
-           "ResumeIteration", "IterableDatasetStopIteration"]
+__all__ = [
+    "worker_loop",
+    "numpy_seed_for_worker",
+    "MP_STATUS_CHECK_INTERVAL",
+    "ResumeIteration",
+    "IterableDatasetStopIteration",
+]
 
 # seconds between a waiting worker's (or the main process's) checks that the other side lives
 MP_STATUS_CHECK_INTERVAL = 5.0
@@ -31,6 +37,7 @@ MP_STATUS_CHECK_INTERVAL = 5.0
 @dataclass(frozen=True)
 class IterableDatasetStopIteration:
     """A worker's IterableDataset copy is exhausted."""
+
     worker_id: int
 
 
@@ -88,19 +95,32 @@ def _pack(data, worker_id: int, fd_channel) -> tuple[int, int, bytes]:
     try:
         with collecting_fds() as fds:
             payload = bytes(ForkingPickler.dumps(data))
-        send_fds(fd_channel, fds)   # while `data` keeps the descriptors open
+        send_fds(fd_channel, fds)  # while `data` keeps the descriptors open
         return worker_id, len(fds), payload
     except Exception:
         wrapped = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         return worker_id, 0, bytes(ForkingPickler.dumps(wrapped))
 
 
-def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_sockets: tuple,
-                done_event, auto_collation: bool, collate_fn, drop_last: bool, base_seed: int,
-                init_fn, worker_id: int, num_workers: int, persistent_workers: bool) -> None:
+def worker_loop(
+    dataset_kind: int,
+    dataset,
+    index_pipe: tuple,
+    data_queue,
+    fd_sockets: tuple,
+    done_event,
+    auto_collation: bool,
+    collate_fn,
+    drop_last: bool,
+    base_seed: int,
+    init_fn,
+    worker_id: int,
+    num_workers: int,
+    persistent_workers: bool,
+) -> None:
     """Run in a worker process until told to exit (or until the main process dies)."""
     tasks, sender = index_pipe
-    sender.close()   # only the main process writes: when it dies, `tasks` reaches its end
+    sender.close()  # only the main process writes: when it dies, `tasks` reaches its end
     fd_channel, main_end = fd_sockets
     main_end.close()
     watchdog = _ManagerWatchdog()
@@ -110,14 +130,14 @@ def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_so
         random.seed(seed)
         manual_seed(seed)
         np.random.seed(numpy_seed_for_worker(base_seed, worker_id))
-        set_worker_info(WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
-                                   dataset=dataset))
+        set_worker_info(
+            WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+        )
         init_exception = None
         try:
             if init_fn is not None:
                 init_fn(worker_id)
-            fetcher = create_fetcher(dataset_kind, dataset, auto_collation, collate_fn,
-                                     drop_last)
+            fetcher = create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
         except Exception:
             init_exception = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         iteration_end = False
@@ -133,13 +153,14 @@ def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_so
                 data_queue.put((r, None))
                 iteration_end = False
                 if init_exception is None:
-                    fetcher = create_fetcher(dataset_kind, dataset, auto_collation, collate_fn,
-                                             drop_last)
+                    fetcher = create_fetcher(
+                        dataset_kind, dataset, auto_collation, collate_fn, drop_last
+                    )
                 continue
-            if r is None:   # the final signal
+            if r is None:  # the final signal
                 break
             if done_event.is_set() or iteration_end:
-                continue    # shutting down or exhausted: wait for the final signal
+                continue  # shutting down or exhausted: wait for the final signal
             idx, index = r
             if init_exception is not None:
                 data, init_exception = init_exception, None
@@ -152,8 +173,7 @@ def worker_loop(dataset_kind: int, dataset, index_pipe: tuple, data_queue, fd_so
                         data = IterableDatasetStopIteration(worker_id)  # type: ignore[assignment]
                         iteration_end = True
                     else:
-                        data = ExceptionWrapper(
-                            where=f"in DataLoader worker process {worker_id}")
+                        data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             data_queue.put((idx, _pack(data, worker_id, fd_channel)))
             del data, idx, index, r
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
 """`get_worker_info`: which DataLoader worker process this is (None in the main process)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,7 @@
 """Noticing dead DataLoader workers at once: a SIGCHLD handler in the main process checks the
 registered worker pids and raises when one has died with an error, instead of the main process
 waiting for a batch that will never come (what PyTorch's loader does too)."""
+
 from __future__ import annotations
 
 import atexit
@@ -8,8 +9,13 @@ import os
 import signal
 import threading
 
-__all__ = ["set_worker_pids", "remove_worker_pids", "error_if_any_worker_fails",
-           "set_sigchld_handler", "python_exiting"]
+__all__ = [
+    "set_worker_pids",
+    "remove_worker_pids",
+    "error_if_any_worker_fails",
+    "set_sigchld_handler",
+    "python_exiting",
+]
 
 _worker_pids: dict[int, tuple[int, ...]] = {}
 _handler_set = False
@@ -50,15 +56,19 @@ def _failure(pid: int) -> str | None:
     if info is None:
         return None
     if info.si_code == os.CLD_EXITED and info.si_status != 0:
-        return (f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
-                f"{info.si_status}. Details are lost due to multiprocessing. Rerunning with "
-                f"num_workers=0 may give better error trace.")
+        return (
+            f"DataLoader worker (pid {pid}) exited unexpectedly with exit code "
+            f"{info.si_status}. Details are lost due to multiprocessing. Rerunning with "
+            f"num_workers=0 may give better error trace."
+        )
     if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
         name = signal.strsignal(info.si_status)
         msg = f"DataLoader worker (pid {pid}) is killed by signal: {name}. "
         if info.si_status == signal.SIGBUS:
-            msg += ("It is possible that dataloader's workers are out of shared memory. Please "
-                    "try to raise your shared memory limit.")
+            msg += (
+                "It is possible that dataloader's workers are out of shared memory. Please "
+                "try to raise your shared memory limit."
+            )
         return msg
     return None
 

@@ -1,5 +1,6 @@
 """Arrays to TensorBoard images: layout conversion (``CHW``, ``NCHW``, ...) to HWC, a grid for
 batches, PNG encoding (Pillow, which tensorboard depends on)."""
+
 from __future__ import annotations
 
 import io
@@ -14,15 +15,16 @@ def make_grid(images: np.ndarray, ncols: int = 8) -> np.ndarray:
     if images.shape[1] == 1:
         images = np.concatenate([images] * 3, 1)
     if images.ndim != 4 or images.shape[1] != 3:
-        raise ValueError(f"add_images(): expected N images of 1 or 3 channels, got shape "
-                         f"{images.shape}")
+        raise ValueError(
+            f"add_images(): expected N images of 1 or 3 channels, got shape {images.shape}"
+        )
     n, _, h, w = images.shape
     ncols = min(n, ncols)
     nrows = -(-n // ncols)
     canvas = np.zeros((3, h * nrows, w * ncols), dtype=images.dtype)
     for i in range(n):
         y, x = divmod(i, ncols)
-        canvas[:, y * h:(y + 1) * h, x * w:(x + 1) * w] = images[i]
+        canvas[:, y * h : (y + 1) * h, x * w : (x + 1) * w] = images[i]
     return canvas
 
 
@@ -30,11 +32,11 @@ def to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
     """`array` laid out as `dataformats` (letters N, C, H, W) as an H×W×C image (C 3 or 4)."""
     fmt = dataformats.upper()
     if len(set(fmt)) != len(fmt) or not set(fmt) <= set("NCHW"):
-        raise ValueError(f"dataformats: expected distinct letters among N, C, H, W, got "
-                         f"{dataformats!r}")
+        raise ValueError(
+            f"dataformats: expected distinct letters among N, C, H, W, got {dataformats!r}"
+        )
     if array.ndim != len(fmt):
-        raise ValueError(f"image of shape {array.shape} does not match dataformats "
-                         f"{dataformats!r}")
+        raise ValueError(f"image of shape {array.shape} does not match dataformats {dataformats!r}")
     if len(fmt) == 4:
         return make_grid(array.transpose([fmt.find(c) for c in "NCHW"])).transpose(1, 2, 0)
     if len(fmt) == 3:
@@ -49,6 +51,7 @@ def to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
 def encode_png(hwc: np.ndarray, rescale: float = 1) -> tuple[bytes, int, int, int]:
     """(PNG bytes, height, width, channels) of an H×W×C uint8 image, resized by `rescale`."""
     from PIL import Image
+
     h, w, c = hwc.shape
     img = Image.fromarray(hwc)
     if rescale != 1:

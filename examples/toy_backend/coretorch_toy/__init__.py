@@ -5,4 +5,5 @@ kernels plus ``fill_`` (`kernels`) and leaves every other op to coretorch's CPU 
 entry point in pyproject.toml points coretorch at `plugin`; `device_module` becomes
 ``coretorch.toy``. See docs/writing-a-backend.md in the coretorch repository.
 """
+
 __version__ = "0.1.0"

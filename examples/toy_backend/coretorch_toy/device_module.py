@@ -1,10 +1,17 @@
 """``coretorch.toy``: the device module, shaped like ``torch.cuda``."""
+
 from __future__ import annotations
 
 from .memory import allocator
 
-__all__ = ["is_available", "device_count", "current_device", "synchronize", "memory_allocated",
-           "max_memory_allocated"]
+__all__ = [
+    "is_available",
+    "device_count",
+    "current_device",
+    "synchronize",
+    "memory_allocated",
+    "max_memory_allocated",
+]
 
 
 def is_available() -> bool:

@@ -7,6 +7,7 @@ is the result's). One kernel serves the functional (``add(a, b)``), in-place (``
 where `out` is `a`) and ``out=`` forms. Parameter names follow the schema
 (``add(Tensor|Scalar self, Tensor|Scalar other, *, Scalar alpha=1)``): registration checks them.
 """
+
 from __future__ import annotations
 
 import numpy as np

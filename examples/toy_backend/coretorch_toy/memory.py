@@ -4,6 +4,7 @@ A toy buffer is a numpy uint8 array standing in for device memory. Only this bac
 inside it (through `device_array`); the core moves data with `read_numpy` / `write_numpy`,
 which copy, as they would for memory on a real accelerator.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,9 @@ def device_array(t) -> np.ndarray:
     if 0 in t._shape:
         return np.empty(t._shape, dtype)
     size = dtype.itemsize
-    return np.ndarray(t._shape, dtype, t._storage.data, t._offset * size,
-                      tuple(s * size for s in t._stride))
+    return np.ndarray(
+        t._shape, dtype, t._storage.data, t._offset * size, tuple(s * size for s in t._stride)
+    )
 
 
 def read_numpy(t) -> np.ndarray:

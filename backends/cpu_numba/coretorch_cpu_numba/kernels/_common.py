@@ -1,5 +1,6 @@
 """Helpers shared by the kernel modules: numpy views of arguments, writing results, and the
 backend kit (`coretorch.backend_kit`) bound to numpy and `as_numpy` (`KIT`)."""
+
 from __future__ import annotations
 
 import numpy as np

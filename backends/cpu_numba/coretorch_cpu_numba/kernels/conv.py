@@ -17,6 +17,7 @@ The loops are written for 3-D convolutions (N, C, D, H, W); a 2-D convolution is
   (LeNet's first layer: K = 9) BLAS runs each on one thread, and N products of 32x9x784 take
   0.33 ms where the one batch-wide 32x9x50176 GEMM takes 1.1 ms.
 """
+
 from __future__ import annotations
 
 import numba
@@ -27,7 +28,7 @@ from coretorch.backend_kit.array_kit import acc_float
 
 from ..registry import kernel
 from ..scratch import scratch as _buffer
-from ._common import arr, write, writable_target
+from ._common import arr, writable_target, write
 
 __all__ = ["im2col", "col2im", "columns", "add_columns", "conv_forward", "conv_input_grad"]
 
@@ -53,8 +54,27 @@ def _row_offset(rc, kg, group_rows, row_stride):
 
 
 @numba.njit(cache=True)
-def _walk_columns(img, cols, adjoint, kg, group_rows, row_stride, sample_stride, kd, kh, kw, sd,
-                  sh, sw, dd, dh, dw, od, oh, ow):
+def _walk_columns(
+    img,
+    cols,
+    adjoint,
+    kg,
+    group_rows,
+    row_stride,
+    sample_stride,
+    kd,
+    kh,
+    kw,
+    sd,
+    sh,
+    sw,
+    dd,
+    dh,
+    dw,
+    od,
+    oh,
+    ow,
+):
     """Pair each column entry with the padded image element it covers, in column order: copy the
     image into the columns (im2col) or, with `adjoint`, add the columns into the image
     (col2im)."""
@@ -108,11 +128,24 @@ class _Geometry:
     """One convolution's sizes: kernel `k`, stride, low-side `pads`, dilation and output sizes
     `out` (tuples over the spatial dims), groups, and the column layout it uses."""
 
-    def __init__(self, x_shape: tuple, w_shape: tuple, groups: int, stride: tuple, pads: tuple,
-                 dilation: tuple, out: tuple):
+    def __init__(
+        self,
+        x_shape: tuple,
+        w_shape: tuple,
+        groups: int,
+        stride: tuple,
+        pads: tuple,
+        dilation: tuple,
+        out: tuple,
+    ):
         self.n, self.groups = x_shape[0], groups
         self.k, self.stride, self.pads, self.dilation, self.out = (
-            tuple(w_shape[2:]), tuple(stride), tuple(pads), tuple(dilation), tuple(out))
+            tuple(w_shape[2:]),
+            tuple(stride),
+            tuple(pads),
+            tuple(dilation),
+            tuple(out),
+        )
         self.og = w_shape[0] // groups
         self.kg = w_shape[1] * int(np.prod(self.k))
         self.L = int(np.prod(out))
@@ -128,8 +161,9 @@ class _Geometry:
 
     def for_samples(self, x_shape: tuple, w_shape: tuple) -> _Geometry:
         """The geometry of a chunk of samples (input of shape `x_shape`)."""
-        return _Geometry(x_shape, w_shape, self.groups, self.stride, self.pads, self.dilation,
-                         self.out)
+        return _Geometry(
+            x_shape, w_shape, self.groups, self.stride, self.pads, self.dilation, self.out
+        )
 
     def loop_args(self, cols_shape_rows: int) -> tuple:
         """The layout and geometry ints of im2col/col2im (2-D geometry as depth 1)."""
@@ -138,16 +172,17 @@ class _Geometry:
         else:
             layout = (cols_shape_rows, cols_shape_rows, self.n * self.L, self.L)
         lead = (1,) * (3 - len(self.k))
-        return (layout + lead + self.k + lead + self.stride + lead + self.dilation + lead
-                + self.out)
+        return layout + lead + self.k + lead + self.stride + lead + self.dilation + lead + self.out
 
     def padded_shape(self, x_shape: tuple) -> tuple:
         """(N, C, *padded): the low padding plus what the last window reaches (at least the
         input)."""
         return tuple(x_shape[:2]) + tuple(
             max(size + p, (o - 1) * s + (kk - 1) * d + 1)
-            for size, kk, s, p, d, o in zip(x_shape[2:], self.k, self.stride, self.pads,
-                                             self.dilation, self.out))
+            for size, kk, s, p, d, o in zip(
+                x_shape[2:], self.k, self.stride, self.pads, self.dilation, self.out
+            )
+        )
 
     def cols_shape(self) -> tuple:
         """The column buffer's shape in this layout."""
@@ -212,7 +247,7 @@ def _to_batch_major(r, b, y):
 def _with_bias_column(w: np.ndarray, b, geo: _Geometry) -> np.ndarray:
     """(groups, og, kg + 1): the weight with the bias (or zeros) as its last column."""
     wb = _buffer("wbias", (geo.groups, geo.og, geo.kg + 1), w.dtype)
-    wb[:, :, :geo.kg] = w.reshape(geo.groups, geo.og, geo.kg)
+    wb[:, :, : geo.kg] = w.reshape(geo.groups, geo.og, geo.kg)
     wb[:, :, geo.kg] = 0 if b is None else b.reshape(geo.groups, geo.og)
     return wb
 
@@ -224,8 +259,8 @@ def conv_forward(x: np.ndarray, w: np.ndarray, b, geo: _Geometry, y: np.ndarray)
     step = geo.chunk(x.itemsize)
     if step < n:
         for s in range(0, n, step):
-            xs = x[s:s + step]
-            conv_forward(xs, w, b, geo.for_samples(xs.shape, w.shape), y[s:s + step])
+            xs = x[s : s + step]
+            conv_forward(xs, w, b, geo.for_samples(xs.shape, w.shape), y[s : s + step])
         return
     cols = columns(x, geo)
     if geo.per_sample:
@@ -233,8 +268,11 @@ def conv_forward(x: np.ndarray, w: np.ndarray, b, geo: _Geometry, y: np.ndarray)
         return
     r = _buffer("gemm", (g, og, n * L), x.dtype)
     np.matmul(w.reshape(g, og, kg), cols, out=r)
-    _to_batch_major(r.reshape(g * og, n, L), b if b is not None else np.empty(0, y.dtype),
-                    y.reshape(n, g * og, L))
+    _to_batch_major(
+        r.reshape(g * og, n, L),
+        b if b is not None else np.empty(0, y.dtype),
+        y.reshape(n, g * og, L),
+    )
 
 
 def conv_input_grad(go: np.ndarray, w: np.ndarray, geo: _Geometry, gx: np.ndarray) -> None:
@@ -252,8 +290,9 @@ def conv_input_grad(go: np.ndarray, w: np.ndarray, geo: _Geometry, gx: np.ndarra
     add_columns(dcols, geo, gx)
 
 
-def _weight_and_bias_grads(go: np.ndarray, cols: np.ndarray, geo: _Geometry,
-                           gw: np.ndarray, gb: np.ndarray) -> None:
+def _weight_and_bias_grads(
+    go: np.ndarray, cols: np.ndarray, geo: _Geometry, gw: np.ndarray, gb: np.ndarray
+) -> None:
     """gw (groups, og, kg) and gb (C_out,) from the output gradient `go` (layouts as in
     `conv_input_grad`) and the columns of the input."""
     g, og, kg, n, L = geo.groups, geo.og, geo.kg, geo.n, geo.L
@@ -292,8 +331,9 @@ def conv2d(out, input, weight, bias, stride, padding, dilation, groups, pads):
         y[...] = 0 if b is None else b[:, None, None]
     else:
         # the high-side padding is implied by the output size (padding='same' may be uneven)
-        geo = _Geometry(x.shape, w.shape, groups, stride, (pads[0][0], pads[1][0]), dilation,
-                        shape[2:])
+        geo = _Geometry(
+            x.shape, w.shape, groups, stride, (pads[0][0], pads[1][0]), dilation, shape[2:]
+        )
         conv_forward(x, w, b, geo, y)
     if copy:
         write(out, y.reshape(o.shape))
@@ -315,8 +355,9 @@ def _backward(go: np.ndarray, x: np.ndarray, w: np.ndarray, geo: _Geometry, gw, 
 
 
 @kernel("convolution_backward")
-def convolution_backward(out, grad_output, input, weight, stride, padding, dilation, groups,
-                         output_mask):
+def convolution_backward(
+    out, grad_output, input, weight, stride, padding, dilation, groups, output_mask
+):
     """(grad_input, grad_weight, grad_bias) of conv2d: GEMMs over the input's columns for
     grad_weight (grad_bias folded in per sample) and into columns for grad_input, then col2im,
     over chunks of samples; grad_input only where output_mask asks for it (the others are cheap
@@ -330,10 +371,16 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
     geo = _Geometry(x.shape, w.shape, groups, stride, padding, dilation, go.shape[2:])
     n, cout = go.shape[:2]
     # a left-out output is empty: computed into scratch, not written
-    gw, gw_copy = (writable_target(gw_t, cdt, (groups, geo.og, geo.kg)) if output_mask[1]
-                   else (_buffer("gw", (groups, geo.og, geo.kg), cdt), False))
-    gb, gb_copy = (writable_target(gb_t, cdt, (cout,)) if output_mask[2]
-                   else (_buffer("gb", (cout,), cdt), False))
+    gw, gw_copy = (
+        writable_target(gw_t, cdt, (groups, geo.og, geo.kg))
+        if output_mask[1]
+        else (_buffer("gw", (groups, geo.og, geo.kg), cdt), False)
+    )
+    gb, gb_copy = (
+        writable_target(gb_t, cdt, (cout,))
+        if output_mask[2]
+        else (_buffer("gb", (cout,), cdt), False)
+    )
     gx, gx_copy = writable_target(gi_t, cdt, x.shape) if output_mask[0] else (None, False)
     if not (go.size and x.size):
         gw[...] = 0
@@ -345,11 +392,17 @@ def convolution_backward(out, grad_output, input, weight, stride, padding, dilat
         step = geo.chunk(cdt.itemsize)
         part_w, part_b = _buffer("gw_part", gw.shape, cdt), _buffer("gb_part", gb.shape, cdt)
         for s in range(0, n, step):
-            xs = x[s:s + step]
+            xs = x[s : s + step]
             first = s == 0
-            _backward(go[s:s + step], xs, w, geo.for_samples(xs.shape, w.shape),
-                      (gw if first else part_w) if want_wb else None, gb if first else part_b,
-                      None if gx is None else gx[s:s + step])
+            _backward(
+                go[s : s + step],
+                xs,
+                w,
+                geo.for_samples(xs.shape, w.shape),
+                (gw if first else part_w) if want_wb else None,
+                gb if first else part_b,
+                None if gx is None else gx[s : s + step],
+            )
             if want_wb and not first:
                 gw += part_w
                 gb += part_b

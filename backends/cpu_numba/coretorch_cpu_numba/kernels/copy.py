@@ -1,5 +1,6 @@
 """_copy_ on the cpu device: one `np.copyto` (numpy handles overlapping operands itself, so the
 backend kit's defensive copy is not needed on this hot path)."""
+
 from __future__ import annotations
 
 import numpy as np

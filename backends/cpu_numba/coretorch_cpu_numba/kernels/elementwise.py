@@ -6,6 +6,7 @@ multi-threaded numba loops for large contiguous float operands, numba loops for 
 (erf, erfinv, sigmoid, gelu, silu, integer powers), and fused kernels for composites that
 training loops call often (relu, lerp/addcmul/addcdiv: the optimizers' inner loops; sub).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ from coretorch.backend_kit import pointwise as kit
 from coretorch.backend_kit.array_kit import opmath
 from coretorch.tensor.impl import TensorImpl
 
-from ..elementwise import JIT_FLOAT, as_numpy, jit_apply, loops, par_flats, PARALLEL_MIN
+from ..elementwise import JIT_FLOAT, PARALLEL_MIN, as_numpy, jit_apply, loops, par_flats
 from ..registry import kernel
 
 _T = TensorImpl
@@ -100,8 +101,12 @@ def mul(out, self, other):
     if _same_dtype(out, self, other):
         _ufunc_or_parallel(np.multiply, "mul_par", out, self, other)
         return
-    if isinstance(self, _T) and not isinstance(other, _T) and self._dtype is out._dtype \
-            and out._dtype.is_floating_point:
+    if (
+        isinstance(self, _T)
+        and not isinstance(other, _T)
+        and self._dtype is out._dtype
+        and out._dtype.is_floating_point
+    ):
         flats = par_flats(out, self, other)
         if flats is not None:
             loops().mul_scalar_par(*flats)
@@ -131,8 +136,12 @@ def _float_pow(out, self, exponent) -> bool:
     cdt = JIT_FLOAT.get(out._dtype)
     if cdt is None:
         return False
-    if isinstance(self, _T) and isinstance(exponent, (int, float)) \
-            and float(exponent).is_integer() and abs(exponent) <= _SMALL_POWER:
+    if (
+        isinstance(self, _T)
+        and isinstance(exponent, (int, float))
+        and float(exponent).is_integer()
+        and abs(exponent) <= _SMALL_POWER
+    ):
         jit_apply("pow_int_scalar", out, (self,), cdt, (exponent,))
         return True
     x = np.asarray(as_numpy(self) if isinstance(self, _T) else self)
@@ -160,13 +169,18 @@ def pow_(out, self, exponent):
         kit.pow(out, self, exponent)
         return
     i64 = np.dtype(np.int64)
-    jit_apply("int_pow", out, tuple(x if isinstance(x, _T) else np.asarray(x, i64)
-                                    for x in (self, exponent)), i64)
+    jit_apply(
+        "int_pow",
+        out,
+        tuple(x if isinstance(x, _T) else np.asarray(x, i64) for x in (self, exponent)),
+        i64,
+    )
 
 
 def _jit_unary(name: str, loop: str, params: tuple = ()):
     def k(out, self):
         jit_apply(loop, out, (self,), JIT_FLOAT[out._dtype], params)
+
     k.__name__ = k.__qualname__ = name
     k.__doc__ = f"out = {name}(self) (numba loop)"
     kernel(name)(k)
@@ -179,8 +193,9 @@ for _name in ("sigmoid", "erf", "erfc", "erfinv", "silu"):
 @kernel("gelu")
 def gelu(out, self, approximate):
     """out = self * Phi(self) (exact, with erf) or its tanh approximation (numba loop)"""
-    jit_apply("gelu_tanh" if approximate == "tanh" else "gelu_erf", out, (self,),
-              JIT_FLOAT[out._dtype])
+    jit_apply(
+        "gelu_tanh" if approximate == "tanh" else "gelu_erf", out, (self,), JIT_FLOAT[out._dtype]
+    )
 
 
 @kernel("relu")
@@ -199,11 +214,15 @@ def threshold_backward(out, grad_output, self, threshold):
     """out = 0 where self <= threshold, else grad_output (a numba loop for floats: relu's
     backward as a mask and a float-by-bool product took 3x as long)"""
     if out._dtype.is_floating_point:
-        jit_apply("threshold_backward", out, (grad_output, self), JIT_FLOAT[out._dtype],
-                  (threshold,))
+        jit_apply(
+            "threshold_backward", out, (grad_output, self), JIT_FLOAT[out._dtype], (threshold,)
+        )
         return
-    np.copyto(as_numpy(out), np.where(as_numpy(self) <= threshold, 0, as_numpy(grad_output)),
-              casting="unsafe")
+    np.copyto(
+        as_numpy(out),
+        np.where(as_numpy(self) <= threshold, 0, as_numpy(grad_output)),
+        casting="unsafe",
+    )
 
 
 @kernel("lerp")
@@ -221,8 +240,11 @@ def _addc(name: str, out, self, t1, t2, value) -> None:
         return
     c = opmath(out._dtype)
     prod = np.multiply(as_numpy(t1), as_numpy(t2), dtype=c)
-    np.copyto(as_numpy(out), np.add(as_numpy(self), np.multiply(prod, c.type(value), dtype=c),
-                                    dtype=c), casting="unsafe")
+    np.copyto(
+        as_numpy(out),
+        np.add(as_numpy(self), np.multiply(prod, c.type(value), dtype=c), dtype=c),
+        casting="unsafe",
+    )
 
 
 @kernel("addcmul")

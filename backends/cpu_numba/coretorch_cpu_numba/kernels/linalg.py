@@ -2,6 +2,7 @@
 (a composite: ``mm`` then ``add``) as one BLAS GEMM written straight into the output, with the
 bias added there in place: no product temporary the size of the output and one dispatch
 instead of two (``linear`` with a bias, every layer of an MLP, runs it)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +28,8 @@ def addmm(out, self, mat1, mat2, beta, alpha):
     if alpha != 1:
         np.multiply(prod, alpha, out=prod, casting="unsafe")
     if beta != 0:
-        np.add(prod, s if beta == 1 else np.multiply(s, beta, dtype=cdt), out=prod,
-               casting="unsafe")
+        np.add(
+            prod, s if beta == 1 else np.multiply(s, beta, dtype=cdt), out=prod, casting="unsafe"
+        )
     if copy:
         write(out, prod)

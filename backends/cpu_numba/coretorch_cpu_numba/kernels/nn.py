@@ -1,6 +1,7 @@
 """Neural-network kernels the cpu backend runs faster than the backend kit's array-API ones: max and
 average pooling and their backwards as numba loops. conv2d and its backward (numba im2col/col2im
 + BLAS GEMM) are in `conv.py`; softmax is in `softmax.py`."""
+
 from __future__ import annotations
 
 import numba
@@ -10,12 +11,13 @@ from numba import uint64 as U
 from coretorch.backend_kit.array_kit import acc_float, is_float
 
 from ..registry import kernel
-from ._common import arr, write, writable_target
+from ._common import arr, writable_target, write
 
 _PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
 
 
 # ---- pooling ---------------------------------------------------------------------------------
+
 
 @numba.njit(cache=True, inline="always")
 def _window_max(xf, src, hs, he, ws, we, uw, dh, dw, init):
@@ -56,11 +58,11 @@ def _max_plane(x, y, ind, p, kh, kw, sh, sw, ph, pw, dh, dw, init):
             while ws < 0:
                 ws += dw
             if udh == 1 and udw == 1:  # constant steps: the loop runs 1.5x faster
-                best, bi, nan = _window_max(xf, src, U(hs), U(he), U(ws), U(we), uw, U(1),
-                                            U(1), init)
+                best, bi, nan = _window_max(
+                    xf, src, U(hs), U(he), U(ws), U(we), uw, U(1), U(1), init
+                )
             else:
-                best, bi, nan = _window_max(xf, src, U(hs), U(he), U(ws), U(we), uw, udh, udw,
-                                            init)
+                best, bi, nan = _window_max(xf, src, U(hs), U(he), U(ws), U(we), uw, udh, udw, init)
             if nan:  # as PyTorch: NaN wins (the last NaN of the window)
                 for h in range(U(hs), U(he), udh):
                     for w in range(U(ws), U(we), udw):
@@ -91,8 +93,9 @@ def _planes(a: np.ndarray, dtype) -> np.ndarray:
 
 
 @kernel("max_pool2d_with_indices")
-def max_pool2d_with_indices(out, self, kernel_size, stride, padding, dilation, ceil_mode,
-                            window_stride):
+def max_pool2d_with_indices(
+    out, self, kernel_size, stride, padding, dilation, ceil_mode, window_stride
+):
     """(max over each window, flat H*W index of the max); NaN wins (the last NaN)"""
     values, indices = out
     a = arr(self)
@@ -134,8 +137,9 @@ def _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
 
 
 @numba.njit(cache=True)
-def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_include_pad,
-                      divisor, zero):
+def _avg_pool_windows(
+    pooled, full, backward, kh, kw, sh, sw, ph, pw, count_include_pad, divisor, zero
+):
     """Walk the windows of average pooling over (planes, H, W) `full`, one per element of
     `pooled`. Forward: each window's mean into `pooled` (`zero`, 0.0 or 0, is the accumulator:
     floats divide, int64 truncates toward zero as C++ integer division does). Backward: each
@@ -144,8 +148,9 @@ def _avg_pool_windows(pooled, full, backward, kh, kw, sh, sw, ph, pw, count_incl
     for p in range(full.shape[0]):
         for i in range(pooled.shape[1]):
             for j in range(pooled.shape[2]):
-                hs, he, ws, we, f = _avg_window(i, j, H, W, kh, kw, sh, sw, ph, pw,
-                                                count_include_pad, divisor)
+                hs, he, ws, we, f = _avg_window(
+                    i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
+                )
                 if hs >= he or ws >= we:
                     if not backward:
                         pooled[p, i, j] = 0
@@ -174,8 +179,17 @@ def _avg_kind(dtype: np.dtype):
 
 
 @kernel("avg_pool2d")
-def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-               divisor_override, window_stride):
+def avg_pool2d(
+    out,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    window_stride,
+):
     """Mean over each window (integers: the sum divided with truncation toward zero)"""
     a, o = arr(self), arr(out)
     if o.size == 0:
@@ -184,15 +198,37 @@ def avg_pool2d(out, self, kernel_size, stride, padding, ceil_mode, count_include
     cdt, is_float = _avg_kind(a.dtype)
     x = _planes(a, cdt)
     y, copy = writable_target(out, cdt, (x.shape[0],) + o.shape[-2:])
-    _avg_pool_windows(y, x, False, kh, kw, sh, sw, ph, pw, count_include_pad,
-                      divisor_override or 0, 0.0 if is_float else 0)
+    _avg_pool_windows(
+        y,
+        x,
+        False,
+        kh,
+        kw,
+        sh,
+        sw,
+        ph,
+        pw,
+        count_include_pad,
+        divisor_override or 0,
+        0.0 if is_float else 0,
+    )
     if copy:
         write(out, y.reshape(o.shape))
 
 
 @kernel("avg_pool2d_backward")
-def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ceil_mode,
-                        count_include_pad, divisor_override, window_stride):
+def avg_pool2d_backward(
+    out,
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override,
+    window_stride,
+):
     """Each output's gradient, divided by its window's divisor, added over its window"""
     gi = arr(out)
     g0 = arr(grad_output)
@@ -202,8 +238,9 @@ def avg_pool2d_backward(out, grad_output, self, kernel_size, stride, padding, ce
     h, w = gi.shape[-2:]
     gx = np.zeros((g.shape[0], h, w), cdt)
     if g.size:
-        _avg_pool_windows(g, gx, True, kh, kw, sh, sw, ph, pw, count_include_pad,
-                          divisor_override or 0, 0.0)
+        _avg_pool_windows(
+            g, gx, True, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override or 0, 0.0
+        )
     write(out, gx.reshape(gi.shape))
 
 
@@ -217,8 +254,18 @@ def _max_pool_backward(g, ind, gx):
 
 
 @kernel("max_pool2d_with_indices_backward")
-def max_pool2d_with_indices_backward(out, grad_output, self, kernel_size, stride, padding,
-                                     dilation, ceil_mode, indices, window_stride):
+def max_pool2d_with_indices_backward(
+    out,
+    grad_output,
+    self,
+    kernel_size,
+    stride,
+    padding,
+    dilation,
+    ceil_mode,
+    indices,
+    window_stride,
+):
     """Each output's gradient added at the flat H*W input index of its maximum (one pass)"""
     gi = arr(out)
     cdt = np.dtype(np.float64) if gi.dtype == np.float64 else np.dtype(np.float32)

@@ -5,6 +5,7 @@ Parameters whose buffers are all contiguous float32 or float64 go to the numba l
 per dtype; the rest (half precision, strided buffers) to the backend kit's array-API kernel.
 Scalars (bias corrections, decayed learning rates) are computed here once per parameter.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +17,10 @@ from coretorch.ops.fused_optim import adagrad_clrs, adam_coefficients, skip_upda
 from ..registry import kernel
 
 _NO_COEF = np.zeros((0, 2))  # loops without per-parameter coefficients
-_LOOP_DTYPES: dict[dt.dtype, np.dtype] = {dt.float32: np.dtype(np.float32), dt.float64: np.dtype(np.float64)}
+_LOOP_DTYPES: dict[dt.dtype, np.dtype] = {
+    dt.float32: np.dtype(np.float32),
+    dt.float64: np.dtype(np.float64),
+}
 _loops = None
 
 
@@ -26,6 +30,7 @@ def _optim_loops():
     global _loops
     if _loops is None:
         from .. import optim_loops
+
         _loops = optim_loops
     return _loops
 
@@ -36,8 +41,11 @@ def _partition(params, buffers) -> tuple[dict, list]:
     rest: list[int] = []
     for i, p in enumerate(params):
         npd = _LOOP_DTYPES.get(p._dtype)
-        if npd is not None and p.is_contiguous() and all(
-                b[i].is_contiguous() for b in buffers if b):
+        if (
+            npd is not None
+            and p.is_contiguous()
+            and all(b[i].is_contiguous() for b in buffers if b)
+        ):
             loop.setdefault(npd, []).append(i)
         else:
             rest.append(i)
@@ -64,8 +72,14 @@ def _run(algo: str, params, buffers, coef, hyper, flags, fallback) -> None:
                     addrs[row, col] = b[i].data_ptr()
         c = np.zeros((len(idx), 2), npd) if coef is _NO_COEF else coef[idx].astype(npd)
         loops = _optim_loops()
-        loops.update(getattr(loops, algo), addrs, sizes, c, np.asarray(hyper, npd),
-                     np.asarray(flags, np.int64))
+        loops.update(
+            getattr(loops, algo),
+            addrs,
+            sizes,
+            c,
+            np.asarray(hyper, npd),
+            np.asarray(flags, np.int64),
+        )
     if rest:
         fallback(rest)
 
@@ -73,8 +87,10 @@ def _run(algo: str, params, buffers, coef, hyper, flags, fallback) -> None:
 def _kit_fallback(fn, lists, scalars, grad_scale):
     """The kit kernel `fn` over the parameters at the given indices: `lists` are the op's list
     arguments, `scalars` its other arguments before grad_scale (found_inf was read already)."""
+
     def fallback(idx):
         fn(*[[ts[i] for i in idx] if ts else [] for ts in lists], *scalars, grad_scale, None)
+
     return fallback
 
 
@@ -84,8 +100,24 @@ def _grad_hyper(grad_scale, maximize: bool) -> tuple[list, list]:
     return [scale, -1.0 if maximize else 1.0], [grad_scale is not None]
 
 
-def _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, decoupled: bool):
+def _adam(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+    decoupled: bool,
+):
     if skip_update(found_inf):
         return
     sizes, sqrts = adam_coefficients([float(s.item()) for s in state_steps], lr, beta1, beta2)
@@ -96,31 +128,108 @@ def _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, 
     hyper += [l2, 1 - lr * weight_decay if decoupled else 1.0, w1, beta2, 1 - beta2, eps]
     flags += [l2 != 0, abs(w1) < 0.5, amsgrad]
     buffers = [grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else []]
-    fallback = _kit_fallback(kit.fused_adamw if decoupled else kit.fused_adam,
-                             [self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps],
-                             (lr, beta1, beta2, weight_decay, eps, amsgrad, maximize), grad_scale)
+    fallback = _kit_fallback(
+        kit.fused_adamw if decoupled else kit.fused_adam,
+        [self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps],
+        (lr, beta1, beta2, weight_decay, eps, amsgrad, maximize),
+        grad_scale,
+    )
     _run("ADAM", self, buffers, coef, hyper, flags, fallback)
 
 
 @kernel("_fused_adam_")
-def fused_adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-               beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def fused_adam(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adam (L2 weight decay) over every parameter: one numba call per dtype"""
-    _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, False)
+    _adam(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        False,
+    )
 
 
 @kernel("_fused_adamw_")
-def fused_adamw(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf):
+def fused_adamw(
+    self,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """AdamW (decoupled weight decay) over every parameter: one numba call per dtype"""
-    _adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-          weight_decay, eps, amsgrad, maximize, grad_scale, found_inf, True)
+    _adam(
+        self,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        lr,
+        beta1,
+        beta2,
+        weight_decay,
+        eps,
+        amsgrad,
+        maximize,
+        grad_scale,
+        found_inf,
+        True,
+    )
 
 
 @kernel("_fused_sgd_")
-def fused_sgd(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening,
-              nesterov, maximize, is_first_step, grad_scale, found_inf):
+def fused_sgd(
+    self,
+    grads,
+    momentum_buffer_list,
+    weight_decay,
+    momentum,
+    lr,
+    dampening,
+    nesterov,
+    maximize,
+    is_first_step,
+    grad_scale,
+    found_inf,
+):
     """SGD over every parameter: one numba call per dtype"""
     if skip_update(found_inf):
         return
@@ -128,15 +237,29 @@ def fused_sgd(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dam
     hyper += [weight_decay, momentum, 1 - dampening, -lr]
     flags += [weight_decay != 0, momentum != 0, is_first_step, nesterov]
     bufs = momentum_buffer_list if momentum != 0 else []
-    fallback = _kit_fallback(kit.fused_sgd, [self, grads, bufs],
-                             (weight_decay, momentum, lr, dampening, nesterov, maximize,
-                              is_first_step), grad_scale)
+    fallback = _kit_fallback(
+        kit.fused_sgd,
+        [self, grads, bufs],
+        (weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step),
+        grad_scale,
+    )
     _run("SGD", self, [grads, bufs], _NO_COEF, hyper, flags, fallback)
 
 
 @kernel("_fused_adagrad_")
-def fused_adagrad(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps,
-                  maximize, grad_scale, found_inf):
+def fused_adagrad(
+    self,
+    grads,
+    state_sums,
+    state_steps,
+    lr,
+    lr_decay,
+    weight_decay,
+    eps,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """Adagrad over every parameter: one numba call per dtype"""
     if skip_update(found_inf):
         return
@@ -145,24 +268,48 @@ def fused_adagrad(self, grads, state_sums, state_steps, lr, lr_decay, weight_dec
     hyper, flags = _grad_hyper(grad_scale, maximize)
     hyper += [weight_decay, eps]
     flags += [weight_decay != 0]
-    fallback = _kit_fallback(kit.fused_adagrad, [self, grads, state_sums, state_steps],
-                             (lr, lr_decay, weight_decay, eps, maximize), grad_scale)
+    fallback = _kit_fallback(
+        kit.fused_adagrad,
+        [self, grads, state_sums, state_steps],
+        (lr, lr_decay, weight_decay, eps, maximize),
+        grad_scale,
+    )
     _run("ADAGRAD", self, [grads, state_sums], coef, hyper, flags, fallback)
 
 
 @kernel("_fused_rmsprop_")
-def fused_rmsprop(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps,
-                  weight_decay, momentum, centered, maximize, grad_scale, found_inf):
+def fused_rmsprop(
+    self,
+    grads,
+    square_avgs,
+    grad_avgs,
+    momentum_buffer_list,
+    lr,
+    alpha,
+    eps,
+    weight_decay,
+    momentum,
+    centered,
+    maximize,
+    grad_scale,
+    found_inf,
+):
     """RMSprop over every parameter: one numba call per dtype"""
     if skip_update(found_inf):
         return
     hyper, flags = _grad_hyper(grad_scale, maximize)
     hyper += [weight_decay, alpha, 1 - alpha, eps, momentum, -lr]
     flags += [weight_decay != 0, centered, momentum > 0, abs(1 - alpha) < 0.5]
-    buffers = [grads, square_avgs, grad_avgs if centered else [],
-               momentum_buffer_list if momentum > 0 else []]
-    fallback = _kit_fallback(kit.fused_rmsprop,
-                             [self, grads, square_avgs, grad_avgs, momentum_buffer_list],
-                             (lr, alpha, eps, weight_decay, momentum, centered, maximize),
-                             grad_scale)
+    buffers = [
+        grads,
+        square_avgs,
+        grad_avgs if centered else [],
+        momentum_buffer_list if momentum > 0 else [],
+    ]
+    fallback = _kit_fallback(
+        kit.fused_rmsprop,
+        [self, grads, square_avgs, grad_avgs, momentum_buffer_list],
+        (lr, alpha, eps, weight_decay, momentum, centered, maximize),
+        grad_scale,
+    )
     _run("RMSPROP", self, buffers, _NO_COEF, hyper, flags, fallback)

@@ -6,6 +6,7 @@ The parallel sum runs over fixed 16K-element blocks, each summed across the vect
 results added in float64, so the result does not depend on the thread count and the error stays
 close to pairwise summation.
 """
+
 from __future__ import annotations
 
 import numba
@@ -16,7 +17,7 @@ from coretorch.backend_kit import reductions as kit
 from ..numpy_view import as_numpy
 from ..registry import kernel
 
-_PARALLEL_MIN = 1 << 18   # below this a parallel kernel costs more than it saves
+_PARALLEL_MIN = 1 << 18  # below this a parallel kernel costs more than it saves
 _BLOCK = 1 << 14
 _F16 = np.dtype(np.float16)
 
@@ -38,7 +39,7 @@ def _sum_flat_parallel(x):
     nblocks = (n + _BLOCK - 1) // _BLOCK
     partial = np.empty(nblocks, np.float64)
     for b in numba.prange(nblocks):
-        partial[b] = _sum_block(x[b * _BLOCK:min(b * _BLOCK + _BLOCK, n)])
+        partial[b] = _sum_block(x[b * _BLOCK : min(b * _BLOCK + _BLOCK, n)])
     total = 0.0
     for b in range(nblocks):
         total += partial[b]
@@ -49,9 +50,14 @@ def _sum_flat_parallel(x):
 def sum_(out, self, dim, keepdim, dtype):
     """out = the sum of self over dim (a large dense float sum of every element in parallel)"""
     a = as_numpy(self)
-    if (a.size >= _PARALLEL_MIN and (dim is None or len(dim) in (0, a.ndim))
-            and a.dtype.kind == "f" and a.dtype != _F16 and out._dtype.is_floating_point
-            and (a.flags.c_contiguous or a.flags.f_contiguous)):
+    if (
+        a.size >= _PARALLEL_MIN
+        and (dim is None or len(dim) in (0, a.ndim))
+        and a.dtype.kind == "f"
+        and a.dtype != _F16
+        and out._dtype.is_floating_point
+        and (a.flags.c_contiguous or a.flags.f_contiguous)
+    ):
         as_numpy(out)[...] = _sum_flat_parallel(a.ravel(order="K"))  # a view: order is irrelevant
         return
     kit.sum(out, self, dim, keepdim, dtype)

@@ -4,6 +4,7 @@ units, instead of about eight ops forward and fifteen autograd nodes backward pe
 Half-precision tensors compute in float32; large problems run their rows in parallel. One pair
 of row drivers serves every cell: each cell's row function is passed in with its arrays.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,7 +15,7 @@ import numpy as np
 from coretorch.backend_kit.array_kit import acc_float
 
 from ..registry import kernel
-from ._common import arr, write, writable_target
+from ._common import arr, writable_target, write
 
 _PARALLEL_MIN = 1 << 16  # hidden units (N * H); smaller problems run the serial loops
 
@@ -123,8 +124,7 @@ def lstm_cell(out, gates, cx):
 @kernel("_lstm_cell_backward")
 def lstm_cell_backward(out, grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`"""
-    _fused(_lstm_backward_row, tuple(out),
-           (grad_hy, grad_cy, grad_workspace, cx, cy, workspace), 0)
+    _fused(_lstm_backward_row, tuple(out), (grad_hy, grad_cy, grad_workspace, cx, cy, workspace), 0)
 
 
 @kernel("_gru_cell")
@@ -136,5 +136,4 @@ def gru_cell(out, input_gates, hidden_gates, hx):
 @kernel("_gru_cell_backward")
 def gru_cell_backward(out, grad_hy, grad_workspace, hx, workspace):
     """(grad_input_gates, grad_hidden_gates, grad_hx) of `_gru_cell`"""
-    _fused(_gru_backward_row, tuple(out),
-           (grad_hy, grad_workspace, hx, workspace), 0)
+    _fused(_gru_backward_row, tuple(out), (grad_hy, grad_workspace, hx, workspace), 0)

@@ -3,6 +3,7 @@ maximum, one for the sum of exponentials, one to write; float32 rows use a vecto
 Rows (softmax over the last dim) and (N, Q) column blocks (any other dim) each have a loop;
 large problems run their outer loop in parallel.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from coretorch.backend_kit.array_kit import acc_float
 
 from ..numpy_view import as_numpy
 from ..registry import kernel
-from ._common import write, writable_target
+from ._common import writable_target, write
 
 _PARALLEL_MIN = 1 << 16  # elements; smaller problems run the serial kernels
 _EXP_LO, _EXP_HI = np.float32(-87.3), np.float32(88.7)
@@ -28,9 +29,18 @@ def _exp32(x):
     c = min(max(x, _EXP_LO), _EXP_HI)
     fx = np.floor(c * np.float32(1.44269504088896341) + np.float32(0.5))
     r = c - fx * np.float32(0.693359375) + fx * np.float32(2.12194440e-4)
-    p = ((((np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)) * r
-           + np.float32(8.3334519073e-3)) * r + np.float32(4.1665795894e-2)) * r
-         + np.float32(1.6666665459e-1)) * r + np.float32(5.0000001201e-1)
+    p = (
+        (
+            (
+                (np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)) * r
+                + np.float32(8.3334519073e-3)
+            )
+            * r
+            + np.float32(4.1665795894e-2)
+        )
+        * r
+        + np.float32(1.6666665459e-1)
+    ) * r + np.float32(5.0000001201e-1)
     p = p * (r * r) + r + np.float32(1.0)
     e = p * np.int32((np.int32(fx) + 127) << 23).view(np.float32)
     if x < _EXP_LO:
@@ -148,7 +158,7 @@ def _softmax_into(out, self, d: int, log: bool) -> None:
         return
     shape = a.shape if a.ndim else (1,)
     P = int(np.prod(shape[:d], dtype=np.int64))
-    N, Q = shape[d], int(np.prod(shape[d + 1:], dtype=np.int64))
+    N, Q = shape[d], int(np.prod(shape[d + 1 :], dtype=np.int64))
     cdt = acc_float(out._dtype)  # out is floating (the meta rule)
     # softmax over the last dim runs on contiguous rows; otherwise on (N, Q) column blocks
     blocks = (P, N) if Q == 1 else (P, N, Q)

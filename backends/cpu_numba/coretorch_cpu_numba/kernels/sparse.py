@@ -1,5 +1,6 @@
 """The sparse COO matrix product on scipy.sparse: the (indices, values) pairs become a csr
 matrix (duplicates summed, as COO means) multiplied with the dense matrix in compiled code."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,6 @@ import scipy.sparse
 from ..numpy_view import as_numpy
 from ..registry import kernel
 from ._common import write
-
 
 _HALF = ("float16", "bfloat16")
 

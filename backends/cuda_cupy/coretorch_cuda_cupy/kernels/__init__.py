@@ -1,6 +1,7 @@
 """Kernel modules; importing this package registers every kernel in `registry.KERNELS`: the
 cuda backend's own kernels first (fused CUDA kernels, device-side random draws), then the
 backend kit's over CuPy for every op not overridden."""
+
 import importlib
 import pkgutil
 
@@ -9,6 +10,6 @@ from coretorch.backend_kit import all_kernels
 from ..registry import TABLE as _TABLE
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    importlib.import_module(f"{__name__}.{_info.name}")   # each module registers its kernels
+    importlib.import_module(f"{__name__}.{_info.name}")  # each module registers its kernels
 
 _TABLE.fill_from(all_kernels())

@@ -5,6 +5,7 @@ Kernels compute in the op's compute dtype (the promoted dtype of the inputs, flo
 valued ops, float32 for float16 math) and write into `out`, casting when out's dtype differs
 (``out=``, in-place). Only `xp` calls that CuPy and numpy share are used.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,15 +20,31 @@ from .. import array_module as am
 from ..array_module import from_host, xp
 from ..tensor_view import as_xp
 
-__all__ = ["T", "xp", "KIT", "arr", "scalar", "scalar_as", "operand", "compute_dtype",
-           "acc_float", "write", "ufunc_into", "unsupported", "check_nonzero_divisor",
-           "float_result", "dt", "BOOL"]
+__all__ = [
+    "T",
+    "xp",
+    "KIT",
+    "arr",
+    "scalar",
+    "scalar_as",
+    "operand",
+    "compute_dtype",
+    "acc_float",
+    "write",
+    "ufunc_into",
+    "unsupported",
+    "check_nonzero_divisor",
+    "float_result",
+    "dt",
+    "BOOL",
+]
 
 T = TensorImpl
 BOOL = np.dtype(np.bool_)
 
-KIT = register_kit(ArrayKit(xp, as_xp, "cuda", from_host, special=am.special,
-                             scipy_linalg=am.scipy_linalg))
+KIT = register_kit(
+    ArrayKit(xp, as_xp, "cuda", from_host, special=am.special, scipy_linalg=am.scipy_linalg)
+)
 arr = KIT.arr
 scalar = KIT.scalar
 write = KIT.write

@@ -6,6 +6,7 @@ Numbers are drawn on the device by a RandomState seeded, per call, from the core
 `coretorch.manual_seed` and generator states make runs repeatable, while the values differ from
 the cpu device's (as PyTorch's cuda and cpu streams differ).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -3,6 +3,7 @@ with ``exp(x - max)`` as one fused CUDA kernel (no ``x - max`` temporary). Every
 primitive comes from `coretorch.backend_kit.reductions` over CuPy. In emulation there is no CUDA
 compiler, so the kit's softmax runs as it is.
 """
+
 from __future__ import annotations
 
 from coretorch.backend_kit.reductions import softmax_into

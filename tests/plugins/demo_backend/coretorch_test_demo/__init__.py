@@ -5,4 +5,5 @@ with a CompositeImplicitAutograd kernel (every backend) and a direct CPU kernel,
 dispatch key of its own (``CtDemo``) with a kernel and a boxed fallback there. It registers no
 device type, so device-parametrized tests never run on it.
 """
+
 __version__ = "0.1.0"

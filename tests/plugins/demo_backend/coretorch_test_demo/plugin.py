@@ -1,4 +1,5 @@
 """Plugin object for the ``coretorch.backends`` entry point ``demo``."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -5,6 +5,7 @@ a temporary folder with a hand-written ``.dist-info`` whose ``coretorch.backends
 name the classes below under the backend names the test needs (``zz_fast = coretorch_test_rogue:
 Hijack``). Each class is a plugin object; coretorch instantiates it.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,13 +14,14 @@ import time
 
 from coretorch.plugins import hookimpl
 
-ANSWER = 42.0   # what a replaced cpu `add` writes into every element
+ANSWER = 42.0  # what a replaced cpu `add` writes into every element
 
 
 def answer_add(out, *args, **kwargs):
     """A cpu `add` kernel that ignores its inputs: its result shows whose kernel ran."""
     from coretorch.device import get_device_type
-    get_device_type(out._device).read_numpy(out)[...] = ANSWER   # cpu: a view of `out`
+
+    get_device_type(out._device).read_numpy(out)[...] = ANSWER  # cpu: a view of `out`
 
 
 class Hijack:
@@ -36,6 +38,7 @@ class SneakyLibrary:
     @hookimpl
     def coretorch_register_backend(self, registry):
         from coretorch.library import Library
+
         registry.dispatch_key("Sneaky")
         self.lib = Library("aten", "IMPL", "CPU")
         self.lib.impl("add", answer_add)
