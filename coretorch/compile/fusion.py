@@ -32,7 +32,7 @@ from .. import dtypes as dt
 from ..backend_kit.array_kit import scalar_as
 from ..device import device as _device
 from ..ops.declare import REGISTRY
-from ..ops.scalar_formulas import FORMULAS
+from ..ops.scalar_formulas import FORMULAS, LIBM
 from ..tensor.impl import contiguous_geometry, new_impl
 from ..tensor.tensor import Tensor
 
@@ -128,27 +128,7 @@ VOCABULARY: dict[str, int] = {
     **{
         f: 1
         for f in (
-            "exp",
-            "expm1",
-            "log",
-            "log2",
-            "log10",
-            "log1p",
-            "sqrt",
-            "sin",
-            "cos",
-            "tan",
-            "asin",
-            "acos",
-            "atan",
-            "sinh",
-            "cosh",
-            "tanh",
-            "asinh",
-            "acosh",
-            "atanh",
-            "erf",
-            "erfc",
+            *LIBM,
             "erfinv",
             "floor",
             "ceil",

@@ -38,7 +38,7 @@ from typing import NamedTuple
 from .. import dtypes as dt
 from .declare import REGISTRY
 
-__all__ = ["FORMULAS", "NOT_FUSED", "ScalarFormula", "is_scalar", "scalar"]
+__all__ = ["FORMULAS", "LIBM", "NOT_FUSED", "ScalarFormula", "is_scalar", "scalar"]
 
 
 class ScalarFormula(NamedTuple):
@@ -85,35 +85,35 @@ def _self_dtype(out, self, *args):
 
 # ---- unary math: the eager kernels' numpy ufuncs / numba loops ----------------------------------
 
+# the unary functions of C's math library the scalar language calls by name (the same name as
+# the op; numba compiles each to its libm call)
+LIBM = (
+    "exp",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+)
+
 # op -> its formula with {0} for the operand
 _UNARY = {
-    **{
-        name: f"{name}({{0}})"
-        for name in (
-            "exp",
-            "expm1",
-            "log",
-            "log2",
-            "log10",
-            "log1p",
-            "sqrt",
-            "sin",
-            "cos",
-            "tan",
-            "asin",
-            "acos",
-            "atan",
-            "sinh",
-            "cosh",
-            "tanh",
-            "asinh",
-            "acosh",
-            "atanh",
-            "erf",
-            "erfc",
-            "abs",
-        )
-    },
+    **{name: f"{name}({{0}})" for name in (*LIBM, "abs")},
     "erfinv": "erfinv(float64({0}))",  # the eager loop computes in float64
     "sigmoid": "1.0 / (1.0 + exp(-{0}))",
     "silu": "{0} / (1.0 + exp(-{0}))",

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coretorch.ops.scalar_formulas import LIBM
 from coretorch.tensor.impl import TensorImpl
 
 from .elementwise import PARALLEL_MIN, as_numpy
@@ -39,27 +40,7 @@ _ROW_CHUNK = 64  # rows per task of the parallel strided loop
 
 # the scalar language's functions in numba (see coretorch.compile.fusion.VOCABULARY)
 _MATH = (
-    "exp",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sqrt",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "erf",
-    "erfc",
+    *LIBM,
     "isnan",
     "atan2",
     "hypot",
