@@ -138,7 +138,7 @@ def find_equivalent(
 
 
 # (values, indices) results where PyTorch's choice among equal elements is its own
-TIE_BREAKING = frozenset({"kthvalue"})
+TIE_BREAKING = frozenset({"kthvalue", "topk"})
 
 
 # (eigenvalues, eigenvectors) results: each eigenvector is defined up to its sign

@@ -102,7 +102,7 @@ def _im2col(self, kernel_size, dilation, padding, stride):
     blocks = block_counts(sizes, kernel_size, dilation, padding, stride)
     index, valid = _table(sizes, kernel_size, dilation, padding, stride, blocks, self._device)
     lead = self._shape[:-2]
-    cols = self.reshape(lead + (-1,)).index_select(-1, index)
+    cols = self.reshape(lead + (sizes[0] * sizes[1],)).index_select(-1, index)  # -1: N may be 0
     cols = _op("where")(valid, cols, 0)
     k = kernel_size[0] * kernel_size[1]
     return cols.reshape(lead[:-1] + (lead[-1] * k, blocks[0] * blocks[1]))

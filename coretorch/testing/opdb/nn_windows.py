@@ -84,8 +84,8 @@ def _im2col_ref(x, kernel_size, dilation, padding, stride):
         patch = xp[
             ..., i * dh : i * dh + sh * (bh - 1) + 1 : sh, j * dw : j * dw + sw * (bw - 1) + 1 : sw
         ]
-        cols[..., i * kw + j, :] = patch.reshape(x.shape[:-2] + (-1,))
-    return cols.reshape(x.shape[:-3] + (-1, bh * bw))
+        cols[..., i * kw + j, :] = patch.reshape(x.shape[:-2] + (bh * bw,))
+    return cols.reshape(x.shape[:-3] + (x.shape[-3] * kh * kw, bh * bw))
 
 
 def _col2im_ref(cols, output_size, kernel_size, dilation, padding, stride):
@@ -120,6 +120,7 @@ def _im2col_samples(op, m, dtype):
     yield SampleInput(
         m.make((1, 2, 5, 5), layout="transposed"), (3, 1, 1, 2), name="noncontiguous-int-args"
     )
+    yield SampleInput(m.make((0, 1, 5, 5)), (2, 1, 0, 1), name="empty-batch")
 
 
 def _col2im_samples(op, m, dtype):
