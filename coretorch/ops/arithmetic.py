@@ -67,8 +67,8 @@ def _copysign(self, other):
 def _meta_heaviside(self, values):
     if self._dtype is not values._dtype:
         raise RuntimeError(
-            f"heaviside(): heaviside is not yet implemented for tensors with "
-            f"different dtypes, got {self._dtype.name} and {values._dtype.name}"
+            f"heaviside(): expected input and values of one dtype (PyTorch refuses tensors "
+            f"with different dtypes here too), got {self._dtype.name} and {values._dtype.name}"
         )
     return binary_spec("heaviside", self, values, "promote")
 

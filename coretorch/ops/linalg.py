@@ -9,7 +9,7 @@ from .declare import EXPLICIT, IMPLICIT, declare, op_named
 from .derivative_utils import holomorphic
 from .meta_rules import broadcast_shapes, broadcasts_to, common_device, promote
 
-__all__ = ["flops_mm", "flops_bmm", "flops_addmm", "meta_dot"]
+__all__ = ["flops_mm", "flops_bmm", "flops_addmm", "meta_dot", "product_scalars"]
 
 
 def _same_dtype(op: str, a, b) -> None:
@@ -103,13 +103,19 @@ def _meta_addmm(self, mat1, mat2, beta, alpha):
     return (shape, dtype, common_device("addmm", self, mat1))
 
 
+def product_scalars(dtype, beta, alpha) -> tuple:
+    """(beta, alpha) in a product's dtype, as PyTorch takes them: truncated to integers for an
+    integer product (``beta=0.5`` is 0), so the result keeps the integer dtype."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return beta, alpha
+    return int(beta), int(alpha)
+
+
 def scaled_sum(self, prod, beta, alpha):
     """beta * self + alpha * prod, the tail of addmm and its relatives. `self` broadcasts to the
-    product's shape; with beta=0 it is ignored (NaN in it does not propagate). As in PyTorch,
-    the scalars take the product's dtype: for integer products they are truncated to integers
-    (``beta=0.5`` is 0), so the result keeps the integer dtype."""
-    if not prod._dtype.is_floating_point and not prod._dtype.is_complex:
-        beta, alpha = int(beta), int(alpha)
+    product's shape; with beta=0 it is ignored (NaN in it does not propagate); the scalars are
+    `product_scalars`."""
+    beta, alpha = product_scalars(prod._dtype, beta, alpha)
     if alpha != 1:
         prod = prod.mul(alpha)
     if beta == 0:

@@ -62,13 +62,8 @@ def normal(
 
 
 def _check_std(std) -> None:
-    bad = (
-        bool((std < 0).any())
-        if isinstance(std, Tensor) and std.device.type != "meta"
-        else (not isinstance(std, Tensor) and std < 0)
-    )
-    if bad:
-        raise RuntimeError(
-            f"normal expects std >= 0.0, but found std "
-            f"{std if not isinstance(std, Tensor) else 'with negative values'}"
-        )
+    if not isinstance(std, Tensor):
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    elif std.device.type != "meta" and bool((std < 0).any()):  # meta holds no values
+        raise RuntimeError("normal expects std >= 0.0, but found std with negative values")

@@ -324,8 +324,13 @@ class Tensor(TensorImpl, TensorOps):
         return id(self)
 
     def __bool__(self) -> bool:
-        if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} values is ambiguous")
+        n = self.numel()
+        if n != 1:  # PyTorch's messages
+            raise RuntimeError(
+                "Boolean value of Tensor with no values is ambiguous"
+                if n == 0
+                else "Boolean value of Tensor with more than one value is ambiguous"
+            )
         return bool(self.item())
 
     def __float__(self) -> float:
@@ -512,14 +517,7 @@ class Tensor(TensorImpl, TensorOps):
     def is_nonzero(self) -> bool:
         """The truth of a one-element tensor (RuntimeError for any other number of elements,
         as ``bool(t)``)."""
-        n = self.numel()
-        if n != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with no values is ambiguous"
-                if n == 0
-                else "Boolean value of Tensor with more than one value is ambiguous"
-            )
-        return bool(self.item())
+        return self.__bool__()
 
     def fill_diagonal_(self, fill_value, wrap: bool = False) -> "Tensor":
         """Fill the main diagonal with `fill_value`, in place (2-D, or n-D with equal sizes).

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from coretorch.backend_kit.array_kit import opmath
+from coretorch.ops.linalg import product_scalars
 
 from ..registry import kernel
 from ._common import arr, writable_target, write
@@ -23,8 +24,7 @@ def addmm(out, self, mat1, mat2, beta, alpha):
     if not copy and np.may_share_memory(prod, s):  # addmm_: the product must not overwrite self
         prod, copy = np.empty(o.shape, cdt), True
     np.matmul(arr(mat1).astype(cdt, copy=False), arr(mat2).astype(cdt, copy=False), out=prod)
-    if not np.issubdtype(cdt, np.inexact):  # the scalars take an integer product's dtype
-        beta, alpha = int(beta), int(alpha)
+    beta, alpha = product_scalars(out.dtype, beta, alpha)
     if alpha != 1:
         np.multiply(prod, alpha, out=prod, casting="unsafe")
     if beta != 0:
