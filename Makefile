@@ -6,7 +6,7 @@
 #                        conformance suite through the cuda backend in emulation (no GPU needed)
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
 #   make test COV=1      ... measuring line coverage: prints it per package, fails below the
-#                        floors in tools/coverage_report.py (it adds ~10% on Python 3.12+, 40-100%
+#                        floors in tools/coverage_report.py (it adds ~10% on Python 3.12+, ~90%
 #                        on 3.11: a fresh `make test COV=1 PYTHON=python3.12` measures cheaply)
 #   make demo            run the demo
 #   make install         only set up .venv/
@@ -45,7 +45,7 @@ PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
 INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPROJECTS)) \
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
-# coverage: the line coverage `make test` prints and guards
+# coverage: the line coverage `make test COV=1` prints and guards
 TEST_DEPS += coverage
 
 .PHONY: test demo install docs docs-primitives compat-docs op-coverage stubs
@@ -67,18 +67,24 @@ $(STAMP): | $(PY)
 # own kernel code with numpy standing in for CuPy, so it is checked on machines without a GPU.
 # Where a GPU exists, the first run already tests the real CUDA path.
 # Line coverage: `coverage run` starts measuring before pytest imports coretorch (its pytest
-# plugin does, at startup: pytest-cov would start too late and miss every import-time line). The
-# second run adds the cuda backend's own lines only (measuring the core again would double its
-# cost); tools/coverage_report.py prints the figures per package and fails below the floors
-# recorded in it (a run narrowed by PYTEST_ARGS only prints them). Not the default yet: under a
-# coverage runner tests/test_profiler_regions.py::test_python_functions_between_ops_own_their_time
-# fails (the runner's extra frames push the stack past the profiler's with_stack depth limit).
+# plugin does, at startup: pytest-cov would start too late and miss every import-time line), and
+# measures every Python process the tests start (pyproject.toml: patch = subprocess, ...): the
+# mpiexec ranks, DataLoader workers, `python -m coretorch`. The second run adds the cuda
+# backend's own lines only (measuring the core again would double its cost);
+# tools/coverage_report.py prints the figures per package and fails below the floors recorded in
+# it (a run narrowed by PYTEST_ARGS only prints them).
 RUN_COV := $(if $(filter 1,$(COV)),-m coverage run,)
+# (Each `coverage run` erases the .coverage* files of the one before: the first run's data is
+# combined and set aside as .coverage-main, then merged with the second's.)
+COMBINE := $(PY) -m coverage combine --quiet
 test: $(STAMP)
+	rm -f .coverage .coverage.* .coverage-main
 	$(PY) $(RUN_COV) -m pytest tests $(PYTEST_ARGS)
-	CORETORCH_CUDA_EMULATE=1 $(PY) $(RUN_COV) $(if $(RUN_COV),--append \
-	  --source=coretorch_cuda_cupy) -m pytest -p no:cacheprovider --backend cuda \
+	$(if $(RUN_COV),$(COMBINE) && mv .coverage .coverage-main)
+	CORETORCH_CUDA_EMULATE=1 $(PY) $(RUN_COV) $(if $(RUN_COV),--source=coretorch_cuda_cupy) \
+	  -m pytest -p no:cacheprovider --backend cuda \
 	  --pyargs coretorch.testing.conformance tests/test_cuda_backend.py
+	$(if $(RUN_COV),$(COMBINE) && $(COMBINE) --append .coverage-main)
 	$(if $(RUN_COV),$(PY) tools/coverage_report.py $(if $(PYTEST_ARGS),--no-check))
 
 # the profiled demo: trains the digits CNN under coretorch-profile, leaves trace.json for Perfetto

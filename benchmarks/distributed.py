@@ -38,7 +38,6 @@ def _median(fn, repeat: int, barrier) -> float:
 
 
 def worker_allreduce(quick: bool) -> dict:
-    import numpy as np
     from mpi4py import MPI
 
     import coretorch as ct
@@ -48,8 +47,10 @@ def worker_allreduce(quick: bool) -> dict:
     comm = MPI.COMM_WORLD.Dup()
     rows = []
     for nbytes in SIZES:
-        arr = np.ones(nbytes // 4, dtype=np.float32)
         t = ct.ones(nbytes // 4)
+        # the same memory for both: where a buffer lies changes MPI's own speed by up to 1.5x
+        # at 4 MB here (pages, cache sets), which would drown the overhead being measured
+        arr = t.numpy()
         repeat = max(5, min(200, (64 << 20) // nbytes // (8 if quick else 1)))
         for _ in range(2):  # warm up both paths
             comm.Allreduce(MPI.IN_PLACE, arr)

@@ -28,6 +28,10 @@ __all__ = [
     "inputs_meta",
     "plain_shapes",
     "add_kernel_time",
+    "call_op",
+    "call_backward",
+    "timed_kernel",
+    "CALLBACK_CORE_FRAMES",
 ]
 
 _SCALARS = (int, float, bool)
@@ -68,6 +72,13 @@ class _Callback:
 
 
 _FUNCTION = RecordScope.FUNCTION
+_BACKWARD = RecordScope.BACKWARD_FUNCTION
+# Frames of the core that lie, at least, between a start callback and the code that ran the
+# region, by scope: an op's (`call_op`, the op's entry point) and a node's (`_observe`,
+# `call_backward`, the engine's `_call`). An observer walking the user's stack from
+# a callback may skip them unwalked (`sys._getframe(n)`): Python then never builds frame
+# objects for them.
+CALLBACK_CORE_FRAMES = {RecordScope.FUNCTION: 2, RecordScope.BACKWARD_FUNCTION: 3}
 _global: list[_Callback] = []
 _global_by_scope: dict[RecordScope, tuple[_Callback, ...]] = {s: () for s in RecordScope}
 _thread_local_count = 0
@@ -312,36 +323,31 @@ def remove_callback(handle: int) -> None:
         _refresh()
 
 
-def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -> Any:
+def call_op(name: str, fn: Callable, args: tuple, kwargs: dict | None, autograd: int) -> Any:
     """Run a dispatched op inside a FUNCTION RecordFunction (the dispatcher's slow path). When
     `autograd` is true (the op dispatches through Autograd), the region's sequence number is the
-    one the autograd node it creates will take."""
+    one the autograd node it creates will take. `kwargs` is None or ``{"out": tensor}``."""
     cbs = _global_by_scope[_FUNCTION] if not _thread_local_count else _callbacks_for(_FUNCTION)
     if not cbs:
-        return fn(*args, **kwargs)
-    # RecordFunction.__init__ inlined, and _begin/_end too for the common case of one observer
-    # (the profiler, or the anomaly detector): this runs for every op while anything observes.
-    # Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op observer):
-    # 55.0k instructions inlined against 61.2k through RecordFunction()/_begin/_end.
+        return fn(*args, **kwargs) if kwargs else fn(*args)
+    # RecordFunction.__init__ and `_observe` inlined: this runs for every op while anything
+    # observes. Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op
+    # observer): 48.9k instructions, 49.3k through `_observe`, 55.0k through _begin/_end.
     r = _new(RecordFunction)
     loc = _local
     r.name = name
     r.scope = _FUNCTION
     r.args = args
     r.kwargs = kwargs
-    r._cbs = cbs
     r.seq_nr = loc.seq.n if autograd else -1
-    r.outputs = r.extra = r._states = None
+    r.extra = None
+    if len(cbs) != 1:
+        return _observe(r, cbs, loc.stack, fn, args, kwargs)
+    r._cbs = cbs
+    r.outputs = r._states = None
     r.thread_id = r.fwd_thread_id = _get_ident()
     r.end_ns = 0
     r.kernel_ns = -1
-    if len(cbs) != 1:
-        _begin(r)
-        try:
-            r.outputs = fn(*args, **kwargs)
-        finally:
-            _end(r)
-        return r.outputs
     cb = cbs[0]
     stack = loc.stack
     r.parent = stack[-1] if stack else None
@@ -349,7 +355,7 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
     state = cb.start(r) if cb.start is not None else None
     stack.append(r)
     try:
-        r.outputs = fn(*args, **kwargs)
+        r.outputs = fn(*args, **kwargs) if kwargs else fn(*args)
     finally:
         r.end_ns = _now()
         try:
@@ -358,6 +364,78 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict, autograd: int) -
         finally:
             stack.pop()
     return r.outputs
+
+
+def call_backward(node: Any, run: Callable, args: tuple, grads: list, pass_nr: int) -> Any:
+    """Run autograd node `node` (``run(*args)``) inside a BACKWARD_FUNCTION RecordFunction: the
+    engine's path for every node while anything observes. `grads` are its incoming gradients,
+    the engine's own list (a copy would hold a second reference and stop AccumulateGrad from
+    taking a gradient over). Noted: the node under "node", and under "pass" the number of the
+    backward pass running it (unique in the process: the nodes of one ``backward()`` call share
+    it, and so the user's stack outside the engine)."""
+    cbs = _global_by_scope[_BACKWARD] if not _thread_local_count else _callbacks_for(_BACKWARD)
+    if not cbs:
+        return run(*args)
+    r = _new(RecordFunction)
+    r.name = node._name
+    r.scope = _BACKWARD
+    r.args = grads
+    r.kwargs = None
+    r.seq_nr = node.seq_nr
+    r.extra = {"node": node, "pass": pass_nr}
+    return _observe(r, cbs, _local.stack, run, args, None)
+
+
+def _observe(r: RecordFunction, cbs: tuple, stack: list, fn: Callable, args: tuple, kwargs):
+    """Fill the rest of `r`, run ``fn(*args, **kwargs)`` inside it and return its result: with
+    `_begin`/`_end` inlined for the common case of one observer (the profiler, or the anomaly
+    detector). `call_op` inlines this too: keep the two alike."""
+    r._cbs = cbs
+    r.outputs = r._states = None
+    r.thread_id = r.fwd_thread_id = _get_ident()
+    r.end_ns = 0
+    r.kernel_ns = -1
+    if len(cbs) != 1:
+        _begin(r)
+        try:
+            r.outputs = fn(*args, **kwargs) if kwargs else fn(*args)
+        finally:
+            _end(r)
+        return r.outputs
+    cb = cbs[0]
+    r.parent = stack[-1] if stack else None
+    r.start_ns = _now()
+    state = cb.start(r) if cb.start is not None else None
+    stack.append(r)
+    try:
+        r.outputs = fn(*args, **kwargs) if kwargs else fn(*args)
+    finally:
+        r.end_ns = _now()
+        try:
+            if cb.end is not None:
+                cb.end(r, state)
+        finally:
+            stack.pop()
+    return r.outputs
+
+
+def timed_kernel(kernel: Callable, *args) -> Any:
+    """Run a backend kernel while an observer records: its time goes to the innermost recorded
+    op's `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead). A
+    capture in progress (`coretorch.compile`) records the call instead: ``args[0]`` is what it
+    writes."""
+    cap = state.capture
+    if cap is not None:
+        return cap.run(kernel, args, True)
+    t = _now()
+    try:
+        return kernel(*args)
+    finally:
+        t = _now() - t
+        stack = _local.stack
+        if stack:
+            r = stack[-1]
+            r.kernel_ns = t if r.kernel_ns < 0 else r.kernel_ns + t
 
 
 def add_kernel_time(ns: int) -> None:

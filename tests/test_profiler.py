@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 
@@ -13,6 +14,7 @@ from coretorch.ops import REGISTRY
 from coretorch_profiler import (
     ProfilerAction,
     ProfilerActivity,
+    detect_anomaly,
     profile,
     record_function,
     schedule,
@@ -99,6 +101,32 @@ def test_group_by_input_shape_and_stack(device):
     assert len(locs) == 3 and f"{__file__}({line_b}): test_group_by_input_shape_and_stack" in [
         loc[0] for loc in locs
     ]
+
+
+def _innermost(prof, name: str) -> list[str]:
+    return [str(e.stack[0]) for e in prof.events() if e.name == name and e.stack]
+
+
+def test_stacks_of_ops_and_backward_passes_name_the_calling_line():
+    """Stacks skip the core's own frames without walking them (and share one walk among a
+    backward pass's nodes): each op still names the line that ran it, each backward pass its own
+    ``backward()`` line, with one observer and with two."""
+    x = ct.ones(3, requires_grad=True)
+    here = f"{__file__}({{}}): test_stacks_of_ops_and_backward_passes_name_the_calling_line"
+    for observers in (1, 2):
+        with contextlib.ExitStack() as extra:
+            if observers == 2:
+                extra.enter_context(detect_anomaly())
+            with profile(with_stack=True) as prof:
+                line_mul = sys._getframe().f_lineno + 1
+                y = (x * 2).sum()
+                line_first = sys._getframe().f_lineno + 1
+                y.backward(retain_graph=True)
+                line_second = sys._getframe().f_lineno + 1
+                y.backward()
+        assert _innermost(prof, "aten::mul")[0] == here.format(line_mul)
+        nodes = _innermost(prof, "MulBackward0")
+        assert nodes == [here.format(line_first), here.format(line_second)], observers
 
 
 def test_table_sort_by_unknown_key_says_what_is_valid():

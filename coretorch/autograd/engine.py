@@ -9,6 +9,7 @@ BACKWARD_FUNCTION RecordFunction when an observer is registered.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 from .. import record_function as _rf
@@ -23,6 +24,8 @@ from .node import AccumulateGrad, Node, OpNode, gradient_edge
 __all__ = ["backward", "grad", "sum_to", "accumulate_grad", "GraphTask", "InputBuffer"]
 
 _rf_state = _rf.state
+_call_backward = _rf.call_backward
+_pass_numbers = itertools.count()  # GraphTask.number: which backward pass ran a node
 
 
 def _size_str(shape) -> str:
@@ -291,6 +294,7 @@ class GraphTask:
         self.buffers: dict = {}
         self.capture: dict = {}  # node -> [(input_nr, target index)]
         self.results: list = [None] * (len(targets) if targets is not None else 0)
+        self.number = next(_pass_numbers)
 
     def run(self) -> list:
         """Execute the pass; returns the captured gradients of the targets (``grad()``)."""
@@ -397,7 +401,7 @@ class GraphTask:
         outs = None
         out_owned: list = []
         if any(x is not None for x in grads):  # no loop variable: it would pin a gradient
-            outs = _call(node, grads, owned)
+            outs = _call(node, grads, owned, self.number)
             out_owned = _outputs_owned(node, outs, grads, owned)  # before release(): it reads
             if not self.retain_graph:  # the saved arguments
                 node.release()
@@ -472,7 +476,7 @@ def _root(t: TensorImpl) -> TensorImpl:
     return t if t._base is None else t._base
 
 
-def _call(node: Node, grads: list, owned: list):
+def _call(node: Node, grads: list, owned: list, pass_nr: int):
     run: Callable[..., Any]
     args: tuple
     if node.__class__ is AccumulateGrad:
@@ -481,20 +485,7 @@ def _call(node: Node, grads: list, owned: list):
     else:
         run = node.apply
         args = (grads,)
-    if _rf_state.active:
-        # the engine's own list, not a copy: observers must not hold gradients after the call
-        rf = _rf.RecordFunction(
-            node.name(), _rf.RecordScope.BACKWARD_FUNCTION, grads, None, node.seq_nr
-        )
-        if rf._cbs:
-            rf.note("node", node)
-            with rf:
-                outs = run(*args)
-                rf.outputs = outs
-        else:
-            outs = run(*args)
-    else:
-        outs = run(*args)
+    outs = run(*args) if not _rf_state.active else _call_backward(node, run, args, grads, pass_nr)
     h = node._hooks
     if h is not None and h.post:
         for fn in list(h.post.values()):

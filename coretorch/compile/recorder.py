@@ -1,12 +1,12 @@
 """The recorder: runs a step eagerly while noting every backend kernel call it makes.
 
 The dispatcher reports each kernel call to `record_function.state.capture` (structured kernels
-from `ops.declare._timed`, list-writing kernels from `dispatch.operator`); calls it cannot replay
-(a kernel that allocates its own result, the CPU fallback) and every read or write of tensor
-values on the host (``item``, ``tolist``, printing, ``numpy``, tensors made from Python data) end
-the capture: a **graph break**. A replay that skipped such work would be a silently wrong result,
-so nothing is ever dropped: the step finishes eagerly and the break is reported (or raised, with
-``fullgraph=True``).
+from `record_function.timed_kernel`, list-writing kernels from `dispatch.operator`); calls it
+cannot replay (a kernel that allocates its own result, the CPU fallback) and every read or write
+of tensor values on the host (``item``, ``tolist``, printing, ``numpy``, tensors made from Python
+data) end the capture: a **graph break**. A replay that skipped such work would be a silently
+wrong result, so nothing is ever dropped: the step finishes eagerly and the break is reported
+(or raised, with ``fullgraph=True``).
 
 While capturing, the allocators of every device are watched too: a buffer allocated during the
 step that a kernel reads before any recorded kernel wrote it was filled by some other path, which
@@ -234,7 +234,7 @@ class Capture:
                 if fn is not None:
                     self._patch(entry, name, self._host_access(fn, why))
         # a thread-local observer turns the dispatcher's observed path on (kernels then run
-        # through `_timed`, where the capture sees them)
+        # through `timed_kernel`, where the capture sees them)
         self._handle = _rf.add_thread_local_callback(
             self._saw_region,
             None,

@@ -23,7 +23,7 @@ dispatch keys of the tensor arguments, and calls the kernel for the resulting ke
         if fn is None:
             fn = _resolve(bits)
         if _rf.active:
-            return _call_op(_NAME, fn, (input, other, alpha), {} if out is None else
+            return _call_op(_NAME, fn, (input, other, alpha), None if out is None else
                             {'out': out}, bits & _AG)
         if out is not None:
             return fn(input, other, alpha, out=out)
@@ -225,7 +225,7 @@ def entry_source(
     if needs_backend_select:
         body += ["if not bits & _BACKENDS:", "    bits |= _BACKEND_SELECT"]
     body += ["fn = _cache_get(bits)", "if fn is None:", "    fn = _resolve(bits)"]
-    kw = "{} if out is None else {'out': out}" if has_out else "{}"
+    kw = "None if out is None else {'out': out}" if has_out else "None"
     body += ["if _rf.active:", f"    return _call_op(_NAME, fn, {rec_tuple}, {kw}, bits & _AG)"]
     if has_out:
         body += ["if out is not None:", f"    return fn({rec}, out=out)"]

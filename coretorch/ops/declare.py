@@ -35,14 +35,13 @@ from __future__ import annotations
 
 import collections
 import re
-from time import perf_counter_ns as _now
 from typing import Any, Callable, NamedTuple
 
 from ..device import _registry as _device_registry
 from ..dispatch.keys import DispatchKey
 from ..dispatch.operator import Operator, check_kernel_signature
 from ..dispatch.schema import FunctionSchema, parse_schema
-from ..record_function import add_kernel_time, state as _rf_state
+from ..record_function import state as _rf_state, timed_kernel as _timed
 from ..tensor.impl import _geometry, contiguous_geometry, device_key_bits
 from ..tensor.layout import POINTWISE_FAMILIES, pointwise_strides
 from ..tensor.tensor import Tensor
@@ -561,20 +560,6 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
         if t is not o:
             _copy_(o, t)
     return res
-
-
-def _timed(kernel: Callable, *args):
-    """Run a backend kernel while an observer records: its time goes to the op's
-    `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead). A
-    capture in progress (`coretorch.compile`) records the call: ``args[0]`` is what it writes."""
-    cap = _rf_state.capture
-    if cap is not None:
-        return cap.run(kernel, args, True)
-    t = _now()
-    try:
-        return kernel(*args)
-    finally:
-        add_kernel_time(_now() - t)
 
 
 def _copy_(dst, src) -> None:

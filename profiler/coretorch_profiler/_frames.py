@@ -8,48 +8,53 @@ import os
 import sys
 from types import CodeType, FrameType
 
-# id(code object) -> whether it belongs to coretorch or one of its distributions, asked once
-# per op by the profiler and the anomaly detector. Keyed by id: hashing a code object hashes its
-# constants, nested functions' code included (a module's code: all of them), at every call.
-# The code objects are kept in `_seen`, so an id cannot be reused by another one.
-_internal: dict[int, bool] = {}
+# id(code object) -> what its frames are: USER, INTERNAL (coretorch or one of its distributions)
+# or LAUNCHER (coretorch-profile's runner: a stack ends below it), asked once per frame of every
+# stack walk. Keyed by id: hashing a code object hashes its constants, nested functions' code
+# included (a module's code: all of them), at every call. The code objects are kept in `_seen`,
+# so an id cannot be reused by another one.
+USER, INTERNAL, LAUNCHER = 0, 1, 2
+_kind: dict[int, int] = {}
 _seen: list[CodeType] = []
-# ids of launchers' code (coretorch-profile's runner): a stack ends below them
-_launchers: set[int] = set()
+
+
+def _classify(frame) -> int:
+    code = frame.f_code
+    mod = frame.f_globals.get("__name__", "") or ""
+    # runpy: the frames coretorch-profile runs a script through
+    internal = (
+        mod == "coretorch"
+        or mod.startswith("coretorch.")
+        or mod.startswith("coretorch_")
+        or mod == "runpy"
+    )
+    _seen.append(code)
+    k = _kind[id(code)] = INTERNAL if internal else USER
+    return k
 
 
 def _is_internal(frame) -> bool:
-    code = frame.f_code
-    r = _internal.get(id(code))
-    if r is None:
-        mod = frame.f_globals.get("__name__", "") or ""
-        # runpy: the frames coretorch-profile runs a script through
-        r = (
-            mod == "coretorch"
-            or mod.startswith("coretorch.")
-            or mod.startswith("coretorch_")
-            or mod == "runpy"
-        )
-        _seen.append(code)
-        _internal[id(code)] = r
-    return r
+    k = _kind.get(id(frame.f_code))
+    return (k if k is not None else _classify(frame)) != USER
 
 
 def mark_launcher(code: CodeType) -> None:
     """Frames of `code` and every frame outside them (the launcher's own caller, the console
     script) are not the user's: stacks and anomaly sites end below them."""
     _seen.append(code)
-    _launchers.add(id(code))
-    _internal[id(code)] = True
+    _kind[id(code)] = LAUNCHER
 
 
 def user_frame(depth: int = 1):
     """(code, lineno) of the innermost frame outside coretorch, or None."""
     f: FrameType | None = sys._getframe(depth)
     while f is not None:
-        if not _is_internal(f):
+        k = _kind.get(id(f.f_code))
+        if k is None:
+            k = _classify(f)
+        if k == USER:
             return f.f_code, f.f_lineno
-        if id(f.f_code) in _launchers:
+        if k == LAUNCHER:
             return None
         f = f.f_back
     return None
@@ -79,7 +84,7 @@ class StackRecorder:
         """Anchor at the innermost user frame calling this (if it is still running later)."""
         f: FrameType | None = sys._getframe(depth)
         while f is not None and _is_internal(f):
-            if id(f.f_code) in _launchers:
+            if _kind[id(f.f_code)] == LAUNCHER:
                 return
             f = f.f_back
         if f is not None and f.f_back is not None:
@@ -110,20 +115,20 @@ def _user_frames(f, limit: int, anchor=None) -> tuple[list, list, bool]:
     """(code objects, bytecode offsets) of up to `limit` user frames from `f` outwards, and
     whether the walk reached `anchor` (where it stops). The offset, not f_lineno: a line is
     computed once per distinct site."""
-    internal = _internal
+    kinds = _kind
     codes: list = []
     offsets: list = []
     while f is not None and len(codes) < limit:
         code = f.f_code
-        r = internal.get(id(code))
-        if r is None:
-            r = _is_internal(f)
-        if not r:
+        k = kinds.get(id(code))
+        if k is None:
+            k = _classify(f)
+        if k == USER:
             codes.append(code)
             offsets.append(f.f_lasti)
             if f is anchor:
                 return codes, offsets, True
-        elif id(code) in _launchers:
+        elif k == LAUNCHER:
             break
         f = f.f_back
     return codes, offsets, False

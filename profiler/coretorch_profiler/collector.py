@@ -131,7 +131,7 @@ class Collector(RawProfile):
             self._mem_hook = add_memory_hook(self._make_memory_hook())
         if self.with_modules:
             self._start_modules()
-        self._handle = _rf.add_global_callback(None, self._make_end())  # every scope
+        self._handle = _rf.add_global_callback(*self._make_callbacks())  # every scope
         if self._use_device_timers:
             self._device_timers = [
                 entry.extras["op_timer"]()
@@ -271,12 +271,14 @@ class Collector(RawProfile):
         return len(self.module_paths) - 1
 
     # ---- regions ----
-    def _make_end(self) -> Callable:
+    def _make_callbacks(self) -> tuple[Callable | None, Callable]:
+        """(start, end) callbacks of every region: start only with stacks."""
         append = self.ops.append
         rs, ws, wf = self.record_shapes, self.with_stack, self.with_flops
         seen, see = self.native_ids, self._see_thread
         copy_extra, scope_int = self._copy_extra, _SCOPE_INT
-        if not (rs or ws or wf or HAS_KERNEL_NS):
+        if not (rs or ws or wf):
+            has_k = HAS_KERNEL_NS
 
             def end(rf, _state) -> None:
                 tid = rf.thread_id
@@ -296,21 +298,47 @@ class Collector(RawProfile):
                         0,
                         -1,
                         copy_extra(rf) if name in COPY_OPS else -1,
-                        -1,
+                        rf.kernel_ns if has_k else -1,
                     )
                 )
 
-            return end
+            return None, end
         input_ids: dict[tuple, int] = {}
         inputs, capture = self.inputs, self._stacks.capture
-        shared: dict[int, int] = {}  # id(open region) -> stack its descendants walked
-        pop, get = shared.pop, shared.get
+        open_stacks: dict[int, int] = {}  # id(open region) -> its user stack
+        pop, get = open_stacks.pop, open_stacks.get
+        last_pass: list = [None, -1]  # (backward pass number, its nodes' stack)
+        # the core's frames between this callback and the region's caller: skipped unwalked
+        core_frames = getattr(_rf, "CALLBACK_CORE_FRAMES", {})
 
-        def end_detailed(rf, _state) -> None:
+        def start(rf) -> int:
+            # taken when the region opens, so that the ops it runs (which run no user code
+            # between it and them) take its stack instead of walking the frames again
+            p = rf.parent
+            if p is not None and (
+                p.scope is _FUNCTION or p.scope is _BACKWARD or p.name.startswith(_SHARED_SCOPES)
+            ):
+                s = get(id(p), -1)
+                if s >= 0:
+                    open_stacks[id(rf)] = s
+                    return s
+            n = None
+            if rf.scope is _BACKWARD:
+                # the nodes of one backward pass share the user's stack outside the engine
+                n = rf.extra.get("pass") if rf.extra else None
+                if n is not None and n == last_pass[0]:
+                    s = open_stacks[id(rf)] = last_pass[1]
+                    return s
+            s = open_stacks[id(rf)] = capture(1 + core_frames.get(rf.scope, 0))
+            if n is not None:
+                last_pass[:] = n, s
+            return s
+
+        def end_detailed(rf, s) -> None:
             tid = rf.thread_id
             if tid not in seen:
                 see(tid)
-            i = s = -1
+            i = -1
             if rs:
                 meta = inputs_meta(rf.args, rf.kwargs)
                 i = input_ids.get(meta, -1)
@@ -319,19 +347,9 @@ class Collector(RawProfile):
                     inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
             if ws:
-                s = pop(id(rf), -1)  # an op inside this one walked the same user frames
-                p = rf.parent
-                share = p is not None and (
-                    p.scope is _FUNCTION
-                    or p.scope is _BACKWARD
-                    or p.name.startswith(_SHARED_SCOPES)
-                )
-                if s < 0 and share:
-                    s = get(id(p), -1)  # a sibling did
-                if s < 0:
-                    s = capture(1)
-                if share:
-                    shared[id(p)] = s
+                pop(id(rf), None)
+            if s is None or not ws:  # a region opened before the window: no start was seen
+                s = -1
             k = rf.kernel_ns if HAS_KERNEL_NS else -1
             name = rf.name
             append(
@@ -351,7 +369,7 @@ class Collector(RawProfile):
                 )
             )
 
-        return end_detailed
+        return (start if ws else None), end_detailed
 
     def _copy_extra(self, rf) -> int:
         """{"copy": "cpu -> cuda", "bytes": n} of a copy op whose source and destination
