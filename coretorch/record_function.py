@@ -74,11 +74,11 @@ class _Callback:
 _FUNCTION = RecordScope.FUNCTION
 _BACKWARD = RecordScope.BACKWARD_FUNCTION
 # Frames of the core that lie, at least, between a start callback and the code that ran the
-# region, by scope: an op's (`call_op`, the op's entry point) and a node's (`_observe`,
-# `call_backward`, the engine's `_call`). An observer walking the user's stack from
+# region, by scope: an op's (`_observe`, `call_op`, the op's entry point) and a node's
+# (`_observe`, `call_backward`, the engine's `_call`). An observer walking the user's stack from
 # a callback may skip them unwalked (`sys._getframe(n)`): Python then never builds frame
 # objects for them.
-CALLBACK_CORE_FRAMES = {RecordScope.FUNCTION: 2, RecordScope.BACKWARD_FUNCTION: 3}
+CALLBACK_CORE_FRAMES = {RecordScope.FUNCTION: 3, RecordScope.BACKWARD_FUNCTION: 3}
 _global: list[_Callback] = []
 _global_by_scope: dict[RecordScope, tuple[_Callback, ...]] = {s: () for s in RecordScope}
 _thread_local_count = 0
@@ -330,9 +330,7 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict | None, autograd:
     cbs = _global_by_scope[_FUNCTION] if not _thread_local_count else _callbacks_for(_FUNCTION)
     if not cbs:
         return fn(*args, **kwargs) if kwargs else fn(*args)
-    # RecordFunction.__init__ and `_observe` inlined: this runs for every op while anything
-    # observes. Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op
-    # observer): 48.9k instructions, 49.3k through `_observe`, 55.0k through _begin/_end.
+    # RecordFunction.__init__ inlined: this runs for every op while anything observes
     r = _new(RecordFunction)
     loc = _local
     r.name = name
@@ -341,29 +339,7 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict | None, autograd:
     r.kwargs = kwargs
     r.seq_nr = loc.seq.n if autograd else -1
     r.extra = None
-    if len(cbs) != 1:
-        return _observe(r, cbs, loc.stack, fn, args, kwargs)
-    r._cbs = cbs
-    r.outputs = r._states = None
-    r.thread_id = r.fwd_thread_id = _get_ident()
-    r.end_ns = 0
-    r.kernel_ns = -1
-    cb = cbs[0]
-    stack = loc.stack
-    r.parent = stack[-1] if stack else None
-    r.start_ns = _now()
-    state = cb.start(r) if cb.start is not None else None
-    stack.append(r)
-    try:
-        r.outputs = fn(*args, **kwargs) if kwargs else fn(*args)
-    finally:
-        r.end_ns = _now()
-        try:
-            if cb.end is not None:
-                cb.end(r, state)
-        finally:
-            stack.pop()
-    return r.outputs
+    return _observe(r, cbs, loc.stack, fn, args, kwargs)
 
 
 def call_backward(node: Any, run: Callable, args: tuple, grads: list, pass_nr: int) -> Any:
@@ -389,7 +365,8 @@ def call_backward(node: Any, run: Callable, args: tuple, grads: list, pass_nr: i
 def _observe(r: RecordFunction, cbs: tuple, stack: list, fn: Callable, args: tuple, kwargs):
     """Fill the rest of `r`, run ``fn(*args, **kwargs)`` inside it and return its result: with
     `_begin`/`_end` inlined for the common case of one observer (the profiler, or the anomaly
-    detector). `call_op` inlines this too: keep the two alike."""
+    detector). Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op
+    observer): 49.3k instructions against 55.0k through RecordFunction()/_begin/_end."""
     r._cbs = cbs
     r.outputs = r._states = None
     r.thread_id = r.fwd_thread_id = _get_ident()
