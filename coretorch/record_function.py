@@ -123,14 +123,15 @@ def next_sequence_nr() -> int:
 class RecordFunction:
     """One recorded region. Callbacks read its fields; `state` of each start callback is kept.
 
-    `args` are the op's argument record (schema order, defaults filled; `kwargs` holds only
-    ``out=``); for a backward node, the engine's own list of incoming gradients (a copy would hold
-    a second reference and stop AccumulateGrad from taking a gradient over). `outputs` is set
-    before the end callbacks run; `parent` is the enclosing region of the same thread, set when
-    the region starts. `kernel_ns` is the time spent inside the op's own backend kernel (nested
-    ops excluded), -1 when the op ran no kernel of its own (a composite): the op's time minus it
-    is the framework's overhead. `extra` is None or a dict of what observers and the engine
-    attach (`note`): the backward node ("node"), a collective's size ("collective")."""
+    `args` are the op's argument record (schema order, defaults filled; `kwargs` is None or
+    holds only ``out=``); for a backward node, the engine's own list of incoming gradients (a
+    copy would hold a second reference and stop AccumulateGrad from taking a gradient over).
+    `outputs` is set before the end callbacks run; `parent` is the enclosing region of the same
+    thread, set when the region starts. `kernel_ns` is the time spent inside the op's own
+    backend kernel (nested ops excluded), -1 when the op ran no kernel of its own (a composite):
+    the op's time minus it is the framework's overhead. `extra` is None or a dict of what
+    observers and the engine attach (`note`): the backward node ("node") and its backward pass's
+    number ("pass"), a collective's size ("collective")."""
 
     __slots__ = (
         "name",
