@@ -417,8 +417,8 @@ def timed_kernel(kernel: Callable, *args) -> Any:
 
 
 def add_kernel_time(ns: int) -> None:
-    """Add `ns` to the innermost recorded op of this thread: the dispatcher brackets each backend
-    kernel call with this while an observer is on (`RecordFunction.kernel_ns`)."""
+    """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`): for
+    kernel time measured outside `timed_kernel`, which the core's kernel calls go through."""
     stack = _local.stack
     if stack:
         r = stack[-1]
