@@ -409,16 +409,12 @@ def timed_kernel(kernel: Callable, *args) -> Any:
     try:
         return kernel(*args)
     finally:
-        t = _now() - t
-        stack = _local.stack
-        if stack:
-            r = stack[-1]
-            r.kernel_ns = t if r.kernel_ns < 0 else r.kernel_ns + t
+        add_kernel_time(_now() - t)
 
 
 def add_kernel_time(ns: int) -> None:
-    """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`): for
-    kernel time measured outside `timed_kernel`, which the core's kernel calls go through."""
+    """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`):
+    `timed_kernel` does it for the core's kernel calls."""
     stack = _local.stack
     if stack:
         r = stack[-1]

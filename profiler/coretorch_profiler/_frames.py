@@ -33,9 +33,9 @@ def _classify(frame) -> int:
     return k
 
 
-def _is_internal(frame) -> bool:
+def _kind_of(frame) -> int:
     k = _kind.get(id(frame.f_code))
-    return (k if k is not None else _classify(frame)) != USER
+    return k if k is not None else _classify(frame)
 
 
 def mark_launcher(code: CodeType) -> None:
@@ -43,21 +43,6 @@ def mark_launcher(code: CodeType) -> None:
     script) are not the user's: stacks and anomaly sites end below them."""
     _seen.append(code)
     _kind[id(code)] = LAUNCHER
-
-
-def user_frame(depth: int = 1):
-    """(code, lineno) of the innermost frame outside coretorch, or None."""
-    f: FrameType | None = sys._getframe(depth)
-    while f is not None:
-        k = _kind.get(id(f.f_code))
-        if k is None:
-            k = _classify(f)
-        if k == USER:
-            return f.f_code, f.f_lineno
-        if k == LAUNCHER:
-            return None
-        f = f.f_back
-    return None
 
 
 def user_stack(limit: int = 8, depth: int = 1) -> tuple:
@@ -83,8 +68,8 @@ class StackRecorder:
     def start(self, depth: int = 1) -> None:
         """Anchor at the innermost user frame calling this (if it is still running later)."""
         f: FrameType | None = sys._getframe(depth)
-        while f is not None and _is_internal(f):
-            if _kind[id(f.f_code)] == LAUNCHER:
+        while f is not None and (k := _kind_of(f)) != USER:
+            if k == LAUNCHER:
                 return
             f = f.f_back
         if f is not None and f.f_back is not None:
@@ -120,7 +105,7 @@ def _user_frames(f, limit: int, anchor=None) -> tuple[list, list, bool]:
     offsets: list = []
     while f is not None and len(codes) < limit:
         code = f.f_code
-        k = kinds.get(id(code))
+        k = kinds.get(id(code))  # `_kind_of` inlined: this runs for every frame of every walk
         if k is None:
             k = _classify(f)
         if k == USER:

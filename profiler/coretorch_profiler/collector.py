@@ -346,10 +346,10 @@ class Collector(RawProfile):
                     i = input_ids[meta] = len(inputs)
                     inputs.append(meta)
             fl = op_flops(rf) if wf and rf.scope is _FUNCTION else 0
-            if ws:
-                pop(id(rf), None)
-            if s is None or not ws:  # a region opened before the window: no start was seen
+            if s is None:  # no stacks, or a region opened before the window (no start seen)
                 s = -1
+            else:
+                pop(id(rf), None)
             k = rf.kernel_ns if HAS_KERNEL_NS else -1
             name = rf.name
             append(
