@@ -3,11 +3,14 @@
 # pyproject.toml (or this Makefile) changes.
 #
 #   make test            run the test suite against every installed backend, then the
-#                        conformance suite through the cuda backend in emulation (no GPU needed)
+#                        conformance suite through the cuda backend in emulation (no GPU needed),
+#                        in JOBS pytest-xdist processes (default: the CPU count, at most 4),
+#                        measuring line coverage: it prints the figures per package and fails
+#                        below the floors in tools/coverage_report.py
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
-#   make test COV=1      ... measuring line coverage: prints it per package, fails below the
-#                        floors in tools/coverage_report.py (it adds ~10% on Python 3.12+, ~90%
-#                        on 3.11: a fresh `make test COV=1 PYTHON=python3.12` measures cheaply)
+#   make test COV=0      ... without measuring coverage (faster on Python 3.11, whose tracer
+#                        makes each process about 1.9x slower; on 3.12+ it costs about 10%)
+#   make test JOBS=1     ... in one process (what a debugger such as --pdb needs)
 #   make demo            run the demo
 #   make install         only set up .venv/
 #   make docs            build the documentation site into site/ (tutorials are executed)
@@ -23,7 +26,8 @@ PY := $(VENV)/bin/python
 TORCH ?= 1
 TORCH_REQ := torch==2.13.0
 PYTEST_ARGS ?=
-COV ?= 0
+COV ?= 1
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 
 # Every distribution in the repo: the core, then each backend, the profiler and example packages
 # (found by their pyproject.toml, so a new one is picked up without editing this file).
@@ -45,8 +49,8 @@ PYPROJECTS := $(addsuffix /pyproject.toml,$(DISTS) $(TEST_PLUGINS))
 INSTALL_KEY := $(shell (echo "$(PYPROJECTS) torch=$(TORCH)"; cat Makefile $(PYPROJECTS)) \
                  | sha1sum | cut -c1-16)
 STAMP := $(VENV)/.installed-$(INSTALL_KEY)
-# coverage: the line coverage `make test COV=1` prints and guards
-TEST_DEPS += coverage
+# coverage: the line coverage `make test` prints and guards; pytest-xdist: its workers
+TEST_DEPS += coverage pytest-xdist
 
 .PHONY: test demo install docs docs-primitives compat-docs op-coverage stubs
 
@@ -77,12 +81,14 @@ RUN_COV := $(if $(filter 1,$(COV)),-m coverage run,)
 # (Each `coverage run` erases the .coverage* files of the one before: the first run's data is
 # combined and set aside as .coverage-main, then merged with the second's.)
 COMBINE := $(PY) -m coverage combine --quiet
+# pytest-xdist workers (tests/conftest.py saves each one's coverage before it reports back)
+XDIST := $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS))
 test: $(STAMP)
 	rm -f .coverage .coverage.* .coverage-main
-	$(PY) $(RUN_COV) -m pytest tests $(PYTEST_ARGS)
-	$(if $(RUN_COV),$(COMBINE) && mv .coverage .coverage-main)
+	$(PY) $(RUN_COV) -m pytest $(XDIST) tests $(PYTEST_ARGS)
+	$(if $(RUN_COV),$(COMBINE) && mv .coverage .coverage-main && rm -f .coverage.*)
 	CORETORCH_CUDA_EMULATE=1 $(PY) $(RUN_COV) $(if $(RUN_COV),--source=coretorch_cuda_cupy) \
-	  -m pytest -p no:cacheprovider --backend cuda \
+	  -m pytest $(XDIST) -p no:cacheprovider --backend cuda \
 	  --pyargs coretorch.testing.conformance tests/test_cuda_backend.py
 	$(if $(RUN_COV),$(COMBINE) && $(COMBINE) --append .coverage-main)
 	$(if $(RUN_COV),$(PY) tools/coverage_report.py $(if $(PYTEST_ARGS),--no-check))

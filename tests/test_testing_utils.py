@@ -260,3 +260,43 @@ def test_key_status_sees_fallbacks():
     finally:
         register_fallback(key, None)
     assert key_status("add", key) == "missing"
+
+
+# ---- the conformance bookkeeping under pytest-xdist ------------------------------------------
+
+
+def test_xdist_workers_hand_their_conformance_bookkeeping_to_the_controller():
+    """A worker's (op, device) records, None devices (tests without one) mixed with named ones,
+    reach the controller's summary through its workeroutput; the controller merges them."""
+    import types
+
+    from coretorch.testing import pytest_plugin as plugin
+
+    def config():
+        c = types.SimpleNamespace(
+            stash=pytest.Stash(),
+            getoption=lambda name, default=None: None,
+            addinivalue_line=lambda name, line: None,
+        )
+        plugin.pytest_configure(c)
+        return c
+
+    worker, out = config(), {}
+    worker.workeroutput = out
+    worker.stash[plugin._RAN].update({("add", "cpu"), ("add", None), ("exp", "meta")})
+    worker.stash[plugin._FAILED].add(("addcmul", "cpu"))
+    worker.stash[plugin._CALLED][("addcmul", "cpu")] = {"add", "mul"}
+    plugin.pytest_sessionfinish(types.SimpleNamespace(config=worker))
+
+    controller = config()
+    controller.stash[plugin._RAN].add(("sum", "cpu"))
+    node = types.SimpleNamespace(config=controller, workeroutput=out)
+    plugin.pytest_testnodedown(node, None)
+    assert controller.stash[plugin._RAN] == {
+        ("sum", "cpu"),
+        ("add", "cpu"),
+        ("add", None),
+        ("exp", "meta"),
+    }
+    assert controller.stash[plugin._FAILED] == {("addcmul", "cpu")}
+    assert controller.stash[plugin._CALLED] == {("addcmul", "cpu"): {"add", "mul"}}

@@ -536,7 +536,7 @@ def _install_guide_backend(tmp_path, kernels_edit=None):
     return site
 
 
-def _conformance(site, cwd, select: str):
+def _conformance(site, cwd, select: str, extra: list[str] = ()):
     out = run_python(
         "",
         site,
@@ -553,6 +553,7 @@ def _conformance(site, cwd, select: str):
             "-q",
             "-k",
             select,
+            *extra,
         ],
     )
     return out, out.stdout[out.stdout.index("coretorch conformance per op") :]
@@ -584,9 +585,13 @@ def test_guide_backend_from_an_empty_folder_passes_conformance(tmp_path):
     assert re.search(r"add_ +.*native", ops.stdout) and re.search(r"add\.out +.*native", ops.stdout)
 
 
-def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path):
+@pytest.mark.parametrize("workers", [0, 2], ids=["one-process", "xdist"])
+def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path, workers):
     """A wrong `add` fails its own tests and those of composites built on it: the report traces
-    them to `add` instead of listing unrelated failures."""
+    them to `add` instead of listing unrelated failures (with pytest-xdist too, whose workers
+    hand their bookkeeping to the process that prints the report)."""
+    if workers:
+        pytest.importorskip("xdist")
 
     def broken_add(text: str) -> str:
         return text.replace(
@@ -596,6 +601,11 @@ def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path):
         )
 
     site = _install_guide_backend(tmp_path, broken_add)
-    out, tail = _conformance(site, tmp_path, "test_forward and (add or addcmul or lerp)")
+    out, tail = _conformance(
+        site,
+        tmp_path,
+        "test_forward and (add or addcmul or lerp)",
+        ["-n", str(workers)] * bool(workers),
+    )
     assert out.returncode != 0
     assert re.search(r"mydev: \d+ failing op\(s\) trace to `add`.*addcmul", tail), tail[-2000:]

@@ -1,4 +1,4 @@
-"""Line coverage per package from the .coverage data of a test run (``make test COV=1`` writes
+"""Line coverage per package from the .coverage data of a test run (``make test`` writes
 it), and the guard: exit 1 when a package falls below its floor in FLOORS.
 
     python tools/coverage_report.py [--worst N] [--no-check] [--data-file .coverage]
@@ -17,7 +17,7 @@ import coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# percent of statements executed, per package, that `make test COV=1` must reach: measured on
+# percent of statements executed, per package, that `make test` must reach: measured on
 # 2026-11-27 (Python 3.11) by a full run, every Python process the tests start included (mpiexec
 # ranks, DataLoader workers, `python -m coretorch`); the cuda backend's figure comes from the
 # second, emulated run. Code compiled by numba is not seen by coverage: cpu_numba stays lower.

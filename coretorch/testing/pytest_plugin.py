@@ -130,6 +130,37 @@ def pytest_runtest_makereport(item, call):
             called |= _ops_called(item)
 
 
+_WORKER_OUTPUT = "coretorch_conformance"
+
+
+def pytest_sessionfinish(session) -> None:
+    """In a pytest-xdist worker, hand the per-op bookkeeping to the controller, which prints the
+    summary (`pytest_testnodedown` merges it)."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        stash = session.config.stash
+        # (op, device) pairs: the device is None for tests without one (no sorting None and str)
+        out[_WORKER_OUTPUT] = (
+            list(stash[_RAN]),
+            list(stash[_FAILED]),
+            [(key, list(ops)) for key, ops in stash[_CALLED].items()],
+        )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """Merge a finished pytest-xdist worker's per-op bookkeeping into the controller's."""
+    data = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
+    if data is None:
+        return
+    ran, failed, called = data
+    stash = node.config.stash
+    stash[_RAN].update(tuple(x) for x in ran)
+    stash[_FAILED].update(tuple(x) for x in failed)
+    for key, ops in called:
+        stash[_CALLED].setdefault(tuple(key), set()).update(ops)
+
+
 def _ops_called(item) -> set[str]:
     """The ops a failed test calls: it runs again with a RecordFunction observer (only failed
     tests pay for this), so a failure can be traced to a broken primitive underneath."""
