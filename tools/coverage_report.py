@@ -21,12 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 # 2026-11-27 (Python 3.11) by a full run, every Python process the tests start included (mpiexec
 # ranks, DataLoader workers, `python -m coretorch`); the cuda backend's figure comes from the
 # second, emulated run. Code compiled by numba is not seen by coverage: cpu_numba stays lower.
+# The distributed package's figure moves by a line or two between runs (which rank reports a
+# failure first is a race): its floor sits below the 88.2-88.5% measured.
 FLOORS = {
     "core": 92.0,
     "cpu_numba": 71.0,
     "meta": 100.0,
     "cuda_cupy": 78.0,
-    "mpi": 88.0,
+    "mpi": 87.5,
     "nccl_cupy": 32.0,
     "profiler": 94.0,
 }
