@@ -409,12 +409,18 @@ def timed_kernel(kernel: Callable, *args) -> Any:
     try:
         return kernel(*args)
     finally:
-        add_kernel_time(_now() - t)
+        # add_kernel_time inlined: `a + b` under one no-op observer, 49.4k instructions against
+        # 49.8k through the call (counted as in benchmarks/instructions.py)
+        t = _now() - t
+        stack = _local.stack
+        if stack:
+            r = stack[-1]
+            r.kernel_ns = t if r.kernel_ns < 0 else r.kernel_ns + t
 
 
 def add_kernel_time(ns: int) -> None:
-    """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`):
-    `timed_kernel` does it for the core's kernel calls."""
+    """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`), for a
+    kernel timed outside `timed_kernel` (which does the same for the core's kernel calls)."""
     stack = _local.stack
     if stack:
         r = stack[-1]
