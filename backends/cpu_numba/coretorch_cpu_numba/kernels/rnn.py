@@ -1,8 +1,7 @@
 """Fused recurrent cells: the LSTM and GRU cells' pointwise parts (`_lstm_cell`, `_gru_cell`,
 composites in coretorch) and their backwards each as one numba pass over the (N, H) hidden
 units, instead of about eight ops forward and fifteen autograd nodes backward per time step.
-Half-precision tensors compute in float32; large problems run their rows in parallel. One pair
-of row drivers serves every cell: each cell's row function is passed in with its arrays.
+Half-precision tensors compute in float32; large problems run their rows in parallel.
 """
 
 from __future__ import annotations
@@ -86,29 +85,70 @@ def _gru_backward_row(arrays, r):
         grad_hx[r, j] = g * z
 
 
+# One serial and one parallel driver per cell. A generic driver taking the row function as an
+# argument cannot be cached: numba keys each cache entry by the function's dispatcher object, so
+# every process added entries to the index, and loading another process's entry raised
+# "ReferenceError: underlying object has vanished".
 @numba.njit(cache=True)
-def _rows_serial(row, arrays, n):
+def _lstm_serial(arrays, n):
     for r in range(n):
-        row(arrays, r)
+        _lstm_row(arrays, r)
 
 
 @numba.njit(cache=True, parallel=True)
-def _rows_parallel(row, arrays, n):
+def _lstm_parallel(arrays, n):
     for r in numba.prange(n):
-        row(arrays, r)
+        _lstm_row(arrays, r)
 
 
-def _fused(row, outs, ins, state: int) -> None:
-    """Run `row` over the N rows (in parallel on large problems) on contiguous arrays of the
-    compute dtype: inputs converted as needed, outputs written in place where they allow it.
-    `ins[state]` is an (N, H) state tensor (it sizes the problem)."""
+@numba.njit(cache=True)
+def _lstm_backward_serial(arrays, n):
+    for r in range(n):
+        _lstm_backward_row(arrays, r)
+
+
+@numba.njit(cache=True, parallel=True)
+def _lstm_backward_parallel(arrays, n):
+    for r in numba.prange(n):
+        _lstm_backward_row(arrays, r)
+
+
+@numba.njit(cache=True)
+def _gru_serial(arrays, n):
+    for r in range(n):
+        _gru_row(arrays, r)
+
+
+@numba.njit(cache=True, parallel=True)
+def _gru_parallel(arrays, n):
+    for r in numba.prange(n):
+        _gru_row(arrays, r)
+
+
+@numba.njit(cache=True)
+def _gru_backward_serial(arrays, n):
+    for r in range(n):
+        _gru_backward_row(arrays, r)
+
+
+@numba.njit(cache=True, parallel=True)
+def _gru_backward_parallel(arrays, n):
+    for r in numba.prange(n):
+        _gru_backward_row(arrays, r)
+
+
+def _fused(serial, parallel, outs, ins, state: int) -> None:
+    """Run a cell's row function over the N rows through its `serial` or (on large problems)
+    `parallel` driver, on contiguous arrays of the compute dtype: inputs converted as needed,
+    outputs written in place where they allow it. `ins[state]` is an (N, H) state tensor (it
+    sizes the problem)."""
     cdt = acc_float(arr(outs[0]).dtype)  # floating (the meta rules)
     xs = [np.ascontiguousarray(arr(t), dtype=cdt) for t in ins]
     targets = [writable_target(o, cdt, tuple(o._shape)) for o in outs]
     n, h = xs[state].shape
     if n * h:
-        loop = _rows_parallel if n > 1 and n * h >= _PARALLEL_MIN else _rows_serial
-        loop(row, (*xs, *[y for y, _ in targets]), n)
+        loop = parallel if n > 1 and n * h >= _PARALLEL_MIN else serial
+        loop((*xs, *[y for y, _ in targets]), n)
     for o, (y, copy) in zip(outs, targets):
         if copy:
             write(o, y)
@@ -118,22 +158,34 @@ def _fused(row, outs, ins, state: int) -> None:
 def lstm_cell(out, gates, cx):
     """(hy, cy, workspace) of one LSTM step's gates"""
     hy, cy, ws = out
-    _fused(_lstm_row, (hy, cy, ws), (gates, cx), 1)
+    _fused(_lstm_serial, _lstm_parallel, (hy, cy, ws), (gates, cx), 1)
 
 
 @kernel("_lstm_cell_backward")
 def lstm_cell_backward(out, grad_hy, grad_cy, grad_workspace, cx, cy, workspace):
     """(grad_gates, grad_cx) of `_lstm_cell`"""
-    _fused(_lstm_backward_row, tuple(out), (grad_hy, grad_cy, grad_workspace, cx, cy, workspace), 0)
+    _fused(
+        _lstm_backward_serial,
+        _lstm_backward_parallel,
+        tuple(out),
+        (grad_hy, grad_cy, grad_workspace, cx, cy, workspace),
+        0,
+    )
 
 
 @kernel("_gru_cell")
 def gru_cell(out, input_gates, hidden_gates, hx):
     """(hy, workspace) of one GRU step's gates"""
-    _fused(_gru_row, tuple(out), (input_gates, hidden_gates, hx), 2)
+    _fused(_gru_serial, _gru_parallel, tuple(out), (input_gates, hidden_gates, hx), 2)
 
 
 @kernel("_gru_cell_backward")
 def gru_cell_backward(out, grad_hy, grad_workspace, hx, workspace):
     """(grad_input_gates, grad_hidden_gates, grad_hx) of `_gru_cell`"""
-    _fused(_gru_backward_row, tuple(out), (grad_hy, grad_workspace, hx, workspace), 0)
+    _fused(
+        _gru_backward_serial,
+        _gru_backward_parallel,
+        tuple(out),
+        (grad_hy, grad_workspace, hx, workspace),
+        0,
+    )
