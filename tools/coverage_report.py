@@ -20,12 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # percent of statements executed, per package, that `make test` must reach: measured on
 # 2026-11-27 (Python 3.11) by a full run, every Python process the tests start included (mpiexec
 # ranks, DataLoader workers, `python -m coretorch`); the cuda backend's figure comes from the
-# second, emulated run. Code compiled by numba is not seen by coverage: cpu_numba stays lower.
+# second, emulated run. Functions compiled by numba are left out (pyproject.toml's
+# [tool.coverage.report]): the tracer never sees them run.
 # The distributed package's figure moves by a line or two between runs (which rank reports a
 # failure first is a race): its floor sits below the 88.2-88.5% measured.
 FLOORS = {
     "core": 92.0,
-    "cpu_numba": 71.0,
+    "cpu_numba": 96.0,
     "meta": 100.0,
     "cuda_cupy": 78.0,
     "mpi": 87.5,
