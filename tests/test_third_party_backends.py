@@ -536,7 +536,7 @@ def _install_guide_backend(tmp_path, kernels_edit=None):
     return site
 
 
-def _conformance(site, cwd, select: str, extra: list[str] = ()):
+def _conformance(site, cwd, select: str, extra: tuple[str, ...] = ()):
     out = run_python(
         "",
         site,
@@ -605,7 +605,7 @@ def test_conformance_names_a_broken_primitive_as_the_root_cause(tmp_path, worker
         site,
         tmp_path,
         "test_forward and (add or addcmul or lerp)",
-        ["-n", str(workers)] * bool(workers),
+        ("-n", str(workers)) if workers else (),
     )
     assert out.returncode != 0
     assert re.search(r"mydev: \d+ failing op\(s\) trace to `add`.*addcmul", tail), tail[-2000:]
