@@ -21,6 +21,7 @@ from ..tensor.tensor import Tensor
 from .guards import StateGuard, describe_mismatch, discover, flatten, rebuild, signature
 from .hyperparams import bind_live_hyperparameters
 from .ir import Program
+from .memory_plan import plan_memory
 from .passes import run_passes
 from .recorder import Capture
 from .replay import Replayer, fresh_copy
@@ -185,7 +186,9 @@ class CompiledFunction:
             _warn(f"{self.name} runs eagerly: {v.eager_reason}")
             return result
         program = _program(cap, slots, outs, allocated, slot_ids)
+        cap.release_steps()
         program = run_passes(program, {"fuse": self.fuse})
+        program = plan_memory(program, allocated)
         guard.live = bind_live_hyperparameters(program, optims)
         guard.watch_grads({id(t._storage) for s in program.steps for t in (*s.reads, *s.written)})
         writebacks = [i for i, s in enumerate(slots) if s._vc[0] != 0]

@@ -102,7 +102,7 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> Explanation:
         probe(*args, **kwargs)
     v = next(iter(probe.variants.values()))
     cap = v.last_capture
-    kernels = [f"{s.op.split('::')[-1]:<24s} {s.site}" for s in cap.steps] if cap else []
+    kernels = [f"{op.split('::')[-1]:<24s} {site}" for op, site in cap.listing()] if cap else []
     breaks = [f"{what}: {why}  (at {site})" for what, why, site in (cap.breaks if cap else [])]
     if v.eager_reason and not breaks:
         breaks.append(v.eager_reason)

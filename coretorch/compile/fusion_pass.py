@@ -14,6 +14,7 @@ order, without reordering kernels (so random kernels keep their place in the gen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..device import _registry as _device_registry
@@ -133,16 +134,20 @@ def _touched_outside(program: Program, run: _Run) -> set[int]:
 
 
 class FusedCall:
-    """The replay step of a fused run: the kernel bound once to the run's buffers."""
+    """The replay step of a fused run: the kernel, bound to the run's buffers on its first call
+    (after the memory plan has placed them). Called as ``fn(outs, *ins)``, the step's args."""
 
     __slots__ = ("kernel", "run")
 
-    def __init__(self, kernel, outs: list, ins: list):
+    def __init__(self, kernel):
         self.kernel = kernel
-        self.run = kernel.bind(outs, ins)
+        self.run: Callable[[], None] | None = None
 
-    def __call__(self, *args) -> None:
-        self.run()
+    def __call__(self, outs, *ins) -> None:
+        run = self.run
+        if run is None:
+            run = self.run = self.kernel.bind(outs, ins)
+        run()
 
     def __repr__(self) -> str:
         return repr(self.kernel)
@@ -179,7 +184,7 @@ def _fuse(program: Program, run: _Run, keep: set) -> tuple[Step, str]:
     ops = "+".join(c.name for c in run.members)
     first = run.members[0].step
     step = Step(
-        FusedCall(kernel, outs, ins),
+        FusedCall(kernel),
         (tuple(outs), *ins),
         f"fused::{ops}",
         True,

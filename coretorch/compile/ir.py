@@ -88,9 +88,10 @@ class Program:
         buffers, optimizer state, gradients): kept by reference, guarded by storage identity.
     version_bumps: (vc, n) for the version counter (``_vc``) of each external or input tensor the
         step wrote: replay adds n to it, as the eager step's in-place writes did.
+    arenas: the storages the memory plan put the intermediates in (`memory_plan`).
     """
 
-    __slots__ = ("externals", "inputs", "notes", "outputs", "steps", "version_bumps")
+    __slots__ = ("arenas", "externals", "inputs", "notes", "outputs", "steps", "version_bumps")
 
     def __init__(
         self,
@@ -103,6 +104,7 @@ class Program:
         self.steps, self.inputs, self.outputs = steps, inputs, outputs
         self.externals, self.version_bumps = externals, version_bumps
         self.notes: list[str] = []  # what passes did, for `explain`
+        self.arenas: list = []
 
     def escaping(self) -> set[int]:
         """ids of the storages that must hold their values after a replay (inputs, externals,

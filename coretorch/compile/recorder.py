@@ -135,6 +135,7 @@ class Capture:
         self._patched: list[tuple[Any, str, Any]] = []
         self._handle: int | None = None
         self.ran_backward = False  # the step ran autograd's backward (its result may have a graph)
+        self._listing: list[tuple[str, str]] | None = None  # (op, site) per step, once released
 
     # ---- the hooks the dispatcher calls -------------------------------------------------------
     def run(self, kernel: Callable, args: tuple, out_first: bool):
@@ -267,6 +268,18 @@ class Capture:
         ids = {id(s) for s in self.allocated}
         self.allocated = []
         return ids
+
+    def listing(self) -> list[tuple[str, str]]:
+        """(op, user's line) of each captured kernel call (what `explain` prints)."""
+        if self._listing is not None:
+            return self._listing
+        return [(s.op, s.site) for s in self.steps]
+
+    def release_steps(self) -> None:
+        """Hand the steps over to the program: keep only their `listing` (the buffers the steps
+        hold then live and die with the program, and its memory plan sees who else holds them)."""
+        self._listing = self.listing()
+        self.steps = []
 
     def check_sources(self, allocated: set[int], inputs: set[int]) -> None:
         """Break if a kernel read a buffer allocated during the step that no earlier recorded
