@@ -8,8 +8,9 @@
 #                        measuring line coverage: it prints the figures per package and fails
 #                        below the floors in tools/coverage_report.py
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
-#   make test COV=0      ... without measuring coverage (faster on Python 3.11, whose tracer
-#                        makes each process about 1.9x slower; on 3.12+ it costs about 10%)
+#   make test COV=0      ... without measuring coverage (Python 3.11's tracer makes a process
+#                        about 1.9x slower: tests/conftest.py pauses it in tests that repeat
+#                        others' lines, which keeps the whole cost near a minute on 2 cores)
 #   make test JOBS=1     ... in one process (what a debugger such as --pdb needs)
 #   make demo            run the demo
 #   make install         only set up .venv/

@@ -13,6 +13,9 @@ import pytest
 from browser import assert_not_blank, probe
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# the tutorials call what the other tests call: the build runs without the coverage tracer
+pytestmark = pytest.mark.untraced
+
 TUTORIALS = ("train-a-cnn", "port-a-pytorch-program", "profile-a-run", "size-on-meta")
 
 

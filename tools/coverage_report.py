@@ -18,15 +18,17 @@ import coverage
 ROOT = Path(__file__).resolve().parent.parent
 
 # percent of statements executed, per package, that `make test` must reach: measured on
-# 2026-11-27 (Python 3.11) by a full run, every Python process the tests start included (mpiexec
+# 2026-11-28 (Python 3.11) by a full run, every Python process the tests start included (mpiexec
 # ranks, DataLoader workers, `python -m coretorch`); the cuda backend's figure comes from the
-# second, emulated run. Functions compiled by numba are left out (pyproject.toml's
-# [tool.coverage.report]): the tracer never sees them run.
+# second, emulated run. Functions compiled by numba and numba's typing hooks are left out
+# (pyproject.toml's [tool.coverage.report]): the tracer never sees them run. Tests that repeat
+# other tests' lines run with the tracer paused (tests/conftest.py), so the figures are lower
+# bounds: 92.2% core, 97.0% cpu_numba, 80.4% cuda_cupy, 94.7% profiler.
 # The distributed package's figure moves by a line or two between runs (which rank reports a
 # failure first is a race): its floor sits below the 88.2-88.5% measured.
 FLOORS = {
     "core": 92.0,
-    "cpu_numba": 96.0,
+    "cpu_numba": 96.5,
     "meta": 100.0,
     "cuda_cupy": 78.0,
     "mpi": 87.5,
