@@ -2,7 +2,7 @@
 work. Each row times PyTorch eager, coretorch eager and coretorch compiled in turns (a loaded
 machine slows all alike) and prints medians and ratios to PyTorch eager.
 
-    .venv/bin/python benchmarks/compile.py [--repeat N] [--quick]
+    .venv/bin/python benchmarks/compile.py [--repeat N] [--quick] [--threads N]
 
 Rows (target ratio to PyTorch eager, compiled):
 - MLP 32-64-10 step, batch 32, SGD momentum                      (<= 0.8x)
@@ -11,7 +11,8 @@ Rows (target ratio to PyTorch eager, compiled):
 - the digits CNN of examples/train_digits.py, one epoch (AdamW)   (<= 1.0x)
 - first (capturing) call: seconds, and as a multiple of one eager step (<= 1 s and <= 3x)
 
-Without PyTorch installed the coretorch times are printed alone.
+Both libraries use their default thread pools (one thread per core) unless ``--threads N`` caps
+both. Without PyTorch installed the coretorch times are printed alone.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
-from train import _median_time
+from train import _limit_threads, _median_time
 from train_digits import build_model, make_step
 
 import coretorch as ct
@@ -191,16 +192,20 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--repeat", type=int, default=30, help="timed rounds per row")
     p.add_argument("--quick", action="store_true", help="fewer rounds, no digits epoch")
+    p.add_argument("--threads", type=int, help="cap coretorch and PyTorch at this many threads")
     a = p.parse_args(argv)
     repeat = 8 if a.quick else a.repeat
     # the digits epoch's last, smaller batch records a second variant: expected, not news
     warnings.filterwarnings("ignore", category=ct.compile.CompileWarning)
+    if a.threads:
+        _limit_threads(a.threads, torch)
+    threads = f"{ct.get_num_threads()} coretorch threads" + (
+        f", {torch.get_num_threads()} PyTorch threads" if torch is not None else ""
+    )
     print(
-        f"coretorch.compile benchmark (median of {repeat}; load average "
+        f"coretorch.compile benchmark (median of {repeat}; {threads}; load average "
         f"{os.getloadavg()[0]:.1f}){'' if torch is not None else ' - PyTorch not installed'}"
     )
-    if torch is not None:
-        torch.set_num_threads(1)
     _row("MLP 32-64-10 step, batch 32", mlp, repeat * 10, 0.8)
     _row("100-link elementwise chain fwd+bwd, 4 floats", chain, repeat * 3, 0.1)
     _row("LeNet CNN step, batch 64", lenet, repeat, 1.0)

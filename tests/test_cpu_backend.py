@@ -4,6 +4,7 @@ strides, broadcasting, 0-d and zero-size tensors, out= and in-place; factories; 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -796,3 +797,26 @@ def test_small_allocations_never_overlap():
         assert t.data_ptr() % 64 == 0
     spans = sorted((t.data_ptr(), t.data_ptr() + t.nbytes) for t in ts)
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+
+
+_POOL_PROBE = """
+import os, coretorch, numba
+from numba.np.ufunc import parallel
+print(parallel._is_initialized, os.environ.get("GOMP_SPINCOUNT"), os.environ.get("OMP_WAIT_POLICY"))
+"""
+
+
+@pytest.mark.parametrize("user", [None, "ACTIVE"])
+def test_numba_pool_starts_at_load_and_leaves_the_environment_as_it_was(user):
+    # the spin setting reaches numba's libgomp only; child processes and PyTorch's own libgomp
+    # see the user's environment (OMP_WAIT_POLICY, when set, is the user's choice: no override)
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    if user:
+        env["OMP_WAIT_POLICY"] = user
+    r = subprocess.run(
+        [sys.executable, "-c", _POOL_PROBE], env=env, capture_output=True, text=True, check=True
+    )
+    assert r.stdout.split() == ["True", "None", str(user)]

@@ -739,3 +739,23 @@ def test_conv2d_half_and_zero_batch():
     e = np.zeros((0, 3, 6, 6), np.float32)
     w32 = w.astype(np.float32)
     assert_same(ct.conv2d(ct_(e), ct_(w32)), F.conv2d(th(e), th(w32)))
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+@pytest.mark.parametrize("shape", [(2, 3, 6, 8), (64, 8, 15, 13), (1, 1, 5, 5)])
+@pytest.mark.parametrize("ceil_mode", [False, True])
+def test_max_pool_2x2_matches_torch_with_nans_ties_and_infinities(dtype, shape, ceil_mode):
+    # the 2x2 stride-2 pool has its own kernel (serial and, past 65536 elements, parallel)
+    rng = np.random.default_rng(1)
+    x = rng.integers(-3, 4, shape).astype(dtype)  # many ties
+    flat = x.reshape(-1)
+    for value in (np.nan, np.inf, -np.inf):
+        flat[rng.integers(0, flat.size, max(1, flat.size // 20))] = value
+    out, idx = ct.nn.functional.max_pool2d(
+        ct.tensor(x), 2, ceil_mode=ceil_mode, return_indices=True
+    )
+    tout, tidx = torch.nn.functional.max_pool2d(
+        torch.from_numpy(x), 2, ceil_mode=ceil_mode, return_indices=True
+    )
+    np.testing.assert_array_equal(out.numpy(), tout.numpy())
+    np.testing.assert_array_equal(idx.numpy(), tidx.numpy())

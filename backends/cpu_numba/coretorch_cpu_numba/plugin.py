@@ -12,7 +12,7 @@ from .fork_safety import install_fork_handler
 from .fused import compile_program
 from .numpy_view import read_numpy, wrap_numpy, write_numpy
 from .registry import KERNELS
-from .threads import get_num_threads, set_num_threads
+from .threads import get_num_threads, set_num_threads, start_pool
 
 
 @hookimpl
@@ -34,4 +34,5 @@ def coretorch_register_backend(registry) -> None:
         },
     )
     register_kernels(registry.library("CPU"), KERNELS, "cpu")
+    start_pool()
     install_fork_handler()

@@ -87,6 +87,50 @@ def _max_pool_parallel(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init):
         _max_plane(x, y, ind, p, kh, kw, sh, sw, ph, pw, dh, dw, init)
 
 
+@numba.njit(cache=True, inline="always")
+def _max_plane_2x2(x, y, ind, p):
+    """Plane p of a 2x2 max pool of stride 2, no padding or dilation (LeNet's and most CNNs'):
+    the four values of a window compared in order, a NaN taking over as PyTorch's rule says
+    (the last NaN wins), without branches (on real data the comparisons are coin flips): 1.5x
+    faster than the general window loop on LeNet's first pool (1.9 ms against 2.8, one thread)."""
+    H, W = x.shape[1], x.shape[2]
+    OH, OW = y.shape[1], y.shape[2]
+    xf, yf, jf = x.ravel(), y.ravel(), ind.ravel()
+    src, dst = U(p * H * W), U(p * OH * OW)
+    uw = U(W)
+    for i in range(U(OH)):
+        k = U(2) * i * uw
+        for j in range(U(OW)):
+            a, b = xf[src + k], xf[src + k + U(1)]
+            c, d = xf[src + k + uw], xf[src + k + uw + U(1)]
+            best, bi = a, k
+            t = (b > best) | (b != b)
+            best = b if t else best
+            bi = k + U(1) if t else bi
+            t = (c > best) | (c != c)
+            best = c if t else best
+            bi = k + uw if t else bi
+            t = (d > best) | (d != d)
+            best = d if t else best
+            bi = k + uw + U(1) if t else bi
+            yf[dst] = best
+            jf[dst] = bi
+            dst += U(1)
+            k += U(2)
+
+
+@numba.njit(cache=True)
+def _max_pool_2x2_serial(x, y, ind):
+    for p in range(x.shape[0]):
+        _max_plane_2x2(x, y, ind, p)
+
+
+@numba.njit(cache=True, parallel=True)
+def _max_pool_2x2_parallel(x, y, ind):
+    for p in numba.prange(x.shape[0]):
+        _max_plane_2x2(x, y, ind, p)
+
+
 def _planes(a: np.ndarray, dtype) -> np.ndarray:
     h, w = a.shape[-2:]
     return np.ascontiguousarray(a, dtype=dtype).reshape(-1, h, w)
@@ -109,8 +153,15 @@ def max_pool2d_with_indices(
     shape = (x.shape[0],) + o.shape[-2:]
     y, ycopy = writable_target(values, cdt, shape)
     ind, icopy = writable_target(indices, np.dtype(np.int64), shape)
-    fn = _max_pool_parallel if x.shape[0] > 1 and a.size >= _PARALLEL_MIN else _max_pool_serial
-    fn(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init)
+    parallel = x.shape[0] > 1 and a.size >= _PARALLEL_MIN
+    # 2x2 windows of stride 2 that all lie inside the plane (ceil_mode may add a partial one)
+    if (kh, kw, sh, sw, ph, pw, dh, dw) == (2, 2, 2, 2, 0, 0, 1, 1) and (
+        2 * shape[1] <= x.shape[1] and 2 * shape[2] <= x.shape[2]
+    ):
+        (_max_pool_2x2_parallel if parallel else _max_pool_2x2_serial)(x, y, ind)
+    else:
+        fn = _max_pool_parallel if parallel else _max_pool_serial
+        fn(x, y, ind, kh, kw, sh, sw, ph, pw, dh, dw, init)
     if ycopy:
         write(values, y.reshape(o.shape))
     if icopy:
