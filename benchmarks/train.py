@@ -1,6 +1,7 @@
 """Training-step benchmarks: coretorch against PyTorch (CPU) in one run.
 
     .venv/bin/python benchmarks/train.py [--repeat N] [--quick] [--threads N] [--only TEXT]
+                                         [--processes]
 
 Rows (median wall time of one full step: zero_grad, forward, cross-entropy, backward, SGD
 momentum update):
@@ -14,7 +15,10 @@ Each row runs coretorch and PyTorch in alternation (a loaded machine slows both 
 ``--threads N`` caps both at N threads (BLAS, numba and PyTorch's pools): on a machine shared
 with other work, ``--threads 1`` gives ratios that stay put from run to run, where two threads
 per library on two busy cores mostly measure how their thread pools spin. ``--only TEXT`` runs
-the rows whose name contains TEXT.
+the rows whose name contains TEXT. ``--processes`` times each library in processes of its own
+(three rounds, in turns; the median of the rounds' medians): with several threads per library,
+two libraries in one process slow each other (the idle threads of one pool spin on the cores the
+other's threads need), and which one loses depends on which ran last.
 
 Then (the machine's load average printed):
 - MLP 784-1024-1024-10, batch 256, one Adam step (target: <= 1.0x PyTorch)
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -143,6 +148,10 @@ def main() -> None:
         help="cap coretorch (BLAS, numba) and PyTorch at this many threads",
     )
     p.add_argument("--only", default="", help="run only the rows whose name contains this")
+    p.add_argument(
+        "--processes", action="store_true", help="time each library in processes of its own"
+    )
+    p.add_argument("--child", help=argparse.SUPPRESS)  # "LIB:ROW:N": one timing, in a child
     args = p.parse_args()
     repeat = 5 if args.quick else args.repeat
     try:
@@ -167,19 +176,28 @@ def main() -> None:
         ("LeNet CNN, batch 64, SGD momentum step", _lenet_step, repeat, 1.5),
         ("digits CNN, one epoch (45 steps, AdamW)", _digits_epoch, max(2, repeat // 5), None),
     ]
+    if args.child:
+        lib_name, row, n = args.child.split(":")
+        lib = torch if lib_name == "torch" else ct
+        lib.manual_seed(0)
+        print(_median_time(rows[int(row)][1](lib), int(n)))
+        return
     results = Results(
         "train.py", f"torch {torch.__version__}" if torch else "torch (not installed)"
     )
     table = Table(title="training benchmarks (median wall time)")
     for col in ("benchmark", "coretorch", "PyTorch", "ratio", "target"):
         table.add_column(col, justify="left" if col == "benchmark" else "right")
-    for name, make, n, target in rows:
+    for i, (name, make, n, target) in enumerate(rows):
         if args.only.lower() not in name.lower():
             continue
         ct.manual_seed(0)
         if torch is not None:
             torch.manual_seed(0)
-            ours, theirs = alternating_medians(make(ct), make(torch), n)
+            if args.processes:
+                ours, theirs = _in_processes(i, n, args.threads)
+            else:
+                ours, theirs = alternating_medians(make(ct), make(torch), n)
             ratio = ours / theirs
             results.add(name, ours, theirs, target)
             ok = "" if target is None else ("  ok" if ratio <= target else "  MISSED")
@@ -203,6 +221,23 @@ def main() -> None:
         if "adam" in args.only.lower() or not args.only:
             Console().print(_adam_table(torch, repeat, results))
     results.write(args.json)
+
+
+def _in_processes(row: int, n: int, threads: int | None, rounds: int = 3) -> tuple[float, float]:
+    """Median wall times of row `row` for coretorch and PyTorch, each timed in processes of its
+    own, `rounds` rounds in turns (the median of the rounds' medians)."""
+    extra = ["--threads", str(threads)] if threads else []
+    times: dict[str, list[float]] = {"coretorch": [], "torch": []}
+    for _ in range(rounds):
+        for lib in times:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", f"{lib}:{row}:{n}", *extra],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            times[lib].append(float(out.split()[-1]))
+    return statistics.median(times["coretorch"]), statistics.median(times["torch"])
 
 
 def _limit_threads(n: int, torch) -> None:
