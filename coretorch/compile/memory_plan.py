@@ -33,14 +33,21 @@ ALIGN = 64
 _getrefcount = sys.getrefcount
 
 
-def _count(a: Any, refs: dict[int, int], known: dict[int, Tensor]) -> None:
-    """Count the references the containers of a step argument hold to each tensor."""
+def _scan(a: Any, i: int, refs: dict[int, int], known: dict[int, Tensor], ranges: dict) -> None:
+    """Note the tensors of step `i`'s argument `a` (in tuples and lists at any depth): the
+    references its containers hold to each, and step `i` in the live range of its storage."""
     if isinstance(a, Tensor):
-        refs[id(a)] = refs.get(id(a), 0) + 1
-        known[id(a)] = a
+        k = id(a)
+        refs[k] = refs.get(k, 0) + 1
+        known[k] = a
+        r = ranges.get(id(a._storage))
+        if r is None:
+            ranges[id(a._storage)] = [i, i]
+        else:
+            r[1] = i
     elif isinstance(a, (tuple, list)):
         for b in a:
-            _count(b, refs, known)
+            _scan(b, i, refs, known, ranges)
 
 
 def place(sizes: list[int], ranges: list[tuple[int, int]]) -> tuple[list[int], int]:
@@ -75,14 +82,8 @@ def _live_ranges(program: Program) -> tuple[dict[int, list[int]], dict[int, int]
     refs: dict[int, int] = {}
     known: dict[int, Tensor] = {}
     for i, s in enumerate(program.steps):
-        _count(s.args, refs, known)
-        _count(s.written, refs, known)
-        for t in (*s.reads, *s.written):
-            r = ranges.get(id(t._storage))
-            if r is None:
-                ranges[id(t._storage)] = [i, i]
-            else:
-                r[1] = i
+        _scan(s.args, i, refs, known, ranges)
+        _scan(s.written, i, refs, known, ranges)
     for t in list(known.values()):
         b = t._base
         if b is not None:  # a view holds its base
