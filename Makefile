@@ -10,7 +10,7 @@
 #   make test TORCH=0    ... without installing PyTorch (tests skip their torch comparisons)
 #   make test COV=0      ... without measuring coverage (Python 3.11's tracer makes a process
 #                        about 1.9x slower: tests/conftest.py pauses it in tests that repeat
-#                        others' lines, which keeps the whole cost near a minute on 2 cores)
+#                        others' lines, which keeps its cost near 1.5 minutes on 2 cores)
 #   make test JOBS=1     ... in one process (what a debugger such as --pdb needs)
 #   make demo            run the demo
 #   make install         only set up .venv/

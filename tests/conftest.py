@@ -18,7 +18,7 @@ import pytest
 # The figures are then lower bounds of what the whole suite covers.
 _UNTRACED = pytest.StashKey[bool]()
 _REPEATS = {"test_gradcheck"}
-_paused: list = []  # [(coverage, its subprocess configuration)] while paused
+_paused: list = []  # [(the coverage collector, its subprocess configuration)] while paused
 
 
 def _coverage():
@@ -89,8 +89,6 @@ def pytest_runtest_protocol(item, nextitem):
     untraced = item.stash.get(_UNTRACED, False)
     if untraced:
         _pause()
-    else:
-        _resume()
     try:
         yield
     finally:

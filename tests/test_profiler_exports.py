@@ -135,6 +135,22 @@ def test_trace_metadata_time_base_and_distributed_info(tmp_path):
     assert doc["coretorch"]["machine"]["cores"] >= 1
 
 
+def test_memory_timeline_defaults_to_the_device_that_allocated_in_the_window():
+    from coretorch.device import device_types
+    from coretorch.plugins import backends
+
+    if "toy" not in backends():
+        pytest.skip("the example backend coretorch-toy is not installed (make install)")
+    cpu_live = device_types()["cpu"].allocator.allocated
+    held = ct.empty(cpu_live // 4 + 2**18, device="toy")  # more live on toy than on cpu
+    with profile(profile_memory=True) as prof:
+        del held  # freed in the window: toy's peak is its bytes before it
+        ct.ones(64).sum()
+    stats = prof.memory_stats()
+    assert stats["toy"]["peak"] > stats["cpu"]["peak"] and stats["toy"]["allocated_bytes"] == 0
+    assert prof.result.memory_timeline()["device"] == "cpu"
+
+
 def test_memory_timeline_by_category(full, tmp_path):
     tl = full.result.memory_timeline("cpu")
     cats = tl["categories"]

@@ -1,4 +1,5 @@
-"""Program passes: the one place a captured program is rewritten before it is replayed.
+"""Program passes: where a captured program's steps are rewritten before it is replayed (after
+them the memory plan places the buffers the steps still touch: `memory_plan`).
 
 A pass is ``fn(program: Program) -> Program`` (it may return the same object, changed). Passes
 run in the order of `PASSES`, each only when its option is on (``coretorch.compile(fn,

@@ -127,7 +127,8 @@ class ProfileResult:
         stats = self.memory_stats()
         if not stats:
             return "cpu"
-        return max(stats, key=lambda d: (stats[d]["peak"], d == "cpu"))
+        # bytes allocated in the window, not the peak: the peak counts what was live before it
+        return max(stats, key=lambda d: (stats[d]["allocated_bytes"], d == "cpu"))
 
     # ---- exports ----
     def export_chrome_trace(self, path: str) -> str:

@@ -3,6 +3,8 @@ through threadpoolctl), set together by ``coretorch.set_num_threads``."""
 
 from __future__ import annotations
 
+import os
+
 
 def get_num_threads() -> int:
     """The threads numba's parallel kernels use."""
@@ -34,8 +36,6 @@ def start_pool() -> None:
     (unless the user set GOMP_SPINCOUNT or OMP_WAIT_POLICY). libgomp reads the setting once, when
     it loads; the environment is restored after, so that libraries loaded later (PyTorch's own
     libgomp) and child processes keep their defaults."""
-    import os
-
     from numba.np.ufunc import parallel
 
     if getattr(parallel, "_is_initialized", False):
