@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 
 from train import _limit_threads, _median_time
-from train_digits import build_model, make_step
+from train_digits import build_model, digits_arrays, make_step
 
 import coretorch as ct
 
@@ -99,12 +99,10 @@ def chain(lib, links: int = 100):
 
 def digits_epoch(lib, batch: int = 32):
     """One epoch of examples/train_digits.py's CNN with AdamW: (epoch, (batches,))."""
-    from sklearn.datasets import load_digits
-
     lib.manual_seed(0)
-    d = load_digits()
-    x = lib.tensor((d.data / 16.0).astype(np.float32)).reshape(-1, 1, 8, 8)[:1437]
-    y = lib.tensor(d.target.astype(np.int64))[:1437]
+    pixels, labels = digits_arrays()
+    x = lib.tensor(pixels).reshape(-1, 1, 8, 8)[:1437]
+    y = lib.tensor(labels)[:1437]
     model = build_model(lib.nn)
     step = _train_step(lib, model, lib.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-4))
     batches = [(x[i : i + batch], y[i : i + batch]) for i in range(0, len(y), batch)]

@@ -111,12 +111,10 @@ def _lenet_step(lib):
 
 def _digits_epoch(lib):
     """A closure running one epoch of the digits CNN (same architecture, data and batch size)."""
-    from sklearn.datasets import load_digits
-    from train_digits import build_model
+    from train_digits import build_model, digits_arrays
 
-    digits = load_digits()
-    x = (digits.data / 16.0).astype(np.float32).reshape(-1, 1, 8, 8)[:1437]
-    y = digits.target.astype(np.int64)[:1437]
+    pixels, labels = digits_arrays()
+    x, y = pixels.reshape(-1, 1, 8, 8)[:1437], labels[:1437]
     model = build_model(lib.nn)
     F = lib.nn.functional
     xt, yt = lib.tensor(x), lib.tensor(y)

@@ -261,6 +261,7 @@ from . import (  # noqa: E402
     nn_forms as _nn_forms,
     parallelism as _parallelism,
 )
+from .dispatch import code_cache as _code_cache  # noqa: E402
 from .ops.aliases import bind_aliases as _bind_aliases  # noqa: E402
 from .ops.declare import can_cast as can_cast  # noqa: E402
 from .ops.inplace_views import bind_inplace_views as _bind_inplace_views  # noqa: E402
@@ -276,6 +277,7 @@ for _name in _nn_forms.SAME_AS_FUNCTIONAL:
 for _name in _nn_forms.__all__[1:]:
     globals().setdefault(_name, getattr(_nn_forms, _name))
 newaxis = None
+_code_cache.flush()  # the entry points compiled by this import, for the next one
 
 
 def typename(obj) -> _builtins.str:

@@ -13,6 +13,7 @@ scheduler state (safetensors, written atomically).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 
@@ -68,13 +69,35 @@ def make_step(model, opt, loss_fn=F.cross_entropy):
     return step
 
 
-def load_data(seed: int, device: str):
-    """The 1797 digits as (N, 1, 8, 8) float32 in [0, 1], split 80/20 with a seeded shuffle."""
+def digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's 1797 digits: (N, 64) float32 pixels in [0, 1] and (N,) int64 labels.
+
+    Kept in ``$XDG_CACHE_HOME/coretorch/digits.npz`` (default ``~/.cache``) after the first
+    load: importing scikit-learn takes longer than the whole training run."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    cache = os.path.join(home, "coretorch", "digits.npz")
+    try:
+        with np.load(cache) as f:
+            return f["x"], f["y"]
+    except (OSError, KeyError, ValueError):
+        pass
     from sklearn.datasets import load_digits
 
     digits = load_digits()
-    x = ct.tensor((digits.data / 16.0).astype(np.float32)).reshape(-1, 1, 8, 8)
-    y = ct.tensor(digits.target.astype(np.int64))
+    x, y = (digits.data / 16.0).astype(np.float32), digits.target.astype(np.int64)
+    with contextlib.suppress(OSError):  # a read-only home: no cache
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp.npz"
+        np.savez(tmp, x=x, y=y)
+        os.replace(tmp, cache)
+    return x, y
+
+
+def load_data(seed: int, device: str):
+    """The 1797 digits as (N, 1, 8, 8) float32 in [0, 1], split 80/20 with a seeded shuffle."""
+    pixels, labels = digits_arrays()
+    x = ct.tensor(pixels).reshape(-1, 1, 8, 8)
+    y = ct.tensor(labels)
     perm = ct.randperm(len(y), generator=ct.Generator().manual_seed(seed))
     n_train = int(0.8 * len(y))
     train, test = perm[:n_train], perm[n_train:]

@@ -53,3 +53,27 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path, monkeypatch):
 def test_resume_without_checkpoint_fails_clearly(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="no checkpoint"):
         _run(["--resume", "--checkpoint", str(tmp_path / "none")], monkeypatch)
+
+
+def _no_load():
+    raise AssertionError("scikit-learn was asked again")
+
+
+def test_digits_arrays_are_scikit_learns_and_load_from_the_cache(tmp_path, monkeypatch):
+    from sklearn.datasets import load_digits
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    ref = load_digits()
+    for i in range(2):  # the first call writes the cache, the second reads only it
+        x, y = train_digits.digits_arrays()
+        assert x.dtype == np.float32 and y.dtype == np.int64
+        np.testing.assert_array_equal(x, (ref.data / 16.0).astype(np.float32))
+        np.testing.assert_array_equal(y, ref.target)
+        if i == 0:
+            monkeypatch.setattr("sklearn.datasets.load_digits", _no_load)
+    cache = tmp_path / "coretorch" / "digits.npz"
+    assert [p.name for p in cache.parent.iterdir()] == ["digits.npz"]
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache.write_bytes(b"not an npz")  # a damaged cache is loaded again from scikit-learn
+    np.testing.assert_array_equal(train_digits.digits_arrays()[1], ref.target)

@@ -43,6 +43,7 @@ from typing import Any, Callable
 from .. import record_function as _rf_mod
 from ..tensor.impl import TensorImpl
 from . import arguments as _a
+from .code_cache import compile_cached
 from .keys import AUTOGRAD_BIT, BACKEND_MASK, BACKEND_SELECT_BIT
 from .schema import Argument, FunctionSchema
 from .tls import local_keys
@@ -244,7 +245,7 @@ def binder_source(schema: FunctionSchema) -> str:
 def _compile(src: str, func_name: str, filename: str, g: dict) -> Callable:
     # registered so tracebacks and inspect.getsource show the generated lines
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), g)  # noqa: S102 - source generated from the schema
+    exec(compile_cached(src, filename), g)  # noqa: S102 - source generated from the schema
     return g[func_name]
 
 
