@@ -16,6 +16,7 @@ from . import (
     kernels,  # noqa: F401  (imports every kernel module, filling KERNELS)
 )
 from .allocator import allocator
+from .fused import compile_program
 from .op_timer import CudaOpTimer
 from .registry import KERNELS
 from .tensor_view import all_finite, read_numpy, write_numpy
@@ -23,9 +24,9 @@ from .tensor_view import all_finite, read_numpy, write_numpy
 
 @hookimpl
 def coretorch_register_backend(registry) -> None:
-    """Plugin hook: register the cuda device type, its module and allocator, and the CUDA
-    kernels."""
-    extras = {"emulated": am.EMULATED, "all_finite": all_finite}
+    """Plugin hook: register the cuda device type, its module and allocator, the fuser of
+    elementwise chains, and the CUDA kernels."""
+    extras = {"emulated": am.EMULATED, "all_finite": all_finite, "fuse": compile_program}
     if am.availability()[0]:
         extras["op_timer"] = CudaOpTimer
     registry.device_type(
