@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from test_fusion import LAYOUTS, layout_operands
 
 import coretorch as ct
 import coretorch.nn.functional as F
@@ -578,24 +579,9 @@ def _relu_chain(shapes, d=dt.float32) -> Chain:
 
 
 @on_cuda
-@pytest.mark.parametrize(
-    "case", ["contiguous", "transposed", "broadcast", "zero_dim", "expanded", "sliced", "empty"]
-)
+@pytest.mark.parametrize("case", LAYOUTS)
 def test_on_cuda_every_layout_matches_eager_cuda(case):
-    g = ct.Generator().manual_seed(0)
-    x, y = ct.randn(6, 5, generator=g), ct.randn(6, 5, generator=g)
-    if case == "transposed":
-        x = ct.randn(5, 6, generator=g).t()
-    elif case == "broadcast":
-        y = ct.randn(5, generator=g)
-    elif case == "zero_dim":
-        y = ct.tensor(0.75)
-    elif case == "expanded":
-        y = ct.randn(6, 1, generator=g).expand(6, 5)
-    elif case == "sliced":
-        x = ct.randn(12, 10, generator=g)[::2, 1::2]
-    elif case == "empty":
-        x, y = ct.randn(0, 5), ct.randn(5)
+    x, y = layout_operands(case)
     x, y = x.to("cuda"), y.to("cuda")
     chain = _relu_chain([x.shape, y.shape])
     expected = eager_chain(chain, [x, y])

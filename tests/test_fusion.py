@@ -121,10 +121,11 @@ def test_validate_refuses_expressions_outside_the_scalar_language(expr, match):
 # ---- the cpu kernels on every layout --------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "case", ["contiguous", "transposed", "broadcast", "zero_dim", "expanded", "sliced", "empty"]
-)
-def test_fused_kernel_matches_eager_on_every_layout(case):
+LAYOUTS = ["contiguous", "transposed", "broadcast", "zero_dim", "expanded", "sliced", "empty"]
+
+
+def layout_operands(case: str):
+    """Two float32 operands (6x5 and something broadcasting to it) laid out as `case` says."""
     g = ct.Generator().manual_seed(0)
     x = ct.randn(6, 5, generator=g)
     y = ct.randn(6, 5, generator=g)
@@ -140,6 +141,12 @@ def test_fused_kernel_matches_eager_on_every_layout(case):
         x = ct.randn(12, 10, generator=g)[::2, 1::2]
     elif case == "empty":
         x, y = ct.randn(0, 5), ct.randn(5)
+    return x, y
+
+
+@pytest.mark.parametrize("case", LAYOUTS)
+def test_fused_kernel_matches_eager_on_every_layout(case):
+    x, y = layout_operands(case)
     outs, expected = _run(_chain([x.shape, y.shape]), [x, y])
     assert_close(outs, expected, rtol=0, atol=0)
     assert outs[1].dtype == ct.bool

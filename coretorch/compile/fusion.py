@@ -108,6 +108,21 @@ class ScalarProgram(NamedTuple):
         """The fused ops, e.g. ``fused[mul, add, tanh]``."""
         return f"fused[{', '.join(self.ops)}]"
 
+    def check_operands(self, outs, ins) -> None:
+        """Refuse output and input tensors a kernel of this program cannot take (their number or
+        dtypes differ from the program's); every backend's fused kernel checks with this."""
+        where = self.describe()
+        if len(outs) != len(self.outputs):
+            raise ValueError(f"{where}: expected {len(self.outputs)} outputs, got {len(outs)}")
+        for o, (_, d) in zip(outs, self.outputs):
+            if o._dtype.numpy != d:
+                raise TypeError(
+                    f"{where}: an output of dtype {o._dtype.name} where the chain computes {d}"
+                )
+        for k, d in self.inputs:
+            if ins[k]._dtype.numpy != d:
+                raise TypeError(f"{where}: input {k} of dtype {ins[k]._dtype.name}, expected {d}")
+
 
 # ---- the scalar language --------------------------------------------------------------------
 

@@ -120,7 +120,6 @@ class Collector(RawProfile):
     ):
         super().__init__(record_shapes, profile_memory, with_stack, with_flops, with_modules)
         self._handles: list[int] = []  # the RecordFunction callbacks' handles while recording
-        self._running = False
         # the fields of the region and memory records of the window, RECORD_LEN (or
         # MEMORY_RECORD_LEN) per record, cut into `ops` and `memory` at stop()
         self._flat: list = []
@@ -138,7 +137,7 @@ class Collector(RawProfile):
     @property
     def running(self) -> bool:
         """True between start() and stop()."""
-        return self._running
+        return bool(self._handles)
 
     def start(self) -> None:
         """Start recording: snapshot the machine, install the scope, memory, module and device-timer
@@ -155,7 +154,6 @@ class Collector(RawProfile):
             self._mem_hook = add_memory_hook(self._make_memory_hook())
         if self.with_modules:
             self._start_modules()
-        self._running = True
         self._handles = [
             _rf.add_global_callback(start, end, scopes)
             for start, end, scopes in self._make_callbacks()
@@ -175,7 +173,6 @@ class Collector(RawProfile):
         for h in self._handles:
             _rf.remove_callback(h)
         self._handles = []
-        self._running = False
         if self._flat:
             if self._lean:
                 self.ops.extend(_lean_records(self._flat))

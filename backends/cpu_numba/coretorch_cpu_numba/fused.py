@@ -215,36 +215,15 @@ class FusedKernel:
         self.program = program
         self.module = module
         self.used = tuple(k for k, _ in program.inputs)
-        self.dtypes = tuple(d for _, d in program.inputs)
         self.params = tuple(v for _, v in program.params)
-        self.out_dtypes = tuple(d for _, d in program.outputs)
 
     def __repr__(self) -> str:
         return f"<FusedKernel {self.program.describe()}>"
 
-    def _check(self, outs, ins) -> None:
-        if len(outs) != len(self.out_dtypes):
-            raise ValueError(
-                f"{self.program.describe()}: expected {len(self.out_dtypes)} "
-                f"outputs, got {len(outs)}"
-            )
-        for o, d in zip(outs, self.out_dtypes):
-            if o._dtype.numpy != d:
-                raise TypeError(
-                    f"{self.program.describe()}: an output of dtype "
-                    f"{o._dtype.name} where the chain computes {d}"
-                )
-        for k, d in zip(self.used, self.dtypes):
-            if ins[k]._dtype.numpy != d:
-                raise TypeError(
-                    f"{self.program.describe()}: input {k} of dtype "
-                    f"{ins[k]._dtype.name}, expected {d}"
-                )
-
     def bind(self, outs, ins) -> Callable[[], None]:
         """A call of this kernel on these tensors with every argument prepared once (views,
         strides, the loop chosen): for a replay that runs it again and again."""
-        self._check(outs, ins)
+        self.program.check_operands(outs, ins)
         shape = outs[0]._shape
         n = 1
         for s in shape:

@@ -233,30 +233,15 @@ class FusedKernel:
         self.program = program
         self.kernel = kernel
         self.used = tuple(k for k, _ in program.inputs)
-        self.dtypes = tuple(np.dtype(d) for _, d in program.inputs)
         self.params = tuple(v for _, v in program.params)
-        self.out_dtypes = tuple(np.dtype(d) for _, d in program.outputs)
 
     def __repr__(self) -> str:
         return f"<FusedKernel {self.program.describe()} on cuda>"
 
-    def _check(self, outs, ins) -> None:
-        where = self.program.describe()
-        if len(outs) != len(self.out_dtypes):
-            raise ValueError(f"{where}: expected {len(self.out_dtypes)} outputs, got {len(outs)}")
-        for o, d in zip(outs, self.out_dtypes):
-            if o._dtype.numpy != d:
-                raise TypeError(
-                    f"{where}: an output of dtype {o._dtype.name} where the chain computes {d}"
-                )
-        for k, d in zip(self.used, self.dtypes):
-            if ins[k]._dtype.numpy != d:
-                raise TypeError(f"{where}: input {k} of dtype {ins[k]._dtype.name}, expected {d}")
-
     def bind(self, outs, ins) -> Callable[[], None]:
         """A call of this kernel on these tensors with its arguments prepared once (views,
         parameters): for a replay that runs it again and again."""
-        self._check(outs, ins)
+        self.program.check_operands(outs, ins)
         if any(s == 0 for s in outs[0]._shape):
             return _nothing
         used = [ins[k] for k in self.used]
