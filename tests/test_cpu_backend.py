@@ -444,6 +444,24 @@ def test_integer_pow_semantics():
         ct.pow(ct.tensor([2, 3]), -1)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_pow_of_negative_bases_to_huge_exponents(dtype):
+    # every float of magnitude >= 2**53 is an even integer: (-0.5) ** 1e30 is 0, (-2) ** 1e30
+    # inf; 2**53 - 1 is the largest odd one a float64 holds
+    x = np.array([-0.5, -2.0, -1.0, 0.5, -0.0, -1.5], dtype)
+    exps = [1e30, -1e30, 1e300, 2.0**53, 2.0**53 + 2, 2.0**63, 2.0**64, -(2.0**70)]
+    if dtype == "float64":
+        exps += [2.0**53 - 1, -(2.0**53 - 1)]
+    with np.errstate(all="ignore"):
+        for e in exps:
+            want = np.power(x, np.array(e, dtype))
+            np.testing.assert_array_equal((ct.tensor(x) ** e).numpy(), want, err_msg=f"** {e}")
+        y = np.array(exps[: len(x)], dtype)
+        np.testing.assert_array_equal(
+            (ct.tensor(x) ** ct.tensor(y)).numpy(), np.power(x, y), err_msg="tensor exponents"
+        )
+
+
 def test_nan_propagation_in_maximum_minimum_and_comparisons():
     a = ct.tensor([math.nan, 1.0, 2.0])
     b = ct.tensor([0.0, math.nan, 1.0])

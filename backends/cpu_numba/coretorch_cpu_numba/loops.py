@@ -214,7 +214,9 @@ def _pow_sign(x, y, r):
     hides -1), everything else (inf) is r."""
     if math.isnan(y):
         return r if x == 1.0 else math.nan
-    if math.isfinite(y):
+    # every float of magnitude 2**53 or more is an even integer; below it numba's math.floor
+    # (which returns int64, wrapping beyond its range) is exact
+    if math.isfinite(y) and abs(y) < 9007199254740992.0:
         if y == math.floor(y):
             if math.copysign(1.0, x) < 0 and math.floor(y / 2.0) * 2.0 != y:  # odd
                 return -r
