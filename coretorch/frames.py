@@ -11,23 +11,23 @@ from types import CodeType, FrameType
 
 __all__ = ["is_internal", "user_stacklevel"]
 
-# code object -> whether it is coretorch's (cached: observers ask once per op)
-_internal: dict[CodeType, bool] = {}
+# id(code object) -> (the code object, whether it is coretorch's): observers ask once per frame
+# of every stack walk. Keyed by id: hashing a code object hashes its constants (nested functions'
+# code included) at every call, ~0.5 µs for a large function. Each entry holds its code object,
+# so an id cannot be reused by another one while it is cached.
+_internal: dict[int, tuple[CodeType, bool]] = {}
 
 
 def is_internal(frame: FrameType) -> bool:
     """Whether `frame` runs code of coretorch, of one of its distributions (``coretorch_*``:
     backends, the profiler) or of runpy (how ``coretorch-profile`` runs a script)."""
     code = frame.f_code
-    r = _internal.get(code)
-    if r is None:
-        mod = frame.f_globals.get("__name__", "") or ""
-        r = _internal[code] = (
-            mod == "coretorch"
-            or mod.startswith("coretorch.")
-            or mod.startswith("coretorch_")
-            or mod == "runpy"
-        )
+    hit = _internal.get(id(code))
+    if hit is not None:
+        return hit[1]
+    mod = frame.f_globals.get("__name__", "") or ""
+    r = mod == "coretorch" or mod.startswith(("coretorch.", "coretorch_")) or mod == "runpy"
+    _internal[id(code)] = (code, r)
     return r
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "call_backward",
     "timed_kernel",
     "CALLBACK_CORE_FRAMES",
+    "open_regions",
 ]
 
 _SCALARS = (int, float, bool)
@@ -86,37 +87,50 @@ _lock = threading.Lock()
 _next_handle = 1
 
 
-class _SequenceNr:
-    """The next autograd sequence number of a thread: a slotted object read once from the
-    thread-local (each threading.local attribute access costs ~0.6k instructions, a slot ~0.1k;
-    one is taken per recorded op)."""
+class _Thread:
+    """What a thread records with: its ident, the next autograd sequence number, the stack of
+    its open regions and its thread-local callbacks. One slotted object, read once per region
+    from the thread-local: an attribute of a threading.local costs ~0.6k instructions a read,
+    a slot ~0.1k, and `get_ident()` ~0.4k."""
 
-    __slots__ = ("n",)
+    __slots__ = ("ident", "seq_nr", "stack", "callbacks", "by_scope")
 
-    def __init__(self):
-        self.n = 0
+    def __init__(self) -> None:
+        self.ident = _get_ident()
+        self.seq_nr = 0
+        self.stack: list[RecordFunction] = []
+        self.callbacks: list[_Callback] = []
+        # this thread's callbacks per scope, rebuilt when they change (a region reads one)
+        self.by_scope: dict[RecordScope, tuple[_Callback, ...]] = {}
+
+    def callbacks_changed(self) -> None:
+        mine = self.callbacks
+        self.by_scope = {s: tuple(c for c in mine if s in c.scopes) for s in RecordScope}
 
 
 class _Local(threading.local):
-    def __init__(self):
-        self.callbacks: list[_Callback] = []
-        self.seq = _SequenceNr()
-        self.stack: list["RecordFunction"] = []
+    def __init__(self) -> None:
+        self.t = _Thread()
 
 
 _local = _Local()
 
 
+def open_regions() -> list["RecordFunction"]:
+    """This thread's open regions, outermost first (the list itself: do not modify it)."""
+    return _local.t.stack
+
+
 def peek_sequence_nr() -> int:
     """The sequence number the next autograd node created in this thread will get."""
-    return _local.seq.n
+    return _local.t.seq_nr
 
 
 def next_sequence_nr() -> int:
     """Take a sequence number for a new autograd node."""
-    seq = _local.seq
-    n = seq.n
-    seq.n = n + 1
+    t = _local.t
+    n = t.seq_nr
+    t.seq_nr = n + 1
     return n
 
 
@@ -205,7 +219,7 @@ class RecordFunction:
 # _begin/_end are plain functions, not methods, so that call_op (every dispatched op while any
 # observer is on) can call them without a method lookup
 def _begin(r: RecordFunction) -> None:
-    stack = _local.stack
+    stack = _local.t.stack
     r.parent = stack[-1] if stack else None
     r.start_ns = _now()
     cbs = r._cbs
@@ -232,7 +246,7 @@ def _end(r: RecordFunction) -> None:
                 if err is None:
                     err = e
         i += 1
-    _local.stack.pop()
+    _local.t.stack.pop()
     if err is not None:
         raise err
 
@@ -265,8 +279,10 @@ def plain_shapes(shapes: Sequence | None) -> list:
 
 def _callbacks_for(scope: RecordScope) -> tuple[_Callback, ...]:
     cbs = _global_by_scope.get(scope, ())
-    if _thread_local_count and _local.callbacks:
-        cbs = cbs + tuple(c for c in _local.callbacks if scope in c.scopes)
+    if _thread_local_count:
+        t = _local.t
+        if t.callbacks:
+            cbs = cbs + t.by_scope[scope]
     return cbs
 
 
@@ -304,10 +320,12 @@ def add_thread_local_callback(start, end=None, scopes=None) -> int:
     """Like `add_global_callback` but only for regions recorded in the calling thread."""
     global _thread_local_count
     cb = _make(start, end, scopes)
+    t = _local.t
     with _lock:
-        if not _local.callbacks:
+        if not t.callbacks:
             _thread_local_count += 1
-        _local.callbacks.append(cb)
+        t.callbacks.append(cb)
+        t.callbacks_changed()
         _refresh()
     return cb.handle
 
@@ -315,11 +333,14 @@ def add_thread_local_callback(start, end=None, scopes=None) -> int:
 def remove_callback(handle: int) -> None:
     """Remove a callback added by either function (thread-local ones from their own thread)."""
     global _thread_local_count
+    t = _local.t
+    mine = t.callbacks
     with _lock:
         _global[:] = [c for c in _global if c.handle != handle]
-        had = bool(_local.callbacks)
-        _local.callbacks[:] = [c for c in _local.callbacks if c.handle != handle]
-        if had and not _local.callbacks:
+        had = bool(mine)
+        mine[:] = [c for c in mine if c.handle != handle]
+        t.callbacks_changed()
+        if had and not mine:
             _thread_local_count -= 1
         _refresh()
 
@@ -333,14 +354,14 @@ def call_op(name: str, fn: Callable, args: tuple, kwargs: dict | None, autograd:
         return fn(*args, **kwargs) if kwargs else fn(*args)
     # RecordFunction.__init__ inlined: this runs for every op while anything observes
     r = _new(RecordFunction)
-    loc = _local
+    t = _local.t
     r.name = name
     r.scope = _FUNCTION
     r.args = args
     r.kwargs = kwargs
-    r.seq_nr = loc.seq.n if autograd else -1
+    r.seq_nr = t.seq_nr if autograd else -1
     r.extra = None
-    return _observe(r, cbs, loc.stack, fn, args, kwargs)
+    return _observe(r, cbs, t, fn, args, kwargs)
 
 
 def call_backward(node: Any, run: Callable, args: tuple, grads: list, pass_nr: int) -> Any:
@@ -360,19 +381,20 @@ def call_backward(node: Any, run: Callable, args: tuple, grads: list, pass_nr: i
     r.kwargs = None
     r.seq_nr = node.seq_nr
     r.extra = {"node": node, "pass": pass_nr}
-    return _observe(r, cbs, _local.stack, run, args, None)
+    return _observe(r, cbs, _local.t, run, args, None)
 
 
-def _observe(r: RecordFunction, cbs: tuple, stack: list, fn: Callable, args: tuple, kwargs):
+def _observe(r: RecordFunction, cbs: tuple, t: _Thread, fn: Callable, args: tuple, kwargs):
     """Fill the rest of `r`, run ``fn(*args, **kwargs)`` inside it and return its result: with
     `_begin`/`_end` inlined for the common case of one observer (the profiler, or the anomaly
     detector). Measured (benchmarks/instructions.py method, `a + b` on 4 floats with one no-op
     observer): 49.3k instructions against 55.0k through RecordFunction()/_begin/_end."""
     r._cbs = cbs
     r.outputs = r._states = None
-    r.thread_id = r.fwd_thread_id = _get_ident()
+    r.thread_id = r.fwd_thread_id = t.ident
     r.end_ns = 0
     r.kernel_ns = -1
+    stack = t.stack
     if len(cbs) != 1:
         _begin(r)
         try:
@@ -397,11 +419,12 @@ def _observe(r: RecordFunction, cbs: tuple, stack: list, fn: Callable, args: tup
     return r.outputs
 
 
-def timed_kernel(kernel: Callable, *args) -> Any:
-    """Run a backend kernel while an observer records: its time goes to the innermost recorded
-    op's `RecordFunction.kernel_ns` (the rest of the op's time is the framework's overhead). A
-    capture in progress (`coretorch.compile`) records the call instead: ``args[0]`` is what it
-    writes."""
+def timed_kernel(kernel: Callable, args: tuple) -> Any:
+    """Run a backend kernel, ``kernel(*args)``, while an observer records: its time goes to the
+    innermost recorded op's `RecordFunction.kernel_ns` (the rest of the op's time is the
+    framework's overhead). A capture in progress (`coretorch.compile`) records the call instead:
+    ``args[0]`` is what it writes. The arguments come as one tuple: forwarding them as ``*args``
+    would copy them twice more (~1k instructions per op)."""
     cap = state.capture
     if cap is not None:
         return cap.run(kernel, args, True)
@@ -412,7 +435,7 @@ def timed_kernel(kernel: Callable, *args) -> Any:
         # add_kernel_time inlined: `a + b` under one no-op observer, 49.4k instructions against
         # 49.8k through the call (counted as in benchmarks/instructions.py)
         t = _now() - t
-        stack = _local.stack
+        stack = _local.t.stack
         if stack:
             r = stack[-1]
             r.kernel_ns = t if r.kernel_ns < 0 else r.kernel_ns + t
@@ -421,7 +444,7 @@ def timed_kernel(kernel: Callable, *args) -> Any:
 def add_kernel_time(ns: int) -> None:
     """Add `ns` to the innermost recorded op of this thread (`RecordFunction.kernel_ns`), for a
     kernel timed outside `timed_kernel` (which does the same for the core's kernel calls)."""
-    stack = _local.stack
+    stack = _local.t.stack
     if stack:
         r = stack[-1]
         r.kernel_ns = ns if r.kernel_ns < 0 else r.kernel_ns + ns

@@ -110,7 +110,7 @@ def test_meta_tensors_are_not_checked_and_state_is_clean_after():
 
     with detect_anomaly():
         ct.zeros(3, device="meta").log()
-    assert not rf_mod.state.active and not rf_mod._local.stack
+    assert not rf_mod.state.active and not rf_mod.open_regions()
 
 
 def test_detector_and_profiler_together_keep_the_event():

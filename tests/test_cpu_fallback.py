@@ -310,7 +310,9 @@ def test_inplace_fallback_under_autograd():
 
 def test_fallback_region_encloses_the_copies_and_the_cpu_op():
     seen = []
-    h = rf.add_thread_local_callback(lambda r: seen.append((r.scope, r.name, len(rf._local.stack))))
+    h = rf.add_thread_local_callback(
+        lambda r: seen.append((r.scope, r.name, len(rf.open_regions())))
+    )
     try:
         on_dev(A).exp()
     finally:

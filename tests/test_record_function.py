@@ -141,7 +141,7 @@ def test_record_function_as_decorator(recorder, device):
 def test_record_function_costs_nothing_without_callbacks():
     with rfm.record_function("nobody listens") as r:
         assert r._rf is None
-    assert not rfm._local.stack
+    assert not rfm.open_regions()
 
 
 def test_thread_local_callback_sees_only_its_thread(recorder, device):
@@ -242,7 +242,7 @@ def test_a_failing_callback_propagates_and_leaves_regions_balanced(device, faili
     try:
         with pytest.raises(ValueError, match=f"{failing} callback failed"):
             a + a
-        assert not rfm._local.stack
+        assert not rfm.open_regions()
     finally:
         for h in handles:
             rfm.remove_callback(h)

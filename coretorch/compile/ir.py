@@ -20,8 +20,12 @@ any callable with any arguments, as long as `reads`/`writes` say which tensors i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..tensor.tensor import Tensor
+
+if TYPE_CHECKING:
+    from .recorder import Site
 
 __all__ = ["Program", "Step"]
 
@@ -42,7 +46,8 @@ class Step:
     op: the operator's qualified name (``"aten::addmm"``); a pass's own steps name themselves
         (``"fused::add_mul"``). The profiler shows it as the step's slice.
     out_first: the calling convention (module docstring).
-    site: the user's source line that issued the op (``"train.py:12 loss = model(x)"``).
+    site: the user's source line that issued the op: ``str(site)`` is
+        ``"train.py:12: loss = model(x)"`` (a `recorder.Site`, read from the file when shown).
     written: the tensors the call writes (computed at capture from the convention and schema).
     """
 
@@ -54,7 +59,7 @@ class Step:
         args: tuple,
         op: str,
         out_first: bool,
-        site: str,
+        site: str | Site,
         written: tuple[Tensor, ...],
     ):
         self.fn, self.args, self.op, self.out_first = fn, args, op, out_first

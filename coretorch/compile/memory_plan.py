@@ -33,23 +33,6 @@ ALIGN = 64
 _getrefcount = sys.getrefcount
 
 
-def _scan(a: Any, i: int, refs: dict[int, int], known: dict[int, Tensor], ranges: dict) -> None:
-    """Note the tensors of step `i`'s argument `a` (in tuples and lists at any depth): the
-    references its containers hold to each, and step `i` in the live range of its storage."""
-    if isinstance(a, Tensor):
-        k = id(a)
-        refs[k] = refs.get(k, 0) + 1
-        known[k] = a
-        r = ranges.get(id(a._storage))
-        if r is None:
-            ranges[id(a._storage)] = [i, i]
-        else:
-            r[1] = i
-    elif isinstance(a, (tuple, list)):
-        for b in a:
-            _scan(b, i, refs, known, ranges)
-
-
 def place(sizes: list[int], ranges: list[tuple[int, int]]) -> tuple[list[int], int]:
     """First-fit offsets for buffers of `sizes` bytes live over the step `ranges` (inclusive):
     two buffers whose ranges overlap never share a byte. Returns (offsets, arena size)."""
@@ -76,14 +59,27 @@ def place(sizes: list[int], ranges: list[tuple[int, int]]) -> tuple[list[int], i
 
 
 def _live_ranges(program: Program) -> tuple[dict[int, list[int]], dict[int, int], dict]:
-    """Per storage id the [first, last] step touching it; references the steps hold per tensor;
+    """Per storage id the [first, last] step touching it; references the steps hold per tensor
+    (one per place in their arguments and written tuples, in lists and tuples at any depth);
     the tensors seen (views' bases included)."""
     ranges: dict[int, list[int]] = {}
     refs: dict[int, int] = {}
     known: dict[int, Tensor] = {}
     for i, s in enumerate(program.steps):
-        _scan(s.args, i, refs, known, ranges)
-        _scan(s.written, i, refs, known, ranges)
+        todo: list = [s.args, s.written]
+        while todo:  # a loop, not a recursive call per argument: a capture plans once
+            for a in todo.pop():
+                if isinstance(a, Tensor):
+                    k = id(a)
+                    refs[k] = refs.get(k, 0) + 1
+                    known[k] = a
+                    r = ranges.get(id(a._storage))
+                    if r is None:
+                        ranges[id(a._storage)] = [i, i]
+                    else:
+                        r[1] = i
+                elif isinstance(a, (tuple, list)):
+                    todo.append(a)
     for t in list(known.values()):
         b = t._base
         if b is not None:  # a view holds its base

@@ -20,17 +20,17 @@ import os
 import sys
 from collections.abc import Callable
 from threading import get_ident
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 from .. import record_function as _rf
 from ..device import device_types
 from ..dispatch.operator import get_operator
-from ..frames import is_internal
+from ..frames import _internal, is_internal
 from ..tensor.tensor import Tensor
 from .ir import Step, _tensors
 
-__all__ = ["Capture", "GraphBreak", "user_site"]
+__all__ = ["Capture", "GraphBreak", "Site", "user_frame_site", "user_site"]
 
 
 class GraphBreak(RuntimeError):
@@ -42,21 +42,52 @@ class GraphBreak(RuntimeError):
         super().__init__(f"coretorch.compile: graph break in {what}: {why} (at {site})")
 
 
-_sites: dict[tuple, str] = {}  # (code, line) -> the site's text: a capture asks once per kernel
+# (id(code), line) -> (code, the site's text). Keyed by id, as `frames.is_internal` is, for the
+# same reason (the entry holds its code object)
+_texts: dict[tuple[int, int], tuple[CodeType, str]] = {}
+
+
+class Site:
+    """A line of the user's code that issued a call: ``str(site)`` is ``"file.py:12: source"``,
+    read from the file when first asked (a capture notes one per kernel; reading the user's
+    files then cost ~0.25 ms of a first capture, for text only `explain` and errors show)."""
+
+    __slots__ = ("code", "line")
+
+    def __init__(self, code: CodeType | None, line: int):
+        self.code, self.line = code, line
+
+    def __str__(self) -> str:
+        code = self.code
+        if code is None:
+            return "<unknown>"
+        hit = _texts.get((id(code), self.line))
+        if hit is None:
+            text = _describe_site(code.co_filename, self.line)
+            hit = _texts[id(code), self.line] = (code, text)
+        return hit[1]
+
+    __repr__ = __str__
+
+
+def user_frame_site(skip: int = 0) -> Site:
+    """The innermost line of the user's code (outside coretorch) on the stack. The `skip`
+    frames above the caller's are coretorch's by construction: `sys._getframe` passes them
+    without making frame objects for them (making one costs ~3k instructions, and a capture
+    asks once per kernel, through ~15 frames)."""
+    f: FrameType | None = sys._getframe(1 + skip)
+    known = _internal.get
+    while f is not None:
+        hit = known(id(f.f_code))  # is_internal's cache, read here without a call per frame
+        if not (is_internal(f) if hit is None else hit[1]):
+            break
+        f = f.f_back
+    return Site(None, 0) if f is None else Site(f.f_code, f.f_lineno)
 
 
 def user_site() -> str:
-    """``"file.py:12: source"`` of the innermost frame of the user's code (outside coretorch)."""
-    f: FrameType | None = sys._getframe(1)
-    while f is not None and is_internal(f):
-        f = f.f_back
-    if f is None:
-        return "<unknown>"
-    key = (f.f_code, f.f_lineno)
-    site = _sites.get(key)
-    if site is None:
-        site = _sites[key] = _describe_site(f.f_code.co_filename, f.f_lineno)
-    return site
+    """``"file.py:12: source"`` of the innermost line of the user's code on the stack."""
+    return str(user_frame_site(1))
 
 
 def _describe_site(name: str, lineno: int) -> str:
@@ -135,14 +166,15 @@ class Capture:
         self._patched: list[tuple[Any, str, Any]] = []
         self._handle: int | None = None
         self.ran_backward = False  # the step ran autograd's backward (its result may have a graph)
-        self._listing: list[tuple[str, str]] | None = None  # (op, site) per step, once released
+        # (op, site) per step, once the steps are released
+        self._listing: list[tuple[str, str | Site]] | None = None
 
     # ---- the hooks the dispatcher calls -------------------------------------------------------
     def run(self, kernel: Callable, args: tuple, out_first: bool):
         """Record ``kernel(*args)`` and run it."""
         if self.depth or self.breaks or get_ident() != self.thread:
             return kernel(*args)
-        stack = _rf._local.stack
+        stack = _rf.open_regions()
         op = stack[-1].name if stack else getattr(kernel, "__name__", "kernel")
         tensors = [t for a in args for t in _tensors(a)]
         versions = self.versions
@@ -150,9 +182,11 @@ class Capture:
             vc = t._vc
             if id(vc) not in versions:
                 versions[id(vc)] = (vc, vc[0])
-        self.steps.append(
-            Step(kernel, args, op, out_first, user_site(), self._written(op, args, out_first))
-        )
+        # this frame and its caller (`timed_kernel`, or the dispatcher's wrapper of a kernel that
+        # writes its list arguments) are coretorch's
+        site = user_frame_site(2)
+        written = self._written(op, args, out_first)
+        self.steps.append(Step(kernel, args, op, out_first, site, written))
         self.depth += 1
         try:
             return kernel(*args)
@@ -170,7 +204,7 @@ class Capture:
         """A call the replay could not repeat ran: the capture ends here."""
         if self.depth or get_ident() != self.thread:
             return
-        stack = _rf._local.stack
+        stack = _rf.open_regions()
         outer = stack[0].name.split("::")[-1] if stack else op
         self.graph_break(f"{outer}()" if outer == op else f"{outer}() (through {op})", why)
 
@@ -199,9 +233,9 @@ class Capture:
         self.value_guards.append((index, predicate, value, what, read))
         return value
 
-    def graph_break(self, what: str, why: str, site: str | None = None) -> None:
+    def graph_break(self, what: str, why: str, site: str | Site | None = None) -> None:
         """End the capture: raise with ``fullgraph=True``, else note why (once)."""
-        site = site or user_site()
+        site = str(site) if site else user_site()
         if self.fullgraph:
             raise GraphBreak(what, why, site)
         if not self.breaks:
@@ -210,7 +244,7 @@ class Capture:
     def _host_access(self, fn: Callable, why: str) -> Callable:
         def hooked(*a, **k):
             if not self.depth and get_ident() == self.thread:
-                stack = _rf._local.stack
+                stack = _rf.open_regions()
                 what = f"{stack[0].name.split('::')[-1]}()" if stack else _user_api()
                 self.graph_break(what, why)
             return fn(*a, **k)
@@ -272,13 +306,13 @@ class Capture:
     def listing(self) -> list[tuple[str, str]]:
         """(op, user's line) of each captured kernel call (what `explain` prints)."""
         if self._listing is not None:
-            return self._listing
-        return [(s.op, s.site) for s in self.steps]
+            return [(op, str(site)) for op, site in self._listing]
+        return [(s.op, str(s.site)) for s in self.steps]
 
     def release_steps(self) -> None:
         """Hand the steps over to the program: keep only their `listing` (the buffers the steps
         hold then live and die with the program, and its memory plan sees who else holds them)."""
-        self._listing = self.listing()
+        self._listing = [(s.op, s.site) for s in self.steps]
         self.steps = []
 
     def check_sources(self, allocated: set[int], inputs: set[int]) -> None:

@@ -552,7 +552,7 @@ def _run_into_out(name: str, kernel: Callable, out, spec, args, extra):
     r = (
         kernel(target, *args, *extra)
         if not _rf_state.active
-        else _timed(kernel, target, *args, *extra)
+        else _timed(kernel, (target, *args, *extra))
     )
     if r is not None:
         raise _contract_error(name, kernel, _RETURNED)
@@ -628,7 +628,7 @@ def _functional_adapter(d: OpDecl):
                     res = alloc(*spec)
                     if operands is not None and len(spec[0]) > 1:
                         _follow_layout(res, args, operands)
-                r = fresh(res, *args) if not _rf_state.active else _timed(fresh, res, *args)
+                r = fresh(res, *args) if not _rf_state.active else _timed(fresh, (res, *args))
                 if r is not None:
                     raise _contract_error(name, kernel, _RETURNED)
                 if returns is not None:
@@ -650,7 +650,7 @@ def _functional_adapter(d: OpDecl):
                     r = (
                         fresh(res, *args, *extra)
                         if not _rf_state.active
-                        else _timed(fresh, res, *args, *extra)
+                        else _timed(fresh, (res, *args, *extra))
                     )
                     if r is not None:
                         raise _contract_error(name, kernel, _RETURNED)
@@ -702,7 +702,7 @@ def _inplace_adapter(d: OpDecl):
             r = (
                 kernel(target, self, *args, *extra)
                 if not _rf_state.active
-                else _timed(kernel, target, self, *args, *extra)
+                else _timed(kernel, (target, self, *args, *extra))
             )
             if r is not None:
                 raise _contract_error(name, kernel, _RETURNED)
