@@ -166,23 +166,30 @@ def _digits_row(repeat: int) -> None:
     print(line)
 
 
-def _first_call(name: str, make: Callable) -> None:
+def _first_call(name: str, make: Callable, trials: int = 5) -> None:
     """The capturing call's wall and CPU time (on a loaded machine the wall time of a few
-    milliseconds is mostly other processes' time slices), against one eager step's."""
+    milliseconds is mostly other processes' time slices), against one eager step's: the
+    median (and range) over `trials` fresh compiled functions, each capturing once."""
     step, args = make(ct)
-    compiled = ct.compile(step, fuse=False)
-    compiled(*args)  # the eager warm-up call
-    w, c = time.perf_counter(), time.process_time()
-    compiled(*args)  # records
-    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    walls, cpus = [], []
+    for _ in range(trials):
+        compiled = ct.compile(step, fuse=False)
+        compiled(*args)  # the eager warm-up call
+        w, c = time.perf_counter(), time.process_time()
+        compiled(*args)  # records
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
     eager = _median_time(lambda: step(*args), 5)
     c = time.process_time()
     for _ in range(5):
         step(*args)
     eager_cpu = (time.process_time() - c) / 5
+    wall, cpu = statistics.median(walls), statistics.median(cpus)
     print(
-        f"first (capturing) call, {name:<16s} wall {wall:7.3f} s = {wall / eager:5.2f}x, CPU "
-        f"{cpu:7.3f} s = {cpu / eager_cpu:5.2f}x one eager step (target <= 1 s and <= 3x)"
+        f"first (capturing) call, {name:<16s} wall {wall:7.3f} s = {wall / eager:5.2f}x "
+        f"({min(walls) / eager:.2f}-{max(walls) / eager:.2f}x), CPU {cpu:7.3f} s = "
+        f"{cpu / eager_cpu:5.2f}x one eager step, median of {trials} "
+        "(target <= 1 s and <= 3x)"
     )
 
 
