@@ -4,6 +4,8 @@ generator stream as the eager step does."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from compile_cases import mlp
 
@@ -97,3 +99,25 @@ def test_random_ops_draw_fresh_numbers_from_the_same_stream():
     assert compiled == eager
     assert len({tuple(r) for r in compiled}) == 6  # each replay drew new numbers
     assert next(iter(comp.variants.values())).replayer is not None
+
+
+def test_a_capture_reads_the_users_source_only_to_show_it(monkeypatch):
+    recorder = importlib.import_module("coretorch.compile.recorder")
+    read = []
+    real = recorder._describe_site
+    monkeypatch.setattr(
+        recorder, "_describe_site", lambda name, line: read.append(line) or real(name, line)
+    )
+
+    def step(x):
+        return (x * 2).relu() + 1  # the line every kernel of the step is issued from
+
+    compiled = ct.compile(step, fuse=False)  # (a fusion's note names its line)
+    for _ in range(3):  # eager, capture, replay
+        assert compiled(ct.ones(3)).tolist() == [3.0, 3.0, 3.0]
+    assert read == []
+    report = ct.compile.explain(compiled, ct.ones(3))
+    assert report.kernels and all(
+        "return (x * 2).relu() + 1  # the line every kernel" in k for k in report.kernels
+    )
+    assert read

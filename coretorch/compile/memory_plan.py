@@ -89,8 +89,10 @@ def _live_ranges(program: Program) -> tuple[dict[int, list[int]], dict[int, int]
 
 
 def _sliceable(data: Any) -> bool:
-    """Whether slicing the buffer gives a view of its bytes (numpy and CuPy arrays do)."""
-    return hasattr(data, "__array_interface__") or hasattr(data, "__cuda_array_interface__")
+    """Whether slicing the buffer gives a view of its bytes (numpy and CuPy arrays do). Asked
+    of its type: on an array the interface is a property that builds a dict at each read."""
+    kind = type(data)
+    return hasattr(kind, "__array_interface__") or hasattr(kind, "__cuda_array_interface__")
 
 
 def _by_storage(known: dict[int, Tensor]) -> dict[int, list[Tensor]]:

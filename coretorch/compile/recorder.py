@@ -26,7 +26,7 @@ from typing import Any
 from .. import record_function as _rf
 from ..device import device_types
 from ..dispatch.operator import get_operator
-from ..frames import _internal, is_internal
+from ..frames import first_user_frame, is_internal
 from ..tensor.tensor import Tensor
 from .ir import Step, _tensors
 
@@ -75,13 +75,7 @@ def user_frame_site(skip: int = 0) -> Site:
     frames above the caller's are coretorch's by construction: `sys._getframe` passes them
     without making frame objects for them (making one costs ~3k instructions, and a capture
     asks once per kernel, through ~15 frames)."""
-    f: FrameType | None = sys._getframe(1 + skip)
-    known = _internal.get
-    while f is not None:
-        hit = known(id(f.f_code))  # is_internal's cache, read here without a call per frame
-        if not (is_internal(f) if hit is None else hit[1]):
-            break
-        f = f.f_back
+    f = first_user_frame(sys._getframe(1 + skip))
     return Site(None, 0) if f is None else Site(f.f_code, f.f_lineno)
 
 
