@@ -104,6 +104,7 @@ class _Thread:
         self.by_scope: dict[RecordScope, tuple[_Callback, ...]] = {}
 
     def callbacks_changed(self) -> None:
+        """Rebuild `by_scope` (call after changing `callbacks`)."""
         mine = self.callbacks
         self.by_scope = {s: tuple(c for c in mine if s in c.scopes) for s in RecordScope}
 
@@ -423,8 +424,8 @@ def timed_kernel(kernel: Callable, args: tuple) -> Any:
     """Run a backend kernel, ``kernel(*args)``, while an observer records: its time goes to the
     innermost recorded op's `RecordFunction.kernel_ns` (the rest of the op's time is the
     framework's overhead). A capture in progress (`coretorch.compile`) records the call instead:
-    ``args[0]`` is what it writes. The arguments come as one tuple: forwarding them as ``*args``
-    would copy them twice more (~1k instructions per op)."""
+    ``args[0]`` is what it writes. The arguments come as one tuple: taken and passed on as
+    ``*args``, they would be packed into a tuple twice more per op."""
     cap = state.capture
     if cap is not None:
         return cap.run(kernel, args, True)
