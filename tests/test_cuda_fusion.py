@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from test_fusion import LAYOUTS, layout_operands
+from test_fusion import LAYOUTS, layout_operands, mul_kernel
 
 import coretorch as ct
 import coretorch.nn.functional as F
@@ -652,12 +652,7 @@ def test_on_cuda_launch_reads_overlapping_inputs_through_a_copy(monkeypatch):
 
 @on_cuda
 def test_on_cuda_kernels_check_dtypes_and_serve_every_value():
-    def kernel(value):
-        b = ChainBuilder()
-        x = b.input((4,), ct.float64)
-        return compile_chain(b.chain([b.call("mul", x, value)]), "cuda")
-
-    k1, k2 = kernel(3.0), kernel(-7.0)
+    k1, k2 = mul_kernel(3.0, "cuda"), mul_kernel(-7.0, "cuda")
     assert k1.kernel is k2.kernel and "on cuda" in repr(k1)
     out = ct.empty(4, dtype=ct.float64, device="cuda")
     k2([out], [ct.arange(4, dtype=ct.float64, device="cuda")])

@@ -62,13 +62,15 @@ def test_lowering_casts_where_eager_rounds_and_keeps_numbers_as_parameters():
     assert p.outputs == (("v1", np.dtype(np.float32)),)
 
 
-def test_one_kernel_serves_every_scalar_value():
-    def kernel(value):
-        b = ChainBuilder()
-        x = b.input((4,), ct.float64)
-        return compile_chain(b.chain([b.call("mul", x, value)]), "cpu")
+def mul_kernel(value: float, device_type: str):
+    """The fused kernel of ``x * value`` for a float64 `x` of 4 elements on `device_type`."""
+    b = ChainBuilder()
+    x = b.input((4,), ct.float64)
+    return compile_chain(b.chain([b.call("mul", x, value)]), device_type)
 
-    k1, k2 = kernel(3.0), kernel(-7.0)
+
+def test_one_kernel_serves_every_scalar_value():
+    k1, k2 = mul_kernel(3.0, "cpu"), mul_kernel(-7.0, "cpu")
     assert k1.module is k2.module
     x = ct.arange(4, dtype=ct.float64)
     out = ct.empty(4, dtype=ct.float64)

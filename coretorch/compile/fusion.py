@@ -40,16 +40,19 @@ __all__ = [
     "VOCABULARY",
     "Chain",
     "ChainBuilder",
+    "FusedKernelBase",
     "FusionError",
     "In",
     "Operand",
     "ScalarProgram",
     "Step",
     "Val",
+    "broadcast_strides",
     "compile_chain",
     "eager_chain",
     "fusable",
     "lower",
+    "reads_ahead",
     "validate",
 ]
 
@@ -421,6 +424,55 @@ def compile_chain(chain: Chain, device_type: str) -> Callable:
     if fuse is None:
         raise FusionError(f"the {device_type} backend does not fuse elementwise kernels")
     return fuse(lower(chain))
+
+
+class FusedKernelBase:
+    """What every backend's fused kernel does alike. ``kernel(outs, ins)`` writes the output
+    tensors `outs` (all of the chain's full shape, any strides) from the chain's input tensors
+    `ins` (any strides, broadcasting to that shape); ``kernel.bind(outs, ins)`` checks them once
+    and returns the prepared call, for a replay that runs it again and again. A backend
+    implements `_prepare(outs, used)`: `used` are the inputs the program reads (`used` indices,
+    its ``x{k}``), the shape has elements, and `params` are its run-time parameters' values."""
+
+    def __init__(self, program: ScalarProgram):
+        self.program = program
+        self.used = tuple(k for k, _ in program.inputs)
+        self.params = tuple(v for _, v in program.params)
+
+    def bind(self, outs, ins) -> Callable[[], None]:
+        """The call of this kernel on these tensors, its arguments prepared once."""
+        self.program.check_operands(outs, ins)
+        if 0 in outs[0]._shape:
+            return _nothing
+        return self._prepare(outs, [ins[k] for k in self.used])
+
+    def _prepare(self, outs: list, used: list) -> Callable[[], None]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement _prepare")
+
+    def __call__(self, outs, ins) -> None:
+        self.bind(outs, ins)()
+
+
+def _nothing() -> None:
+    pass
+
+
+def broadcast_strides(t, shape: tuple) -> list[int]:
+    """`t`'s element strides over `shape` (which it broadcasts to): 0 along broadcast and
+    size-1 dimensions."""
+    lead = len(shape) - len(t._shape)
+    return [0] * lead + [0 if n == 1 else s for n, s in zip(t._shape, t._stride)]
+
+
+def reads_ahead(t, outs, shape: tuple) -> bool:
+    """Whether input `t` shares memory with one of the outputs `outs` other than element for
+    element over `shape`: a fused loop would then read elements it already wrote, so `t` must
+    be read through a copy taken before each run."""
+    st = broadcast_strides(t, shape)
+    return any(
+        t._storage is o._storage and (t._offset != o._offset or st != broadcast_strides(o, shape))
+        for o in outs
+    )
 
 
 # ---- building chains from op calls ------------------------------------------------------------

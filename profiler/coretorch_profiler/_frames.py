@@ -8,6 +8,8 @@ import os
 import sys
 from types import CodeType, FrameType
 
+from coretorch.frames import is_internal
+
 # id(code object) -> what its frames are: USER, INTERNAL (coretorch or one of its distributions)
 # or LAUNCHER (coretorch-profile's runner: a stack ends below it), asked once per frame of every
 # stack walk. Keyed by id: hashing a code object hashes its constants, nested functions' code
@@ -20,16 +22,9 @@ _seen: list[CodeType] = []
 
 def _classify(frame) -> int:
     code = frame.f_code
-    mod = frame.f_globals.get("__name__", "") or ""
-    # runpy: the frames coretorch-profile runs a script through
-    internal = (
-        mod == "coretorch"
-        or mod.startswith("coretorch.")
-        or mod.startswith("coretorch_")
-        or mod == "runpy"
-    )
     _seen.append(code)
-    k = _kind[id(code)] = INTERNAL if internal else USER
+    # the core's rule (runpy included: the frames coretorch-profile runs a script through)
+    k = _kind[id(code)] = INTERNAL if is_internal(frame) else USER
     return k
 
 

@@ -23,7 +23,7 @@ from coretorch.tensor.storage import add_memory_hook, remove_memory_hook
 
 from . import machine
 from ._frames import StackRecorder
-from .raw import RawProfile
+from .raw import KERNEL, M_RESERVED, RawProfile
 
 RecordScope = _rf.RecordScope
 inputs_meta, plain_shapes = _rf.inputs_meta, _rf.plain_shapes  # the layout lives in the core
@@ -61,14 +61,14 @@ COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::to", "aten::_copy_
 # never interleave. Measured with callgrind on `a + b` (4 floats), per region over a no-op
 # observer: the lean callback of `profile()`'s default options ~1.3k instructions, against
 # ~2.1-2.4k for a tuple kept per region, a scope lookup and a thread-table lookup per region.
-RECORD_LEN = 12  # fields of a region record (raw.py: NAME ... KERNEL)
+RECORD_LEN = KERNEL + 1  # fields of a region record (raw.py: NAME ... KERNEL)
 # fields of a lean region record (default options: no shapes, stacks or FLOPs): name, kind,
 # start, end, thread, sequence number, X, kernel time; X is the copy extra of an op (FUNCTION or
 # FALLBACK: its forward thread is its own thread) and the forward thread of any other region.
 # Every field a list holds costs its share of the list's growth (copies on reallocation), so
 # the ones that are constant under default options are left out, and put back at stop()
 LEAN_LEN = 8
-MEMORY_RECORD_LEN = 7  # fields of a memory record (raw.py: M_TIME ... M_RESERVED)
+MEMORY_RECORD_LEN = M_RESERVED + 1  # fields of a memory record (raw.py: M_TIME ... M_RESERVED)
 
 _MISSING: Any = object()
 _flop_fns: dict[str, Callable | None] = {}
@@ -177,7 +177,7 @@ class Collector(RawProfile):
             if self._lean:
                 self.ops.extend(_lean_records(self._flat))
             else:
-                self.ops.extend(zip(*[iter(self._flat)] * RECORD_LEN))
+                self.ops.extend(_records(self._flat, RECORD_LEN))
             self._flat = []
         for h in self._module_hooks:
             h.remove()
@@ -190,7 +190,7 @@ class Collector(RawProfile):
             remove_memory_hook(self._mem_hook)
             self._mem_hook = None
             if self._flat_memory:
-                self.memory.extend(zip(*[iter(self._flat_memory)] * MEMORY_RECORD_LEN))
+                self.memory.extend(_records(self._flat_memory, MEMORY_RECORD_LEN))
                 self._flat_memory = []
             self._find_memory_roles()
         self.t1 = time.perf_counter_ns()
@@ -465,11 +465,16 @@ class Collector(RawProfile):
 _OP_KINDS = (int(RecordScope.FUNCTION), int(RecordScope.FALLBACK))
 
 
+def _records(flat: list, n: int):
+    """The records of a flat list of fields, `n` fields each (tuples, in order)."""
+    return zip(*[iter(flat)] * n)
+
+
 def _lean_records(flat: list) -> list[tuple]:
     """The region records of the lean layout's flat list (LEAN_LEN fields each)."""
     out: list[tuple] = []
     add, op_kinds = out.append, _OP_KINDS
-    for name, kind, start, end, tid, seq, x, k in zip(*[iter(flat)] * LEAN_LEN):
+    for name, kind, start, end, tid, seq, x, k in _records(flat, LEAN_LEN):
         if kind in op_kinds:
             add((name, kind, start, end, tid, seq, tid, -1, 0, -1, x, k))
         else:

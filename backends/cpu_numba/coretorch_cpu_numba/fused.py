@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coretorch.compile.fusion import FusedKernelBase
 from coretorch.ops.scalar_formulas import LIBM
 from coretorch.tensor.impl import TensorImpl
 
@@ -206,48 +207,34 @@ def _load(source: str):
     return mod
 
 
-class FusedKernel:
-    """One compiled chain: ``kernel(outs, ins)`` writes the output tensors `outs` (all of the
-    chain's full shape, any strides) from the chain's input tensors `ins` (any strides,
-    broadcasting to that shape)."""
+class FusedKernel(FusedKernelBase):
+    """One compiled chain on cpu: a numba module of flat and strided loops (see
+    `FusedKernelBase` for the calling convention)."""
 
     def __init__(self, program, module):
-        self.program = program
+        super().__init__(program)
         self.module = module
-        self.used = tuple(k for k, _ in program.inputs)
-        self.params = tuple(v for _, v in program.params)
 
     def __repr__(self) -> str:
         return f"<FusedKernel {self.program.describe()}>"
 
-    def bind(self, outs, ins) -> Callable[[], None]:
-        """A call of this kernel on these tensors with every argument prepared once (views,
-        strides, the loop chosen): for a replay that runs it again and again."""
-        self.program.check_operands(outs, ins)
+    def _prepare(self, outs, used) -> Callable[[], None]:
+        """Views and strides made once, the loop chosen (flat or strided, parallel or not)."""
         shape = outs[0]._shape
         n = 1
         for s in shape:
             n *= s
-        if n == 0:
-            return _nothing
         par = n >= PARALLEL_MIN
-        flat = _flat_views(outs, [ins[k] for k in self.used], shape)
+        flat = _flat_views(outs, used, shape)
         if flat is not None:
             fn = self.module.flat_par if par else self.module.flat
             views, out_views = flat
             return _Call(fn, (*views, *self.params, *out_views), self.program, ())
-        lay = operand_layouts(outs, [ins[k] for k in self.used], shape)
+        lay = operand_layouts(outs, used, shape)
         nrows = lay.nrows
         fn = self.module.rows_par if par and nrows > 1 else self.module.rows
         args = (nrows, lay.shape, *lay.inputs, *self.params, *lay.outputs)
         return _Call(fn, args, self.program, lay.refresh)
-
-    def __call__(self, outs, ins) -> None:
-        self.bind(outs, ins)()
-
-
-def _nothing() -> None:
-    pass
 
 
 class _Call:

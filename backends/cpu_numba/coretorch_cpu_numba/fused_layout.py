@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from coretorch.compile.fusion import broadcast_strides, reads_ahead
+
 from .elementwise import as_numpy
 
 __all__ = ["Layouts", "operand_layouts"]
@@ -32,11 +34,6 @@ def _buffer(t) -> np.ndarray:
     data = t._storage.data
     usable = len(data) - len(data) % d.itemsize
     return (data if usable == len(data) else data[:usable]).view(d)
-
-
-def _broadcast_strides(t, shape: tuple) -> list:
-    lead = len(shape) - len(t._shape)
-    return [0] * lead + [0 if n == 1 else s for n, s in zip(t._shape, t._stride)]
 
 
 def _contiguous(shape: tuple) -> list:
@@ -73,21 +70,15 @@ def operand_layouts(outs, ins, shape: tuple) -> Layouts:
     entries = []  # (buffer, strides, offset)
     refresh = []
     for t in ins:
-        st = _broadcast_strides(t, shape)
-        clash = any(
-            t._storage is o._storage
-            and (t._offset != o._offset or st != _broadcast_strides(o, shape))
-            for o in outs
-        )
-        if clash:  # read through a copy, taken anew before each call
+        if reads_ahead(t, outs, shape):  # read through a copy, taken anew before each call
             src = np.broadcast_to(as_numpy(t), shape)
             copy = np.empty(shape, t._dtype.numpy)
             refresh.append((copy, src))
             entries.append((copy.reshape(-1), _contiguous(shape), 0))
         else:
-            entries.append((_buffer(t), st, t._offset))
+            entries.append((_buffer(t), broadcast_strides(t, shape), t._offset))
     for o in outs:
-        entries.append((_buffer(o), _broadcast_strides(o, shape), o._offset))
+        entries.append((_buffer(o), broadcast_strides(o, shape), o._offset))
     dims, sts = _coalesce(shape, [e[1] for e in entries])
     flat = []
     for (buf, _, off), st in zip(entries, sts):

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from coretorch.compile.fusion import FusedKernelBase, reads_ahead
 from coretorch.ops.scalar_formulas import LIBM
 
 from . import array_module as am
@@ -224,54 +225,28 @@ def _kernel(program) -> Any:
     return k
 
 
-class FusedKernel:
-    """One compiled chain: ``kernel(outs, ins)`` writes the output tensors `outs` (all of the
-    chain's full shape, any strides) from the chain's input tensors `ins` (any strides,
-    broadcasting to that shape)."""
+class FusedKernel(FusedKernelBase):
+    """One compiled chain on cuda: a `cupy.ElementwiseKernel`, or its numpy evaluation in
+    emulation (see `FusedKernelBase` for the calling convention)."""
 
     def __init__(self, program, kernel: Any):
-        self.program = program
+        super().__init__(program)
         self.kernel = kernel
-        self.used = tuple(k for k, _ in program.inputs)
-        self.params = tuple(v for _, v in program.params)
 
     def __repr__(self) -> str:
         return f"<FusedKernel {self.program.describe()} on cuda>"
 
-    def bind(self, outs, ins) -> Callable[[], None]:
-        """A call of this kernel on these tensors with its arguments prepared once (views,
-        parameters): for a replay that runs it again and again."""
-        self.program.check_operands(outs, ins)
-        if any(s == 0 for s in outs[0]._shape):
-            return _nothing
-        used = [ins[k] for k in self.used]
+    def _prepare(self, outs, used) -> Callable[[], None]:
+        """The arrays' views and the parameters, made once."""
         out_views = [as_xp(o) for o in outs]
         in_views = [as_xp(t) for t in used]
         if am.EMULATED:
             return _Evaluate(self.kernel, (*in_views, *self.params), out_views)
-        # an input sharing memory with an output other than element for element is read
-        # through a copy taken before each launch (the kernel would read what it wrote)
-        copies = [
-            i
-            for i, t in enumerate(used)
-            if any(t._storage is o._storage and not _same_walk(t, o) for o in outs)
-        ]
+        # an input read ahead of the outputs it shares memory with is read through a copy
+        # taken before each launch (the kernel would read what it wrote)
+        shape = outs[0]._shape
+        copies = [i for i, t in enumerate(used) if reads_ahead(t, outs, shape)]
         return _Launch(self.kernel, [*in_views, *self.params, *out_views], copies)
-
-    def __call__(self, outs, ins) -> None:
-        self.bind(outs, ins)()
-
-
-def _same_walk(t, o) -> bool:
-    """Whether input `t`, broadcast to output `o`'s shape, visits o's elements in o's order."""
-    lead = len(o._shape) - len(t._shape)
-    st = [0] * lead + [0 if n == 1 else s for n, s in zip(t._shape, t._stride)]
-    so = [0 if n == 1 else s for n, s in zip(o._shape, o._stride)]
-    return t._offset == o._offset and st == so
-
-
-def _nothing() -> None:
-    pass
 
 
 class _Launch:
